@@ -1,0 +1,39 @@
+/**
+ * The `/client/v4` HTTP edge: request id, api date, authentication, the route modules, and the translation of
+ * every error into the v4 envelope. Routes live in `routes/`, one file per resource.
+ */
+import { Hono } from 'hono';
+import { randomUUID } from 'node:crypto';
+import type { ApiEnv } from './context.js';
+import type { ApiDeps } from './deps.js';
+import { apiDateMiddleware } from './api-date.js';
+import { errorEntries, failureBody } from './envelope.js';
+import { AppError } from '../shared/errors.js';
+
+/** The v4 path prefix. */
+export const API_PREFIX = '/client/v4';
+
+/** Builds the v4 API application (mount it at the server root; its routes carry the prefix). */
+export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const api = new Hono<ApiEnv>();
+
+  api.use('*', async (c, next) => {
+    c.set('requestId', randomUUID());
+    c.set('messages', []);
+    await next();
+  });
+  api.use('*', apiDateMiddleware(deps.config.apiDate, deps.clock));
+
+  app.route(API_PREFIX, api);
+
+  app.notFound((c) => c.json(failureBody([{ code: 7000, message: 'No route for that URI' }]), 404));
+  app.onError((err, c) => {
+    if (err instanceof AppError) {
+      return c.json(failureBody(errorEntries(err)), err.status as 400);
+    }
+    deps.logger.error({ err, path: c.req.path }, 'unhandled error in v4 API');
+    return c.json(failureBody([{ code: 10000, message: 'Internal Server Error' }]), 500);
+  });
+  return app;
+}

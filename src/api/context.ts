@@ -1,0 +1,28 @@
+/**
+ * Per-request state of the v4 API, set by middleware and read by routes: the api date the request is served
+ * as of, the authenticated user, and messages to add to the envelope.
+ */
+import type { EnvelopeMessage } from './envelope.js';
+
+/** The authenticated caller. */
+export interface AuthUser {
+  id: string;
+  email: string;
+  /** Accounts the user may act on. */
+  accountIds: string[];
+}
+
+/** Hono variables of a v4 request. */
+export interface ApiVariables {
+  requestId: string;
+  /** YYYY-MM-DD: the date the deprecation schedule is evaluated at for this request. */
+  apiDate: string;
+  user: AuthUser;
+  /** Extra entries for the envelope's `messages` (deprecation notices, warnings). */
+  messages: EnvelopeMessage[];
+}
+
+/** The Hono environment type of the v4 API. */
+export interface ApiEnv {
+  Variables: ApiVariables;
+}

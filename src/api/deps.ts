@@ -1,0 +1,14 @@
+/** What the v4 API edge is built from; `main.ts` fills it in. */
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/config.js';
+import type { Database } from '../db/schema.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
+
+/** Dependencies of the v4 API. */
+export interface ApiDeps {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  db: Kysely<Database>;
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+/**
+ * The `stratus` command: `stratus serve [flags]` runs the service. Flags are `--name value` or
+ * `--name=value`; each also reads `STRATUS_<NAME>` from the environment.
+ */
+import { ConfigError, loadConfig } from './config/config.js';
+import { createLogger } from './shared/logger.js';
+import { startStratus } from './main.js';
+
+const USAGE = `usage: stratus <command> [flags]
+
+commands:
+  serve     run the DNS API, the DNS server and the buckets on the configured stores
+
+flags of serve (each also an environment variable STRATUS_<NAME>):
+  --data-dir DIR         data folder of the embedded store (default ./.stratus)
+  --http HOST:PORT       HTTP listener (default 127.0.0.1:8787; port 0 picks a free port)
+  --dns HOST:PORT        DNS listener, UDP and TCP (default 127.0.0.1:1053)
+  --api-date YYYY-MM-DD  the date requests without an api-version header are served as of (default today)
+  --database-url URL     PostgreSQL connection string instead of the embedded SQLite database
+`;
+
+/** Splits `--name value` / `--name=value` flags from positional arguments. */
+export function parseArgs(argv: string[]): { positional: string[]; flags: Record<string, string> } {
+  const positional: string[] = [];
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) { positional.push(arg); continue; }
+    const eq = arg.indexOf('=');
+    if (eq > 0) { flags[arg.slice(2, eq)] = arg.slice(eq + 1); continue; }
+    const next = argv[i + 1];
+    if (next === undefined || next.startsWith('--')) { flags[arg.slice(2)] = 'true'; continue; }
+    flags[arg.slice(2)] = next;
+    i++;
+  }
+  return { positional, flags };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { positional, flags } = parseArgs(argv);
+  const command = positional[0];
+  if (command === undefined || flags.help !== undefined || command === 'help') {
+    process.stdout.write(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  if (command !== 'serve') {
+    process.stderr.write(`stratus: unknown command "${command}"\n\n${USAGE}`);
+    return 2;
+  }
+  const config = loadConfig(flags, process.env);
+  const logger = createLogger(config.logLevel);
+  const running = await startStratus(config, logger);
+  process.stdout.write(`stratus: v4 API listening on ${running.httpUrl}/client/v4\n`);
+  const stop = (signal: string) => {
+    process.stdout.write(`stratus: ${signal}, stopping\n`);
+    running.close().then(() => process.exit(0), (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  return -1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { if (code >= 0) process.exit(code); },
+  (err: unknown) => {
+    if (err instanceof ConfigError) { process.stderr.write(`stratus: ${err.message}\n`); process.exit(2); }
+    process.stderr.write(`stratus: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,132 @@
+/**
+ * Stratus configuration: one strict schema with defaults, read once from command-line flags, then
+ * `STRATUS_<NAME>` environment variables, then defaults. Modules receive their slice through constructors;
+ * nothing else reads `process.env`.
+ */
+import path from 'node:path';
+
+/** A host and port to listen on. Port 0 picks a free port. */
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** Limits that depend on the plan of the emulated account (the production service varies them by plan). */
+export interface PlanLimits {
+  /** Longest record comment, in characters (production: 100 on Free, 500 on paid plans). */
+  commentMaxLength: number;
+  /** Most tags on one record (production: 0 on Free, 20 on paid plans). */
+  tagsPerRecord: number;
+  /** Lowest TTL a DNS-only record may have besides 1 (Auto) (production: 60, 30 on Enterprise). */
+  minTtl: number;
+  /** Most records in one zone. */
+  recordsPerZone: number;
+  /** Most record operations in one batch request. */
+  recordsPerBatch: number;
+}
+
+/** The whole configuration. */
+export interface Config {
+  dataDir: string;
+  http: ListenAddress;
+  dns: ListenAddress;
+  /** The server's api date (YYYY-MM-DD); undefined means "today" on each request. */
+  apiDate: string | undefined;
+  /** Admin credentials created or updated at start. */
+  authEmail: string | undefined;
+  authKey: string | undefined;
+  /** PostgreSQL connection string; undefined means the embedded SQLite database in the data folder. */
+  databaseUrl: string | undefined;
+  /** Name servers assigned to new zones. */
+  nameservers: string[];
+  /** Address ranges of the service's own network: A/AAAA content inside them is refused. */
+  serviceRanges: string[];
+  /** Edge addresses that proxied records answer with over DNS. */
+  edgeIpv4: string[];
+  edgeIpv6: string[];
+  /** Hosts allowed to transfer zones (AXFR), and the secondaries that are sent NOTIFY. */
+  transferAllow: string[];
+  notify: string[];
+  plan: PlanLimits;
+  logLevel: string;
+}
+
+/** The production service's published IPv4 and IPv6 ranges; records may not point into them. */
+export const DEFAULT_SERVICE_RANGES = [
+  '173.245.48.0/20', '103.21.244.0/22', '103.22.200.0/22', '103.31.4.0/22', '141.101.64.0/18',
+  '108.162.192.0/18', '190.93.240.0/20', '188.114.96.0/20', '197.234.240.0/22', '198.41.128.0/17',
+  '162.158.0.0/15', '104.16.0.0/13', '104.24.0.0/14', '172.64.0.0/13', '131.0.72.0/22',
+  '2400:cb00::/32', '2606:4700::/32', '2803:f800::/32', '2405:b500::/32', '2405:8100::/32',
+  '2a06:98c0::/29', '2c0f:f248::/32',
+];
+
+/** Thrown for a bad flag or variable; the CLI prints the message and exits 2. */
+export class ConfigError extends Error {}
+
+type Source = Record<string, string | undefined>;
+
+/** Builds the configuration from parsed flags (`{ 'data-dir': '...' }`) and an environment. */
+export function loadConfig(flags: Source = {}, env: Source = {}): Config {
+  const get = (name: string): string | undefined => {
+    const flag = flags[name];
+    if (flag !== undefined) return flag;
+    return env[`STRATUS_${name.toUpperCase().replace(/-/g, '_')}`];
+  };
+  const list = (name: string, fallback: string[]): string[] => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+    return n;
+  };
+
+  const apiDate = get('api-date');
+  if (apiDate !== undefined && !isCalendarDate(apiDate)) {
+    throw new ConfigError(`--api-date must be a date YYYY-MM-DD, got "${apiDate}"`);
+  }
+  const dataDir = path.resolve(get('data-dir') ?? './.stratus');
+  return {
+    dataDir,
+    http: parseListen(get('http') ?? '127.0.0.1:8787', 'http'),
+    dns: parseListen(get('dns') ?? '127.0.0.1:1053', 'dns'),
+    apiDate,
+    authEmail: get('auth-email'),
+    authKey: get('auth-key'),
+    databaseUrl: get('database-url'),
+    nameservers: list('nameservers', ['ns1.stratus.invalid', 'ns2.stratus.invalid']).map((n) => n.toLowerCase().replace(/\.$/, '')),
+    serviceRanges: list('service-ranges', DEFAULT_SERVICE_RANGES),
+    edgeIpv4: list('edge-ipv4', ['192.0.2.10', '192.0.2.11']),
+    edgeIpv6: list('edge-ipv6', ['2001:db8::10', '2001:db8::11']),
+    transferAllow: list('transfer-allow', ['127.0.0.1', '::1']),
+    notify: list('notify', []),
+    plan: {
+      commentMaxLength: int('comment-max-length', 500, 1, 100_000),
+      tagsPerRecord: int('tags-per-record', 20, 0, 1000),
+      minTtl: int('min-ttl', 60, 1, 86400),
+      recordsPerZone: int('records-per-zone', 1_000_000, 1, 100_000_000),
+      recordsPerBatch: int('records-per-batch', 3500, 1, 1_000_000),
+    },
+    logLevel: get('log-level') ?? 'info',
+  };
+}
+
+/** Parses `HOST:PORT` (IPv6 hosts in brackets). */
+export function parseListen(value: string, name: string): ListenAddress {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(value);
+  if (!m) throw new ConfigError(`--${name} must be HOST:PORT, got "${value}"`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new ConfigError(`--${name} port must be at most 65535, got ${port}`);
+  return { host: (m[1] ?? m[2])!, port };
+}
+
+/** True for a real calendar date written YYYY-MM-DD. */
+export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const d = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+}

@@ -1,0 +1,48 @@
+/**
+ * Opens the relational store: the embedded SQLite file in the data folder by default, or PostgreSQL when a
+ * connection string is configured. Both run the same migrations and are used through one Kysely instance.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Database } from './schema.js';
+import { migrateToLatest } from './migrations.js';
+
+/** An open relational store. */
+export interface OpenDatabase {
+  db: Kysely<Database>;
+  dialect: 'sqlite' | 'postgres';
+  close(): Promise<void>;
+}
+
+/** Options for {@link openDatabase}. */
+export interface DatabaseOptions {
+  /** Folder holding `stratus.sqlite` when no URL is given. */
+  dataDir: string;
+  /** `postgres://…` connection string. */
+  url?: string | undefined;
+}
+
+/** Opens (and migrates) the configured database. */
+export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase> {
+  if (opts.url) {
+    const pool = new pg.Pool({ connectionString: opts.url, max: 10 });
+    // bigint columns (the serial) come back as numbers: serials stay far below 2^53.
+    pg.types.setTypeParser(20, (v) => Number(v));
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    await migrateToLatest(db);
+    return { db, dialect: 'postgres', close: () => db.destroy() };
+  }
+  fs.mkdirSync(opts.dataDir, { recursive: true });
+  const file = path.join(opts.dataDir, 'stratus.sqlite');
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  await migrateToLatest(db);
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}

@@ -1,0 +1,83 @@
+/**
+ * Table types of the relational store, shared by the SQLite and PostgreSQL dialects. JSON values are stored
+ * as text and booleans as 0/1 integers so that one query layer serves both.
+ */
+
+/** An API user (the holder of an e-mail address and a global API key). */
+export interface UsersTable {
+  id: string;
+  email: string;
+  /** SHA-256 hex of the API key; the key itself is never stored. */
+  key_hash: string;
+  created_on: string;
+}
+
+/** An account: the owner of zones. */
+export interface AccountsTable {
+  id: string;
+  name: string;
+  /** JSON: account settings, including the DNS settings' `zone_defaults`. */
+  settings: string;
+  created_on: string;
+}
+
+/** Which users may act on which accounts. */
+export interface MembershipsTable {
+  user_id: string;
+  account_id: string;
+}
+
+/** A zone (a domain on the service). */
+export interface ZonesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  status: string;
+  type: string;
+  /** JSON string array of assigned name servers. */
+  name_servers: string;
+  /** SOA serial; grows on every change of the zone's records or settings. */
+  serial: number;
+  /** JSON: the zone's DNS settings (`/dns_settings`). */
+  dns_settings: string;
+  /** JSON: other zone settings by id (`/settings/:name`). */
+  zone_settings: string;
+  created_on: string;
+  modified_on: string;
+}
+
+/** A DNS record of a zone, stored in its normalized form. */
+export interface DnsRecordsTable {
+  id: string;
+  zone_id: string;
+  /** Full name, lowercase, no trailing dot. */
+  name: string;
+  type: string;
+  /** Canonical content as the API returns it. */
+  content: string;
+  /** JSON of the `data` object for data types, else null. */
+  data: string | null;
+  priority: number | null;
+  ttl: number;
+  proxied: number;
+  comment: string | null;
+  /** JSON string array of `name:value` tags. */
+  tags: string;
+  /** JSON object of per-record settings. */
+  settings: string;
+  /** JSON object of `meta`. */
+  meta: string;
+  created_on: string;
+  modified_on: string;
+  comment_modified_on: string | null;
+  tags_modified_on: string | null;
+}
+
+/** The whole relational schema. */
+export interface Database {
+  users: UsersTable;
+  accounts: AccountsTable;
+  memberships: MembershipsTable;
+  zones: ZonesTable;
+  dns_records: DnsRecordsTable;
+}

@@ -1,0 +1,75 @@
+/**
+ * The stored form of a DNS record, shared by the zones service (which validates and stores it) and the DNS
+ * server (which answers with it). Everything here is already normalized by validation:
+ *
+ * - `name`: the full owner name, lowercase, Punycode, no trailing dot (`www.example.com`, apex `example.com`,
+ *   wildcard `*.example.com`).
+ * - `content` (always set; for data types it is derived from `data`):
+ *   - A: dotted quad. AAAA: RFC 5952 canonical text.
+ *   - CNAME, NS, PTR, MX: a host name, lowercase, no trailing dot (MX preference is in `priority`).
+ *   - TXT: one or more RFC 1035 character-strings, each in double quotes, separated by one space; inside a
+ *     string `\"` and `\\` are escapes and `\DDD` a decimal byte (`"v=spf1 -all" "second"`).
+ *   - OPENPGPKEY: base64 of the key.
+ *   - data types: the presentation form of the RDATA built from `data` (SRV: `weight port target`, with the
+ *     priority in `priority` and `data.priority`).
+ * - `data`: the `data` object for CAA CERT DNSKEY DS HTTPS LOC NAPTR SMIMEA SRV SSHFP SVCB TLSA URI, with the
+ *   field names of the v4 API (see record-types/); null for the other types.
+ * - `priority`: MX and URI preference, SRV priority; null otherwise.
+ * - `ttl`: 1 means Auto (served as 300 s); proxied records always have 1.
+ */
+
+/** Every record type the API accepts (SOA is synthesized per zone and never stored). */
+export const RECORD_TYPES = [
+  'A', 'AAAA', 'CAA', 'CERT', 'CNAME', 'DNSKEY', 'DS', 'HTTPS', 'LOC', 'MX', 'NAPTR', 'NS', 'OPENPGPKEY',
+  'PTR', 'SMIMEA', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT', 'URI',
+] as const;
+
+/** A record type the API accepts. */
+export type RecordType = (typeof RECORD_TYPES)[number];
+
+/** True when the string names a record type the API accepts (case-sensitive, as the API is). */
+export function isRecordType(value: unknown): value is RecordType {
+  return typeof value === 'string' && (RECORD_TYPES as readonly string[]).includes(value);
+}
+
+/** Record types whose `content` is given directly; the others use `data`. */
+export const CONTENT_TYPES: ReadonlySet<RecordType> = new Set(['A', 'AAAA', 'CNAME', 'MX', 'NS', 'OPENPGPKEY', 'PTR', 'TXT']);
+
+/** Record types that may be proxied. */
+export const PROXIABLE_TYPES: ReadonlySet<RecordType> = new Set(['A', 'AAAA', 'CNAME']);
+
+/** Per-record settings (`settings` in the API). */
+export interface RecordSettings {
+  ipv4_only?: boolean;
+  ipv6_only?: boolean;
+  flatten_cname?: boolean;
+}
+
+/** The seconds that TTL "Auto" (1) stands for. */
+export const AUTO_TTL_SECONDS = 300;
+
+/** A stored DNS record (see the module comment for the normalized forms). */
+export interface DnsRecord {
+  id: string;
+  zoneId: string;
+  name: string;
+  type: RecordType;
+  content: string;
+  data: Record<string, unknown> | null;
+  priority: number | null;
+  ttl: number;
+  proxied: boolean;
+  comment: string | null;
+  tags: string[];
+  settings: RecordSettings;
+  meta: Record<string, unknown>;
+  createdOn: string;
+  modifiedOn: string;
+  commentModifiedOn: string | null;
+  tagsModifiedOn: string | null;
+}
+
+/** The TTL a resolver is told for a record (Auto becomes 300 s). */
+export function effectiveTtl(record: Pick<DnsRecord, 'ttl' | 'proxied'>): number {
+  return record.proxied || record.ttl === 1 ? AUTO_TTL_SECONDS : record.ttl;
+}

@@ -1,0 +1,41 @@
+/**
+ * Composition root: load config -> open stores -> build services -> start listeners. No logic lives here.
+ */
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import type { Config } from './config/config.js';
+import { openDatabase } from './db/database.js';
+import { createApiApp } from './api/app.js';
+import { systemClock, type Clock } from './shared/clock.js';
+import type { Logger } from './shared/logger.js';
+
+/** A running Stratus instance. */
+export interface RunningStratus {
+  /** `http://host:port` of the HTTP listener (v4 API). */
+  httpUrl: string;
+  httpPort: number;
+  /** Stops every listener and closes the stores. */
+  close(): Promise<void>;
+}
+
+/** Starts Stratus with the given configuration. */
+export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningStratus> {
+  const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl });
+  const app = createApiApp({ config, clock, logger, db: database.db });
+
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: config.http.host, port: config.http.port }, () => resolve(s));
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const httpUrl = `http://${host}:${address.port}`;
+
+  return {
+    httpUrl,
+    httpPort: address.port,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await database.close();
+    },
+  };
+}
