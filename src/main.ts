@@ -8,6 +8,7 @@ import { openDatabase } from './db/database.js';
 import { createApiApp } from './api/app.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
+import { ZoneChangeFeed } from './zones/change-feed.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -21,7 +22,8 @@ export interface RunningStratus {
 /** Starts Stratus with the given configuration. */
 export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningStratus> {
   const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl });
-  const app = createApiApp({ config, clock, logger, db: database.db });
+  const changeFeed = new ZoneChangeFeed();
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
 
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: config.http.host, port: config.http.port }, () => resolve(s));

@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
+import type { ZoneChangeFeed } from '../zones/change-feed.js';
 
 /** Dependencies of the v4 API. */
 export interface ApiDeps {
@@ -11,4 +12,6 @@ export interface ApiDeps {
   clock: Clock;
   logger: Logger;
   db: Kysely<Database>;
+  /** Where committed zone changes are announced (the DNS server listens). */
+  changeFeed: ZoneChangeFeed;
 }
