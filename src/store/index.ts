@@ -1,0 +1,33 @@
+/**
+ * The bucket binding library: `openBucketStore({ dataDir })` opens a data folder and `store.bucket(name)`
+ * returns an object with exactly the binding's methods (head, get, put, delete, list,
+ * createMultipartUpload, resumeMultipartUpload). See docs/store.md.
+ */
+export { openBucketStore, type OpenBucketStoreOptions } from './open.js';
+export { FixedLengthStream, withKnownLength, knownLength } from './value/known-length.js';
+export type {
+  BucketOptions,
+  BucketStore,
+  HashInput,
+  SsecKey,
+  StorageClass,
+  StoreBucket,
+  StoreChecksums,
+  StoreConditional,
+  StoreGetOptions,
+  StoreHTTPMetadata,
+  StoreListOptions,
+  StoreMultipartOptions,
+  StoreMultipartUpload,
+  StoreObject,
+  StoreObjectBody,
+  StoreObjects,
+  StorePartValue,
+  StorePutOptions,
+  StorePutValue,
+  StoreRange,
+  StoreStringChecksums,
+  StoreUploadedPart,
+  StoreUploadPartOptions,
+  SweepReport,
+} from './types.js';

@@ -1,0 +1,192 @@
+/**
+ * Public value types of the bucket binding (the contract's StoreObject, StoreObjectBody and friends).
+ * Shapes follow ../shared/reference/store-binding.md §5; names follow the contract.
+ */
+
+/** The six HTTP metadata fields an object carries (§7.3). */
+export interface StoreHTTPMetadata {
+  contentType?: string;
+  contentLanguage?: string;
+  contentDisposition?: string;
+  contentEncoding?: string;
+  cacheControl?: string;
+  cacheExpiry?: Date;
+}
+
+/** A range request: offset with optional length, optional offset with length, or suffix alone. */
+export type StoreRange = { offset: number; length?: number } | { offset?: number; length: number } | { suffix: number };
+
+/** The object form of a precondition (§4.1). */
+export interface StoreConditional {
+  etagMatches?: string;
+  etagDoesNotMatch?: string;
+  uploadedBefore?: Date;
+  uploadedAfter?: Date;
+  secondsGranularity?: boolean;
+}
+
+/** Stored checksums: ArrayBuffer getters plus `toJSON()` in lowercase hex. */
+export interface StoreChecksums {
+  readonly md5?: ArrayBuffer;
+  readonly sha1?: ArrayBuffer;
+  readonly sha256?: ArrayBuffer;
+  readonly sha384?: ArrayBuffer;
+  readonly sha512?: ArrayBuffer;
+  toJSON(): StoreStringChecksums;
+}
+
+/** Checksums in lowercase hex, as `StoreChecksums.toJSON()` returns them. */
+export interface StoreStringChecksums {
+  md5?: string;
+  sha1?: string;
+  sha256?: string;
+  sha384?: string;
+  sha512?: string;
+}
+
+/** The storage classes a bucket accepts. */
+export type StorageClass = 'Standard' | 'InfrequentAccess';
+
+/** Metadata of a stored object. Every field is read-only. */
+export interface StoreObject {
+  readonly key: string;
+  readonly version: string;
+  readonly size: number;
+  readonly etag: string;
+  readonly httpEtag: string;
+  readonly checksums: StoreChecksums;
+  readonly uploaded: Date;
+  readonly httpMetadata?: StoreHTTPMetadata | undefined;
+  readonly customMetadata?: Record<string, string> | undefined;
+  readonly range?: { offset: number; length: number } | undefined;
+  readonly storageClass: string;
+  readonly ssecKeyMd5?: string | undefined;
+  /** Applies the object's HTTP metadata to the given headers. */
+  writeHttpMetadata(headers: Headers): void;
+}
+
+/** A stored object with its body (returned by `get` when the preconditions hold). */
+export interface StoreObjectBody extends StoreObject {
+  readonly body: ReadableStream<Uint8Array>;
+  readonly bodyUsed: boolean;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  bytes(): Promise<Uint8Array>;
+  text(): Promise<string>;
+  json<T = unknown>(): Promise<T>;
+  blob(): Promise<Blob>;
+}
+
+/** An SSE-C key: 64 lowercase hex characters or 32 bytes. */
+export type SsecKey = ArrayBuffer | ArrayBufferView | string;
+
+/** Options of `get`. */
+export interface StoreGetOptions {
+  onlyIf?: StoreConditional | Headers;
+  range?: StoreRange | Headers;
+  ssecKey?: SsecKey;
+}
+
+/** A hash option value: binary digest or hex string. */
+export type HashInput = ArrayBuffer | ArrayBufferView | string;
+
+/** Options of `put`. */
+export interface StorePutOptions {
+  onlyIf?: StoreConditional | Headers;
+  httpMetadata?: StoreHTTPMetadata | Headers;
+  customMetadata?: Record<string, string>;
+  md5?: HashInput;
+  sha1?: HashInput;
+  sha256?: HashInput;
+  sha384?: HashInput;
+  sha512?: HashInput;
+  storageClass?: string;
+  ssecKey?: SsecKey;
+}
+
+/** Options of `createMultipartUpload`. */
+export interface StoreMultipartOptions {
+  httpMetadata?: StoreHTTPMetadata | Headers;
+  customMetadata?: Record<string, string>;
+  storageClass?: string;
+  ssecKey?: SsecKey;
+}
+
+/** Options of `uploadPart`. */
+export interface StoreUploadPartOptions {
+  ssecKey?: SsecKey;
+}
+
+/** Options of `list`. */
+export interface StoreListOptions {
+  limit?: number;
+  prefix?: string;
+  cursor?: string;
+  delimiter?: string;
+  startAfter?: string;
+  include?: ('httpMetadata' | 'customMetadata')[];
+}
+
+/** Result of `list`: `cursor` exists only when `truncated` is true. */
+export type StoreObjects = {
+  objects: StoreObject[];
+  delimitedPrefixes: string[];
+} & ({ truncated: true; cursor: string } | { truncated: false });
+
+/** A part returned by `uploadPart`, passed back to `complete`. */
+export interface StoreUploadedPart {
+  partNumber: number;
+  etag: string;
+}
+
+/** A multipart upload handle. */
+export interface StoreMultipartUpload {
+  readonly key: string;
+  readonly uploadId: string;
+  uploadPart(partNumber: number, value: StorePartValue, options?: StoreUploadPartOptions): Promise<StoreUploadedPart>;
+  abort(): Promise<void>;
+  complete(uploadedParts: StoreUploadedPart[]): Promise<StoreObject>;
+}
+
+/** Values `put` accepts. */
+export type StorePutValue = ReadableStream | ArrayBuffer | ArrayBufferView | string | null | undefined | Blob;
+
+/** Values `uploadPart` accepts (no null). */
+export type StorePartValue = ReadableStream | ArrayBuffer | ArrayBufferView | string | Blob;
+
+/** One bucket, with exactly the binding's methods. */
+export interface StoreBucket {
+  head(key: string): Promise<StoreObject | null>;
+  get(key: string, options?: StoreGetOptions): Promise<StoreObjectBody | StoreObject | null>;
+  put(key: string, value: StorePutValue, options?: StorePutOptions): Promise<StoreObject | null>;
+  delete(keys: string | string[]): Promise<void>;
+  list(options?: StoreListOptions): Promise<StoreObjects>;
+  createMultipartUpload(key: string, options?: StoreMultipartOptions): Promise<StoreMultipartUpload>;
+  resumeMultipartUpload(key: string, uploadId: string): StoreMultipartUpload;
+}
+
+/** Per-bucket settings given when a bucket is bound. */
+export interface BucketOptions {
+  /** The script's compatibility date (YYYY-MM-DD); decides whether list honours `include`. Default: today. */
+  compatibilityDate?: string;
+  /** Compatibility flags: `store_list_honor_include`, `store_list_prefixes_keep_delimiter`. */
+  compatibilityFlags?: string[];
+  /** Storage class used when a put does not name one. Default `Standard`. */
+  defaultStorageClass?: StorageClass;
+}
+
+/** An open data folder holding any number of buckets. */
+export interface BucketStore {
+  /** The bucket with this name (created on first write; every name is valid). */
+  bucket(name: string, opts?: BucketOptions): StoreBucket;
+  /** Runs the orphan and expiry sweep now (also run at open). */
+  sweep(): Promise<SweepReport>;
+  /** Finishes background deletions and closes the database. */
+  close(): Promise<void>;
+}
+
+/** What one sweep removed. */
+export interface SweepReport {
+  orphanBlobs: number;
+  garbageBlobs: number;
+  expiredUploads: number;
+}
