@@ -1,0 +1,101 @@
+/**
+ * A growable byte writer for DNS messages with RFC 1035 §4.1.4 name compression. Names are written in the
+ * canonical lowercase dotted form used throughout `src/dns` (no trailing dot, root = ''); every suffix written
+ * at an offset below 0x4000 becomes a compression target for later names (when compression is asked for).
+ */
+
+/** Writes one DNS message. Reuse with {@link Writer.reset} to avoid allocations on the hot path. */
+export class Writer {
+  buf: Buffer;
+  pos = 0;
+  private names = new Map<string, number>();
+
+  constructor(size = 4096) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  /** Starts a new message. */
+  reset(): void {
+    this.pos = 0;
+    this.names.clear();
+  }
+
+  private ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  /** Writes one byte. */
+  u8(v: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = v & 0xff;
+  }
+
+  /** Writes a big-endian 16-bit value. */
+  u16(v: number): void {
+    this.ensure(2);
+    this.buf.writeUInt16BE(v & 0xffff, this.pos);
+    this.pos += 2;
+  }
+
+  /** Writes a big-endian 32-bit value. */
+  u32(v: number): void {
+    this.ensure(4);
+    this.buf.writeUInt32BE(v >>> 0, this.pos);
+    this.pos += 4;
+  }
+
+  /** Overwrites a 16-bit value at an earlier offset. */
+  patch16(at: number, v: number): void {
+    this.buf.writeUInt16BE(v & 0xffff, at);
+  }
+
+  /** Copies bytes. */
+  bytes(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /**
+   * Writes a domain name (`a.example.com`, '' for the root). With `compress`, known suffixes become pointers;
+   * the name's own suffixes are remembered either way so that later compressible names can point at them.
+   */
+  name(name: string, compress = true): void {
+    let rest = name;
+    while (rest.length > 0) {
+      const key = rest.toLowerCase();
+      const known = this.names.get(key);
+      if (compress && known !== undefined) {
+        this.u16(0xc000 | known);
+        return;
+      }
+      if (this.pos < 0x4000 && known === undefined) this.names.set(key, this.pos);
+      const dot = rest.indexOf('.');
+      const label = dot < 0 ? rest : rest.slice(0, dot);
+      const len = label.length;
+      if (len === 0 || len > 63 || label.includes('\\')) throw new RangeError(`cannot write label "${label}"`);
+      this.ensure(len + 1);
+      this.buf[this.pos++] = len;
+      this.pos += this.buf.write(label, this.pos, 'latin1');
+      rest = dot < 0 ? '' : rest.slice(dot + 1);
+    }
+    this.u8(0);
+  }
+
+  /** A copy of what was written. */
+  result(): Buffer {
+    return Buffer.from(this.buf.subarray(0, this.pos));
+  }
+}
+
+/** Encodes a name without compression (for RDATA built ahead of time). */
+export function encodeName(name: string): Buffer {
+  const w = new Writer(Math.max(16, name.length + 2));
+  w.name(name, false);
+  return w.result();
+}
