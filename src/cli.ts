@@ -6,12 +6,19 @@
 import { ConfigError, loadConfig } from './config/config.js';
 import { createLogger } from './shared/logger.js';
 import { startStratus } from './main.js';
+import { openDatabase } from './db/database.js';
+import { upsertUser } from './accounts/users.js';
+import { AppError } from './shared/errors.js';
+import { DEV_USAGE, devCommand } from './runtime/dev-command.js';
 
 const USAGE = `usage: stratus <command> [flags]
 
 commands:
   serve     run the DNS API, the DNS server and the buckets on the configured stores
-
+  user add --email E [--key K]
+            create a user with an account of its own (or set the key of an existing user) in the
+            data folder's store; prints the e-mail, key and account id. The key is generated when omitted.
+${DEV_USAGE}
 flags of serve (each also an environment variable STRATUS_<NAME>):
   --data-dir DIR         data folder of the embedded store (default ./.stratus)
   --http HOST:PORT       HTTP listener (default 127.0.0.1:8787; port 0 picks a free port)
@@ -44,6 +51,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined ? 2 : 0;
   }
+  if (command === 'user') return userCommand(positional.slice(1), flags);
+  if (command === 'dev') return devCommand(positional.slice(1), flags);
   if (command !== 'serve') {
     process.stderr.write(`stratus: unknown command "${command}"\n\n${USAGE}`);
     return 2;
@@ -52,6 +61,11 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger(config.logLevel);
   const running = await startStratus(config, logger);
   process.stdout.write(`stratus: v4 API listening on ${running.httpUrl}/client/v4\n`);
+  const generated = running.generatedCredentials;
+  if (generated) {
+    process.stdout.write(`stratus: generated admin credentials (shown once; saved in ${generated.file}):\n`
+      + `  X-Auth-Email: ${generated.email}\n  X-Auth-Key:   ${generated.key}\n`);
+  }
   const stop = (signal: string) => {
     process.stdout.write(`stratus: ${signal}, stopping\n`);
     running.close().then(() => process.exit(0), (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });
@@ -61,10 +75,27 @@ async function main(argv: string[]): Promise<number> {
   return -1;
 }
 
+/** `stratus user add --email E [--key K] [--data-dir DIR]`. */
+async function userCommand(args: string[], flags: Record<string, string>): Promise<number> {
+  if (args[0] !== 'add' || flags.email === undefined || flags.email === 'true') {
+    process.stderr.write(`stratus: usage: stratus user add --email E [--key K] [--data-dir DIR]\n`);
+    return 2;
+  }
+  const config = loadConfig(flags, process.env);
+  const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl });
+  try {
+    const user = await upsertUser(database.db, { email: flags.email, ...(flags.key !== undefined ? { key: flags.key } : {}) });
+    process.stdout.write(`${user.created ? 'created' : 'updated'} user ${user.email}\n  X-Auth-Key: ${user.key}\n  account id: ${user.accountId}\n`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
 main(process.argv.slice(2)).then(
   (code) => { if (code >= 0) process.exit(code); },
   (err: unknown) => {
-    if (err instanceof ConfigError) { process.stderr.write(`stratus: ${err.message}\n`); process.exit(2); }
+    if (err instanceof ConfigError || err instanceof AppError) { process.stderr.write(`stratus: ${err.message}\n`); process.exit(2); }
     process.stderr.write(`stratus: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);
   },

@@ -9,12 +9,15 @@ import { createApiApp } from './api/app.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import { ZoneChangeFeed } from './zones/change-feed.js';
+import { bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
   /** `http://host:port` of the HTTP listener (v4 API). */
   httpUrl: string;
   httpPort: number;
+  /** Credentials generated at this start (first start without configured ones): print them once. */
+  generatedCredentials?: GeneratedCredentials;
   /** Stops every listener and closes the stores. */
   close(): Promise<void>;
 }
@@ -22,6 +25,13 @@ export interface RunningStratus {
 /** Starts Stratus with the given configuration. */
 export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningStratus> {
   const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl });
+  let generatedCredentials: GeneratedCredentials | undefined;
+  try {
+    generatedCredentials = await bootstrapCredentials(database.db, { dataDir: config.dataDir, authEmail: config.authEmail, authKey: config.authKey, clock });
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
   const changeFeed = new ZoneChangeFeed();
   const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
 
@@ -35,6 +45,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   return {
     httpUrl,
     httpPort: address.port,
+    ...(generatedCredentials ? { generatedCredentials } : {}),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await database.close();

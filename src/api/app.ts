@@ -9,6 +9,13 @@ import type { ApiDeps } from './deps.js';
 import { apiDateMiddleware } from './api-date.js';
 import { errorEntries, failureBody } from './envelope.js';
 import { AppError } from '../shared/errors.js';
+import { authMiddleware } from './auth.js';
+import type { ApiServices } from './context.js';
+import { ZonesService } from '../zones/zones-service.js';
+import { RecordsService } from '../zones/records-service.js';
+import { accountRoutes } from './routes/accounts.js';
+import { zoneRoutes } from './routes/zones.js';
+import { dnsRecordRoutes } from './routes/dns-records.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -24,6 +31,18 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     await next();
   });
   api.use('*', apiDateMiddleware(deps.config.apiDate, deps.clock));
+  const services = createServices(deps);
+  api.use('*', async (c, next) => {
+    c.set('services', services);
+    await next();
+  });
+  api.use('*', authMiddleware(deps.db));
+
+  api.route('/', accountRoutes(deps.db));
+  api.route('/', zoneRoutes());
+  // Routes of other resources under /zones/:zone_id/… go here, before the DNS record routes: GET
+  // …/dns_records/:dns_record_id would otherwise match their fixed words (export, usage, …).
+  api.route('/', dnsRecordRoutes());
 
   app.route(API_PREFIX, api);
 
@@ -36,4 +55,12 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     return c.json(failureBody([{ code: 10000, message: 'Internal Server Error' }]), 500);
   });
   return app;
+}
+
+/** The services behind the v4 routes. */
+export function createServices(deps: ApiDeps): ApiServices {
+  return {
+    zones: new ZonesService(deps.db, deps.clock, deps.changeFeed, deps.config.nameservers),
+    records: new RecordsService(deps.db, deps.clock, deps.changeFeed, deps.config.plan, deps.config.serviceRanges),
+  };
 }

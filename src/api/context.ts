@@ -3,6 +3,8 @@
  * as of, the authenticated user, and messages to add to the envelope.
  */
 import type { EnvelopeMessage } from './envelope.js';
+import type { ZonesService } from '../zones/zones-service.js';
+import type { RecordsService } from '../zones/records-service.js';
 
 /** The authenticated caller. */
 export interface AuthUser {
@@ -20,6 +22,14 @@ export interface ApiVariables {
   user: AuthUser;
   /** Extra entries for the envelope's `messages` (deprecation notices, warnings). */
   messages: EnvelopeMessage[];
+  /** The services routes call (set for every request). */
+  services: ApiServices;
+}
+
+/** Services available to routes through `c.get('services')`. */
+export interface ApiServices {
+  zones: ZonesService;
+  records: RecordsService;
 }
 
 /** The Hono environment type of the v4 API. */

@@ -61,6 +61,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('dns_records_zone_type_name').on('dns_records').columns(['zone_id', 'type', 'name']).execute();
     },
   },
+  '0002_zone_record_count': {
+    // Records per zone, kept in step by every record write, so that the quota check needs no COUNT(*).
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('zones').addColumn('record_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await sql`UPDATE zones SET record_count = (SELECT COUNT(*) FROM dns_records WHERE dns_records.zone_id = zones.id)`.execute(db);
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -2,6 +2,7 @@
  * Table types of the relational store, shared by the SQLite and PostgreSQL dialects. JSON values are stored
  * as text and booleans as 0/1 integers so that one query layer serves both.
  */
+import type { Generated } from 'kysely';
 
 /** An API user (the holder of an e-mail address and a global API key). */
 export interface UsersTable {
@@ -38,6 +39,8 @@ export interface ZonesTable {
   name_servers: string;
   /** SOA serial; grows on every change of the zone's records or settings. */
   serial: number;
+  /** Number of records of the zone (kept in step by every record write; quota checks read it). */
+  record_count: Generated<number>;
   /** JSON: the zone's DNS settings (`/dns_settings`). */
   dns_settings: string;
   /** JSON: other zone settings by id (`/settings/:name`). */

@@ -1,0 +1,40 @@
+/** `GET /accounts`, `GET /accounts/:account_id`: only the caller's accounts exist for it. */
+import { Hono } from 'hono';
+import type { Kysely } from 'kysely';
+import type { ApiEnv } from '../context.js';
+import type { Database } from '../../db/schema.js';
+import { getAccount, listAccounts, type AccountRow } from '../../accounts/accounts.js';
+import { AppError } from '../../shared/errors.js';
+import { parseChoice, parsePaging } from '../paging.js';
+import { ok, okPage } from '../respond.js';
+
+/** The account object of API responses. */
+export function accountView(a: AccountRow): Record<string, unknown> {
+  const stored = JSON.parse(a.settings) as Record<string, unknown>;
+  return {
+    id: a.id,
+    name: a.name,
+    type: 'standard',
+    settings: { enforce_twofactor: false, api_access_enabled: null, access_approval_expiry: null, abuse_contact_email: null, ...stored },
+    legacy_flags: { enterprise_zone_quota: { maximum: 0, current: 0, available: 0 } },
+    created_on: a.created_on,
+  };
+}
+
+/** Routes of accounts. */
+export function accountRoutes(db: Kysely<Database>): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  app.get('/accounts', async (c) => {
+    const { page, perPage } = parsePaging(c.req.query('page'), c.req.query('per_page'), { defaultPerPage: 20, maxPerPage: 50 });
+    parseChoice('direction', c.req.query('direction'), ['asc', 'desc'], 'asc');
+    const { accounts, total } = await listAccounts(db, c.get('user').accountIds, page, perPage);
+    return okPage(c, accounts.map(accountView), page, perPage, total);
+  });
+  app.get('/accounts/:account_id', async (c) => {
+    const id = c.req.param('account_id');
+    const account = await getAccount(db, c.get('user').accountIds, id);
+    if (!account) throw new AppError(7003, `Could not route to ${c.req.path}, perhaps your object identifier is invalid?`, 404);
+    return ok(c, accountView(account));
+  });
+  return app;
+}

@@ -1,0 +1,131 @@
+/**
+ * Zones: create, list, get, delete, always on behalf of a caller who may act on some accounts. A zone of
+ * another account is treated exactly like a zone that does not exist (the caller learns nothing).
+ *
+ * Invariants: zone names are unique across the store (a second zone with the same name is refused with 1061);
+ * deleting a zone deletes its records in the same transaction; every committed change is announced on the
+ * change feed after commit.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, ZonesTable } from '../db/schema.js';
+import { AppError } from '../shared/errors.js';
+import { isoTimestamp, type Clock } from '../shared/clock.js';
+import { isId, newId } from '../shared/ids.js';
+import type { ZoneChangeFeed } from './change-feed.js';
+import { normalizeZoneName } from './zone-name.js';
+import { initialSerial } from './serial.js';
+
+/** A stored zone row. */
+export type ZoneRow = Selectable<ZonesTable>;
+
+/** A zone with the name of its account. */
+export interface ZoneWithAccount extends ZoneRow {
+  account_name: string;
+}
+
+/** Zone types the API accepts. */
+export const ZONE_TYPES = ['full', 'partial', 'secondary'] as const;
+
+/** Who is asking: the accounts the caller may act on. */
+export interface Caller {
+  accountIds: readonly string[];
+}
+
+/** Filters and paging of {@link ZonesService.list}. */
+export interface ZoneListQuery {
+  name?: string;
+  status?: string;
+  accountId?: string;
+  accountName?: string;
+  page: number;
+  perPage: number;
+  order: 'name' | 'status' | 'account.id' | 'account.name';
+  direction: 'asc' | 'desc';
+}
+
+/** Raised for an unknown, malformed or foreign zone id. `path` is the request path to name in the message. */
+export function zoneNotFound(path: string): AppError {
+  return new AppError(7003, `Could not route to ${path}, perhaps your object identifier is invalid?`, 404);
+}
+
+/** The zones service. */
+export class ZonesService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly changeFeed: ZoneChangeFeed,
+    private readonly nameservers: readonly string[],
+  ) {}
+
+  /** Creates a zone in one of the caller's accounts. */
+  async create(caller: Caller, body: { name: unknown; accountId: unknown; type: unknown }): Promise<ZoneWithAccount> {
+    const errors: AppError[] = [];
+    const name = normalizeZoneName(body.name);
+    if (body.name === undefined || body.name === null || body.name === '') errors.push(new AppError(1100, 'Missing zone name: send "name", e.g. "example.com"'));
+    else if (name === undefined) errors.push(new AppError(1100, `Invalid zone name ${JSON.stringify(body.name)}: expected a domain name such as "example.com"`));
+    const type = body.type ?? 'full';
+    if (!(ZONE_TYPES as readonly unknown[]).includes(type)) errors.push(new AppError(1102, `Invalid zone type ${JSON.stringify(body.type)}: use full, partial or secondary`));
+    const accountId = body.accountId;
+    if (accountId === undefined || accountId === null || accountId === '') errors.push(new AppError(1101, 'Missing account: send "account": {"id": "<account id>"}'));
+    else if (typeof accountId !== 'string' || !caller.accountIds.includes(accountId)) errors.push(new AppError(1101, `Invalid or unknown account ${JSON.stringify(accountId)}`));
+    if (errors.length > 0) throw new AppError(errors[0]!.code, errors[0]!.message, 400, { others: errors.slice(1) });
+
+    const now = this.clock.now();
+    const stamp = isoTimestamp(now);
+    const id = newId();
+    await this.db.transaction().execute(async (trx) => {
+      const taken = await trx.selectFrom('zones').select('id').where('name', '=', name!).executeTakeFirst();
+      if (taken) throw new AppError(1061, `${name} already exists`, 400);
+      await trx.insertInto('zones').values({
+        id, account_id: accountId as string, name: name!, status: 'active', type: type as string,
+        name_servers: JSON.stringify(this.nameservers), serial: initialSerial(now), dns_settings: '{}', zone_settings: '{}',
+        created_on: stamp, modified_on: stamp,
+      }).execute();
+    });
+    this.changeFeed.publish({ zoneId: id, kind: 'created' });
+    return this.get(caller, id, '');
+  }
+
+  /** The caller's zone with this id; 7003 (naming `path`) when it is unknown, malformed or foreign. */
+  async get(caller: Caller, zoneId: string, path: string): Promise<ZoneWithAccount> {
+    if (!isId(zoneId) || caller.accountIds.length === 0) throw zoneNotFound(path);
+    const row = await this.db.selectFrom('zones')
+      .innerJoin('accounts', 'accounts.id', 'zones.account_id')
+      .selectAll('zones').select('accounts.name as account_name')
+      .where('zones.id', '=', zoneId)
+      .where('zones.account_id', 'in', caller.accountIds)
+      .executeTakeFirst();
+    if (!row) throw zoneNotFound(path);
+    return row;
+  }
+
+  /** One page of the caller's zones and the number of matches. */
+  async list(caller: Caller, q: ZoneListQuery): Promise<{ zones: ZoneWithAccount[]; total: number }> {
+    if (caller.accountIds.length === 0) return { zones: [], total: 0 };
+    let query = this.db.selectFrom('zones')
+      .innerJoin('accounts', 'accounts.id', 'zones.account_id')
+      .where('zones.account_id', 'in', caller.accountIds);
+    if (q.name !== undefined) query = query.where('zones.name', '=', normalizeZoneName(q.name) ?? q.name.toLowerCase());
+    if (q.status !== undefined) query = query.where('zones.status', '=', q.status);
+    if (q.accountId !== undefined) query = query.where('zones.account_id', '=', q.accountId);
+    if (q.accountName !== undefined) query = query.where('accounts.name', '=', q.accountName);
+    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const column = { name: 'zones.name', status: 'zones.status', 'account.id': 'zones.account_id', 'account.name': 'accounts.name' } as const;
+    const zones = await query.selectAll('zones').select('accounts.name as account_name')
+      .orderBy(column[q.order], q.direction).orderBy('zones.name', 'asc')
+      .limit(q.perPage).offset((q.page - 1) * q.perPage)
+      .execute();
+    return { zones, total: Number(count.n) };
+  }
+
+  /** Deletes the caller's zone and all its records. */
+  async delete(caller: Caller, zoneId: string, path: string): Promise<void> {
+    await this.get(caller, zoneId, path);
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('dns_records').where('zone_id', '=', zoneId).execute();
+      await trx.deleteFrom('zones').where('id', '=', zoneId).execute();
+    });
+    this.changeFeed.publish({ zoneId, kind: 'deleted' });
+  }
+}
+
