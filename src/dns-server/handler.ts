@@ -1,0 +1,124 @@
+/**
+ * One DNS message in, the response message(s) out. Synchronous unless the zone asked about has a rebuild in
+ * flight (see zone-cache.ts). Never throws: malformed queries get FORMERR (RFC 1035 §4.1.1) when their header
+ * can be read and are dropped otherwise; responses (QR set) are dropped; opcodes other than QUERY get NOTIMP;
+ * EDNS versions above 0 get BADVERS (RFC 6891 §6.1.3).
+ */
+import type { Logger } from '../shared/logger.js';
+import { CLASS, EDNS_UDP_SIZE, OPCODE, RCODE, TYPE } from '../dns/wire/constants.js';
+import { decodeMessage, encodeLimited, type DecodedMessage, type OutgoingMessage } from '../dns/wire/message.js';
+import { Writer } from '../dns/wire/writer.js';
+import { lookup } from '../dns/lookup.js';
+import type { ZoneSnapshot } from '../dns/snapshot.js';
+import type { ZoneCache } from './zone-cache.js';
+import { axfrMessages } from './axfr.js';
+import { isTransferAllowed } from './acl.js';
+
+/** Where a query came from. */
+export interface QueryOrigin {
+  transport: 'udp' | 'tcp';
+  address: string;
+}
+
+/** Zero or more response messages (several for AXFR). */
+export type Responses = Buffer[];
+
+/** Answers DNS messages from the zone cache. */
+export class DnsHandler {
+  private readonly writer = new Writer(65_536);
+
+  constructor(
+    private readonly cache: ZoneCache,
+    private readonly transferAllow: readonly string[],
+    private readonly logger: Logger,
+  ) {}
+
+  /** Handles one message; returns the responses (possibly none), or a promise of them while a zone rebuilds. */
+  handle(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {
+    try {
+      return this.handleUnsafe(buf, from);
+    } catch (err) {
+      this.logger.error({ err }, 'unexpected error while answering');
+      return this.bare(buf, RCODE.SERVFAIL);
+    }
+  }
+
+  /** A header-only reply with this rcode, echoing id and opcode; none for responses or short messages. */
+  private bare(buf: Uint8Array, rcode: number): Responses {
+    if (buf.length < 12 || (buf[2]! & 0x80) !== 0) return [];
+    const out = Buffer.alloc(12);
+    out.writeUInt16BE((buf[0]! << 8) | buf[1]!, 0);
+    out[2] = 0x80 | (buf[2]! & 0x79);
+    out[3] = rcode & 0xf;
+    return [out];
+  }
+
+  private handleUnsafe(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {
+    if (buf.length < 12 || (buf[2]! & 0x80) !== 0) return [];
+    let msg: DecodedMessage;
+    try {
+      msg = decodeMessage(buf);
+    } catch {
+      return this.bare(buf, RCODE.FORMERR);
+    }
+    const q = msg.questions[0];
+    if (msg.opcode !== OPCODE.QUERY) return this.reply(msg, from, msg.questions.length === 1 ? RCODE.NOTIMP : RCODE.NOTIMP, q);
+    if (msg.questions.length !== 1 || !q) return this.reply(msg, from, RCODE.FORMERR, undefined);
+    if (msg.edns && msg.edns.version > 0) return this.reply(msg, from, RCODE.BADVERS, q);
+    if (q.klass !== CLASS.IN && q.klass !== CLASS.ANY) return this.reply(msg, from, RCODE.REFUSED, q);
+    if (q.type === TYPE.OPT) return this.reply(msg, from, RCODE.FORMERR, q);
+    const qname = q.name.toLowerCase();
+    const zone = this.cache.find(qname);
+    const pending = this.cache.pendingFor(zone);
+    if (pending) {
+      return pending.then(() => {
+        try {
+          return this.answer(msg, from, qname, this.cache.find(qname));
+        } catch (err) {
+          this.logger.error({ err }, 'unexpected error while answering');
+          return this.bare(buf, RCODE.SERVFAIL);
+        }
+      });
+    }
+    return this.answer(msg, from, qname, zone);
+  }
+
+  private answer(msg: DecodedMessage, from: QueryOrigin, qname: string, zone: ZoneSnapshot | undefined): Responses {
+    const q = msg.questions[0]!;
+    if (!zone) return this.reply(msg, from, RCODE.REFUSED, q);
+    if (q.type === TYPE.AXFR || q.type === TYPE.IXFR) {
+      if (qname !== zone.origin) return this.reply(msg, from, RCODE.NOTAUTH, q);
+      if (from.transport === 'udp') {
+        if (q.type === TYPE.AXFR) return this.reply(msg, from, RCODE.FORMERR, q);
+        return this.reply(msg, from, RCODE.NOERROR, q, { answers: zone.soa.records, aa: true });
+      }
+      if (!isTransferAllowed(from.address, this.transferAllow)) {
+        this.logger.info({ zone: zone.origin, from: from.address }, 'zone transfer refused');
+        return this.reply(msg, from, RCODE.REFUSED, q);
+      }
+      return axfrMessages(zone, msg.id, q);
+    }
+    const result = lookup(zone, qname, q.type);
+    return this.reply(msg, from, result.rcode, q, {
+      aa: result.aa, answers: result.answer, authorities: result.authority, additionals: result.additional,
+    });
+  }
+
+  private reply(
+    msg: DecodedMessage, from: QueryOrigin, rcode: number, question: DecodedMessage['questions'][number] | undefined,
+    body: Partial<Pick<OutgoingMessage, 'aa' | 'answers' | 'authorities' | 'additionals'>> = {},
+  ): Responses {
+    const limit = from.transport === 'tcp' ? 65_535 : msg.edns ? Math.max(512, Math.min(msg.edns.udpSize, 4096)) : 512;
+    const out: OutgoingMessage = {
+      id: msg.id, qr: true, opcode: msg.opcode, aa: body.aa ?? false, rd: msg.rd, cd: msg.cd, rcode,
+      question, answers: body.answers ?? [], authorities: body.authorities ?? [], additionals: body.additionals ?? [],
+      edns: msg.edns ? { udpSize: EDNS_UDP_SIZE } : undefined,
+    };
+    try {
+      return [encodeLimited(this.writer, out, limit)];
+    } catch {
+      // A question name that cannot be written back (odd labels): answer without the question.
+      return [encodeLimited(this.writer, { ...out, question: undefined, answers: [], authorities: [], additionals: [], rcode: rcode === RCODE.NOERROR ? RCODE.FORMERR : rcode }, limit)];
+    }
+  }
+}

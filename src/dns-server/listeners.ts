@@ -1,0 +1,127 @@
+/**
+ * UDP and TCP listeners on one address and port (RFC 1035 §4.2, RFC 7766). TCP: 2-byte length framing,
+ * pipelined queries answered as they complete (possibly out of order, RFC 7766 §7), an idle timeout, and a
+ * cap on one connection's unread bytes. Every packet is handled inside a try/catch: nothing a client sends can
+ * stop the listeners.
+ */
+import dgram from 'node:dgram';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../shared/logger.js';
+import type { DnsHandler, Responses } from './handler.js';
+
+/** Options of {@link startListeners}. */
+export interface ListenerOptions {
+  host: string;
+  port: number;
+  /** Close TCP connections idle this long (ms). */
+  tcpIdleMs: number;
+}
+
+/** Running listeners. */
+export interface Listeners {
+  host: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+function isThenable(v: Responses | Promise<Responses>): v is Promise<Responses> {
+  return typeof (v as Promise<Responses>).then === 'function';
+}
+
+function bindUdp(host: string, port: number): Promise<dgram.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
+    socket.once('error', reject);
+    socket.bind(port, host, () => {
+      socket.off('error', reject);
+      resolve(socket);
+    });
+  });
+}
+
+function listenTcp(server: net.Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function serveTcpConnection(conn: net.Socket, handler: DnsHandler, opts: ListenerOptions, logger: Logger): void {
+  let pending: Buffer = Buffer.alloc(0);
+  conn.setNoDelay(true);
+  conn.setTimeout(opts.tcpIdleMs, () => conn.destroy());
+  conn.on('error', () => conn.destroy());
+  const address = conn.remoteAddress ?? '';
+  const send = (responses: Responses) => {
+    if (conn.destroyed) return;
+    for (const r of responses) {
+      const head = Buffer.alloc(2);
+      head.writeUInt16BE(r.length, 0);
+      conn.write(Buffer.concat([head, r]));
+    }
+  };
+  conn.on('data', (chunk: Buffer) => {
+    pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+    if (pending.length > 2 * 65_537) { conn.destroy(); return; }
+    while (pending.length >= 2) {
+      const len = pending.readUInt16BE(0);
+      if (pending.length < 2 + len) break;
+      const msg = pending.subarray(2, 2 + len);
+      pending = pending.subarray(2 + len);
+      try {
+        const out = handler.handle(msg, { transport: 'tcp', address });
+        if (isThenable(out)) out.then(send, (err: unknown) => logger.error({ err }, 'tcp answer failed'));
+        else send(out);
+      } catch (err) {
+        logger.error({ err }, 'tcp packet failed');
+      }
+    }
+  });
+}
+
+/** Binds UDP and TCP on the same port (port 0: a free port both can use). */
+export async function startListeners(handler: DnsHandler, opts: ListenerOptions, logger: Logger): Promise<Listeners> {
+  let udp: dgram.Socket | undefined;
+  const tcp = net.createServer((conn) => serveTcpConnection(conn, handler, opts, logger));
+  for (let attempt = 0; ; attempt++) {
+    udp = await bindUdp(opts.host, opts.port);
+    const port = (udp.address() as AddressInfo).port;
+    try {
+      await listenTcp(tcp, opts.host, port);
+      break;
+    } catch (err) {
+      udp.close();
+      if (opts.port !== 0 || attempt > 20) throw err;
+    }
+  }
+  const socket = udp;
+  socket.on('error', (err) => logger.error({ err }, 'udp socket error'));
+  socket.on('message', (msg, rinfo) => {
+    const send = (responses: Responses) => {
+      for (const r of responses) socket.send(r, rinfo.port, rinfo.address, () => {});
+    };
+    try {
+      const out = handler.handle(msg, { transport: 'udp', address: rinfo.address });
+      if (isThenable(out)) out.then(send, (err: unknown) => logger.error({ err }, 'udp answer failed'));
+      else send(out);
+    } catch (err) {
+      logger.error({ err }, 'udp packet failed');
+    }
+  });
+  const address = socket.address() as AddressInfo;
+  const connections = new Set<net.Socket>();
+  tcp.on('connection', (c) => { connections.add(c); c.on('close', () => connections.delete(c)); });
+  return {
+    host: address.address,
+    port: address.port,
+    async close() {
+      await new Promise<void>((resolve) => socket.close(() => resolve()));
+      for (const c of connections) c.destroy();
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The authoritative DNS server: loads every zone's snapshot, keeps them fresh from the change feed (and by
+ * polling serials), answers on UDP and TCP, serves AXFR to the allow-list and sends NOTIFY on every change.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Logger } from '../shared/logger.js';
+import type { ZoneChangeFeed } from '../zones/change-feed.js';
+import { ZoneCache } from './zone-cache.js';
+import { DnsHandler } from './handler.js';
+import { startListeners } from './listeners.js';
+import { notifyAll, parseNotifyTarget } from './notify.js';
+
+/** What the DNS server needs. */
+export interface DnsServerOptions {
+  db: Kysely<Database>;
+  changeFeed: ZoneChangeFeed;
+  logger: Logger;
+  listen: { host: string; port: number };
+  edgeIpv4: readonly string[];
+  edgeIpv6: readonly string[];
+  transferAllow: readonly string[];
+  notify: readonly string[];
+  /** Serial poll interval for changes made by other nodes (ms; 0 disables). Default 2000. */
+  pollMs?: number;
+  /** TCP idle timeout (ms). Default 10000. */
+  tcpIdleMs?: number;
+}
+
+/** A running DNS server. */
+export interface RunningDnsServer {
+  host: string;
+  port: number;
+  cache: ZoneCache;
+  close(): Promise<void>;
+}
+
+/** Starts the DNS server. */
+export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDnsServer> {
+  const logger = opts.logger.child({ component: 'dns-server' });
+  const targets = opts.notify.map(parseNotifyTarget);
+  let started = false;
+  const cache = new ZoneCache(opts.db, { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, (snapshot) => {
+    if (started && targets.length) notifyAll(snapshot, targets, logger);
+  });
+  const unsubscribe = opts.changeFeed.subscribe((change) => { void cache.refresh(change.zoneId); });
+  try {
+    await cache.loadAll();
+    const handler = new DnsHandler(cache, opts.transferAllow, logger);
+    const listeners = await startListeners(handler, { host: opts.listen.host, port: opts.listen.port, tcpIdleMs: opts.tcpIdleMs ?? 10_000 }, logger);
+    cache.startPolling(opts.pollMs ?? 2000);
+    started = true;
+    logger.info({ host: listeners.host, port: listeners.port, zones: cache.all().length }, 'DNS server listening');
+    return {
+      host: listeners.host,
+      port: listeners.port,
+      cache,
+      async close() {
+        unsubscribe();
+        await listeners.close();
+        await cache.close();
+      },
+    };
+  } catch (err) {
+    unsubscribe();
+    await cache.close();
+    throw err;
+  }
+}
