@@ -61,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger(config.logLevel);
   const running = await startStratus(config, logger);
   process.stdout.write(`stratus: v4 API listening on ${running.httpUrl}/client/v4\n`);
+  process.stdout.write(`stratus: DNS listening on ${running.dnsHost.includes(':') ? `[${running.dnsHost}]` : running.dnsHost}:${running.dnsPort} (UDP and TCP)\n`);
   const generated = running.generatedCredentials;
   if (generated) {
     process.stdout.write(`stratus: generated admin credentials (shown once; saved in ${generated.file}):\n`

@@ -9,6 +9,7 @@ import { createApiApp } from './api/app.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import { ZoneChangeFeed } from './zones/change-feed.js';
+import { startDnsServer } from './dns-server/server.js';
 import { bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
 
 /** A running Stratus instance. */
@@ -18,6 +19,9 @@ export interface RunningStratus {
   httpPort: number;
   /** Credentials generated at this start (first start without configured ones): print them once. */
   generatedCredentials?: GeneratedCredentials;
+  /** Address and bound port of the DNS listener (UDP and TCP). */
+  dnsHost: string;
+  dnsPort: number;
   /** Stops every listener and closes the stores. */
   close(): Promise<void>;
 }
@@ -33,6 +37,10 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     throw err;
   }
   const changeFeed = new ZoneChangeFeed();
+  const dns = await startDnsServer({
+    db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
+    transferAllow: config.transferAllow, notify: config.notify,
+  }).catch(async (err: unknown) => { await database.close(); throw err; });
   const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
 
   const server = await new Promise<ServerType>((resolve) => {
@@ -45,9 +53,12 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   return {
     httpUrl,
     httpPort: address.port,
+    dnsHost: dns.host,
+    dnsPort: dns.port,
     ...(generatedCredentials ? { generatedCredentials } : {}),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await dns.close();
       await database.close();
     },
   };
