@@ -1,0 +1,125 @@
+/**
+ * The catalogue of every error (and message) code the v4 API emits, with its HTTP status and meaning.
+ * `docs/errors.md` is rendered from it ({@link renderErrorsMarkdown}); a test keeps the two in sync and
+ * checks that every code thrown in the API's sources is catalogued. Codes are never reused.
+ *
+ * Sources: `production` codes and messages follow the production service (../shared/reference/dns-api.md
+ * §9); `stratus` codes are Stratus's own, for problems the production service reports in ways nobody has
+ * recorded. Record-name and record-value codes come from dns/record-types/errors.ts, lifecycle codes from
+ * lifecycle/codes.ts; they are gathered here so that there is one list.
+ */
+import * as recordProblems from '../dns/record-types/errors.js';
+import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
+
+/** One catalogued code. */
+export interface CatalogueEntry {
+  code: number;
+  /** HTTP status of a response whose first error has this code (0: only ever a chain entry or a message). */
+  status: number;
+  /** The message, or its template (`<name>` marks a variable part). */
+  message: string;
+  /** When it is returned. */
+  when: string;
+  source: 'production' | 'stratus';
+}
+
+const e = (code: number, status: number, message: string, when: string, source: 'production' | 'stratus' = 'production'): CatalogueEntry =>
+  ({ code, status, message, when, source });
+
+/** Codes of authentication, accounts, zones and records (owned by api/, accounts/, zones/). */
+const API_CODES: CatalogueEntry[] = [
+  e(1004, 400, 'DNS Validation Error', 'record create/update validation failed; before api date 2024-10-01 it wraps the root causes in `error_chain`'),
+  e(1061, 400, '<name> already exists', 'POST /zones with the name of an existing zone (of any account)'),
+  e(1100, 400, 'Invalid zone name …', 'POST /zones without a valid `name`', 'stratus'),
+  e(1101, 400, 'Invalid or unknown account …', 'POST /zones without `account.id`, or with an account the caller is not a member of', 'stratus'),
+  e(1102, 400, 'Invalid zone type …', 'POST /zones with `type` other than full, partial, secondary', 'stratus'),
+  e(1104, 400, 'The request body must be a JSON object', 'a JSON body that is an array, string, number or null', 'stratus'),
+  e(1106, 400, 'Invalid <parameter> …', 'a query parameter (page, per_page, order, direction, match, type, proxied) out of range or not allowed', 'stratus'),
+  e(1107, 400, 'Invalid record type … / Missing record type', 'record body without `type` or with an unknown type', 'stratus'),
+  e(1108, 400, 'SOA records are managed by Stratus …; set the SOA fields through /zones/:zone_id/dns_settings (soa)', 'record body with `type: "SOA"`', 'stratus'),
+  e(1109, 400, 'A proxied CNAME must lead to an A or AAAA record: …', 'a proxied CNAME whose chain inside the zone ends at a name without A/AAAA/CNAME, or loops', 'stratus'),
+  e(1110, 400, 'Invalid proxied …: expected true or false', '`proxied` that is not a boolean', 'stratus'),
+  e(1111, 400, 'settings … (unknown setting, not a boolean, flatten_cname on a non-CNAME)', 'invalid `settings` object', 'stratus'),
+  e(1112, 400, 'Other records exist at <name>; an NS record below the apex delegates its name …', 'creating NS below the apex where records of other types exist', 'stratus'),
+  e(6003, 400, 'Invalid request headers', 'malformed auth headers (chain: 6102, 6103, 6111) and other header problems (chain: 6120, 6121)'),
+  e(6007, 400, 'Malformed JSON in request body', 'a request body that is not JSON (an empty body counts as `{}`)'),
+  e(6102, 0, 'Invalid format for X-Auth-Email header', 'in `error_chain` of 6003; also by `stratus user add` for a bad e-mail'),
+  e(6103, 0, 'Invalid format for X-Auth-Key header', 'in `error_chain` of 6003; also by `stratus user add` for a bad key'),
+  e(6111, 0, 'Invalid format for Authorization header', 'in `error_chain` of 6003: an Authorization header that is not `Bearer <token>`'),
+  e(7000, 404, 'No route for that URI', 'unknown path'),
+  e(7003, 404, 'Could not route to <path>, perhaps your object identifier is invalid?', 'unknown, malformed or foreign zone id (and account id): the same answer whether or not the object exists'),
+  e(9004, 400, 'This record type cannot be proxied.', '`proxied: true` on a type other than A, AAAA, CNAME'),
+  e(9021, 400, 'Invalid TTL. Must be between <min> and 86400 seconds, or 1 for automatic.', '`ttl` not 1 and outside min..86400 (min: plan.minTtl, default 60), or not an integer'),
+  e(9103, 403, 'Unknown X-Auth-Key or X-Auth-Email', 'well-formed credentials that match no user'),
+  e(9106, 400, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers', 'no credentials, or only one of the e-mail/key pair'),
+  e(9300, 400, 'DNS record has <n> tags, exceeding the quota of <max>.', 'more tags than plan.tagsPerRecord (default 20)'),
+  e(9301, 400, 'Invalid tag …: use "name:value" with a name of 1 to 32 letters, digits, "_" or "-".', 'a tag that is not a `name:value` string with a valid name', 'stratus'),
+  e(9302, 400, 'Tag "<name>" has a value longer than 100 characters.', 'a tag value over 100 characters', 'stratus'),
+  e(9313, 400, 'DNS record comment exceeds the maximum length of <max> characters.', 'comment longer than plan.commentMaxLength (default 500), containing CR/LF, or not a string'),
+  e(10000, 401, 'Authentication error', '`Authorization: Bearer` without the e-mail/key pair: API tokens are not supported (a second entry says so)'),
+  e(81044, 404, 'Record does not exist.', 'unknown or malformed record id'),
+  e(81045, 400, 'Record quota exceeded.', 'the zone already holds plan.recordsPerZone records'),
+  e(81053, 400, 'An A, AAAA, or CNAME record with that host already exists.', 'creating a CNAME where any record exists at the name'),
+  e(81054, 400, 'A CNAME record with that host already exists. For more details, refer to <…>.', 'creating a record where a CNAME exists at the name'),
+  e(81056, 400, 'NS records with that host already exist.', 'creating a non-NS record at a name below the apex that has NS records'),
+  e(81058, 400, 'An identical record already exists.', 'same type, name, content and priority as an existing record'),
+];
+
+/** Descriptions of the lifecycle codes (owned by lifecycle/; every code of lifecycle/codes.ts must be here). */
+const LIFECYCLE_ENTRIES: CatalogueEntry[] = [
+  e(LIFECYCLE_CODES.invalidApiVersion, 0, 'Invalid api-version header …', 'in `error_chain` of 6003: `api-version` that is not a YYYY-MM-DD date', 'stratus'),
+  e(LIFECYCLE_CODES.framingConflict, 0, 'Transfer-Encoding and Content-Length …', 'in `error_chain` of 6003: both headers sent, api date 2023-07-01 or later', 'stratus'),
+  e(LIFECYCLE_CODES.routeNotProvided, 501, 'route of the schedule not provided by Stratus', 'a deprecated route that Stratus does not serve', 'stratus'),
+  e(LIFECYCLE_CODES.routeRemoved, 410, 'route removed at the api date', 'a scheduled route past its removal date', 'stratus'),
+  e(LIFECYCLE_CODES.deprecationNotice, 0, 'deprecation notice (in `messages`)', 'a request used a deprecated form', 'stratus'),
+  e(LIFECYCLE_CODES.unknownZoneSetting, 400, 'Unknown zone setting', 'unknown zone setting name'),
+  e(LIFECYCLE_CODES.invalidZoneSetting, 400, 'Invalid value for zone setting', 'invalid value of a zone setting'),
+  e(LIFECYCLE_CODES.invalidDnsSetting, 400, 'Invalid DNS setting …', 'invalid value in a DNS settings body', 'stratus'),
+];
+
+/** Record name and value problems (dns/record-types/errors.ts); status 400, or a `messages` warning. */
+function recordProblemEntries(): CatalogueEntry[] {
+  const out: CatalogueEntry[] = [];
+  for (const [key, value] of Object.entries(recordProblems)) {
+    if (typeof value !== 'object' || value === null || !('code' in value) || !('template' in value)) continue;
+    const def = value as recordProblems.ProblemDef;
+    const warning = key.endsWith('_WARNING');
+    const production = [9000, 9005, 9006, 9009].includes(def.code);
+    out.push(e(def.code, warning ? 0 : 400, def.template.replace(/\{(\w+)\}/g, '<$1>'), warning ? 'warning in `messages` (the record is saved)' : `record body: ${key.toLowerCase().replace(/_/g, ' ')}`, production ? 'production' : 'stratus'));
+  }
+  return out;
+}
+
+/** The whole catalogue, sorted by code (one entry per code). */
+export function errorCatalogue(): CatalogueEntry[] {
+  const byCode = new Map<number, CatalogueEntry>();
+  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...recordProblemEntries()]) {
+    if (!byCode.has(entry.code)) byCode.set(entry.code, entry);
+  }
+  return [...byCode.values()].sort((a, b) => a.code - b.code);
+}
+
+/** `docs/errors.md`, rendered from the catalogue. */
+export function renderErrorsMarkdown(): string {
+  const lines = [
+    '# Error codes of the v4 API',
+    '',
+    'Generated from `src/shared/error-codes.ts` (run `UPDATE_DOCS=1 npx vitest run src/shared/error-codes.test.ts` after',
+    'changing it). Every failure is the envelope `{"result":null,"success":false,"errors":[{"code","message"}],"messages":[]}`;',
+    'validation reports every problem of a body, one `errors` entry each. Status 0 means the code only appears inside',
+    '`error_chain` or in `messages`. Source `production`: code and message as the production service sends them;',
+    '`stratus`: Stratus\'s own code for a problem whose production code is not known.',
+    '',
+    'Choices: an unknown, malformed or foreign zone id is 404 + 7003 (the official SDK raises `NotFoundError`), never',
+    'revealing whether the zone exists; conflicts and duplicates are 400 (never 409, which the SDK retries); before api',
+    'date 2024-10-01 record validation errors arrive as 1004 `DNS Validation Error` with the causes in `error_chain`.',
+    '',
+    '| code | HTTP | message | when | source |',
+    '|---|---|---|---|---|',
+  ];
+  for (const c of errorCatalogue()) {
+    const cell = (s: string) => s.replace(/\|/g, '\\|');
+    lines.push(`| ${c.code} | ${c.status === 0 ? '-' : c.status} | ${cell(c.message)} | ${cell(c.when)} | ${c.source} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}
