@@ -2,7 +2,7 @@
  * Presentation-format helpers for RDATA: character-strings (RFC 1035 §5.1 quoting and `\DDD` escapes),
  * hex, base64, IPv4 and IPv6 addresses to bytes.
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import { parseIPv4, parseIPv6 } from '../ip.js';
 
 /** Parses one or more quoted (or bare) character-strings into their bytes; each is at most 255 bytes. */
 export function parseCharacterStrings(text: string): Uint8Array[] {
@@ -67,28 +67,14 @@ export function base64Bytes(text: string): Uint8Array {
 
 /** A dotted-quad IPv4 address to 4 bytes. */
 export function ipv4Bytes(ip: string): Uint8Array {
-  if (!isIPv4(ip)) throw new RangeError(`invalid IPv4 address ${ip}`);
-  return Uint8Array.from(ip.split('.').map(Number));
+  const b = parseIPv4(ip);
+  if (!b) throw new RangeError(`invalid IPv4 address ${ip}`);
+  return b;
 }
 
-/** An IPv6 address (any RFC 4291 text form, embedded IPv4 allowed) to 16 bytes. */
+/** An IPv6 address (any RFC 4291 text form) to 16 bytes. */
 export function ipv6Bytes(ip: string): Uint8Array {
-  if (!isIPv6(ip)) throw new RangeError(`invalid IPv6 address ${ip}`);
-  let text = ip;
-  const tail: number[] = [];
-  const lastColon = text.lastIndexOf(':');
-  if (text.slice(lastColon + 1).includes('.')) {
-    const v4 = ipv4Bytes(text.slice(lastColon + 1));
-    tail.push((v4[0]! << 8) | v4[1]!, (v4[2]! << 8) | v4[3]!);
-    text = text.slice(0, lastColon + 1) + '0';
-  }
-  const [head, rest] = text.includes('::') ? text.split('::') as [string, string] : [text, undefined];
-  const parse = (s: string): number[] => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
-  const left = parse(head);
-  const right = rest === undefined ? [] : parse(rest);
-  if (tail.length) (rest === undefined ? left : right).pop();
-  const groups = rest === undefined ? [...left, ...tail] : [...left, ...new Array(8 - left.length - right.length - tail.length).fill(0), ...right, ...tail];
-  const out = new Uint8Array(16);
-  groups.forEach((g, i) => { out[i * 2] = g >> 8; out[i * 2 + 1] = g & 0xff; });
-  return out;
+  const b = parseIPv6(ip);
+  if (!b) throw new RangeError(`invalid IPv6 address ${ip}`);
+  return b;
 }
