@@ -40,7 +40,7 @@ export function present(result: LookupResult): { rcode: string; aa: boolean; ans
   });
   const p = dnsPacket.decode(w.result());
   return {
-    rcode: p.rcode ?? 'NOERROR',
+    rcode: (p as { rcode?: string }).rcode ?? 'NOERROR',
     aa: (p.flags! & dnsPacket.AUTHORITATIVE_ANSWER) !== 0,
     answer: (p.answers ?? []).map(show),
     authority: (p.authorities ?? []).map(show),
