@@ -1,44 +1,38 @@
 /**
  * Validation and normalization of the type-specific part of a v4 record body (`content`, `data`,
- * `priority`), one spec per type in this folder. The zones service calls {@link validateRecordValue}; the
- * result is the stored form described in `../record.ts`.
- *
- * OWNER: the record-types work. Until a type's spec exists, validation of that type fails with 1004.
+ * `priority`), one spec per type in this folder (`registry.ts`). The zones service calls
+ * {@link validateRecordValue}; the result is the stored form described in `../record.ts`. Zone-file export
+ * and import use {@link toPresentation} and {@link parsePresentation}; the DNS wire encoder can use
+ * {@link parseSvcParams} for SVCB/HTTPS.
  */
-import type { ErrorCollector } from '../../shared/errors.js';
 import type { RecordType } from '../record.js';
+import { RECORD_TYPE_SPECS } from './registry.js';
+import { tokenize } from './tokens.js';
+import type { RecordValue, RecordValueContext, RecordValueInput, StoredValue } from './types.js';
 
-/** The type-specific fields of a request body, as received. */
-export interface RecordValueInput {
-  type: RecordType;
-  content?: unknown;
-  data?: unknown;
-  priority?: unknown;
-}
-
-/** What validation needs to know besides the body. */
-export interface RecordValueContext {
-  /** The zone's name, lowercase, no trailing dot. */
-  zoneName: string;
-  /** The full, normalized owner name of the record. */
-  recordName: string;
-  /** The request's api date (YYYY-MM-DD); SRV `data.service/proto/name` are accepted before 2024-05-31. */
-  apiDate: string;
-  /** CIDR ranges A/AAAA content may not fall in. */
-  serviceRanges: readonly string[];
-  /** Where every problem is recorded (validation reports all problems at once). */
-  errors: ErrorCollector;
-}
-
-/** The normalized type-specific part of a record. */
-export interface RecordValue {
-  content: string;
-  data: Record<string, unknown> | null;
-  priority: number | null;
-}
+export type { RecordTypeSpec, RecordValue, RecordValueContext, RecordValueInput, StoredValue } from './types.js';
+export { RECORD_TYPE_SPECS } from './registry.js';
+export { parseSvcParams, formatSvcParams, type SvcParam, type SvcValue } from './svc-params.js';
+export { srvNameParts } from './srv.js';
 
 /** Validates and normalizes `content`/`data`/`priority`; returns undefined after recording errors. */
 export function validateRecordValue(input: RecordValueInput, ctx: RecordValueContext): RecordValue | undefined {
-  ctx.errors.add(1004, `DNS Validation Error: type ${input.type} is not implemented yet`);
-  return undefined;
+  const before = ctx.errors.errors.length;
+  const value = RECORD_TYPE_SPECS[input.type].validate(input, ctx);
+  return value && ctx.errors.errors.length === before ? value : undefined;
+}
+
+/** The RDATA text of a stored record for a BIND zone file (`10 mail.example.com.` for MX). */
+export function toPresentation(record: StoredValue & { type: RecordType }): string {
+  return RECORD_TYPE_SPECS[record.type].toPresentation(record);
+}
+
+/**
+ * The API input (content/data/priority) for zone-file RDATA text of a type; names are resolved against the
+ * origin. Throws an Error whose message says what is malformed; the result still goes through
+ * {@link validateRecordValue}.
+ */
+export function parsePresentation(type: RecordType, rdataText: string, origin: string): RecordValueInput {
+  const tokens = tokenize(rdataText);
+  return { type, ...RECORD_TYPE_SPECS[type].parsePresentation(tokens, origin) };
 }
