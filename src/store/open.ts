@@ -1,7 +1,14 @@
 /** Opens a data folder as a set of buckets. */
-import type { Clock } from '../shared/clock.js';
-import type { Logger } from '../shared/logger.js';
-import type { BucketStore } from './types.js';
+import path from 'node:path';
+import { systemClock, type Clock } from '../shared/clock.js';
+import { silentLogger, type Logger } from '../shared/logger.js';
+import type { BucketOptions, BucketStore, StoreBucket, SweepReport } from './types.js';
+import type { BlobStore, MetadataStore } from './ports.js';
+import { SqliteMetadataStore } from './adapters/sqlite-metadata.js';
+import { FileBlobStore } from './adapters/file-blobs.js';
+import { Collector } from './gc.js';
+import { Bucket } from './bucket.js';
+import type { BucketSettings, StoreContext } from './context.js';
 
 /** Options of {@link openBucketStore}. */
 export interface OpenBucketStoreOptions {
@@ -13,10 +20,54 @@ export interface OpenBucketStoreOptions {
   orphanGraceMs?: number;
   /** Delay before a replaced blob is deleted (readers in other processes may still open it). Default 2 s. */
   gcDelayMs?: number;
+  /** Run the sweep when opening (in the background; `close()` waits for it). Default true. */
+  sweepOnOpen?: boolean;
+  /** Other adapters (tests, scale-out); default: SQLite and files in `dataDir`. */
+  adapters?: { meta: MetadataStore; blobs: BlobStore };
 }
 
-/** Opens (creating if needed) the bucket store in `dataDir`. Safe to call from several processes at once. */
+/** The date from which list honours `include` without a flag. */
+const HONOR_INCLUDE_FROM = '2022-08-04';
+
+function settingsFor(name: string, opts: BucketOptions | undefined, clock: Clock): BucketSettings {
+  const flags = new Set(opts?.compatibilityFlags ?? []);
+  const date = opts?.compatibilityDate ?? clock.now().toISOString().slice(0, 10);
+  const cls = opts?.defaultStorageClass ?? 'Standard';
+  if (cls !== 'Standard' && cls !== 'InfrequentAccess') throw new TypeError(`Unknown storage class ${String(cls)}: use Standard or InfrequentAccess`);
+  return {
+    name: String(name),
+    honorInclude: date >= HONOR_INCLUDE_FROM || flags.has('store_list_honor_include'),
+    keepDelimiter: flags.has('store_list_prefixes_keep_delimiter'),
+    defaultStorageClass: cls,
+  };
+}
+
+/** Opens (creating if needed) the bucket store in `dataDir`. Safe to call from several processes and threads at once. */
 export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<BucketStore> {
-  void opts;
-  throw new Error('openBucketStore: not implemented yet');
+  const clock = opts.clock ?? systemClock;
+  const logger = (opts.logger ?? silentLogger()).child({ component: 'store' });
+  const meta = opts.adapters?.meta ?? SqliteMetadataStore.inDataDir(opts.dataDir);
+  const blobs = opts.adapters?.blobs ?? new FileBlobStore(path.join(opts.dataDir, 'blobs'));
+  const collector = new Collector(meta, blobs, clock, logger, {
+    gcDelayMs: opts.gcDelayMs ?? 2000,
+    orphanGraceMs: opts.orphanGraceMs ?? 15 * 60 * 1000,
+  });
+  const ctx: StoreContext = { meta, blobs, clock, logger, collector };
+  if (opts.sweepOnOpen !== false) collector.track(collector.sweep());
+  let closed = false;
+  return {
+    bucket(name: string, bucketOpts?: BucketOptions): StoreBucket {
+      if (closed) throw new Error('The bucket store is closed');
+      return new Bucket(ctx, settingsFor(name, bucketOpts, clock));
+    },
+    sweep(): Promise<SweepReport> {
+      return collector.track(collector.sweep());
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await collector.close();
+      await meta.close();
+    },
+  };
 }

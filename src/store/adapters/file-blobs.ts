@@ -1,0 +1,120 @@
+/**
+ * BlobStore on the local file system: `<dataDir>/blobs/<2 hex>/<id>` where the id is 32 random bytes plus the
+ * creation time (80 hex characters, unguessable). A write goes to `blobs/tmp/<id>.tmp`, is fsynced, then
+ * renamed into place, so a blob id never names a partial file. Blobs are never modified after that.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { BlobHandle, BlobStore } from '../ports.js';
+
+const ID_RE = /^[0-9a-f]{80}$/;
+const READ_CHUNK = 1024 * 1024;
+
+/** A new blob id: 32 random bytes and an 8-byte big-endian ms timestamp, in hex. */
+export function newBlobId(now = Date.now()): string {
+  const time = Buffer.alloc(8);
+  time.writeBigUInt64BE(BigInt(now));
+  return randomBytes(32).toString('hex') + time.toString('hex');
+}
+
+/** Files under a folder. */
+export class FileBlobStore implements BlobStore {
+  private readonly root: string;
+  private readonly tmp: string;
+
+  constructor(root: string) {
+    this.root = root;
+    this.tmp = path.join(root, 'tmp');
+    fs.mkdirSync(this.tmp, { recursive: true });
+  }
+
+  private file(id: string): string {
+    if (!ID_RE.test(id)) throw new Error(`invalid blob id ${id}`);
+    return path.join(this.root, id.slice(0, 2), id);
+  }
+
+  async write(source: AsyncIterable<Uint8Array>): Promise<string> {
+    const id = newBlobId();
+    const tmpFile = path.join(this.tmp, `${id}.tmp`);
+    const fh = await fsp.open(tmpFile, 'wx');
+    try {
+      let pos = 0;
+      for await (const chunk of source) {
+        let done = 0;
+        while (done < chunk.byteLength) {
+          const { bytesWritten } = await fh.write(chunk, done, chunk.byteLength - done, pos);
+          done += bytesWritten;
+          pos += bytesWritten;
+        }
+      }
+      await fh.sync();
+    } catch (err) {
+      await fh.close().catch(() => undefined);
+      await fsp.rm(tmpFile, { force: true });
+      throw err;
+    }
+    await fh.close();
+    const dest = this.file(id);
+    await fsp.mkdir(path.dirname(dest), { recursive: true });
+    await fsp.rename(tmpFile, dest);
+    return id;
+  }
+
+  async open(blobId: string): Promise<BlobHandle> {
+    const fh = await fsp.open(this.file(blobId), 'r');
+    const { size } = await fh.stat();
+    let closed = false;
+    return {
+      size,
+      async *read(offset: number, length: number): AsyncIterable<Uint8Array> {
+        let pos = offset;
+        const end = offset + length;
+        while (pos < end) {
+          const n = Math.min(READ_CHUNK, end - pos);
+          const buf = Buffer.allocUnsafe(n);
+          const { bytesRead } = await fh.read(buf, 0, n, pos);
+          if (bytesRead === 0) throw new Error(`blob ${blobId} is shorter than expected`);
+          pos += bytesRead;
+          yield bytesRead === n ? buf : buf.subarray(0, bytesRead);
+        }
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        await fh.close();
+      },
+    };
+  }
+
+  async delete(blobId: string): Promise<void> {
+    await fsp.rm(this.file(blobId), { force: true });
+  }
+
+  async *list(): AsyncIterable<{ blobId: string; created: number }> {
+    const dirs = await fsp.readdir(this.root).catch(() => [] as string[]);
+    for (const dir of dirs) {
+      if (!/^[0-9a-f]{2}$/.test(dir)) continue;
+      const names = await fsp.readdir(path.join(this.root, dir)).catch(() => [] as string[]);
+      for (const name of names) {
+        if (!ID_RE.test(name)) continue;
+        const st = await fsp.stat(path.join(this.root, dir, name)).catch(() => null);
+        if (st) yield { blobId: name, created: st.mtimeMs };
+      }
+    }
+  }
+
+  async sweepIncomplete(before: number): Promise<number> {
+    let removed = 0;
+    for (const name of await fsp.readdir(this.tmp).catch(() => [] as string[])) {
+      const file = path.join(this.tmp, name);
+      const st = await fsp.stat(file).catch(() => null);
+      if (st && st.mtimeMs < before) {
+        await fsp.rm(file, { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,361 @@
+/**
+ * MetadataStore on SQLite (better-sqlite3, synchronous calls wrapped in promises). Conditional writes run in
+ * `BEGIN IMMEDIATE` transactions, which take the database's write lock before reading the current row, so a
+ * check and its write are atomic across every process and thread that opened the same file.
+ */
+import path from 'node:path';
+import fs from 'node:fs';
+import SQLite from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
+import type { MetadataStore, ObjectRecord, PartRecord, ScanOptions, SwapResult, UploadRecord } from '../ports.js';
+import { prepareDatabase, UploadState } from './sqlite-schema.js';
+import { prefixUpperBound } from '../keys.js';
+
+interface ObjectRow {
+  key: Buffer;
+  version: string;
+  size: number;
+  etag: string;
+  uploaded: number;
+  checksums: string;
+  http_metadata: string;
+  custom_metadata: string;
+  storage_class: string;
+  ssec: string | null;
+  inline_data: Buffer | null;
+  blob_id: string | null;
+  upload_id: string | null;
+}
+
+interface UploadRow {
+  upload_id: string;
+  key: string;
+  created: number;
+  state: number;
+  http_metadata: string;
+  custom_metadata: string;
+  storage_class: string;
+  ssec_key_md5: string | null;
+}
+
+interface PartRow {
+  part_number: number;
+  size: number;
+  etag: string;
+  blob_id: string;
+  iv: string | null;
+}
+
+const STATES = ['active', 'completed', 'aborted'] as const;
+
+function toRecord(row: ObjectRow): ObjectRecord {
+  return {
+    key: row.key.toString('utf8'),
+    version: row.version,
+    size: row.size,
+    etag: row.etag,
+    uploaded: row.uploaded,
+    checksums: JSON.parse(row.checksums) as Record<string, string>,
+    httpMetadata: JSON.parse(row.http_metadata) as Record<string, string | number>,
+    customMetadata: JSON.parse(row.custom_metadata) as Record<string, string>,
+    storageClass: row.storage_class,
+    ssec: row.ssec ? (JSON.parse(row.ssec) as ObjectRecord['ssec']) : null,
+    body:
+      row.upload_id !== null
+        ? { kind: 'parts', uploadId: row.upload_id }
+        : row.blob_id !== null
+          ? { kind: 'blob', blobId: row.blob_id }
+          : { kind: 'inline', data: row.inline_data ?? new Uint8Array(0) },
+  };
+}
+
+function toUpload(row: UploadRow): UploadRecord {
+  return {
+    uploadId: row.upload_id,
+    key: row.key,
+    created: row.created,
+    state: STATES[row.state] ?? 'aborted',
+    httpMetadata: JSON.parse(row.http_metadata) as Record<string, string | number>,
+    customMetadata: JSON.parse(row.custom_metadata) as Record<string, string>,
+    storageClass: row.storage_class,
+    ssecKeyMd5: row.ssec_key_md5,
+  };
+}
+
+function toPart(row: PartRow): PartRecord {
+  return { partNumber: row.part_number, size: row.size, etag: row.etag, blobId: row.blob_id, iv: row.iv };
+}
+
+/** The embedded MetadataStore: `<dataDir>/buckets.sqlite`. */
+export class SqliteMetadataStore implements MetadataStore {
+  private readonly db: Database;
+  private readonly stmts = new Map<string, Statement>();
+
+  constructor(file: string) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new SQLite(file);
+    prepareDatabase(this.db);
+  }
+
+  /** Opens the store file inside a data folder. */
+  static inDataDir(dataDir: string): SqliteMetadataStore {
+    return new SqliteMetadataStore(path.join(dataDir, 'buckets.sqlite'));
+  }
+
+  private q(sql: string): Statement {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  private readObject(bucket: string, key: string): ObjectRecord | null {
+    const row = this.q('SELECT * FROM store_objects WHERE bucket = ? AND key = ?').get(bucket, Buffer.from(key, 'utf8')) as ObjectRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  /** Moves the storage of a replaced or deleted object to the garbage list. */
+  private discardBody(bucket: string, record: ObjectRecord, now: number): void {
+    void bucket;
+    if (record.body.kind === 'blob') this.addGarbage(record.body.blobId, now);
+    if (record.body.kind === 'parts') {
+      const parts = this.q('SELECT blob_id FROM store_parts WHERE upload_id = ?').all(record.body.uploadId) as { blob_id: string }[];
+      for (const p of parts) this.addGarbage(p.blob_id, now);
+      this.q('DELETE FROM store_parts WHERE upload_id = ?').run(record.body.uploadId);
+    }
+  }
+
+  /** Garbage times are wall-clock ms (operational, unlike object times which follow the injected clock). */
+  private addGarbage(blobId: string, _now?: number): void {
+    this.q('INSERT OR IGNORE INTO store_garbage (blob_id, since) VALUES (?, ?)').run(blobId, Date.now());
+  }
+
+  private writeObject(bucket: string, r: ObjectRecord): void {
+    this.q(
+      `INSERT OR REPLACE INTO store_objects (bucket, key, version, size, etag, uploaded, checksums, http_metadata,
+        custom_metadata, storage_class, ssec, inline_data, blob_id, upload_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+    ).run(
+      bucket,
+      Buffer.from(r.key, 'utf8'),
+      r.version,
+      r.size,
+      r.etag,
+      r.uploaded,
+      JSON.stringify(r.checksums),
+      JSON.stringify(r.httpMetadata),
+      JSON.stringify(r.customMetadata),
+      r.storageClass,
+      r.ssec ? JSON.stringify(r.ssec) : null,
+      r.body.kind === 'inline' ? Buffer.from(r.body.data.buffer, r.body.data.byteOffset, r.body.data.byteLength) : null,
+      r.body.kind === 'blob' ? r.body.blobId : null,
+      r.body.kind === 'parts' ? r.body.uploadId : null,
+    );
+  }
+
+  async getObject(bucket: string, key: string): Promise<ObjectRecord | null> {
+    return this.readObject(bucket, key);
+  }
+
+  async putObject(bucket: string, record: ObjectRecord, check: (current: ObjectRecord | null) => boolean): Promise<SwapResult> {
+    return this.db
+      .transaction((): SwapResult => {
+        const current = this.readObject(bucket, record.key);
+        if (!check(current)) return { ok: false, current };
+        if (current) this.discardBody(bucket, current, record.uploaded);
+        this.writeObject(bucket, record);
+        return { ok: true, replaced: current };
+      })
+      .immediate();
+  }
+
+  async deleteObjects(bucket: string, keys: string[]): Promise<void> {
+    const now = Date.now();
+    this.db
+      .transaction(() => {
+        for (const key of keys) {
+          const current = this.readObject(bucket, key);
+          if (!current) continue;
+          this.discardBody(bucket, current, now);
+          this.q('DELETE FROM store_objects WHERE bucket = ? AND key = ?').run(bucket, Buffer.from(key, 'utf8'));
+        }
+      })
+      .immediate();
+  }
+
+  async scanObjects(bucket: string, opts: ScanOptions): Promise<ObjectRecord[]> {
+    const where = ['bucket = ?'];
+    const args: unknown[] = [bucket];
+    const prefix = Buffer.from(opts.prefix, 'utf8');
+    if (prefix.length > 0) {
+      where.push('key >= ?');
+      args.push(prefix);
+      const upper = prefixUpperBound(prefix);
+      if (upper) {
+        where.push('key < ?');
+        args.push(upper);
+      }
+    }
+    if (opts.after !== undefined) {
+      where.push('key > ?');
+      args.push(Buffer.from(opts.after, 'utf8'));
+    }
+    if (opts.from !== undefined) {
+      where.push('key >= ?');
+      args.push(Buffer.from(opts.from, 'utf8'));
+    }
+    args.push(opts.limit);
+    const rows = this.q(`SELECT * FROM store_objects WHERE ${where.join(' AND ')} ORDER BY key LIMIT ?`).all(...args) as ObjectRow[];
+    return rows.map(toRecord);
+  }
+
+  async lastKeyWithPrefix(bucket: string, prefix: string): Promise<string | null> {
+    const lower = Buffer.from(prefix, 'utf8');
+    const upper = prefixUpperBound(lower);
+    const row = (
+      upper
+        ? this.q('SELECT key FROM store_objects WHERE bucket = ? AND key >= ? AND key < ? ORDER BY key DESC LIMIT 1').get(bucket, lower, upper)
+        : this.q('SELECT key FROM store_objects WHERE bucket = ? AND key >= ? ORDER BY key DESC LIMIT 1').get(bucket, lower)
+    ) as { key: Buffer } | undefined;
+    return row ? row.key.toString('utf8') : null;
+  }
+
+  async createUpload(bucket: string, u: UploadRecord): Promise<void> {
+    this.q(
+      `INSERT INTO store_uploads (upload_id, bucket, key, created, state, http_metadata, custom_metadata, storage_class, ssec_key_md5)
+       VALUES (?,?,?,?,?,?,?,?,?)`,
+    ).run(u.uploadId, bucket, u.key, u.created, UploadState[u.state], JSON.stringify(u.httpMetadata), JSON.stringify(u.customMetadata), u.storageClass, u.ssecKeyMd5);
+  }
+
+  private readUpload(bucket: string, uploadId: string): UploadRecord | null {
+    const row = this.q('SELECT * FROM store_uploads WHERE bucket = ? AND upload_id = ?').get(bucket, uploadId) as UploadRow | undefined;
+    return row ? toUpload(row) : null;
+  }
+
+  /** Aborts the upload in the current transaction when it is active but older than the limit. */
+  private expireIfDue(bucket: string, upload: UploadRecord, now: number, maxAgeMs: number): UploadRecord {
+    if (upload.state !== 'active' || upload.created > now - maxAgeMs) return upload;
+    this.abortActive(bucket, upload.uploadId, now);
+    return { ...upload, state: 'aborted' };
+  }
+
+  private abortActive(bucket: string, uploadId: string, now: number): void {
+    void bucket;
+    const parts = this.q('SELECT blob_id FROM store_parts WHERE upload_id = ?').all(uploadId) as { blob_id: string }[];
+    for (const p of parts) this.addGarbage(p.blob_id, now);
+    this.q('DELETE FROM store_parts WHERE upload_id = ?').run(uploadId);
+    this.q('UPDATE store_uploads SET state = ? WHERE upload_id = ?').run(UploadState.aborted, uploadId);
+  }
+
+  async getUpload(bucket: string, uploadId: string): Promise<UploadRecord | null> {
+    return this.readUpload(bucket, uploadId);
+  }
+
+  async putPart(bucket: string, uploadId: string, key: string, part: PartRecord, now: number, maxAgeMs: number): Promise<'ok' | 'no-upload'> {
+    return this.db
+      .transaction((): 'ok' | 'no-upload' => {
+        const found = this.readUpload(bucket, uploadId);
+        const upload = found && found.key === key ? this.expireIfDue(bucket, found, now, maxAgeMs) : null;
+        if (!upload || upload.state !== 'active') return 'no-upload';
+        const old = this.q('SELECT blob_id FROM store_parts WHERE upload_id = ? AND part_number = ?').get(uploadId, part.partNumber) as
+          | { blob_id: string }
+          | undefined;
+        if (old) this.addGarbage(old.blob_id, now);
+        this.q('INSERT OR REPLACE INTO store_parts (upload_id, part_number, size, etag, blob_id, iv) VALUES (?,?,?,?,?,?)').run(
+          uploadId,
+          part.partNumber,
+          part.size,
+          part.etag,
+          part.blobId,
+          part.iv,
+        );
+        return 'ok';
+      })
+      .immediate();
+  }
+
+  async listParts(bucket: string, uploadId: string): Promise<PartRecord[]> {
+    void bucket;
+    return (this.q('SELECT * FROM store_parts WHERE upload_id = ? ORDER BY part_number').all(uploadId) as PartRow[]).map(toPart);
+  }
+
+  async completeUpload(
+    bucket: string,
+    uploadId: string,
+    key: string,
+    now: number,
+    maxAgeMs: number,
+    build: (upload: UploadRecord | null, parts: PartRecord[]) => { record: ObjectRecord; used: number[] },
+  ): Promise<ObjectRecord> {
+    return this.db
+      .transaction((): ObjectRecord => {
+        const found = this.readUpload(bucket, uploadId);
+        const upload = found && found.key === key ? this.expireIfDue(bucket, found, now, maxAgeMs) : null;
+        const parts = upload && upload.state === 'active' ? (this.q('SELECT * FROM store_parts WHERE upload_id = ? ORDER BY part_number').all(uploadId) as PartRow[]).map(toPart) : [];
+        const { record, used } = build(upload, parts);
+        const keep = new Set(used);
+        for (const p of parts) {
+          if (keep.has(p.partNumber)) continue;
+          this.addGarbage(p.blobId, now);
+          this.q('DELETE FROM store_parts WHERE upload_id = ? AND part_number = ?').run(uploadId, p.partNumber);
+        }
+        const current = this.readObject(bucket, key);
+        if (current) this.discardBody(bucket, current, now);
+        this.writeObject(bucket, record);
+        this.q('UPDATE store_uploads SET state = ? WHERE upload_id = ?').run(UploadState.completed, uploadId);
+        return record;
+      })
+      .immediate();
+  }
+
+  async abortUpload(bucket: string, uploadId: string, key: string): Promise<UploadRecord | null> {
+    return this.db
+      .transaction((): UploadRecord | null => {
+        const upload = this.readUpload(bucket, uploadId);
+        if (!upload || upload.key !== key) return null;
+        if (upload.state === 'active') this.abortActive(bucket, uploadId, Date.now());
+        return upload;
+      })
+      .immediate();
+  }
+
+  async expireUploads(createdBefore: number): Promise<number> {
+    return this.db
+      .transaction((): number => {
+        const rows = this.q('SELECT upload_id, bucket FROM store_uploads WHERE state = 0 AND created < ?').all(createdBefore) as {
+          upload_id: string;
+          bucket: string;
+        }[];
+        for (const r of rows) this.abortActive(r.bucket, r.upload_id, Date.now());
+        return rows.length;
+      })
+      .immediate();
+  }
+
+  async takeGarbage(before: number, limit: number): Promise<string[]> {
+    return (this.q('SELECT blob_id FROM store_garbage WHERE since <= ? LIMIT ?').all(before, limit) as { blob_id: string }[]).map((r) => r.blob_id);
+  }
+
+  async dropGarbage(blobIds: string[]): Promise<void> {
+    const del = this.q('DELETE FROM store_garbage WHERE blob_id = ?');
+    this.db.transaction(() => {
+      for (const id of blobIds) del.run(id);
+    })();
+  }
+
+  async referencedBlobs(blobIds: string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    const inObjects = this.q('SELECT 1 FROM store_objects WHERE blob_id = ? LIMIT 1');
+    const inParts = this.q('SELECT 1 FROM store_parts WHERE blob_id = ? LIMIT 1');
+    const inGarbage = this.q('SELECT 1 FROM store_garbage WHERE blob_id = ?');
+    for (const id of blobIds) {
+      if (inObjects.get(id) || inParts.get(id) || inGarbage.get(id)) out.add(id);
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

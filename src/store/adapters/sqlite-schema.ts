@@ -1,0 +1,66 @@
+/**
+ * Schema of the embedded metadata store: one SQLite file `<dataDir>/buckets.sqlite` shared by every bucket
+ * (a `bucket` column) and every process that opens the folder (WAL journal, busy timeout).
+ * Keys are stored as BLOBs of their UTF-8 bytes, so `ORDER BY key` is UTF-8 byte order (reference §6.2).
+ */
+import type { Database } from 'better-sqlite3';
+
+/** Statements creating the tables; idempotent, safe to run from several processes at once. */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS store_objects (
+  bucket TEXT NOT NULL,
+  key BLOB NOT NULL,
+  version TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  etag TEXT NOT NULL,
+  uploaded INTEGER NOT NULL,
+  checksums TEXT NOT NULL,
+  http_metadata TEXT NOT NULL,
+  custom_metadata TEXT NOT NULL,
+  storage_class TEXT NOT NULL,
+  ssec TEXT,
+  inline_data BLOB,
+  blob_id TEXT,
+  upload_id TEXT,
+  PRIMARY KEY (bucket, key)
+);
+CREATE INDEX IF NOT EXISTS store_objects_blob ON store_objects(blob_id) WHERE blob_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS store_uploads (
+  upload_id TEXT PRIMARY KEY,
+  bucket TEXT NOT NULL,
+  key TEXT NOT NULL,
+  created INTEGER NOT NULL,
+  state INTEGER NOT NULL,
+  http_metadata TEXT NOT NULL,
+  custom_metadata TEXT NOT NULL,
+  storage_class TEXT NOT NULL,
+  ssec_key_md5 TEXT
+);
+CREATE INDEX IF NOT EXISTS store_uploads_active ON store_uploads(created) WHERE state = 0;
+CREATE TABLE IF NOT EXISTS store_parts (
+  upload_id TEXT NOT NULL,
+  part_number INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  etag TEXT NOT NULL,
+  blob_id TEXT NOT NULL,
+  iv TEXT,
+  PRIMARY KEY (upload_id, part_number)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS store_parts_blob ON store_parts(blob_id);
+CREATE TABLE IF NOT EXISTS store_garbage (
+  blob_id TEXT PRIMARY KEY,
+  since INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
+
+/** Sets the pragmas and creates the tables. */
+export function prepareDatabase(db: Database): void {
+  db.pragma('busy_timeout = 30000');
+  db.pragma('journal_mode = WAL');
+  // In WAL mode NORMAL survives a killed process (only power loss can drop the last commits).
+  db.pragma('synchronous = NORMAL');
+  db.transaction(() => db.exec(SCHEMA)).immediate();
+}
+
+/** Upload states as stored. */
+export const UploadState = { active: 0, completed: 1, aborted: 2 } as const;

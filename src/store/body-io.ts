@@ -1,0 +1,123 @@
+/**
+ * Moving object bytes between values and storage. Writes digest the plaintext while streaming, encrypt with
+ * SSE-C when asked, and either keep a small body inline in the metadata row or stream it into a new blob.
+ * Reads open every needed blob before returning (so a concurrent overwrite cannot delete them under the
+ * reader), then stream the requested range, decrypting with a counter positioned at the range start.
+ */
+import type { BlobHandle, BlobStore, BodyRef, MetadataStore, ObjectRecord } from './ports.js';
+import type { Digester } from './checksums.js';
+import { ctrAt, ctrDecipherAt } from './ssec.js';
+import { readSource, type ValueSource } from './value/input.js';
+import type { ResolvedRange } from './range.js';
+
+/** Bodies up to this size live inline in the metadata row. */
+export const INLINE_MAX = 64 * 1024;
+
+/** At most this many part blobs are opened up front for one read; later ones open as the read reaches them. */
+const EAGER_OPEN = 1000;
+
+/** Encryption of a body being written. */
+export interface WriteCipher {
+  key: Buffer;
+  iv: string;
+}
+
+async function* transform(src: ValueSource, digester: Digester, cipher: WriteCipher | undefined): AsyncGenerator<Uint8Array> {
+  const enc = cipher ? ctrAt(cipher.key, cipher.iv, 0) : undefined;
+  for await (const chunk of readSource(src)) {
+    digester.update(chunk);
+    yield enc ? enc.update(chunk) : chunk;
+  }
+}
+
+/** Stores the value's bytes: inline when small, else as a new blob. Returns the body reference. */
+export async function storeBody(
+  blobs: BlobStore,
+  src: ValueSource,
+  digester: Digester,
+  cipher: WriteCipher | undefined,
+  allowInline = true,
+): Promise<BodyRef> {
+  if (allowInline && src.length <= INLINE_MAX) {
+    const pieces: Uint8Array[] = [];
+    for await (const piece of transform(src, digester, cipher)) pieces.push(piece);
+    return { kind: 'inline', data: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces) };
+  }
+  return { kind: 'blob', blobId: await blobs.write(transform(src, digester, cipher)) };
+}
+
+/** One contiguous piece of a read: bytes [offset, offset+length) of a blob, with its cipher parameters. */
+interface Segment {
+  blobId: string;
+  offset: number;
+  length: number;
+  iv: string | null;
+}
+
+/** An opened body: the chunks of the range and a release function. */
+export interface OpenedBody {
+  chunks: AsyncIterator<Uint8Array>;
+  release: () => Promise<void>;
+}
+
+function decrypting(key: Buffer | undefined, iv: string | null, offset: number, source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  if (!key || !iv) return source;
+  const dec = ctrDecipherAt(key, iv, offset);
+  return (async function* () {
+    for await (const c of source) yield dec.update(c);
+  })();
+}
+
+/** Opens the bytes of `range` of a stored object. `key` is the SSE-C key when the object is encrypted. */
+export async function openBody(meta: MetadataStore, blobs: BlobStore, bucket: string, rec: ObjectRecord, range: ResolvedRange, key: Buffer | undefined): Promise<OpenedBody> {
+  const body = rec.body;
+  if (body.kind === 'inline') {
+    const slice = body.data.subarray(range.offset, range.offset + range.length);
+    const out = key && rec.ssec ? ctrDecipherAt(key, rec.ssec.iv, range.offset).update(slice) : Buffer.from(slice);
+    const it = (async function* () {
+      if (out.byteLength > 0) yield new Uint8Array(out);
+    })();
+    return { chunks: it, release: async () => undefined };
+  }
+  const segments: Segment[] = [];
+  if (body.kind === 'blob') {
+    segments.push({ blobId: body.blobId, offset: range.offset, length: range.length, iv: rec.ssec?.iv ?? null });
+  } else {
+    let pos = 0;
+    const end = range.offset + range.length;
+    for (const part of await meta.listParts(bucket, body.uploadId)) {
+      const start = pos;
+      pos += part.size;
+      if (pos <= range.offset || start >= end) continue;
+      const from = Math.max(range.offset, start) - start;
+      const to = Math.min(end, pos) - start;
+      segments.push({ blobId: part.blobId, offset: from, length: to - from, iv: part.iv });
+    }
+  }
+  const handles = new Map<number, BlobHandle>();
+  const closeAll = async (): Promise<void> => {
+    const all = [...handles.values()];
+    handles.clear();
+    await Promise.all(all.map((h) => h.close().catch(() => undefined)));
+  };
+  try {
+    for (let i = 0; i < Math.min(segments.length, EAGER_OPEN); i++) handles.set(i, await blobs.open(segments[i]!.blobId));
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+  const chunks = (async function* () {
+    for (let i = 0; i < segments.length; i++) {
+      const seg = segments[i]!;
+      const handle = handles.get(i) ?? (await blobs.open(seg.blobId));
+      handles.set(i, handle);
+      try {
+        yield* decrypting(key, seg.iv, seg.offset, handle.read(seg.offset, seg.length));
+      } finally {
+        handles.delete(i);
+        await handle.close();
+      }
+    }
+  })();
+  return { chunks, release: closeAll };
+}

@@ -1,0 +1,139 @@
+/**
+ * Checksums: the hash options of `put` (reference §2.2 messages, §5.2 BadDigest) and the `StoreChecksums`
+ * value (ArrayBuffer getters, `toJSON()` in lowercase hex).
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { fail } from './errors.js';
+import type { StoreChecksums, StoreStringChecksums } from './types.js';
+
+/** The supported algorithms, in the order the runtime checks them. */
+export const HASH_ALGORITHMS = [
+  { field: 'md5', bytes: 16, label: 'MD5', node: 'md5' },
+  { field: 'sha1', bytes: 20, label: 'SHA-1', node: 'sha1' },
+  { field: 'sha256', bytes: 32, label: 'SHA-256', node: 'sha256' },
+  { field: 'sha384', bytes: 48, label: 'SHA-384', node: 'sha384' },
+  { field: 'sha512', bytes: 64, label: 'SHA-512', node: 'sha512' },
+] as const;
+
+/** A checksum field name. */
+export type HashField = (typeof HASH_ALGORITHMS)[number]['field'];
+
+/** The one expected digest of a put. */
+export interface ExpectedHash {
+  field: HashField;
+  label: string;
+  node: string;
+  hex: string;
+}
+
+function bytesOf(value: ArrayBuffer | ArrayBufferView): Uint8Array {
+  return value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+}
+
+/** Validates the md5/sha* options: at most one, of the right length and form. */
+export function parseHashOptions(options: Record<string, unknown>): ExpectedHash | undefined {
+  let found: ExpectedHash | undefined;
+  for (const alg of HASH_ALGORITHMS) {
+    const value = options[alg.field];
+    if (value === undefined) continue;
+    if (found) throw new TypeError('You cannot specify multiple hashing algorithms.');
+    let hex: string;
+    if (typeof value === 'string') {
+      if (value.length !== alg.bytes * 2) throw new TypeError(`${alg.label} is ${alg.bytes * 2} hex characters, not ${value.length}`);
+      if (!/^[0-9a-fA-F]*$/.test(value)) throw new TypeError(`Provided ${alg.label} wasn't a valid hex string`);
+      hex = value.toLowerCase();
+    } else if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
+      const bytes = bytesOf(value);
+      if (bytes.byteLength !== alg.bytes) throw new TypeError(`${alg.label} is ${alg.bytes} bytes, not ${bytes.byteLength}`);
+      hex = Buffer.from(bytes).toString('hex');
+    } else {
+      throw new TypeError(`Incorrect type for the '${alg.field}' field on 'PutOptions': the provided value is not of type 'JsBufferSource or string'.`);
+    }
+    found = { field: alg.field, label: alg.label, node: alg.node, hex };
+  }
+  return found;
+}
+
+/** Throws BadDigest (10037) when the received digest differs from the expected one. */
+export function verifyHash(expected: ExpectedHash, actualHex: string): void {
+  if (expected.hex === actualHex) return;
+  fail(
+    'BadDigest',
+    `The ${expected.label} checksum you specified did not match what we received.\n` +
+      `You provided a ${expected.label} checksum with value: ${expected.hex}\n` +
+      `Actual ${expected.label} was: ${actualHex}`,
+  );
+}
+
+/** Digests computed while a body streams through. */
+export class Digester {
+  private readonly md5: Hash = createHash('md5');
+  private readonly extra: Hash | undefined;
+
+  constructor(readonly expected: ExpectedHash | undefined) {
+    this.extra = expected && expected.field !== 'md5' ? createHash(expected.node) : undefined;
+  }
+
+  /** Feeds bytes. */
+  update(chunk: Uint8Array): void {
+    this.md5.update(chunk);
+    this.extra?.update(chunk);
+  }
+
+  /** Finishes, verifies the expected digest, and returns the checksums to store (hex). */
+  finish(): Record<string, string> {
+    const md5 = this.md5.digest('hex');
+    const out: Record<string, string> = { md5 };
+    if (this.expected) {
+      const actual = this.extra ? this.extra.digest('hex') : md5;
+      verifyHash(this.expected, actual);
+      out[this.expected.field] = actual;
+    }
+    return out;
+  }
+}
+
+/** The `checksums` value of an object. */
+export class Checksums implements StoreChecksums {
+  readonly #hex: Record<string, string>;
+  readonly #cache = new Map<string, ArrayBuffer>();
+
+  constructor(hex: Record<string, string>) {
+    this.#hex = hex;
+  }
+
+  #get(field: HashField): ArrayBuffer | undefined {
+    const hex = this.#hex[field];
+    if (hex === undefined) return undefined;
+    let buf = this.#cache.get(field);
+    if (!buf) {
+      const bytes = Buffer.from(hex, 'hex');
+      buf = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+      this.#cache.set(field, buf);
+    }
+    return buf;
+  }
+
+  get md5(): ArrayBuffer | undefined {
+    return this.#get('md5');
+  }
+  get sha1(): ArrayBuffer | undefined {
+    return this.#get('sha1');
+  }
+  get sha256(): ArrayBuffer | undefined {
+    return this.#get('sha256');
+  }
+  get sha384(): ArrayBuffer | undefined {
+    return this.#get('sha384');
+  }
+  get sha512(): ArrayBuffer | undefined {
+    return this.#get('sha512');
+  }
+
+  /** Present checksums in lowercase hex. */
+  toJSON(): StoreStringChecksums {
+    const out: StoreStringChecksums = {};
+    for (const { field } of HASH_ALGORITHMS) if (this.#hex[field] !== undefined) out[field] = this.#hex[field];
+    return out;
+  }
+}

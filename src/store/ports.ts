@@ -1,0 +1,142 @@
+/**
+ * Ports of the bucket store: where object metadata and object bodies live. Every adapter passes the shared
+ * contract suite in test/store/contract/. Invariants an adapter must keep:
+ *  - `putObject`, `deleteObjects`, `completeUpload` are atomic: the `check`/`validate` callback sees the row
+ *    that the write replaces, and no other writer (in any process) commits in between.
+ *  - a blob id that a committed row no longer references is handed to the garbage list in the same
+ *    transaction, so it is deleted later even after a crash.
+ */
+
+/** Where an object's bytes live: inline in the row, one blob, or the parts of a completed upload. */
+export type BodyRef =
+  | { kind: 'inline'; data: Uint8Array }
+  | { kind: 'blob'; blobId: string }
+  | { kind: 'parts'; uploadId: string };
+
+/** Encryption parameters of an SSE-C body (AES-256-CTR). */
+export interface SsecInfo {
+  /** Lowercase hex MD5 of the key. */
+  keyMd5: string;
+  /** 16-byte initial counter block, hex. */
+  iv: string;
+}
+
+/** One stored object version. */
+export interface ObjectRecord {
+  key: string;
+  version: string;
+  size: number;
+  etag: string;
+  /** Upload time, epoch ms. */
+  uploaded: number;
+  /** Lowercase hex checksums (md5 for single puts, plus any verified extra hash). */
+  checksums: Record<string, string>;
+  httpMetadata: Record<string, string | number>;
+  customMetadata: Record<string, string>;
+  storageClass: string;
+  ssec: SsecInfo | null;
+  body: BodyRef;
+}
+
+/** A multipart upload's row. */
+export interface UploadRecord {
+  uploadId: string;
+  key: string;
+  /** Creation time, epoch ms. */
+  created: number;
+  state: 'active' | 'completed' | 'aborted';
+  httpMetadata: Record<string, string | number>;
+  customMetadata: Record<string, string>;
+  storageClass: string;
+  /** Hex MD5 of the SSE-C key the upload was created with. */
+  ssecKeyMd5: string | null;
+}
+
+/** One uploaded part. */
+export interface PartRecord {
+  partNumber: number;
+  size: number;
+  /** Lowercase hex MD5 of the plaintext part; also its etag. */
+  etag: string;
+  blobId: string;
+  /** SSE-C counter block of this part, hex. */
+  iv: string | null;
+}
+
+/** Options of a list scan. Keys compare as UTF-8 bytes. */
+export interface ScanOptions {
+  prefix: string;
+  /** Return keys strictly greater than this (already combined with the cursor). */
+  after?: string | undefined;
+  /** Return keys greater than or equal to this. */
+  from?: string | undefined;
+  limit: number;
+}
+
+/** Outcome of a conditional write. */
+export type SwapResult = { ok: true; replaced: ObjectRecord | null } | { ok: false; current: ObjectRecord | null };
+
+/** Object and multipart metadata. */
+export interface MetadataStore {
+  getObject(bucket: string, key: string): Promise<ObjectRecord | null>;
+  /** Writes `record` iff `check(current)` returns true, in one atomic step. */
+  putObject(bucket: string, record: ObjectRecord, check: (current: ObjectRecord | null) => boolean): Promise<SwapResult>;
+  /** Deletes the keys (missing ones ignored) in one transaction. */
+  deleteObjects(bucket: string, keys: string[]): Promise<void>;
+  /** Objects in UTF-8 byte order of key. */
+  scanObjects(bucket: string, opts: ScanOptions): Promise<ObjectRecord[]>;
+  /** The greatest key that starts with `prefix` (used to skip a delimited group). */
+  lastKeyWithPrefix(bucket: string, prefix: string): Promise<string | null>;
+
+  createUpload(bucket: string, upload: UploadRecord): Promise<void>;
+  getUpload(bucket: string, uploadId: string): Promise<UploadRecord | null>;
+  /** Stores a part if the upload is active for that key; the replaced part's blob goes to garbage. */
+  putPart(bucket: string, uploadId: string, key: string, part: PartRecord, now: number, maxAgeMs: number): Promise<'ok' | 'no-upload'>;
+  /** The parts of an upload, by part number. */
+  listParts(bucket: string, uploadId: string): Promise<PartRecord[]>;
+  /**
+   * Completes an upload atomically: loads the upload and its parts, calls `build` (which validates and may
+   * throw), stores the object, marks the upload completed and discards parts not used.
+   */
+  completeUpload(
+    bucket: string,
+    uploadId: string,
+    key: string,
+    now: number,
+    maxAgeMs: number,
+    build: (upload: UploadRecord | null, parts: PartRecord[]) => { record: ObjectRecord; used: number[] },
+  ): Promise<ObjectRecord>;
+  /** Marks an active upload aborted and discards its parts. Returns the upload as it was (null if unknown). */
+  abortUpload(bucket: string, uploadId: string, key: string): Promise<UploadRecord | null>;
+  /** Aborts every active upload created before `createdBefore`; returns how many. */
+  expireUploads(createdBefore: number): Promise<number>;
+
+  /** Blob ids waiting for deletion since before `before`. */
+  takeGarbage(before: number, limit: number): Promise<string[]>;
+  /** Forgets garbage entries once their blobs are deleted. */
+  dropGarbage(blobIds: string[]): Promise<void>;
+  /** The subset of `blobIds` still referenced by an object, a part or the garbage list. */
+  referencedBlobs(blobIds: string[]): Promise<Set<string>>;
+  close(): Promise<void>;
+}
+
+/** A blob opened for reading; reads stay valid even if the blob is deleted meanwhile. */
+export interface BlobHandle {
+  readonly size: number;
+  /** Streams `length` bytes from `offset`. */
+  read(offset: number, length: number): AsyncIterable<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/** Immutable bodies with unguessable ids. */
+export interface BlobStore {
+  /** Writes the bytes durably and returns the new blob's id. Nothing is visible under the id before it resolves. */
+  write(source: AsyncIterable<Uint8Array>): Promise<string>;
+  open(blobId: string): Promise<BlobHandle>;
+  /** Deletes a blob; a missing blob is not an error. */
+  delete(blobId: string): Promise<void>;
+  /** Every stored blob with its creation time (epoch ms), for the orphan sweep. */
+  list(): AsyncIterable<{ blobId: string; created: number }>;
+  /** Removes leftovers of interrupted writes older than `before`. Returns how many. */
+  sweepIncomplete(before: number): Promise<number>;
+}
