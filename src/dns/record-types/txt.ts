@@ -1,8 +1,8 @@
 /**
- * TXT: one or more RFC 1035 character-strings. Quoted content must be a clean run of quoted strings
- * (anything else is inconsistent quoting); unquoted content becomes one string, quotes added, inner `"` and
- * `\` escaped. Strings over 255 bytes are split into 255-byte strings; the text may total 2048 characters
- * (reference §4.2, §11). Stored form: each string quoted, one space between (see `../record.ts`).
+ * TXT: one or more RFC 1035 character-strings. Content starting with `"` must be a clean run of quoted
+ * strings (anything else is inconsistent quoting); other content becomes one string, quotes added, inner
+ * `"` and `\` escaped (an odd number of inner quotes is unbalanced and refused). Strings over 255 bytes
+ * are split into 255-byte strings; the text may total 2048 characters (reference §4.2, §11). Stored form: each string quoted, one space between (see `../record.ts`).
  */
 import { bytesToText, formatCharString, parseQuotedStrings, splitBytes, unescapeBytes, utf8 } from './charstring.js';
 import { contentString } from './content.js';
@@ -15,10 +15,13 @@ export const TXT_MAX_CHARACTERS = 2048;
 /** The character-strings of TXT content (see the module comment), or a quoting problem. */
 export function txtStrings(content: string): { ok: true; strings: Uint8Array[] } | { ok: false; problem: string } {
   const trimmed = content.trim();
-  if (trimmed.startsWith('"') || trimmed.endsWith('"')) {
+  if (trimmed.startsWith('"')) {
     const parsed = parseQuotedStrings(trimmed);
     if (!parsed.ok) return { ok: false, problem: `inconsistent quotes (${parsed.problem}); quote every string, or send the text without outer quotes` };
     return parsed;
+  }
+  if ((content.match(/"/g)?.length ?? 0) % 2 === 1) {
+    return { ok: false, problem: 'inconsistent quotes (an odd number of quotes in unquoted text); quote every string, or balance the quotes' };
   }
   return { ok: true, strings: [utf8(content)] };
 }
