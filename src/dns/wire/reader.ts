@@ -1,6 +1,7 @@
 /**
  * A bounds-checked reader of DNS messages. Every read past the end throws {@link WireError}; name
- * decompression only follows pointers backwards (to an earlier offset), which rules out loops, and stops at
+ * decompression only follows pointers to offsets before the start of the labels read since the last jump (strictly
+ * decreasing targets), which rules out loops, and stops at
  * 255 bytes of name (RFC 1035 §3.1).
  */
 
@@ -59,6 +60,7 @@ export class Reader {
     let pos = this.pos;
     let jumped = false;
     let total = 1;
+    let segmentStart = pos;
     const buf = this.buf;
     for (;;) {
       if (pos >= buf.length) throw new WireError('name runs past the end');
@@ -72,9 +74,10 @@ export class Reader {
         if (pos + 1 >= buf.length) throw new WireError('pointer runs past the end');
         const target = ((len & 0x3f) << 8) | buf[pos + 1]!;
         if (!jumped) this.pos = pos + 2;
-        if (target >= pos) throw new WireError('compression pointer does not point backwards');
+        if (target >= segmentStart) throw new WireError('compression pointer does not point backwards');
         jumped = true;
         pos = target;
+        segmentStart = target;
         continue;
       }
       if (kind !== 0) throw new WireError('unknown label type');
