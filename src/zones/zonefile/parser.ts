@@ -125,7 +125,7 @@ function ttlClassType(entry: ZoneEntry, tokens: string[], at: number, state: Sta
   let i = at;
   for (; i < tokens.length && i < at + 2; i++) {
     const tok = tokens[i]!;
-    const asTtl = ttl === null ? parseTtl(tok) : undefined;
+    const asTtl: number | undefined = ttl === null ? parseTtl(tok) : undefined;
     if (asTtl !== undefined) { ttl = asTtl; continue; }
     if (!sawClass && CLASSES.has(tok.toUpperCase())) {
       if (tok.toUpperCase() !== 'IN') throw lineError(entry.line, `class ${tok} is not supported: only IN`);
