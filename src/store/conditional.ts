@@ -62,7 +62,7 @@ export function parseEtagHeader(header: string): EtagMatch[] {
       if (!rest.startsWith('W/"')) throw new Error('Weak etags must start with W/ and their value must be quoted');
       const end = rest.indexOf('"', 3);
       if (end < 0) throw new Error('Unclosed double quote for Etag');
-      out.push({ type: 'weak', value: rest.slice(3, end) });
+      if (end > 3) out.push({ type: 'weak', value: rest.slice(3, end) });
       rest = rest.slice(end + 1);
       needComma = true;
       continue;
@@ -72,7 +72,8 @@ export function parseEtagHeader(header: string): EtagMatch[] {
         throw new Error(`${COMMA_EXPECTED}Encountered a double quote character '"' instead. This would otherwise indicate the start of a new strong etag.`);
       const end = rest.indexOf('"', 1);
       if (end < 0) throw new Error('Unclosed double quote for Etag');
-      out.push({ type: 'strong', value: rest.slice(1, end) });
+      // An empty quoted etag is dropped, so `""` alone is an empty (invalid) list.
+      if (end > 1) out.push({ type: 'strong', value: rest.slice(1, end) });
       rest = rest.slice(end + 1);
       needComma = true;
       continue;
