@@ -6,6 +6,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { createApiApp } from './api/app.js';
+import { httpServerOptions } from './api/middleware/deprecation-framing.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import { ZoneChangeFeed } from './zones/change-feed.js';
@@ -44,7 +45,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
 
   const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: config.http.host, port: config.http.port }, () => resolve(s));
+    const s = serve({ fetch: app.fetch, hostname: config.http.host, port: config.http.port, serverOptions: httpServerOptions }, () => resolve(s));
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -16,6 +16,7 @@ import { RecordsService } from '../zones/records-service.js';
 import { accountRoutes } from './routes/accounts.js';
 import { zoneRoutes } from './routes/zones.js';
 import { dnsRecordRoutes } from './routes/dns-records.js';
+import { registerLifecycleRoutes } from './routes/lifecycle.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -36,6 +37,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     c.set('services', services);
     await next();
   });
+  registerLifecycleRoutes(api, deps); // before auth: /deprecations is public; lifecycle routes authenticate themselves
   api.use('*', authMiddleware(deps.db));
 
   api.route('/', accountRoutes(deps.db));

@@ -1,50 +1,49 @@
 /**
- * The deprecation schedule as data: one entry per row of the contract's Versioning table, evaluated at a
- * request's api date. Code asks `phaseAt(id, apiDate)` instead of comparing dates itself.
+ * The deprecation schedule as data: one entry per row of the contract's Versioning table (the rows live in
+ * `schedule-data.ts`), evaluated at a request's api date. Code asks `phaseAt(id, apiDate)` instead of
+ * comparing dates itself.
  *
- * OWNER: the lifecycle work (it completes the table; the entries below are the ones other code already uses).
+ * Phases: `active` before the row's date; `deprecated` from its date while the old form is still served;
+ * `removed` from its removal date (rows whose change is itself a removal — response fields, error shape,
+ * TE+CL — have `removal === date` and go straight from active to removed).
  */
+import { SCHEDULE_ROWS } from './schedule-data.js';
+import type { Phase, ScheduleEntry } from './schedule-types.js';
 
-/** One scheduled change. */
-export interface ScheduleEntry {
-  id: string;
-  /** Release date of the change (YYYY-MM-DD). */
-  date: string;
-  /** What the change is. */
-  change: string;
-  /** What replaces it, or the rule from then on. */
-  replacement: string;
-  /** Date from which the old form is gone, when known; otherwise the change takes effect on `date`. */
-  removal?: string;
-}
+export type { Phase, ScheduleEntry, ScheduledRoute, SchedulePart } from './schedule-types.js';
 
-/** Where an entry stands at a date: before its date, deprecated (still served), or removed. */
-export type Phase = 'active' | 'deprecated' | 'removed';
+/** Every row of the schedule, newest first. */
+export const SCHEDULE: readonly ScheduleEntry[] = SCHEDULE_ROWS;
 
-/** The entries other modules depend on by id. */
-export const SCHEDULE: readonly ScheduleEntry[] = [
-  { id: 'dns-records-zone-fields', date: '2024-11-30', change: 'zone_id and zone_name removed from DNS record responses', replacement: 'zone name from GET /zones/:zone_id', removal: '2024-11-30' },
-  { id: 'dns-records-error-chain', date: '2024-10-01', change: 'error_chain omitted in DNS record creation errors', replacement: 'root cause returned directly', removal: '2024-10-01' },
-  { id: 'dns-records-locked', date: '2024-07-14', change: 'locked omitted from DNS record responses', replacement: 'field still ignored when received', removal: '2024-07-14' },
-  { id: 'srv-data-fields', date: '2024-05-31', change: 'SRV data.service, data.proto, data.name deprecated', replacement: 'top-level name', removal: '2024-05-31' },
-];
+const BY_ID = new Map(SCHEDULE.map((e) => [e.id, e]));
 
 /** The entry with the given id (throws for an unknown id: a programming error). */
 export function entry(id: string): ScheduleEntry {
-  const found = SCHEDULE.find((e) => e.id === id);
+  const found = BY_ID.get(id);
   if (!found) throw new Error(`unknown schedule entry ${id}`);
   return found;
 }
 
-/** The phase of an entry at an api date. */
-export function phaseAt(id: string, apiDate: string): Phase {
+/** The removal date of an entry, or of one of its parts. */
+export function removalDate(e: ScheduleEntry, part?: string): string | undefined {
+  if (part !== undefined) {
+    const p = e.parts?.[part];
+    if (!p) throw new Error(`unknown part ${part} of schedule entry ${e.id}`);
+    return p.removal;
+  }
+  return e.removal;
+}
+
+/** The phase of an entry (or of one of its parts) at an api date. Pure. */
+export function phaseAt(id: string, apiDate: string, part?: string): Phase {
   const e = entry(id);
-  if (e.removal !== undefined && apiDate >= e.removal) return 'removed';
+  const removal = removalDate(e, part);
+  if (removal !== undefined && apiDate >= removal) return 'removed';
   if (apiDate >= e.date) return 'deprecated';
   return 'active';
 }
 
-/** True when the old behaviour of an entry still applies at the api date. */
-export function oldBehaviourApplies(id: string, apiDate: string): boolean {
-  return phaseAt(id, apiDate) !== 'removed';
+/** True when the old behaviour of an entry (or part) still applies at the api date. */
+export function oldBehaviourApplies(id: string, apiDate: string, part?: string): boolean {
+  return phaseAt(id, apiDate, part) !== 'removed';
 }

@@ -1,0 +1,73 @@
+/**
+ * DNS settings: `GET/PATCH /zones/:zone_id/dns_settings` (full reference §7.1 shape, nested partial PATCH),
+ * the deprecated dedicated endpoints `GET/PATCH /zones/:zone_id/dns_settings/use_apex_ns|secondary_overrides`
+ * (legacy `{id, value, editable, modified_on}` shape, projections of `multi_provider` and
+ * `secondary_overrides`), and `GET/PATCH /accounts/:account_id/dns_settings` (`enforce_dns_only`,
+ * `zone_defaults`). Invalid values: 400 + 1105 naming each field.
+ */
+import { Hono, type Context } from 'hono';
+import type { ApiEnv } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+import { authMiddleware } from '../auth.js';
+import { requireZone } from '../zone-access.js';
+import { readJson } from '../body.js';
+import { ok } from '../respond.js';
+import { AppError } from '../../shared/errors.js';
+import { SettingsStore, zoneSettingsState, type ZoneSettingsState } from '../../settings/settings-store.js';
+import { patchAccountDnsSettings, patchZoneDnsSettings, readAccountDnsSettings, readZoneDnsSettings } from '../../settings/dns-settings.js';
+import { LEGACY_DNS_ENDPOINTS, legacyBooleanValue } from '../../settings/legacy.js';
+
+/** The account of the path, when the caller may act on it; 7003 otherwise. */
+export function requireAccount(c: Context<ApiEnv>): string {
+  const id = c.req.param('account_id') ?? '';
+  if (!c.get('user').accountIds.includes(id)) {
+    throw new AppError(7003, `Could not route to ${c.req.path}, perhaps your object identifier is invalid?`, 404);
+  }
+  return id;
+}
+
+/** Routes of zone and account DNS settings. */
+export function dnsSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const store = new SettingsStore(deps.db, deps.changeFeed);
+  const auth = authMiddleware(deps.db);
+  const full = (s: ZoneSettingsState) => readZoneDnsSettings(s.dns, s.nameServers);
+
+  app.get('/zones/:zone_id/dns_settings', auth, async (c) => {
+    return ok(c, full(zoneSettingsState(await requireZone(c, c.req.param('zone_id')))));
+  });
+
+  app.patch('/zones/:zone_id/dns_settings', auth, async (c) => {
+    const zone = await requireZone(c, c.req.param('zone_id'));
+    const body = await readJson(c);
+    patchZoneDnsSettings(full(zoneSettingsState(zone)), body); // validate before taking the write lock
+    const state = await store.updateZone(zone.id, (s) => ({ dns: patchZoneDnsSettings(full(s), body) }));
+    return ok(c, full(state));
+  });
+
+  for (const [id, field] of Object.entries(LEGACY_DNS_ENDPOINTS)) {
+    const legacyView = (s: ZoneSettingsState) => ({ id, value: full(s)[field] === true, editable: true, modified_on: null });
+    app.get(`/zones/:zone_id/dns_settings/${id}`, auth, async (c) => {
+      return ok(c, legacyView(zoneSettingsState(await requireZone(c, c.req.param('zone_id')))));
+    });
+    app.patch(`/zones/:zone_id/dns_settings/${id}`, auth, async (c) => {
+      const zone = await requireZone(c, c.req.param('zone_id'));
+      const value = legacyBooleanValue(id, await readJson(c));
+      const state = await store.updateZone(zone.id, (s) => ({ dns: { ...full(s), [field]: value } }));
+      return ok(c, legacyView(state));
+    });
+  }
+
+  app.get('/accounts/:account_id/dns_settings', auth, async (c) => {
+    return ok(c, readAccountDnsSettings(await store.readAccount(requireAccount(c))));
+  });
+
+  app.patch('/accounts/:account_id/dns_settings', auth, async (c) => {
+    const accountId = requireAccount(c);
+    const body = await readJson(c);
+    patchAccountDnsSettings(readAccountDnsSettings(await store.readAccount(accountId)), body);
+    const next = await store.updateAccount(accountId, (settings) => ({ ...settings, dns_settings: patchAccountDnsSettings(readAccountDnsSettings(settings), body) }));
+    return ok(c, readAccountDnsSettings(next));
+  });
+  return app;
+}
