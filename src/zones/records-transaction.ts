@@ -1,0 +1,178 @@
+/**
+ * Record writes inside one database transaction: the single operations of the records service, batches
+ * and zone-file imports all go through {@link RecordsTransaction}, so every path applies the same
+ * validation, conflict rules, quota and timestamps.
+ *
+ * Invariants: the transaction is opened by `RecordsService.transaction`, whose first statement bumps the
+ * zone's serial once (taking SQLite's write lock / PostgreSQL's zone row lock before any check runs); each
+ * operation sees the effects of the ones before it; the zone's record count is adjusted once at the end
+ * ({@link finish}); nothing is published here (the service tells the change feed after commit).
+ */
+import { sql, type Kysely } from 'kysely';
+import type { PlanLimits } from '../config/config.js';
+import type { Database } from '../db/schema.js';
+import type { DnsRecord } from '../dns/record.js';
+import { AppError } from '../shared/errors.js';
+import { isoTimestamp, type Clock } from '../shared/clock.js';
+import { isId, newId } from '../shared/ids.js';
+import { validateRecordBody, type RecordDraft } from './record-body.js';
+import type { RecordWarning } from './record-name.js';
+import { checkNameConflicts, checkProxiedCname } from './record-rules.js';
+import { RECORD_META, recordToRow, rowToRecord } from './record-rows.js';
+
+/** The zone a record operation acts on (already checked to belong to the caller). */
+export interface ZoneRef {
+  id: string;
+  name: string;
+}
+
+/** Per-request facts record validation depends on. */
+export interface RecordRequestContext {
+  apiDate: string;
+  /** Warnings to report in the envelope's `messages`. */
+  warnings: RecordWarning[];
+}
+
+/** What a transaction needs besides the database handle. */
+export interface RecordsTransactionDeps {
+  clock: Clock;
+  plan: PlanLimits;
+  serviceRanges: readonly string[];
+}
+
+/** The error for an unknown record id. */
+export function recordNotFound(): AppError {
+  return new AppError(81044, 'Record does not exist.', 404);
+}
+
+/** Keys of a body that never reach validation (ignored at any api date). */
+const IGNORED_KEYS = ['zone_id', 'zone_name', 'locked', 'id', 'meta', 'proxiable', 'created_on', 'modified_on', 'comment_modified_on', 'tags_modified_on'];
+
+/** Record operations sharing one open transaction. */
+export class RecordsTransaction {
+  private countDelta = 0;
+  /** True once any record was written. */
+  changed = false;
+
+  constructor(
+    /** The open transaction (plain reads may pass the database itself). */
+    private readonly trx: Kysely<Database>,
+    private readonly zone: ZoneRef,
+    private readonly deps: RecordsTransactionDeps,
+    private readonly startCount: number,
+  ) {}
+
+  /** Validates a body (full or merged) against the zone. */
+  validate(body: Record<string, unknown>, ctx: RecordRequestContext): RecordDraft {
+    const clean = { ...body };
+    for (const key of IGNORED_KEYS) delete clean[key];
+    return validateRecordBody(clean, { zoneName: this.zone.name, apiDate: ctx.apiDate, serviceRanges: this.deps.serviceRanges, plan: this.deps.plan }, ctx.warnings);
+  }
+
+  /** Creates a record from a body. */
+  async create(body: Record<string, unknown>, ctx: RecordRequestContext): Promise<DnsRecord> {
+    return (await this.createDraft(this.validate(body, ctx), false))!;
+  }
+
+  /** Creates a validated record; with `skipIdentical`, returns null (and writes nothing) when an identical record exists. */
+  async createDraft(draft: RecordDraft, skipIdentical: boolean): Promise<DnsRecord | null> {
+    const atName = await this.recordsAt(draft.name);
+    if (skipIdentical && atName.some((r) => r.type === draft.type && r.content.toLowerCase() === draft.content.toLowerCase() && (r.priority ?? null) === (draft.priority ?? null))) return null;
+    if (this.startCount + this.countDelta + 1 > this.deps.plan.recordsPerZone) throw new AppError(81045, 'Record quota exceeded.');
+    await this.checkRules(draft, atName, null);
+    const now = isoTimestamp(this.deps.clock.now());
+    const record: DnsRecord = {
+      id: newId(), zoneId: this.zone.id, ...draft, meta: { ...RECORD_META },
+      createdOn: now, modifiedOn: now,
+      commentModifiedOn: draft.comment !== null ? now : null,
+      tagsModifiedOn: draft.tags.length > 0 ? now : null,
+    };
+    await this.trx.insertInto('dns_records').values(recordToRow(record)).execute();
+    this.countDelta++;
+    this.changed = true;
+    return record;
+  }
+
+  /** One record of the zone; 81044 when unknown. */
+  async get(id: string): Promise<DnsRecord> {
+    if (!isId(id)) throw recordNotFound();
+    const row = await this.trx.selectFrom('dns_records').selectAll().where('zone_id', '=', this.zone.id).where('id', '=', id).executeTakeFirst();
+    if (!row) throw recordNotFound();
+    return rowToRecord(row);
+  }
+
+  /** PUT: the body replaces the record; omitted fields take their defaults. */
+  async overwrite(id: string, body: Record<string, unknown>, ctx: RecordRequestContext): Promise<DnsRecord> {
+    const current = await this.get(id);
+    return this.replace(current, this.validate(body, ctx));
+  }
+
+  /** PATCH: only the fields given change; the result is validated as a whole. */
+  async patch(id: string, body: Record<string, unknown>, ctx: RecordRequestContext): Promise<DnsRecord> {
+    const current = await this.get(id);
+    return this.replace(current, this.validate(mergePatch(current, body), ctx));
+  }
+
+  /** Deletes a record; returns it as it was; 81044 when unknown. */
+  async delete(id: string): Promise<DnsRecord> {
+    const current = await this.get(id);
+    await this.trx.deleteFrom('dns_records').where('zone_id', '=', this.zone.id).where('id', '=', id).execute();
+    this.countDelta--;
+    this.changed = true;
+    return current;
+  }
+
+  /** Writes the zone's record count; call once, last. */
+  async finish(): Promise<void> {
+    if (this.countDelta === 0) return;
+    await this.trx.updateTable('zones').set({ record_count: sql<number>`record_count + ${this.countDelta}` }).where('id', '=', this.zone.id).execute();
+  }
+
+  /** Writes a new version of a record (the checks see the record as removed). */
+  private async replace(current: DnsRecord, draft: RecordDraft): Promise<DnsRecord> {
+    const now = isoTimestamp(this.deps.clock.now());
+    await this.checkRules(draft, await this.recordsAt(draft.name), current.id);
+    const commentChanged = draft.comment !== current.comment;
+    const tagsChanged = JSON.stringify(draft.tags) !== JSON.stringify(current.tags);
+    const saved: DnsRecord = {
+      ...current, ...draft, modifiedOn: now,
+      commentModifiedOn: draft.comment === null ? null : commentChanged ? now : current.commentModifiedOn ?? now,
+      tagsModifiedOn: draft.tags.length === 0 ? null : tagsChanged ? now : current.tagsModifiedOn ?? now,
+    };
+    const { id: _id, zone_id: _zone, created_on: _created, ...row } = recordToRow(saved);
+    await this.trx.updateTable('dns_records').set(row).where('id', '=', current.id).execute();
+    this.changed = true;
+    return saved;
+  }
+
+  private recordsAt(name: string): Promise<{ id: string; type: string; content: string; priority: number | null }[]> {
+    return this.trx.selectFrom('dns_records').select(['id', 'type', 'content', 'priority'])
+      .where('zone_id', '=', this.zone.id).where('name', '=', name).execute();
+  }
+
+  private async checkRules(draft: RecordDraft, atName: { id: string; type: string; content: string; priority: number | null }[], selfId: string | null): Promise<void> {
+    checkNameConflicts(draft, atName.filter((r) => r.id !== selfId), this.zone.name);
+    await checkProxiedCname(draft, this.zone.name, (name) => this.trx.selectFrom('dns_records').select(['type', 'content'])
+      .where('zone_id', '=', this.zone.id).where('name', '=', name).where('id', '!=', selfId ?? '').execute());
+  }
+}
+
+/** The full body a PATCH stands for: the stored record with the given fields on top. */
+export function mergePatch(current: DnsRecord, body: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = {
+    type: current.type, name: current.name, ttl: current.ttl, proxied: current.proxied,
+    comment: current.comment, tags: current.tags, settings: current.settings,
+    ...(current.data !== null ? { data: current.data } : { content: current.content }),
+    ...(current.priority !== null ? { priority: current.priority } : {}),
+  };
+  const given = { ...body };
+  for (const key of IGNORED_KEYS) delete given[key];
+  // A new `data` replaces the old one (content is derived from it); a new `content` of a data type is ignored.
+  if (given.type !== undefined && given.type !== current.type) { delete merged.data; delete merged.content; delete merged.priority; }
+  else if (isObject(given.data) && isObject(merged.data)) given.data = { ...merged.data, ...given.data };
+  return { ...merged, ...given };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
