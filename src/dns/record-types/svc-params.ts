@@ -50,23 +50,23 @@ export function svcKeyName(key: number): string {
   return SVC_KEY_NAMES[key] ?? `key${key}`;
 }
 
-/** Splits the raw (still escaped) value at commas not escaped by a backslash, unescaping each item. */
+/**
+ * A value-list (RFC 9460 Appendix A.1): the raw value is decoded as a char-string first, then split at
+ * commas, where `\,` and `\\` in the decoded text stand for a literal comma and backslash.
+ */
 function splitList(raw: string): string[] | undefined {
+  const bytes = unescapeBytes(raw);
+  if (!bytes) return undefined;
+  const text = new TextDecoder().decode(bytes);
   const items: string[] = [];
   let cur = '';
-  for (let i = 0; i < raw.length; i++) {
-    if (raw[i] === '\\' && i + 1 < raw.length) { cur += raw[i]! + raw[i + 1]!; i++; continue; }
-    if (raw[i] === ',') { items.push(cur); cur = ''; continue; }
-    cur += raw[i];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '\\' && i + 1 < text.length) { cur += text[i + 1]; i++; continue; }
+    if (text[i] === ',') { items.push(cur); cur = ''; continue; }
+    cur += text[i];
   }
   items.push(cur);
-  const out: string[] = [];
-  for (const item of items) {
-    const bytes = unescapeBytes(item);
-    if (!bytes || bytes.length === 0) return undefined;
-    out.push(new TextDecoder().decode(bytes));
-  }
-  return out;
+  return items.some((item) => item === '') ? undefined : items;
 }
 
 const u16 = (n: number) => Uint8Array.of(n >> 8, n & 0xff);
@@ -176,12 +176,12 @@ export function parseSvcParams(value: string): SvcParse {
   return { ok: true, params };
 }
 
-/** Escapes a list item or text for inside a quoted value (`,` too when `commas`). */
-function esc(s: string, commas: boolean): string {
+/** Escapes text for inside a quoted value. */
+function esc(s: string): string {
   let out = '';
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
-    if (ch === '"' || ch === '\\' || (commas && ch === ',')) out += `\\${ch}`;
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
     else if (c < 0x20 || c === 0x7f) out += `\\${String(c).padStart(3, '0')}`;
     else out += ch;
   }
@@ -195,15 +195,15 @@ export function formatSvcParams(params: readonly SvcParam[]): string {
     switch (v.kind) {
       case 'flag': return p.name;
       case 'mandatory': return `${p.name}="${v.keys.map(svcKeyName).join(',')}"`;
-      case 'alpn': return `${p.name}="${v.ids.map((id) => esc(id, true)).join(',')}"`;
+      case 'alpn': return `${p.name}="${esc(v.ids.map((id) => id.replace(/[\\,]/g, (c) => `\\${c}`)).join(','))}"`;
       case 'port': return `${p.name}="${v.port}"`;
       case 'ipv4hint': case 'ipv6hint': return `${p.name}="${v.addresses.join(',')}"`;
       case 'ech': return `${p.name}="${v.base64}"`;
-      case 'dohpath': return `${p.name}="${esc(v.path, false)}"`;
+      case 'dohpath': return `${p.name}="${esc(v.path)}"`;
       case 'opaque': {
         if (v.bytes.length === 0) return p.name;
         let s = '';
-        for (const b of v.bytes) s += b >= 0x20 && b < 0x7f ? esc(String.fromCharCode(b), false) : `\\${String(b).padStart(3, '0')}`;
+        for (const b of v.bytes) s += b >= 0x20 && b < 0x7f ? esc(String.fromCharCode(b)) : `\\${String(b).padStart(3, '0')}`;
         return `${p.name}="${s}"`;
       }
     }

@@ -2,7 +2,8 @@
  * TXT: one or more RFC 1035 character-strings. Content starting with `"` must be a clean run of quoted
  * strings (anything else is inconsistent quoting); other content becomes one string, quotes added, inner
  * `"` and `\` escaped (an odd number of inner quotes is unbalanced and refused). Strings over 255 bytes
- * are split into 255-byte strings; the text may total 2048 characters (reference §4.2, §11). Stored form: each string quoted, one space between (see `../record.ts`).
+ * are split into 255-byte strings; the text may total 2048 characters (reference §4.2, §11). Stored
+ * form: each string quoted, one space between (see `../record.ts`).
  */
 import { bytesToText, formatCharString, parseQuotedStrings, splitBytes, unescapeBytes, utf8 } from './charstring.js';
 import { contentString } from './content.js';
