@@ -37,3 +37,10 @@ describe('AAAA', () => {
     expect(check('AAAA', { content: '2001:db8::1' }, { serviceRanges: ['2606:4700::/32', '104.16.0.0/13'] }).codes).toEqual([]);
   });
 });
+
+describe('validateRecordValue', () => {
+  it('refuses a type without a spec', () => {
+    expect(check('BOGUS' as 'A', { content: 'x' }).codes).toEqual([9526]);
+    expect(check('toString' as 'A', { content: 'x' }).codes).toEqual([9526]);
+  });
+});

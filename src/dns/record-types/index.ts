@@ -7,6 +7,7 @@
  */
 import type { RecordType } from '../record.js';
 import { RECORD_TYPE_SPECS } from './registry.js';
+import { report, TYPE_UNSUPPORTED } from './errors.js';
 import { tokenize } from './tokens.js';
 import type { RecordValue, RecordValueContext, RecordValueInput, StoredValue } from './types.js';
 
@@ -17,8 +18,10 @@ export { srvNameParts } from './srv.js';
 
 /** Validates and normalizes `content`/`data`/`priority`; returns undefined after recording errors. */
 export function validateRecordValue(input: RecordValueInput, ctx: RecordValueContext): RecordValue | undefined {
+  const spec = Object.hasOwn(RECORD_TYPE_SPECS, input.type) ? RECORD_TYPE_SPECS[input.type] : undefined;
+  if (!spec) return void report(ctx.errors, TYPE_UNSUPPORTED, { type: String(input.type) });
   const before = ctx.errors.errors.length;
-  const value = RECORD_TYPE_SPECS[input.type].validate(input, ctx);
+  const value = spec.validate(input, ctx);
   return value && ctx.errors.errors.length === before ? value : undefined;
 }
 

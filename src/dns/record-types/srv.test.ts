@@ -11,6 +11,10 @@ describe('SRV', () => {
     });
     expect(check('SRV', { data: { priority: 0, weight: 0, port: 0, target: '.' } }, { recordName: name }).value?.content).toBe('0 0 .');
   });
+  it('takes a top-level priority when data.priority is absent', () => {
+    expect(check('SRV', { priority: 7, data: { weight: 1, port: 2, target: 'a.example.com' } }, { recordName: name }).value?.priority).toBe(7);
+    expect(check('SRV', { priority: 7, data: { priority: 3, weight: 1, port: 2, target: 'a.example.com' } }, { recordName: name }).value?.priority).toBe(3);
+  });
   it('requires the _service._proto form', () => {
     const r = check('SRV', { data: { priority: 1, weight: 1, port: 1, target: 'a.example.com' } }, { recordName: 'xmpp.example.com' });
     expect(r.codes).toEqual([9507]);

@@ -64,9 +64,12 @@ function ownerName(r: DataReader, ctx: RecordValueContext): string | undefined {
 
 /** SRV: service locator. */
 export const SRV_SPEC = dataSpec('SRV', {
-  build(r, _input, ctx) {
+  build(r, input, ctx) {
     const owner = ownerName(r, ctx);
-    const priority = r.int('priority', 0, 65535);
+    // Older clients send SRV priority top-level only; it stands in when data.priority is absent.
+    const top = typeof input.priority === 'number' && Number.isInteger(input.priority) && input.priority >= 0 && input.priority <= 65535
+      ? input.priority : undefined;
+    const priority = r.int('priority', 0, 65535, top);
     const weight = r.int('weight', 0, 65535);
     const port = r.int('port', 0, 65535);
     const target = r.str('target', (s) => {

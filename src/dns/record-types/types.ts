@@ -4,7 +4,6 @@
  */
 import type { ErrorCollector } from '../../shared/errors.js';
 import type { RecordType } from '../record.js';
-import type { RecordWarning } from '../names.js';
 
 /** The type-specific fields of a request body, as received. */
 export interface RecordValueInput {
@@ -26,8 +25,6 @@ export interface RecordValueContext {
   serviceRanges: readonly string[];
   /** Where every problem is recorded (validation reports all problems at once). */
   errors: ErrorCollector;
-  /** Where non-fatal remarks go (optional; for the envelope's `messages`). */
-  warnings?: RecordWarning[];
 }
 
 /** The normalized type-specific part of a record. */
