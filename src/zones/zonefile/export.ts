@@ -1,0 +1,57 @@
+/**
+ * Zone-file export (reference dns-api.md §6.2): the zone's records through the records service, the SOA
+ * and NS the DNS server serves (the same settings reader, `dns/snapshot-settings.ts`, with the defaults of
+ * the DNS settings: SOA ttl 3600, refresh 10000, retry 2400, expire 604800, min_ttl 1800, mname the first
+ * name server, rname `dns.<domain of the first name server>`, ns_ttl 86400), written by writer.ts.
+ */
+import { PROXIABLE_TYPES, type DnsRecord } from '../../dns/record.js';
+import { toPresentation } from '../../dns/record-types/index.js';
+import { readServingSettings } from '../../dns/snapshot-settings.js';
+import { PER_PAGE } from '../record-filters.js';
+import type { RecordsService } from '../records-service.js';
+import { writeZoneFile, type ExportRecord } from './writer.js';
+
+/** The zone facts an export needs (a stored zone row has them). */
+export interface ExportZone {
+  id: string;
+  name: string;
+  serial: number;
+  /** JSON array of the zone's name servers. */
+  name_servers: string;
+  /** JSON of the zone's DNS settings. */
+  dns_settings: string;
+  /** JSON of the other zone settings. */
+  zone_settings: string;
+}
+
+/** The export line of a stored record. */
+export function exportRecord(r: DnsRecord): ExportRecord {
+  const out: ExportRecord = { name: r.name, type: r.type, ttl: r.ttl, rdata: toPresentation(r), comment: r.comment, tags: r.tags };
+  if (PROXIABLE_TYPES.has(r.type)) out.proxied = r.proxied;
+  if (r.settings.flatten_cname) out.flattenCname = true;
+  return out;
+}
+
+function nameServers(json: string): string[] {
+  try {
+    const v: unknown = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The export text of a zone at `now`. */
+export async function exportZoneFile(records: RecordsService, zone: ExportZone, now: Date): Promise<string> {
+  const { records: all } = await records.list(zone, { conditions: [], match: 'all', order: 'type', direction: 'asc', page: 1, perPage: PER_PAGE.max });
+  const ns = nameServers(zone.name_servers);
+  const settings = readServingSettings(zone.dns_settings, zone.zone_settings, ns);
+  return writeZoneFile({
+    zoneName: zone.name,
+    exportedAt: now,
+    soa: { ...settings.soa, serial: zone.serial },
+    nameServers: ns,
+    nsTtl: settings.nsTtl,
+    records: all.map(exportRecord),
+  });
+}
