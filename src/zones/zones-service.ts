@@ -14,6 +14,8 @@ import { isId, newId } from '../shared/ids.js';
 import type { ZoneChangeFeed } from './change-feed.js';
 import { normalizeZoneName } from './zone-name.js';
 import { initialSerial } from './serial.js';
+import { initialDnsSettings } from '../settings/dns-settings.js';
+import { parseJsonObject } from '../settings/shape.js';
 
 /** A stored zone row. */
 export type ZoneRow = Selectable<ZonesTable>;
@@ -76,9 +78,10 @@ export class ZonesService {
     await this.db.transaction().execute(async (trx) => {
       const taken = await trx.selectFrom('zones').select('id').where('name', '=', name!).executeTakeFirst();
       if (taken) throw new AppError(1061, `${name} already exists`, 400);
+      const account = await trx.selectFrom('accounts').select('settings').where('id', '=', accountId as string).executeTakeFirst();
       await trx.insertInto('zones').values({
         id, account_id: accountId as string, name: name!, status: 'active', type: type as string,
-        name_servers: JSON.stringify(this.nameservers), serial: initialSerial(now), dns_settings: '{}', zone_settings: '{}',
+        name_servers: JSON.stringify(this.nameservers), serial: initialSerial(now), dns_settings: initialDnsSettings(parseJsonObject(account?.settings), this.nameservers), zone_settings: '{}',
         created_on: stamp, modified_on: stamp,
       }).execute();
     });

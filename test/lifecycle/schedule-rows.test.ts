@@ -59,7 +59,7 @@ const served = (method: string, body?: unknown): Probe => async (e) => {
     expect(on.headers.get('deprecation')).toBe(deprecationValue(e.date));
     expect(on.headers.get('link')).toContain(`rel="deprecation"`);
     const fillable = e.successor !== undefined && (e.successor.match(/:[a-z_]+/g) ?? []).every((v) => route.path.includes(v));
-    if (fillable) expect(on.headers.get('link')).toContain(`</client/v4${e.successor.replace(':zone_id', zoneId).replace(':account_id', account)}>; rel="successor-version"`);
+    if (fillable) expect(on.headers.get('link')).toContain(`</client/v4${e.successor!.replace(':zone_id', zoneId).replace(':account_id', account)}>; rel="successor-version"`);
   }
 };
 

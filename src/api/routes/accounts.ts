@@ -7,6 +7,7 @@ import { getAccount, listAccounts, type AccountRow } from '../../accounts/accoun
 import { AppError } from '../../shared/errors.js';
 import { parseChoice, parsePaging } from '../paging.js';
 import { ok, okPage } from '../respond.js';
+import { publicAccountSettings } from '../../settings/legacy.js';
 
 /** The account object of API responses. */
 export function accountView(a: AccountRow): Record<string, unknown> {
@@ -15,7 +16,7 @@ export function accountView(a: AccountRow): Record<string, unknown> {
     id: a.id,
     name: a.name,
     type: 'standard',
-    settings: { enforce_twofactor: false, api_access_enabled: null, access_approval_expiry: null, abuse_contact_email: null, ...stored },
+    settings: { enforce_twofactor: false, api_access_enabled: null, access_approval_expiry: null, abuse_contact_email: null, ...publicAccountSettings(stored) },
     legacy_flags: { enterprise_zone_quota: { maximum: 0, current: 0, available: 0 } },
     created_on: a.created_on,
   };

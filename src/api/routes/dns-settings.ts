@@ -2,8 +2,8 @@
  * DNS settings: `GET/PATCH /zones/:zone_id/dns_settings` (full reference §7.1 shape, nested partial PATCH),
  * the deprecated dedicated endpoints `GET/PATCH /zones/:zone_id/dns_settings/use_apex_ns|secondary_overrides`
  * (legacy `{id, value, editable, modified_on}` shape, projections of `multi_provider` and
- * `secondary_overrides`), and `GET/PATCH /accounts/:account_id/dns_settings` (`enforce_dns_only`,
- * `zone_defaults`). Invalid values: 400 + 1105 naming each field.
+ * `secondary_overrides`), `GET/PATCH /accounts/:account_id/dns_settings` (`enforce_dns_only`,
+ * `zone_defaults`), and `PUT /accounts/:account_id` (name and the legacy settings fields). Invalid values: 400 + 1105 naming each field.
  */
 import { Hono, type Context } from 'hono';
 import type { ApiEnv } from '../context.js';
@@ -15,7 +15,10 @@ import { ok } from '../respond.js';
 import { AppError } from '../../shared/errors.js';
 import { SettingsStore, zoneSettingsState, type ZoneSettingsState } from '../../settings/settings-store.js';
 import { patchAccountDnsSettings, patchZoneDnsSettings, readAccountDnsSettings, readZoneDnsSettings } from '../../settings/dns-settings.js';
-import { LEGACY_DNS_ENDPOINTS, legacyBooleanValue } from '../../settings/legacy.js';
+import { LEGACY_DNS_ENDPOINTS, applyLegacyAccountFields, legacyBooleanValue } from '../../settings/legacy.js';
+import { isObject } from '../../settings/shape.js';
+import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
+import { accountView } from './accounts.js';
 
 /** The account of the path, when the caller may act on it; 7003 otherwise. */
 export function requireAccount(c: Context<ApiEnv>): string {
@@ -68,6 +71,23 @@ export function dnsSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
     patchAccountDnsSettings(readAccountDnsSettings(await store.readAccount(accountId)), body);
     const next = await store.updateAccount(accountId, (settings) => ({ ...settings, dns_settings: patchAccountDnsSettings(readAccountDnsSettings(settings), body) }));
     return ok(c, readAccountDnsSettings(next));
+  });
+  // PUT /accounts/:account_id: the account's name and the legacy settings fields (kept in sync with
+  // zone_defaults.nameservers.type); other keys of `settings` are ignored.
+  app.put('/accounts/:account_id', auth, async (c) => {
+    const accountId = requireAccount(c);
+    const body = await readJson(c);
+    if (!isObject(body)) throw new AppError(LIFECYCLE_CODES.invalidDnsSetting, 'The request body must be a JSON object');
+    if (body.name !== undefined && (typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 100)) {
+      throw new AppError(LIFECYCLE_CODES.invalidDnsSetting, 'Invalid account name: send a string of 1 to 100 characters');
+    }
+    const settingsBody = body.settings === undefined ? {} : body.settings;
+    if (!isObject(settingsBody)) throw new AppError(LIFECYCLE_CODES.invalidDnsSetting, 'Invalid account settings: send an object');
+    applyLegacyAccountFields(await store.readAccount(accountId), settingsBody); // validate first
+    await store.updateAccount(accountId, (settings) => applyLegacyAccountFields(settings, settingsBody));
+    if (typeof body.name === 'string') await deps.db.updateTable('accounts').set({ name: body.name.trim() }).where('id', '=', accountId).execute();
+    const row = await deps.db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
+    return ok(c, accountView(row));
   });
   return app;
 }
