@@ -3,7 +3,7 @@
  * order an ORDER BY that the indexes (zone_id, name) and (zone_id, type, name) serve, and the page a
  * LIMIT/OFFSET. Without conditions the total comes from the zone's record count instead of COUNT(*).
  */
-import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DnsRecord } from '../dns/record.js';
 import type { FilterCondition, RecordListQuery } from './record-filters.js';
@@ -33,31 +33,42 @@ function conditionSql(eb: Eb, c: FilterCondition): Expression<SqlBool> {
   }
 }
 
+/** The filtered query of a list (without paging), shared by the count and the page. */
+function filteredQuery(db: Kysely<Database>, zoneId: string, q: RecordListQuery) {
+  let base = db.selectFrom('dns_records').where('zone_id', '=', zoneId);
+  if (q.conditions.length > 0) {
+    base = base.where((eb) => {
+      const parts = q.conditions.map((c) => conditionSql(eb, c));
+      return q.match === 'any' ? eb.or(parts) : eb.and(parts);
+    });
+  }
+  return base;
+}
+
+/** The SELECT of one page of a list (exported so that tests can check its query plan). */
+export function pageQuery(db: Kysely<Database>, zoneId: string, q: RecordListQuery) {
+  // With a name condition, `type || ''` keeps the planner from walking (zone_id, type, name) in order over the
+  // whole zone: the (zone_id, name) index finds the few matches and they are sorted afterwards.
+  const byName = q.conditions.some((c) => c.field === 'name');
+  const typeKey = byName ? sql<string>`type || ''` : sql<string>`type`;
+  let select = filteredQuery(db, zoneId, q).selectAll();
+  if (q.order === 'type') select = select.orderBy(typeKey, q.direction).orderBy('name', q.direction);
+  else if (q.order === 'name') select = select.orderBy('name', q.direction).orderBy(typeKey, q.direction);
+  else select = select.orderBy(q.order, q.direction).orderBy(typeKey, q.direction).orderBy('name', q.direction);
+  return select.limit(q.perPage).offset((q.page - 1) * q.perPage);
+}
+
 /** One page of the zone's records and the number of records matching the conditions. */
 export async function listRecords(db: Kysely<Database>, zone: { id: string }, q: RecordListQuery): Promise<{ records: DnsRecord[]; total: number }> {
-  const filtered = (eb: Eb) => {
-    const parts = q.conditions.map((c) => conditionSql(eb, c));
-    return q.match === 'any' ? eb.or(parts) : eb.and(parts);
-  };
-  let base = db.selectFrom('dns_records').where('zone_id', '=', zone.id);
-  if (q.conditions.length > 0) base = base.where(filtered);
-
   let total: number;
   if (q.conditions.length === 0) {
     const row = await db.selectFrom('zones').select('record_count').where('id', '=', zone.id).executeTakeFirst();
     total = row?.record_count ?? 0;
   } else {
-    const row = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await filteredQuery(db, zone.id, q).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     total = Number(row.n);
   }
-  const offset = (q.page - 1) * q.perPage;
-  if (offset >= total) return { records: [], total };
-
-  const secondary = q.order === 'name' ? 'type' : 'name';
-  let select = base.selectAll().orderBy(q.order, q.direction);
-  if (q.order !== 'type' && q.order !== 'name') select = select.orderBy('type', q.direction);
-  select = select.orderBy(secondary, q.direction);
-  const rows = await select.limit(q.perPage).offset(offset).execute();
+  if ((q.page - 1) * q.perPage >= total) return { records: [], total };
+  const rows = await pageQuery(db, zone.id, q).execute();
   return { records: rows.map(rowToRecord), total };
 }
-

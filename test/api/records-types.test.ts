@@ -57,7 +57,7 @@ describe('every record type through the SDK', () => {
       expect(await cf.dns.records.delete(created.id, { zone_id: zoneId })).toEqual({ id: created.id });
       const err = await cf.dns.records.get(created.id, { zone_id: zoneId }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Cloudflare.NotFoundError);
-      expect((err as Cloudflare.NotFoundError).errors[0]).toMatchObject({ code: 81044, message: 'Record does not exist.' });
+      expect((err as InstanceType<typeof Cloudflare.NotFoundError>).errors[0]).toMatchObject({ code: 81044, message: 'Record does not exist.' });
     });
   }
 });

@@ -36,7 +36,7 @@ describe('accounts and zones', () => {
     await createZone(server, 'dup.example');
     const err = await cf.zones.create({ account: { id: acc }, name: 'DUP.example' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Cloudflare.BadRequestError);
-    expect((err as Cloudflare.BadRequestError).errors[0]).toMatchObject({ code: 1061, message: 'dup.example already exists' });
+    expect((err as InstanceType<typeof Cloudflare.BadRequestError>).errors[0]).toMatchObject({ code: 1061, message: 'dup.example already exists' });
     const bad = await api(server, 'POST', '/zones', { name: 'no_dots', type: 'weird' });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e) => e.code)).toEqual([1100, 1102, 1101]);

@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type OpenDatabase } from '../db/database.js';
+import { loadConfig } from '../config/config.js';
+import { fixedClock } from '../shared/clock.js';
+import { ZoneChangeFeed, type ZoneChange } from './change-feed.js';
+import { ZonesService } from './zones-service.js';
+import { RecordsService } from './records-service.js';
+import { parseRecordFilters } from './record-filters.js';
+import { upsertUser } from '../accounts/users.js';
+import { CompiledQuery } from 'kysely';
+import { pageQuery } from './record-list.js';
+
+describe('records service', () => {
+  let dir: string;
+  let database: OpenDatabase;
+  let feed: ZoneChangeFeed;
+  let changes: ZoneChange[];
+  let zones: ZonesService;
+  let records: RecordsService;
+  let caller: { accountIds: string[] };
+  const clock = fixedClock(new Date('2025-03-04T05:06:07.89Z'));
+  const ctx = () => ({ apiDate: '2025-06-01', warnings: [] });
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-rs-'));
+    database = await openDatabase({ dataDir: dir });
+    feed = new ZoneChangeFeed();
+    changes = [];
+    feed.subscribe((c) => changes.push(c));
+    const config = loadConfig({}, {});
+    zones = new ZonesService(database.db, clock, feed, config.nameservers);
+    records = new RecordsService(database.db, clock, feed, config.plan, config.serviceRanges);
+    const user = await upsertUser(database.db, { email: 'u@example.com', key: 'k' });
+    caller = { accountIds: [user.accountId] };
+  });
+  afterEach(async () => {
+    await database.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const serial = async (id: string) => (await database.db.selectFrom('zones').select(['serial', 'record_count']).where('id', '=', id).executeTakeFirstOrThrow());
+
+  it('bumps the serial and announces every committed change; failed writes change nothing', async () => {
+    const zone = await zones.create(caller, { name: 'svc.example', accountId: caller.accountIds[0], type: undefined });
+    expect(zone.serial).toBe(2025030400);
+    expect(changes).toEqual([{ zoneId: zone.id, kind: 'created' }]);
+    const r = await records.create(zone, { type: 'A', name: 'www', content: '192.0.2.1' }, ctx());
+    expect(await serial(zone.id)).toEqual({ serial: 2025030401, record_count: 1 });
+    expect(r.createdOn).toBe('2025-03-04T05:06:07.89Z');
+    await expect(records.create(zone, { type: 'A', name: 'www', content: '192.0.2.1' }, ctx())).rejects.toMatchObject({ code: 81058 });
+    expect(await serial(zone.id)).toEqual({ serial: 2025030401, record_count: 1 });
+    await records.patch(zone, r.id, { ttl: 300 }, ctx());
+    expect((await serial(zone.id)).serial).toBe(2025030402);
+    await records.delete(zone, r.id);
+    expect(await serial(zone.id)).toEqual({ serial: 2025030403, record_count: 0 });
+    expect(changes.slice(1)).toEqual([1, 2, 3].map(() => ({ zoneId: zone.id, kind: 'records' })));
+    await zones.delete(caller, zone.id, '/x');
+    expect(changes.at(-1)).toEqual({ zoneId: zone.id, kind: 'deleted' });
+  });
+
+  it('lists by exact name through the (zone_id, name) index (as record-list.ts orders it) and in default order through (zone_id, type, name)', async () => {
+    const zone = await zones.create(caller, { name: 'big.example', accountId: caller.accountIds[0], type: 'full' });
+    const explain = async (text: string, params: unknown[]) => {
+      const res = await database.db.executeQuery(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${text}`, params));
+      return JSON.stringify(res.rows);
+    };
+    const byName = pageQuery(database.db, zone.id, parseRecordFilters({ name: ['x'] }, zone.name)).compile();
+    expect(await explain(byName.sql, [...byName.parameters])).toMatch(/USING INDEX dns_records_zone_name \(zone_id=\? AND name=\?\)/);
+    const byTypeName = pageQuery(database.db, zone.id, parseRecordFilters({ name: ['x'], type: ['TXT'] }, zone.name)).compile();
+    expect(await explain(byTypeName.sql, [...byTypeName.parameters])).toMatch(/USING INDEX dns_records_zone_(type_)?name \(zone_id=\? AND .*name=\?\)/);
+    const all = pageQuery(database.db, zone.id, parseRecordFilters({}, zone.name)).compile();
+    const allPlan = await explain(all.sql, [...all.parameters]);
+    expect(allPlan).toMatch(/USING INDEX dns_records_zone_type_name/);
+    expect(allPlan).not.toMatch(/TEMP B-TREE/);
+    const q = parseRecordFilters({ name: ['x'] }, zone.name);
+    expect(q.conditions).toEqual([{ field: 'name', op: 'exact', values: ['x.big.example'] }]);
+  });
+});
