@@ -29,10 +29,15 @@ export const DIFF = {
   includePageCap: d('list page size with include', 'reference §6.4: the simulator caps pages with include at 100; any cap is allowed, callers page on truncated'),
 } as const;
 
+/** True for arrays' plain-object siblings (not asymmetric matchers such as expect.stringMatching). */
+function isPlain(value: any): boolean {
+  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+}
+
 /** Deep-maps every normalized object of a Miniflare outcome. */
 export function mapObjects(value: any, f: (o: any) => any): any {
   if (Array.isArray(value)) return value.map((v) => mapObjects(v, f));
-  if (value && typeof value === 'object') {
+  if (isPlain(value)) {
     const out: any = {};
     for (const [k, v] of Object.entries(value)) out[k] = mapObjects(v, f);
     return out.object === true ? f(out) : out;
@@ -48,7 +53,7 @@ export function withStorageClass(value: any, cls = 'Standard'): any {
 /** Strips the trailing delimiter from every delimited prefix of a list outcome. */
 export function stripDelimiter(value: any, delimiter: string): any {
   if (Array.isArray(value)) return value.map((v) => stripDelimiter(v, delimiter));
-  if (value && typeof value === 'object') {
+  if (isPlain(value)) {
     const out: any = {};
     for (const [k, v] of Object.entries(value)) out[k] = stripDelimiter(v, delimiter);
     if (out.list === true) out.delimitedPrefixes = out.delimitedPrefixes.map((p: string) => (p.endsWith(delimiter) ? p.slice(0, -delimiter.length) : p));
@@ -69,7 +74,7 @@ export function withoutUnrequested(value: any, kinds: ('httpMetadata' | 'customM
 /** A part etag: the simulator's opaque token becomes "32 lowercase hex digits" on Stratus. */
 export function md5PartEtags(value: any): any {
   if (Array.isArray(value)) return value.map(md5PartEtags);
-  if (value && typeof value === 'object') {
+  if (isPlain(value)) {
     const out: any = {};
     for (const [k, v] of Object.entries(value)) out[k] = md5PartEtags(v);
     if ('partNumber' in out && typeof out.etag === 'string' && Object.keys(out).length === 2) out.etag = expect.stringMatching(/^[0-9a-f]{32}$/);

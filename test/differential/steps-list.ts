@@ -59,7 +59,7 @@ export const listSteps: StepGroup = {
       const earlier = await b.list({ cursor: first.cursor, startAfter: 'A' });
       return { later: later.objects.map((o: any) => o.key), earlier: earlier.objects.map((o: any) => o.key) };
     }),
-    step('exactly limit entries left: not truncated, no cursor', (b) => b.list({ prefix: 'a/', limit: 5 })),
+    step('exactly limit entries left: not truncated, no cursor', (b) => b.list({ prefix: 'a/', limit: 5, include: ['httpMetadata', 'customMetadata'] })),
     step('limit 1', (b) => b.list({ limit: 1, include: ['httpMetadata', 'customMetadata'] })),
     step('limit 0 is InvalidMaxKeys', (b) => b.list({ limit: 0 })),
     step('limit 1001 is InvalidMaxKeys', (b) => b.list({ limit: 1001 })),
