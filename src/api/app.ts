@@ -17,6 +17,8 @@ import { accountRoutes } from './routes/accounts.js';
 import { zoneRoutes } from './routes/zones.js';
 import { dnsRecordRoutes } from './routes/dns-records.js';
 import { registerLifecycleRoutes } from './routes/lifecycle.js';
+import { recordsBatchRoutes } from './routes/records-batch.js';
+import { recordsImportExportRoutes } from './routes/records-import-export.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -44,6 +46,8 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   api.route('/', zoneRoutes());
   // Routes of other resources under /zones/:zone_id/… go here, before the DNS record routes: GET
   // …/dns_records/:dns_record_id would otherwise match their fixed words (export, usage, …).
+  api.route('/', recordsBatchRoutes(deps.config.plan.recordsPerBatch));
+  api.route('/', recordsImportExportRoutes(() => deps.clock.now()));
   api.route('/', dnsRecordRoutes());
 
   app.route(API_PREFIX, api);

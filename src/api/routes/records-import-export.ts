@@ -1,0 +1,72 @@
+/**
+ * Zone files (reference dns-api.md §6.2, §6.3):
+ * - `GET /zones/:zone_id/dns_records/export`: `200 text/plain`, the BIND text itself (no envelope); errors
+ *   are envelopes as everywhere.
+ * - `POST /zones/:zone_id/dns_records/import`: `multipart/form-data` with `file` (a file part, as curl
+ *   `--form file=@zone.txt` sends, or a text field, as the official TypeScript SDK sends a string) and
+ *   `proxied` (`"true"`/`"false"`, default false). At most 262,144 bytes of zone file (1212). Result
+ *   `{recs_added, total_records_parsed}`.
+ */
+import { Hono, type Context } from 'hono';
+import type { ApiEnv } from '../context.js';
+import { AppError } from '../../shared/errors.js';
+import type { RecordRequestContext } from '../../zones/records-service.js';
+import { ZONEFILE_CODES } from '../../zones/zonefile/errors.js';
+import { exportZoneFile } from '../../zones/zonefile/export.js';
+import { importZoneFile, MAX_ZONE_FILE_BYTES } from '../../zones/zonefile/import.js';
+import { ok } from '../respond.js';
+import { requireZone } from '../zone-access.js';
+
+/** Room for multipart framing and the `proxied` field on top of the zone file itself. */
+const FRAMING_BYTES = 16_384;
+
+const tooLarge = (size: number): AppError => new AppError(ZONEFILE_CODES.tooLarge,
+  `The zone file is ${size} bytes; at most ${MAX_ZONE_FILE_BYTES} bytes (256 KiB) can be imported at once. Split it into several imports.`, 413);
+
+/** The `file` and `proxied` fields of an import request. */
+async function readImportForm(c: Context<ApiEnv>): Promise<{ text: string; proxied: boolean }> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^multipart\/form-data/i.test(type)) {
+    throw new AppError(ZONEFILE_CODES.badUpload, 'Send the zone file as multipart/form-data with a "file" field (and optionally "proxied").', 415);
+  }
+  const length = Number(c.req.header('content-length') ?? '0');
+  if (length > MAX_ZONE_FILE_BYTES + FRAMING_BYTES) throw tooLarge(length);
+  let form: FormData;
+  try {
+    form = await c.req.formData();
+  } catch {
+    throw new AppError(ZONEFILE_CODES.badUpload, 'The multipart/form-data body cannot be read.');
+  }
+  const file = form.get('file');
+  if (file === null) throw new AppError(ZONEFILE_CODES.badUpload, 'Missing "file": send the zone file in a multipart field named "file".');
+  const size = typeof file === 'string' ? Buffer.byteLength(file) : file.size;
+  if (size > MAX_ZONE_FILE_BYTES) throw tooLarge(size);
+  const text = typeof file === 'string' ? file : await file.text();
+  const raw = form.get('proxied');
+  const value = typeof raw === 'string' ? raw.trim().toLowerCase() : raw === null ? '' : null;
+  if (value !== '' && value !== 'true' && value !== 'false') {
+    throw new AppError(ZONEFILE_CODES.badProxied, `Invalid proxied ${JSON.stringify(typeof raw === 'string' ? raw : '(a file)')}: use "true" or "false".`);
+  }
+  return { text, proxied: value === 'true' };
+}
+
+/** The export and import routes (mount before `/dns_records/:dns_record_id`). */
+export function recordsImportExportRoutes(now: () => Date): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  app.get('/zones/:zone_id/dns_records/export', async (c) => {
+    const zone = await requireZone(c, c.req.param('zone_id'));
+    const text = await exportZoneFile(c.get('services').records, zone, now());
+    return c.text(text, 200, { 'content-type': 'text/plain; charset=utf-8' });
+  });
+  app.post('/zones/:zone_id/dns_records/import', async (c) => {
+    const zone = await requireZone(c, c.req.param('zone_id'));
+    const { text, proxied } = await readImportForm(c);
+    const ctx: RecordRequestContext = { apiDate: c.get('apiDate'), warnings: [] };
+    const result = await importZoneFile(c.get('services').records, zone, text, { proxied, ctx });
+    // One message per distinct warning (a large file may repeat one on every line).
+    const seen = new Set<string>();
+    for (const w of ctx.warnings) if (!seen.has(`${w.code} ${w.message}`)) { seen.add(`${w.code} ${w.message}`); c.get('messages').push(w); }
+    return ok(c, result);
+  });
+  return app;
+}
