@@ -11,6 +11,9 @@ describe('LOC', () => {
   it('derives content', () => {
     expect(check('LOC', { data: sf }).value).toEqual({ content: '37 46 46.000 N 122 23 35.000 W 0.00m 100.00m 0.00m 0.00m', data: sf, priority: null });
   });
+  it('reads content when data is absent', () => {
+    expect(check('LOC', { content: '37 46 46.000 N 122 23 35.000 W 0.00m 100.00m 0.00m 0.00m' }).value?.data).toEqual(sf);
+  });
   it('defaults the optional fields as RFC 1876 does', () => {
     const r = check('LOC', { data: { lat_degrees: 52, lat_direction: 's', long_degrees: 4, long_seconds: 1.5, long_direction: 'e' } });
     expect(r.value?.content).toBe('52 0 0.000 S 4 0 1.500 E 0.00m 1.00m 10000.00m 10.00m');

@@ -15,6 +15,12 @@ describe('SRV', () => {
     expect(check('SRV', { priority: 7, data: { weight: 1, port: 2, target: 'a.example.com' } }, { recordName: name }).value?.priority).toBe(7);
     expect(check('SRV', { priority: 7, data: { priority: 3, weight: 1, port: 2, target: 'a.example.com' } }, { recordName: name }).value?.priority).toBe(3);
   });
+  it('reads content with the top-level priority when data is absent', () => {
+    expect(check('SRV', { content: '5 5223 Server.example.com', priority: 10 }, { recordName: name }).value).toEqual({
+      content: '5 5223 server.example.com', data: { priority: 10, weight: 5, port: 5223, target: 'server.example.com' }, priority: 10,
+    });
+    expect(check('SRV', { content: '5 5223 server.example.com' }, { recordName: name }).codes).toEqual([9514]);
+  });
   it('requires the _service._proto form', () => {
     const r = check('SRV', { data: { priority: 1, weight: 1, port: 1, target: 'a.example.com' } }, { recordName: 'xmpp.example.com' });
     expect(r.codes).toEqual([9507]);

@@ -81,6 +81,7 @@ export const SRV_SPEC = dataSpec('SRV', {
     return owner === ctx.recordName ? value : { ...value, name: owner };
   },
   extraFields: OLD_FIELDS,
+  contentOmitsPriority: true,
   toPresentation: (v) => { const d = storedData(v); return `${d.priority} ${d.weight} ${d.port} ${toAbsolute(String(d.target))}`; },
   parsePresentation(tokens, origin) {
     expectCount('SRV', tokens, 4);

@@ -11,6 +11,9 @@ describe.each(['HTTPS', 'SVCB'] as const)('%s', (type) => {
       priority: null,
     });
   });
+  it('reads content when data is absent', () => {
+    expect(check(type, { content: '1 . alpn=h2 port=8443' }).value?.data).toEqual({ priority: 1, target: '.', value: 'alpn="h2" port="8443"' });
+  });
   it('accepts alias mode without params', () => {
     expect(check(type, { data: { priority: 0, target: 'Svc.Example.net.' } }).value?.content).toBe('0 svc.example.net');
     expect(check(type, { data: { priority: 0, target: 'svc.example.net', value: 'alpn=h2' } }).codes).toEqual([9524]);

@@ -16,7 +16,7 @@ describe('TXT', () => {
     ['"a\\098c"', '"abc"'],
     ['"tab\\009x"', '"tab\\009x"'],
     ['héllo', '"héllo"'],
-    [' padded ', '" padded "'],
+    [' padded \n', '"padded"'],
   ])('%j -> %s', (input, out) => {
     const r = txt(input);
     expect(r.codes).toEqual([]);

@@ -32,7 +32,7 @@ export const TXT_SPEC: RecordTypeSpec = {
   type: 'TXT',
   usesData: false,
   validate(input, ctx) {
-    const s = contentString('TXT', input.content, ctx.errors, true);
+    const s = contentString('TXT', input.content, ctx.errors);
     if (s === undefined) return undefined;
     const parsed = txtStrings(s);
     if (!parsed.ok) return void report(ctx.errors, TXT_QUOTING, { detail: parsed.problem });

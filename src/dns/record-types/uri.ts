@@ -18,6 +18,7 @@ export const URI_SPEC = dataSpec('URI', {
     if (priority === undefined || weight === undefined || target === undefined) return undefined;
     return { content: `${weight} ${quoteText(target)}`, data: { weight, target }, priority };
   },
+  contentOmitsPriority: true,
   toPresentation: (v) => { const d = storedData(v); return `${v.priority ?? 0} ${d.weight} ${quoteText(String(d.target))}`; },
   parsePresentation(tokens) {
     expectCount('URI', tokens, 3);
