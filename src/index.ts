@@ -1,3 +1,14 @@
 /** Library entry point: start Stratus from Node code. Store and runtime exports are added by their modules. */
 export { startStratus, type RunningStratus } from './main.js';
 export { loadConfig, type Config } from './config/config.js';
+
+/** Open a data folder's buckets from Node code (tests, tools): the same binding scripts get as env.<BINDING>. */
+export {
+  openBucketStore, FixedLengthStream, withKnownLength,
+  type OpenBucketStoreOptions, type BucketStore, type BucketOptions, type StoreBucket, type StoreObject, type StoreObjectBody,
+  type StoreObjects, type StoreMultipartUpload, type StoreUploadedPart, type StoreConditional, type StoreRange,
+  type StoreHTTPMetadata, type StoreChecksums, type StoreGetOptions, type StorePutOptions, type StoreListOptions,
+  type StoreMultipartOptions, type StorageClass,
+} from './store/index.js';
+/** Run an edge script with its bucket bindings (what `stratus dev` does). */
+export { startDevServer, type DevServerOptions, type RunningDevServer, loadScriptConfig, type ScriptConfig } from './runtime/index.js';

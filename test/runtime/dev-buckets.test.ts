@@ -1,0 +1,109 @@
+/**
+ * `stratus dev` end to end with a real script using env.BUCKET over HTTP on port 0: put/get/list, ranges and
+ * conditionals through request headers, a streamed body larger than memory chunks, a throwing script and an
+ * infinite loop (the server and the bucket keep working), and persistence across a restart on the same folder.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevServer, validateScriptConfig, type RunningDevServer } from '../../src/runtime/index.js';
+import { openBucketStore } from '../../src/index.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { buildWorker } from './worker-build.js';
+
+const SCRIPT = path.join(import.meta.dirname, 'fixtures', 'bucket-app.mjs');
+
+describe('stratus dev with a bucket binding', () => {
+  let dataDir: string;
+  let dev: RunningDevServer;
+  const start = async () => startDevServer({
+    configFile: writeConfig(),
+    http: { host: '127.0.0.1', port: 0 }, dataDir, logger: silentLogger(), timeoutMs: 1500, workerUrl: await buildWorker(),
+  });
+  const writeConfig = () => {
+    const file = path.join(dataDir, 'wrangler.toml');
+    fs.writeFileSync(file, `main = ${JSON.stringify(SCRIPT)}\ncompatibility_date = "2025-01-01"\n\n[[store_buckets]]\nbinding = "BUCKET"\nbucket_name = "site-assets"\n`);
+    return file;
+  };
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-devb-'));
+    dev = await start();
+  });
+  afterAll(async () => {
+    await dev?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('puts, gets and lists objects through the script', async () => {
+    const put = await fetch(`${dev.url}/obj/docs/readme.txt`, { method: 'PUT', body: 'hello bucket', headers: { 'content-type': 'text/plain' } });
+    expect(put.status).toBe(201);
+    expect(await put.json()).toEqual({ key: 'docs/readme.txt', size: 12, etag: crypto.createHash('md5').update('hello bucket').digest('hex'), storageClass: 'Standard' });
+    await fetch(`${dev.url}/obj/docs/a/b.txt`, { method: 'PUT', body: 'b' });
+    await fetch(`${dev.url}/obj/top.txt`, { method: 'PUT', body: 't' });
+
+    const get = await fetch(`${dev.url}/obj/docs/readme.txt`);
+    expect(get.status).toBe(200);
+    expect(get.headers.get('content-type')).toBe('text/plain');
+    expect(get.headers.get('x-meta')).toBe('script');
+    expect(await get.text()).toBe('hello bucket');
+
+    expect(await (await fetch(`${dev.url}/list`)).json()).toEqual({ keys: ['docs/a/b.txt', 'docs/readme.txt', 'top.txt'], prefixes: [], truncated: false, cursor: null });
+    // The contract's delimitedPrefixes: no trailing delimiter.
+    expect(await (await fetch(`${dev.url}/list?delimiter=/`)).json()).toMatchObject({ keys: ['top.txt'], prefixes: ['docs'] });
+    expect((await fetch(`${dev.url}/obj/nope`)).status).toBe(404);
+  });
+
+  it('passes Range and conditional request headers to the binding', async () => {
+    const ranged = await fetch(`${dev.url}/obj/docs/readme.txt`, { headers: { range: 'bytes=6-11' } });
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers.get('content-range')).toBe('bytes 6-11/12');
+    expect(await ranged.text()).toBe('bucket');
+    const etag = `"${crypto.createHash('md5').update('hello bucket').digest('hex')}"`;
+    expect((await fetch(`${dev.url}/obj/docs/readme.txt`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    // Create-only-if-absent through If-None-Match: *.
+    expect((await fetch(`${dev.url}/obj/docs/readme.txt`, { method: 'PUT', body: 'x', headers: { 'if-none-match': '*' } })).status).toBe(412);
+  });
+
+  it('streams a 24 MiB request body into the bucket and back', async () => {
+    const big = crypto.randomBytes(24 * 1024 * 1024);
+    const put = await fetch(`${dev.url}/obj/big.bin`, { method: 'PUT', body: big });
+    expect(put.status).toBe(201);
+    expect((await put.json()).etag).toBe(crypto.createHash('md5').update(big).digest('hex'));
+    const got = Buffer.from(await (await fetch(`${dev.url}/obj/big.bin`)).arrayBuffer());
+    expect(got.length).toBe(big.length);
+    expect(Buffer.compare(got, big)).toBe(0);
+  });
+
+  it('answers 500 to a throwing script and 503 to a stuck one, then keeps serving the bucket', async () => {
+    const thrown = await fetch(`${dev.url}/throw`);
+    expect(thrown.status).toBe(500);
+    expect(await thrown.text()).toContain('TypeError: thrown after a bucket call');
+    expect(await (await fetch(`${dev.url}/obj/top.txt`)).text()).toBe('t');
+    const stuck = await fetch(`${dev.url}/loop`);
+    expect(stuck.status).toBe(503);
+    expect(await (await fetch(`${dev.url}/obj/top.txt`)).text()).toBe('t');
+    expect((await fetch(`${dev.url}/obj/after-restart`, { method: 'PUT', body: 'still writable' })).status).toBe(201);
+  });
+
+  it('keeps the buckets across a restart, and Node code sees the same bucket', async () => {
+    await dev.close();
+    dev = await start();
+    expect(await (await fetch(`${dev.url}/obj/after-restart`)).text()).toBe('still writable');
+    expect((await (await fetch(`${dev.url}/list`)).json()).keys).toContain('big.bin');
+    const store = await openBucketStore({ dataDir });
+    try {
+      const o = await store.bucket('site-assets').get('docs/readme.txt');
+      expect(o && 'body' in o ? await o.text() : null).toBe('hello bucket');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('rejects a config with a bad binding before starting', () => {
+    expect(() => validateScriptConfig({ store_buckets: [{ binding: 'my-bucket', bucket_name: 'site-assets' }] }, 'wrangler.toml', dataDir))
+      .toThrow('wrangler.toml: store_buckets[0].binding must be a valid JavaScript identifier, got "my-bucket"');
+  });
+});
