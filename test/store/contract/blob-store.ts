@@ -1,0 +1,70 @@
+/** Contract suite every BlobStore adapter must pass. */
+import { describe, expect, it } from 'vitest';
+import type { BlobStore } from '../../../src/store/ports.js';
+
+/** Builds a fresh, empty blob store. */
+export interface BlobFactory {
+  open(): Promise<{ store: BlobStore; cleanup?: () => Promise<void> }>;
+}
+
+async function* chunks(...parts: string[]): AsyncIterable<Uint8Array> {
+  for (const p of parts) yield new TextEncoder().encode(p);
+}
+
+async function collect(it: AsyncIterable<Uint8Array>): Promise<string> {
+  let s = '';
+  for await (const c of it) s += new TextDecoder().decode(c);
+  return s;
+}
+
+/** Registers the suite. */
+export function blobStoreContract(name: string, factory: BlobFactory): void {
+  describe(`BlobStore contract: ${name}`, () => {
+    const withStore = (fn: (s: BlobStore) => Promise<void>) => async () => {
+      const { store, cleanup } = await factory.open();
+      try {
+        await fn(store);
+      } finally {
+        await cleanup?.();
+      }
+    };
+
+    it('writes, reads ranges, lists and deletes', withStore(async (s) => {
+      const id = await s.write(chunks('hello ', 'world'));
+      const other = await s.write(chunks());
+      expect(id).not.toBe(other);
+      expect(id.length).toBeGreaterThanOrEqual(32);
+      const h = await s.open(id);
+      expect(h.size).toBe(11);
+      expect(await collect(h.read(0, 11))).toBe('hello world');
+      expect(await collect(h.read(6, 3))).toBe('wor');
+      await h.close();
+      const listed: string[] = [];
+      for await (const b of s.list()) listed.push(b.blobId);
+      expect(listed.sort()).toEqual([id, other].sort());
+      await s.delete(id);
+      await s.delete(id);
+      await expect(s.open(id)).rejects.toThrow();
+    }));
+
+    it('an open handle keeps reading after the blob is deleted', withStore(async (s) => {
+      const id = await s.write(chunks('x'.repeat(100_000)));
+      const h = await s.open(id);
+      await s.delete(id);
+      expect((await collect(h.read(0, 100_000))).length).toBe(100_000);
+      await h.close();
+    }));
+
+    it('a failed write leaves nothing behind', withStore(async (s) => {
+      async function* failing(): AsyncIterable<Uint8Array> {
+        yield new Uint8Array(10);
+        throw new Error('source broke');
+      }
+      await expect(s.write(failing())).rejects.toThrow('source broke');
+      const listed: string[] = [];
+      for await (const b of s.list()) listed.push(b.blobId);
+      expect(listed).toEqual([]);
+      expect(await s.sweepIncomplete(Date.now() + 1000)).toBe(0);
+    }));
+  });
+}
