@@ -70,9 +70,6 @@ export const SRV_DATA_NAME_MISMATCH = def(9523, 'SRV data.{field} ({value}) does
 export const SVC_PARAMS_INVALID = def(9524, 'Content for {type} record is invalid: data.value {detail}.');
 /** Content must be a string. */
 export const CONTENT_NOT_STRING = def(9525, 'Content for {type} record must be a string.');
-/** A type without a spec (the caller should have refused it). */
-export const TYPE_UNSUPPORTED = def(9526, 'DNS record type {type} is not supported.');
-
 /** The message of a problem with its variables filled in. */
 export function message(d: ProblemDef, vars: Record<string, string | number> = {}): string {
   return d.template.replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m));
@@ -89,5 +86,5 @@ export const ALL_PROBLEMS: readonly ProblemDef[] = [
   NAME_UNDERSCORE_WARNING, SRV_NAME_FORM, CONTENT_REQUIRED, DATA_REQUIRED, DATA_FIELD_INVALID, DATA_FIELD_UNKNOWN,
   CONTENT_INVALID, A_INVALID, AAAA_INVALID, MX_INVALID, HOSTNAME_INVALID, ADDRESS_RESERVED, CNAME_SELF,
   PRIORITY_REQUIRED, PRIORITY_INVALID, TXT_QUOTING, TXT_TOO_LONG, SRV_DATA_FIELDS_REMOVED, SRV_DATA_NAME_MISMATCH,
-  SVC_PARAMS_INVALID, CONTENT_NOT_STRING, TYPE_UNSUPPORTED,
+  SVC_PARAMS_INVALID, CONTENT_NOT_STRING,
 ];

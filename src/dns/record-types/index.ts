@@ -7,7 +7,7 @@
  */
 import type { RecordType } from '../record.js';
 import { RECORD_TYPE_SPECS } from './registry.js';
-import { report, TYPE_UNSUPPORTED } from './errors.js';
+import { CONTENT_INVALID, report } from './errors.js';
 import { tokenize } from './tokens.js';
 import type { RecordValue, RecordValueContext, RecordValueInput, StoredValue } from './types.js';
 
@@ -19,7 +19,8 @@ export { srvNameParts } from './srv.js';
 /** Validates and normalizes `content`/`data`/`priority`; returns undefined after recording errors. */
 export function validateRecordValue(input: RecordValueInput, ctx: RecordValueContext): RecordValue | undefined {
   const spec = Object.hasOwn(RECORD_TYPE_SPECS, input.type) ? RECORD_TYPE_SPECS[input.type] : undefined;
-  if (!spec) return void report(ctx.errors, TYPE_UNSUPPORTED, { type: String(input.type) });
+  // Callers refuse unknown types first (1107); this keeps a bad type from ever reaching a spec.
+  if (!spec) return void report(ctx.errors, CONTENT_INVALID, { type: String(input.type), detail: 'the type is not supported' });
   const before = ctx.errors.errors.length;
   const value = spec.validate(input, ctx);
   return value && ctx.errors.errors.length === before ? value : undefined;
