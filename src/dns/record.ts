@@ -6,12 +6,17 @@
  *   wildcard `*.example.com`).
  * - `content` (always set; for data types it is derived from `data`):
  *   - A: dotted quad. AAAA: RFC 5952 canonical text.
- *   - CNAME, NS, PTR, MX: a host name, lowercase, no trailing dot (MX preference is in `priority`).
+ *   - CNAME, NS, PTR, MX: a host name, lowercase, no trailing dot (MX preference is in `priority`; a null MX
+ *     per RFC 7505 is `.`).
  *   - TXT: one or more RFC 1035 character-strings, each in double quotes, separated by one space; inside a
  *     string `\"` and `\\` are escapes and `\DDD` a decimal byte (`"v=spf1 -all" "second"`).
  *   - OPENPGPKEY: base64 of the key.
  *   - data types: the presentation form of the RDATA built from `data` (SRV: `weight port target`, with the
- *     priority in `priority` and `data.priority`).
+ *     priority in `priority` and `data.priority`; URI: `weight "target"`, priority in `priority`). Host names
+ *     inside have no trailing dot (the root is `.`), hex is uppercase, base64 has no white space; SVCB/HTTPS
+ *     `priority target params` with the params canonical (keys ascending, values quoted, `data.value` the
+ *     same text; `parseSvcParams` gives their wire values); LOC
+ *     `37 46 46.000 N 122 23 35.000 W 0.00m 100.00m 0.00m 0.00m`.
  * - `data`: the `data` object for CAA CERT DNSKEY DS HTTPS LOC NAPTR SMIMEA SRV SSHFP SVCB TLSA URI, with the
  *   field names of the v4 API (see record-types/); null for the other types.
  * - `priority`: MX and URI preference, SRV priority; null otherwise.
