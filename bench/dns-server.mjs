@@ -1,0 +1,191 @@
+#!/usr/bin/env node
+/**
+ * DNS serving benchmark: dnsperf against Stratus, PowerDNS (gsqlite3 backend, packet cache on, its default)
+ * and Knot DNS, all loaded with the same zone (Stratus's own AXFR of a zone created through its API) and
+ * queried with the same query list, one after the other on this machine. Prints queries per second and latency
+ * of each and Stratus's ratios. Never asserts; the target is Stratus >= PowerDNS.
+ *
+ *   node bench/dns-server.mjs            (BENCH_SECONDS=10 per server, BENCH_CLIENTS=4, BENCH_RECORDS=1000)
+ */
+import { execFile, spawn } from 'node:child_process';
+import dgram from 'node:dgram';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 4);
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 1000);
+const ZONE = 'bench.example';
+const EMAIL = 'bench@example.com';
+const KEY = '0123456789abcdef0123456789abcdef01234';
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-dns-bench-'));
+const children = [];
+
+const log = (msg) => process.stdout.write(`[dns-bench] ${msg}\n`);
+
+async function freePort() {
+  for (;;) {
+    const udp = dgram.createSocket('udp4');
+    await new Promise((r) => udp.bind(0, '127.0.0.1', r));
+    const port = udp.address().port;
+    const ok = await new Promise((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    udp.close();
+    if (ok) return port;
+  }
+}
+
+function start(cmd, args, opts = {}) {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+  child.output = '';
+  child.stdout.on('data', (d) => { child.output += d; });
+  child.stderr.on('data', (d) => { child.output += d; });
+  children.push(child);
+  return child;
+}
+
+async function waitFor(what, fn, ms = 30_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const soaAt = async (port) => (await run('dig', ['@127.0.0.1', '-p', String(port), '+short', '+norec', '+time=1', '+tries=1', ZONE, 'SOA'])).stdout.trim();
+
+async function api(base, method, p, body) {
+  const res = await fetch(`${base}${p}`, { method, headers: { 'x-auth-email': EMAIL, 'x-auth-key': KEY, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+  const json = await res.json();
+  if (!json.success) throw new Error(`${method} ${p}: ${JSON.stringify(json.errors)}`);
+  return json.result;
+}
+
+async function startStratus(dnsPort) {
+  log('building Stratus (tsc -p tsconfig.build.json)');
+  const out = path.join(ROOT, 'node_modules', '.cache', 'stratus-bench', 'dist');
+  await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out]).catch(() => {});
+  if (!fs.existsSync(path.join(out, 'cli.js'))) throw new Error('build produced no cli.js');
+  const child = start(process.execPath, [path.join(out, 'cli.js'), 'serve', '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0',
+    '--dns', `127.0.0.1:${dnsPort}`, '--auth-email', EMAIL, '--auth-key', KEY, '--log-level', 'warn']);
+  const base = await waitFor('Stratus to listen', async () => {
+    const m = /v4 API listening on (\S+)/.exec(child.output);
+    return m?.[1];
+  });
+  log(`Stratus API at ${base}, DNS on 127.0.0.1:${dnsPort}`);
+  return base;
+}
+
+async function loadZone(base) {
+  const [account] = await api(base, 'GET', '/accounts');
+  const zone = await api(base, 'POST', '/zones', { account: { id: account.id }, name: ZONE });
+  const bodies = [
+    { type: 'A', name: '@', content: '192.0.2.1' },
+    { type: 'MX', name: '@', content: `mail.${ZONE}`, priority: 10 },
+    { type: 'TXT', name: '@', content: '"v=spf1 -all"' },
+    { type: 'CNAME', name: 'www', content: `host0.${ZONE}` },
+    { type: 'A', name: '*.wild', content: '192.0.2.2' },
+  ];
+  for (let i = 0; i < RECORDS; i++) {
+    bodies.push({ type: 'A', name: `host${i}`, content: `10.${(i >> 8) & 255}.${i & 255}.1` });
+    if (i % 4 === 0) bodies.push({ type: 'AAAA', name: `host${i}`, content: `2001:db8::${i.toString(16)}` });
+  }
+  log(`creating ${bodies.length} records through the v4 API`);
+  for (let i = 0; i < bodies.length; i += 16) {
+    await Promise.all(bodies.slice(i, i + 16).map((b) => api(base, 'POST', `/zones/${zone.id}/dns_records`, b)));
+  }
+}
+
+function queryList() {
+  const lines = [];
+  for (let i = 0; i < 5000; i++) {
+    const n = (i * 7919) % RECORDS;
+    const r = i % 10;
+    if (r < 5) lines.push(`host${n}.${ZONE} A`);
+    else if (r === 5) lines.push(`host${n - (n % 4)}.${ZONE} AAAA`);
+    else if (r === 6) lines.push(`nx${n}.${ZONE} A`);
+    else if (r === 7) lines.push(`www.${ZONE} A`);
+    else if (r === 8) lines.push(`x${n}.wild.${ZONE} A`);
+    else lines.push(`${ZONE} MX`);
+  }
+  const file = path.join(tmp, 'queries.txt');
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+async function startKnot(zoneFile, port) {
+  const dir = path.join(tmp, 'knot');
+  fs.mkdirSync(path.join(dir, 'zones'), { recursive: true });
+  fs.copyFileSync(zoneFile, path.join(dir, 'zones', `${ZONE}.zone`));
+  fs.writeFileSync(path.join(dir, 'knot.conf'), `server:\n    rundir: "${dir}"\n    listen: 127.0.0.1@${port}\ncontrol:\n    listen: "${dir}/knot.sock"\ndatabase:\n    storage: "${dir}/db"\nlog:\n  - target: stderr\n    any: warning\ntemplate:\n  - id: default\n    storage: "${dir}/zones"\n    file: "%s.zone"\nzone:\n  - domain: ${ZONE}\n`);
+  start('knotd', ['-c', path.join(dir, 'knot.conf')]);
+}
+
+async function startPdns(zoneFile, port) {
+  const dir = path.join(tmp, 'pdns');
+  fs.mkdirSync(dir, { recursive: true });
+  const db = path.join(dir, 'pdns.sqlite3');
+  const schema = ['/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql', '/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql'].find((p) => fs.existsSync(p));
+  const { stdout: inserts } = await run('zone2sql', ['--gsqlite', `--zone=${zoneFile}`, `--zone-name=${ZONE}`], { maxBuffer: 64 << 20 });
+  const { default: Database } = await import('better-sqlite3');
+  const sqlite = new Database(db);
+  sqlite.exec(fs.readFileSync(schema, 'utf8'));
+  sqlite.exec(inserts);
+  sqlite.close();
+  fs.writeFileSync(path.join(dir, 'pdns.conf'), '');
+  start('pdns_server', ['--daemon=no', '--guardian=no', '--disable-syslog', '--write-pid=no', `--config-dir=${dir}`, `--socket-dir=${dir}`,
+    '--launch=gsqlite3', `--gsqlite3-database=${db}`, '--local-address=127.0.0.1', `--local-port=${port}`, '--loglevel=3']);
+}
+
+async function dnsperf(name, port, queries) {
+  log(`dnsperf against ${name} for ${SECONDS}s (${CLIENTS} clients)`);
+  const { stdout } = await run('dnsperf', ['-s', '127.0.0.1', '-p', String(port), '-d', queries, '-l', String(SECONDS), '-c', String(CLIENTS), '-q', '200'], { timeout: (SECONDS + 30) * 1000 });
+  const qps = Number(/Queries per second:\s+([\d.]+)/.exec(stdout)?.[1]);
+  const lat = /Average Latency \(s\):\s+([\d.]+)/.exec(stdout);
+  const lost = /Queries lost:\s+(\d+)/.exec(stdout)?.[1];
+  const r = { name, qps, latencyMs: lat ? Number(lat[1]) * 1000 : NaN, lost: Number(lost ?? 0) };
+  log(`${name}: ${r.qps.toFixed(0)} qps, ${r.latencyMs.toFixed(3)} ms average latency, ${r.lost} lost`);
+  return r;
+}
+
+async function main() {
+  const [sPort, kPort, pPort] = [await freePort(), await freePort(), await freePort()];
+  const base = await startStratus(sPort);
+  await loadZone(base);
+  const { stdout: axfr } = await run('dig', ['@127.0.0.1', '-p', String(sPort), ZONE, 'AXFR', '+nocmd', '+nostats', '+nocomments'], { maxBuffer: 64 << 20 });
+  const zoneFile = path.join(tmp, `${ZONE}.zone`);
+  const rrs = axfr.split('\n').filter((l) => l && !l.startsWith(';'));
+  fs.writeFileSync(zoneFile, `${rrs.slice(0, -1).join('\n')}\n`);
+  log(`zone transferred from Stratus: ${rrs.length - 1} records`);
+  await startKnot(zoneFile, kPort);
+  await startPdns(zoneFile, pPort);
+  const serial = await soaAt(sPort);
+  for (const [n, p] of [['Knot', kPort], ['PowerDNS', pPort]]) await waitFor(`${n} to serve the zone`, async () => (await soaAt(p)) === serial);
+  log('all three servers answer the same SOA');
+  const queries = queryList();
+  const results = [];
+  for (const [n, p] of [['Stratus', sPort], ['PowerDNS', pPort], ['Knot', kPort]]) results.push(await dnsperf(n, p, queries));
+  const [stratus, pdns, knot] = results;
+  console.log('\nserver      qps        avg latency (ms)   lost');
+  for (const r of results) console.log(`${r.name.padEnd(10)}  ${r.qps.toFixed(0).padStart(8)}   ${r.latencyMs.toFixed(3).padStart(10)}         ${r.lost}`);
+  console.log(`\nStratus / PowerDNS: ${(stratus.qps / pdns.qps).toFixed(2)}x qps (target >= 1.00), latency ${(stratus.latencyMs / pdns.latencyMs).toFixed(2)}x`);
+  console.log(`Stratus / Knot:     ${(stratus.qps / knot.qps).toFixed(2)}x qps, latency ${(stratus.latencyMs / knot.latencyMs).toFixed(2)}x`);
+}
+
+main()
+  .catch((err) => { console.error(err); for (const c of children) if (c.output) console.error(c.output.slice(-2000)); process.exitCode = 1; })
+  .finally(() => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    setTimeout(() => fs.rmSync(tmp, { recursive: true, force: true }), 500);
+  });
