@@ -59,8 +59,8 @@ export class DataReader {
     if (v === undefined) return fallback !== undefined ? fallback : this.fail(field, `is required and ${rule}`);
     const n = toNumber(v);
     if (n === undefined || n < min || n > max) return this.fail(field, rule);
-    const scaled = n * 10 ** decimals;
-    if (Math.abs(scaled - Math.round(scaled)) > 1e-6) return this.fail(field, rule);
+    const text = String(n);
+    if (/e/i.test(text) || (text.split('.')[1] ?? '').length > decimals) return this.fail(field, rule);
     return n;
   }
 

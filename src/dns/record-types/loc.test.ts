@@ -19,6 +19,10 @@ describe('LOC', () => {
     expect(r.value?.content).toBe('52 0 0.000 S 4 0 1.500 E 0.00m 1.00m 10000.00m 10.00m');
     expect(r.value?.data).toMatchObject({ lat_direction: 'S', long_direction: 'E', size: 1 });
   });
+  it('accepts the extremes', () => {
+    const r = check('LOC', { data: { ...sf, lat_seconds: 59.999, long_degrees: 180, long_minutes: 0, long_seconds: 0, altitude: 42849672.95, size: 90000000 } });
+    expect(r.value?.content).toBe('37 46 59.999 N 180 0 0.000 W 42849672.95m 90000000.00m 0.00m 0.00m');
+  });
   it('refuses out-of-range fields, each reported', () => {
     const r = check('LOC', { data: { ...sf, lat_degrees: 91, long_minutes: 60, lat_seconds: 1.2345, long_direction: 'N', altitude: -100001 } });
     expect(r.codes).toEqual([9512, 9512, 9512, 9512, 9512]);
