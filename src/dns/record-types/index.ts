@@ -15,6 +15,7 @@ export type { RecordTypeSpec, RecordValue, RecordValueContext, RecordValueInput,
 export { RECORD_TYPE_SPECS } from './registry.js';
 export { parseSvcParams, formatSvcParams, type SvcParam, type SvcValue } from './svc-params.js';
 export { srvNameParts } from './srv.js';
+export { txtPlainText, txtStrings } from './txt.js';
 
 /** Validates and normalizes `content`/`data`/`priority`; returns undefined after recording errors. */
 export function validateRecordValue(input: RecordValueInput, ctx: RecordValueContext): RecordValue | undefined {

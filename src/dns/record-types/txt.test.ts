@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { check } from './test-support.js';
+import { txtPlainText, txtStrings } from './txt.js';
 
 const txt = (content: unknown) => check('TXT', { content });
 
@@ -47,5 +48,14 @@ describe('TXT', () => {
     expect(txt(undefined).codes).toEqual([9510]);
     expect(txt('').codes).toEqual([9510]);
     expect(txt(['a']).codes).toEqual([9525]);
+  });
+});
+
+describe('stored TXT helpers', () => {
+  it('gives the plain text and the strings of stored content', () => {
+    expect(txtPlainText('"v=spf1 " "-all"')).toBe('v=spf1 -all');
+    expect(txtPlainText('"say \\"hi\\""')).toBe('say "hi"');
+    const parsed = txtStrings('"ab" "\\255"');
+    expect(parsed.ok && parsed.strings.map((b) => [...b])).toEqual([[0x61, 0x62], [255]]);
   });
 });

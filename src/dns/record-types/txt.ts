@@ -27,6 +27,15 @@ export function txtStrings(content: string): { ok: true; strings: Uint8Array[] }
   return { ok: true, strings: [utf8(content)] };
 }
 
+/**
+ * The text of stored TXT content without quotes or escapes, the strings concatenated (`"a" "b"` -> `ab`);
+ * what a client that sent unquoted content (certbot) filters by.
+ */
+export function txtPlainText(content: string): string {
+  const parsed = txtStrings(content);
+  return parsed.ok ? parsed.strings.map(bytesToText).join('') : content;
+}
+
 /** TXT: quoted strings, split at 255 bytes. */
 export const TXT_SPEC: RecordTypeSpec = {
   type: 'TXT',
