@@ -158,16 +158,22 @@ export class SqliteMetadataStore implements MetadataStore {
     return this.readObject(bucket, key);
   }
 
+  /** The conditional swap, compiled once (the hot path of every put). */
+  private readonly swapTx = (): ((bucket: string, record: ObjectRecord, check: (current: ObjectRecord | null) => boolean) => SwapResult) => {
+    const tx = this.db.transaction((bucket: string, record: ObjectRecord, check: (current: ObjectRecord | null) => boolean): SwapResult => {
+      const current = this.readObject(bucket, record.key);
+      if (!check(current)) return { ok: false, current };
+      if (current) this.discardBody(bucket, current, record.uploaded);
+      this.writeObject(bucket, record);
+      return { ok: true, replaced: current };
+    });
+    return (bucket, record, check) => tx.immediate(bucket, record, check);
+  };
+  private swap?: ReturnType<SqliteMetadataStore['swapTx']>;
+
   async putObject(bucket: string, record: ObjectRecord, check: (current: ObjectRecord | null) => boolean): Promise<SwapResult> {
-    return this.db
-      .transaction((): SwapResult => {
-        const current = this.readObject(bucket, record.key);
-        if (!check(current)) return { ok: false, current };
-        if (current) this.discardBody(bucket, current, record.uploaded);
-        this.writeObject(bucket, record);
-        return { ok: true, replaced: current };
-      })
-      .immediate();
+    this.swap ??= this.swapTx();
+    return this.swap(bucket, record, check);
   }
 
   async deleteObjects(bucket: string, keys: string[]): Promise<void> {

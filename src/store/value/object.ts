@@ -63,6 +63,23 @@ export class HeadResult implements StoreObject {
   }
 }
 
+/** Releases the blobs of bodies that were dropped without being read or cancelled. */
+const abandoned = new FinalizationRegistry<() => Promise<void>>((release) => {
+  release().catch(() => undefined);
+});
+
+/** A release function that runs once and stops the finalizer; built outside any `this` scope. */
+function releaser(release: () => Promise<void>): () => Promise<void> {
+  let released = false;
+  const finish = async (): Promise<void> => {
+    if (released) return;
+    released = true;
+    abandoned.unregister(finish);
+    await release();
+  };
+  return finish;
+}
+
 /** A stored object with a body that can be read once. */
 export class GetResult extends HeadResult implements StoreObjectBody {
   readonly #body: ReadableStream<Uint8Array>;
@@ -71,12 +88,8 @@ export class GetResult extends HeadResult implements StoreObjectBody {
   /** `chunks` yields exactly `range.length` bytes; `release` runs once the body is finished or abandoned. */
   constructor(rec: ObjectRecord, range: { offset: number; length: number }, chunks: AsyncIterator<Uint8Array>, release: () => Promise<void>) {
     super(rec, range);
-    let released = false;
-    const finish = async (): Promise<void> => {
-      if (released) return;
-      released = true;
-      await release();
-    };
+    const finish = releaser(release);
+    abandoned.register(this, finish, finish);
     this.#body = withKnownLength(
       new ReadableStream<Uint8Array>(
         {
