@@ -151,10 +151,17 @@ export function cidrContains(range: Cidr, address: Uint8Array): boolean {
   return isIPv4Mapped(address) && prefixMatches(range.bytes, address.subarray(12), range.prefix);
 }
 
+/** Parsed ranges by their text (the configured service ranges are checked for every A/AAAA record). */
+const parsedRanges = new Map<string, Cidr | undefined>();
+
 /** The first range (as written) that contains the address; malformed ranges are skipped. */
 export function findContainingRange(address: Uint8Array, ranges: readonly string[]): string | undefined {
   for (const r of ranges) {
-    const cidr = parseCidr(r.trim());
+    let cidr = parsedRanges.get(r);
+    if (cidr === undefined && !parsedRanges.has(r)) {
+      cidr = parseCidr(r.trim());
+      if (parsedRanges.size < 10_000) parsedRanges.set(r, cidr);
+    }
     if (cidr && cidrContains(cidr, address)) return r;
   }
   return undefined;

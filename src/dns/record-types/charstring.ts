@@ -12,6 +12,7 @@ export type QuotedParse = { ok: true; strings: Uint8Array[] } | { ok: false; pro
 
 /** Decodes the escapes of a string body (the text between the quotes, or an unquoted token). */
 export function unescapeBytes(body: string): Uint8Array | undefined {
+  if (!body.includes('\\')) return encoder.encode(body); // fast path: no escapes (most TXT values)
   const out: number[] = [];
   for (let i = 0; i < body.length; ) {
     const ch = body[i]!;
