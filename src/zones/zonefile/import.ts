@@ -79,15 +79,15 @@ export async function importZoneFile(records: RecordsService, zone: ZoneRef, tex
   }
   const ordered = [...parsed.filter((r) => r.type !== 'CNAME'), ...parsed.filter((r) => r.type === 'CNAME')];
   const bodies = ordered.map((r) => ({ line: r.line, body: lineToBody(r, opts.proxied) }));
-  let added = 0;
-  await records.transaction(zone, async (tx) => {
-    for (const { line, body } of bodies) {
+  const created = await records.transaction(zone, async (tx) => {
+    const drafts = bodies.map(({ line, body }) => {
       try {
-        if (await tx.createDraft(tx.validate(body, opts.ctx), true)) added++;
+        return tx.validate(body, opts.ctx);
       } catch (err) {
         throw atLine(err, line);
       }
-    }
+    });
+    return tx.createBulk(drafts, true, (i, err) => atLine(err, bodies[i]!.line));
   });
-  return { recs_added: added, total_records_parsed: parsed.length };
+  return { recs_added: created.filter((r) => r !== null).length, total_records_parsed: parsed.length };
 }
