@@ -1,0 +1,193 @@
+#!/usr/bin/env node
+/**
+ * Bucket store benchmark (prints, never asserts). Run after `npm run build`:
+ *
+ *   node bench/store.mjs [--ops 2000] [--size 1024] [--concurrency 1] [--big-mb 1024] [--dir DIR]
+ *
+ * 1. Small objects: `ops` put+get pairs of `size`-byte objects, `concurrency` in flight, through
+ *    - Stratus's binding (openBucketStore, what scripts get as env.BUCKET), in this process;
+ *    - Miniflare's binding measured from inside its workerd script (dispatchFetch runs the same loop there);
+ *    - Miniflare's binding driven from Node (mf.getR2Bucket proxy), for reference.
+ *    Target (issue 3): Stratus at least 5x Miniflare (the in-script figure).
+ * 2. Large object: a `big-mb` MiB put streamed from a file, and a get streamed to a file, against a plain
+ *    streaming file copy (read + write) of the same file on the same disk; each with the peak RSS sampled
+ *    during that phase. Target: at least 70% of the copy's throughput.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { performance } from 'node:perf_hooks';
+import { execSync } from 'node:child_process';
+import { Miniflare } from 'miniflare';
+import { openBucketStore, withKnownLength } from '../dist/index.js';
+
+const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
+const OPS = Number(args.ops ?? 2000);
+const SIZE = Number(args.size ?? 1024);
+const CONCURRENCY = Number(args.concurrency ?? 1);
+const BIG_MB = Number(args['big-mb'] ?? 1024);
+const root = fs.mkdtempSync(path.join(args.dir ?? os.tmpdir(), 'stratus-bench-'));
+const log = (line) => process.stdout.write(`${line}\n`);
+const MiB = 1024 * 1024;
+
+/** Runs `fn` while sampling RSS every 25 ms; returns [result, seconds, peak RSS MiB]. */
+async function measured(fn) {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 25);
+  const t0 = performance.now();
+  try {
+    const result = await fn();
+    return [result, (performance.now() - t0) / 1000, Math.max(peak, process.memoryUsage.rss()) / MiB];
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** `total` put+get pairs with `concurrency` workers; `every` progress lines. */
+async function putGetLoop(bucket, label, total) {
+  const value = new Uint8Array(crypto.randomBytes(SIZE));
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < total) {
+      const i = next++;
+      const key = `small/${i % 500}`;
+      await bucket.put(key, value);
+      const o = await bucket.get(key);
+      await o.arrayBuffer();
+      if (++done % Math.max(1, Math.floor(total / 4)) === 0) log(`  ${label}: ${done}/${total}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+}
+
+const MINIFLARE_SCRIPT = `
+export default {
+  async fetch(request, env) {
+    const { total, size, concurrency } = await request.json();
+    const value = new Uint8Array(size); crypto.getRandomValues(value);
+    let next = 0;
+    const worker = async () => {
+      while (next < total) {
+        const i = next++;
+        const key = 'small/' + (i % 500);
+        await env.B.put(key, value);
+        const o = await env.B.get(key);
+        await o.arrayBuffer();
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    return new Response('ok');
+  },
+};`;
+
+async function smallObjects() {
+  log(`== small objects: ${OPS} put+get pairs of ${SIZE} B, concurrency ${CONCURRENCY}`);
+  const store = await openBucketStore({ dataDir: path.join(root, 'stratus-small') });
+  const bucket = store.bucket('bench');
+  await putGetLoop(bucket, 'stratus warm-up', Math.min(200, OPS));
+  const [, stratusSec] = await measured(() => putGetLoop(bucket, 'stratus', OPS));
+  await store.close();
+  const stratusOps = OPS / stratusSec;
+  log(`  stratus: ${stratusOps.toFixed(0)} pairs/s (${(stratusOps * 2).toFixed(0)} ops/s)`);
+
+  const mf = new Miniflare({ modules: true, script: MINIFLARE_SCRIPT, r2Buckets: ['B'], compatibilityDate: '2025-01-01', r2Persist: path.join(root, 'mf') });
+  try {
+    await mf.dispatchFetch('http://bench/', { method: 'POST', body: JSON.stringify({ total: Math.min(200, OPS), size: SIZE, concurrency: CONCURRENCY }) });
+    log('  miniflare (in-script): running');
+    const [, mfSec] = await measured(async () => {
+      const res = await mf.dispatchFetch('http://bench/', { method: 'POST', body: JSON.stringify({ total: OPS, size: SIZE, concurrency: CONCURRENCY }) });
+      if (!res.ok) throw new Error(`miniflare run failed: ${res.status} ${await res.text()}`);
+      await res.text();
+    });
+    const mfOps = OPS / mfSec;
+    log(`  miniflare (in-script): ${mfOps.toFixed(0)} pairs/s (${(mfOps * 2).toFixed(0)} ops/s)`);
+    const proxyOps = Math.min(OPS, 500);
+    const mfBucket = await mf.getR2Bucket('B');
+    const [, proxySec] = await measured(() => putGetLoop(mfBucket, 'miniflare (from Node)', proxyOps));
+    const mfProxyOps = proxyOps / proxySec;
+    log(`  miniflare (from Node proxy): ${mfProxyOps.toFixed(0)} pairs/s`);
+    log(`  RESULT small objects: stratus/miniflare = ${(stratusOps / mfOps).toFixed(1)}x in-script (target >= 5x), ${(stratusOps / mfProxyOps).toFixed(1)}x vs the Node proxy`);
+  } finally {
+    await mf.dispose();
+  }
+}
+
+/** Writes `mb` MiB of random-ish data to `file` (not timed). */
+async function makeSource(file, mb) {
+  const block = crypto.randomBytes(MiB);
+  const out = fs.createWriteStream(file);
+  for (let i = 0; i < mb; i++) {
+    if (!out.write(block)) await new Promise((r) => out.once('drain', r));
+    if ((i + 1) % 256 === 0) log(`  source: ${i + 1}/${mb} MiB written`);
+  }
+  await new Promise((r, j) => out.end((err) => (err ? j(err) : r())));
+}
+
+async function largeObject() {
+  log(`== large object: ${BIG_MB} MiB, on ${root}`);
+  const src = path.join(root, 'source.bin');
+  await makeSource(src, BIG_MB);
+  const bytes = BIG_MB * MiB;
+  const rate = (sec) => `${(bytes / MiB / sec).toFixed(0)} MiB/s`;
+
+  // Every phase starts with the page cache's dirty pages flushed, so no phase pays for another's writes.
+  const settle = () => execSync('sync');
+  const copyTo = async (dest, durable) => {
+    await pipeline(fs.createReadStream(src, { highWaterMark: MiB }), fs.createWriteStream(dest, { highWaterMark: MiB }));
+    if (durable) { const fh = await fs.promises.open(dest, 'r+'); await fh.sync(); await fh.close(); }
+  };
+  settle();
+  const [, copySec, copyRss] = await measured(() => copyTo(path.join(root, 'copy.bin'), false));
+  fs.rmSync(path.join(root, 'copy.bin'));
+  log(`  plain streaming file copy: ${copySec.toFixed(2)} s, ${rate(copySec)}, peak RSS ${copyRss.toFixed(0)} MiB`);
+  settle();
+  const [, syncCopySec] = await measured(() => copyTo(path.join(root, 'copy.bin'), true));
+  fs.rmSync(path.join(root, 'copy.bin'));
+  log(`  file copy + fsync (the store fsyncs every blob): ${syncCopySec.toFixed(2)} s, ${rate(syncCopySec)}`);
+  settle();
+
+  const store = await openBucketStore({ dataDir: path.join(root, 'stratus-big') });
+  const bucket = store.bucket('bench');
+  const [putResult, putSec, putRss] = await measured(async () => {
+    const body = withKnownLength(Readable.toWeb(fs.createReadStream(src, { highWaterMark: MiB })), bytes);
+    return bucket.put('big.bin', body);
+  });
+  log(`  stratus put: ${putSec.toFixed(2)} s, ${rate(putSec)}, peak RSS ${putRss.toFixed(0)} MiB (size ${putResult.size}, etag ${putResult.etag})`);
+
+  settle();
+  const dest = path.join(root, 'got.bin');
+  const [, getSec, getRss] = await measured(async () => {
+    const o = await bucket.get('big.bin');
+    const fh = await fs.promises.open(dest, 'w');
+    try {
+      for await (const chunk of o.body) await fh.write(chunk);
+    } finally {
+      await fh.close();
+    }
+  });
+  const gotSize = fs.statSync(dest).size;
+  fs.rmSync(dest);
+  log(`  stratus get: ${getSec.toFixed(2)} s, ${rate(getSec)}, peak RSS ${getRss.toFixed(0)} MiB (read ${gotSize} bytes)`);
+
+  const [, readSec] = await measured(async () => {
+    const o = await bucket.get('big.bin');
+    await pipeline(Readable.fromWeb(o.body), new Writable({ write(_c, _e, cb) { cb(); } }));
+  });
+  log(`  stratus get to nowhere (read only): ${readSec.toFixed(2)} s, ${rate(readSec)}`);
+  await store.close();
+  log(`  RESULT large object: put ${(100 * copySec / putSec).toFixed(0)}% and get ${(100 * copySec / getSec).toFixed(0)}% of the plain file copy's throughput (target >= 70%); `
+    + `put ${(100 * syncCopySec / putSec).toFixed(0)}% of copy+fsync`);
+}
+
+try {
+  log(`stratus store benchmark: node ${process.version}, ${os.cpus().length} cores`);
+  if (args['skip-small'] === undefined) await smallObjects();
+  if (args['skip-big'] === undefined) await largeObject();
+  log(`peak RSS of the whole run: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+} finally {
+  fs.rmSync(root, { recursive: true, force: true });
+}
