@@ -7,7 +7,7 @@ import { api, createZone } from '../helpers/api.js';
 type Any = any;
 
 /** A multipart import with a real file part, as `curl --form file=@zone.txt` sends it. */
-async function curlImport(server: TestServer, zoneId: string, text: string | Uint8Array, proxied?: string): Promise<{ status: number; body: Any }> {
+async function curlImport(server: TestServer, zoneId: string, text: string, proxied?: string): Promise<{ status: number; body: Any }> {
   const form = new FormData();
   form.append('file', new Blob([text], { type: 'text/plain' }), 'zone.txt');
   if (proxied !== undefined) form.append('proxied', proxied);
