@@ -120,8 +120,9 @@ describe('zone file export and import', () => {
     expect(syntax.status).toBe(400);
     expect(syntax.body.errors[0]).toEqual({ code: 1211, message: 'Zone file line 2: $INCLUDE directive not allowed' });
 
-    const conflict = await curlImport(server, zoneId, 'x A 192.0.2.1\nx CNAME y.example.net.\n');
-    expect(conflict.body.errors[0].code).toBe(81053);
+    // The first failing line is reported, whether it conflicts (line 2) or is invalid (line 3).
+    const conflict = await curlImport(server, zoneId, 'sub NS ns1.example.net.\nsub A 192.0.2.1\nz A bad\n');
+    expect(conflict.body.errors[0].code).toBe(81056);
     expect(conflict.body.errors[0].message).toMatch(/^Zone file line 2: /);
 
     const outside = await curlImport(server, zoneId, 'www.other.example. A 192.0.2.1\n');

@@ -80,14 +80,21 @@ export async function importZoneFile(records: RecordsService, zone: ZoneRef, tex
   const ordered = [...parsed.filter((r) => r.type !== 'CNAME'), ...parsed.filter((r) => r.type === 'CNAME')];
   const bodies = ordered.map((r) => ({ line: r.line, body: lineToBody(r, opts.proxied) }));
   const created = await records.transaction(zone, async (tx) => {
-    const drafts = bodies.map(({ line, body }) => {
+    // Validate every line; apply the ones before the first invalid line, so that the error reported is the
+    // first one in application order whether it is a validation error or a conflict with the zone.
+    const drafts = [];
+    let invalid: unknown;
+    for (const { line, body } of bodies) {
       try {
-        return tx.validate(body, opts.ctx);
+        drafts.push(tx.validate(body, opts.ctx));
       } catch (err) {
-        throw atLine(err, line);
+        invalid = atLine(err, line);
+        break;
       }
-    });
-    return tx.createBulk(drafts, true, (i, err) => atLine(err, bodies[i]!.line));
+    }
+    const out = await tx.createBulk(drafts, true, (i, err) => atLine(err, bodies[i]!.line));
+    if (invalid !== undefined) throw invalid;
+    return out;
   });
   return { recs_added: created.filter((r) => r !== null).length, total_records_parsed: parsed.length };
 }
