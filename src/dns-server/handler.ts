@@ -13,6 +13,7 @@ import type { ZoneSnapshot } from '../dns/snapshot.js';
 import type { ZoneCache } from './zone-cache.js';
 import { axfrMessages } from './axfr.js';
 import { isTransferAllowed } from './acl.js';
+import { PacketCache, packetKey, questionNameEnd } from './packet-cache.js';
 
 /** Where a query came from. */
 export interface QueryOrigin {
@@ -23,9 +24,17 @@ export interface QueryOrigin {
 /** Zero or more response messages (several for AXFR). */
 export type Responses = Buffer[];
 
+/** True for AXFR/IXFR questions (their answers depend on the client's address, so they are never cached). */
+function isTransfer(buf: Uint8Array): boolean {
+  const end = questionNameEnd(buf);
+  const type = ((buf[end] ?? 0) << 8) | (buf[end + 1] ?? 0);
+  return type === TYPE.AXFR || type === TYPE.IXFR;
+}
+
 /** Answers DNS messages from the zone cache. */
 export class DnsHandler {
   private readonly writer = new Writer(65_536);
+  private readonly packets = new PacketCache();
 
   constructor(
     private readonly cache: ZoneCache,
@@ -36,7 +45,15 @@ export class DnsHandler {
   /** Handles one message; returns the responses (possibly none), or a promise of them while a zone rebuilds. */
   handle(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {
     try {
-      return this.handleUnsafe(buf, from);
+      if (this.cache.busy) return this.handleUnsafe(buf, from);
+      this.packets.sync(this.cache.generation);
+      const key = packetKey(buf, from.transport);
+      if (key === undefined) return this.handleUnsafe(buf, from);
+      const hit = this.packets.get(key, buf);
+      if (hit) return [hit];
+      const out = this.handleUnsafe(buf, from);
+      if (Array.isArray(out) && out.length === 1 && out[0]!.length >= 12 && out[0]![5] === 1 && out[0]![4] === 0 && !isTransfer(buf)) this.packets.set(key, out[0]!);
+      return out;
     } catch (err) {
       this.logger.error({ err }, 'unexpected error while answering');
       return this.bare(buf, RCODE.SERVFAIL);

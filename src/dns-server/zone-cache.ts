@@ -25,6 +25,17 @@ export class ZoneCache {
   private pollTimer: NodeJS.Timeout | undefined;
   private polling = false;
   private closed = false;
+  private gen = 0;
+
+  /** Grows whenever any snapshot is replaced, added or removed (response caches key on it). */
+  get generation(): number {
+    return this.gen;
+  }
+
+  /** True while any rebuild is in flight. */
+  get busy(): boolean {
+    return this.inflight.size > 0;
+  }
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -91,6 +102,7 @@ export class ZoneCache {
   private remove(zoneId: string): void {
     const old = this.byId.get(zoneId);
     if (!old) return;
+    this.gen++;
     this.byId.delete(zoneId);
     if (this.byName.get(old.origin) === old) this.byName.delete(old.origin);
   }
@@ -116,6 +128,7 @@ export class ZoneCache {
     if (old && old.origin !== snapshot.origin && this.byName.get(old.origin) === old) this.byName.delete(old.origin);
     this.byId.set(zoneId, snapshot);
     this.byName.set(snapshot.origin, snapshot);
+    this.gen++;
     if (!old || old.serial !== snapshot.serial) this.onNewSerial(snapshot);
   }
 

@@ -33,7 +33,7 @@ function rng(seed: number): () => number {
 
 function seeds(): Buffer[] {
   const names = [ZONE, `www.${ZONE}`, `x.wild.${ZONE}`, `nx.${ZONE}`, 'other.test'];
-  const types: dnsPacket.RecordType[] = ['A', 'AAAA', 'TXT', 'MX', 'SOA', 'NS', 'HTTPS', 'ANY', 'CNAME', 'SRV'];
+  const types = ['A', 'AAAA', 'TXT', 'MX', 'SOA', 'NS', 'HTTPS', 'ANY', 'CNAME', 'SRV'] as dnsPacket.RecordType[];
   const out: Buffer[] = [];
   for (const name of names) for (const type of types) {
     out.push(dnsPacket.encode({ type: 'query', id: 1, questions: [{ type, name }] }));

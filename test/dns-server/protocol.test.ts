@@ -17,6 +17,7 @@ import { tcpConnect, udpExchange } from './client.js';
 import { dig } from './dig.js';
 
 const ZONE = 'protocol.example';
+const decodeAny = (b: Buffer) => dnsPacket.decode(b) as unknown as { rcode: string };
 let server: TestServer;
 let port: number;
 
@@ -45,13 +46,13 @@ describe('DNS protocol', () => {
 
   it('FORMERR for two questions and for a broken question, NOTIMP for UPDATE, BADVERS for EDNS 1', async () => {
     const two = dnsPacket.encode({ type: 'query', id: 1, questions: [{ type: 'A', name: 'a.protocol.example' }, { type: 'A', name: 'b.protocol.example' }] });
-    expect((dnsPacket.decode((await udpExchange(port, two))!) as { rcode: string }).rcode).toBe('FORMERR');
+    expect((decodeAny((await udpExchange(port, two))!) as { rcode: string }).rcode).toBe('FORMERR');
     const broken = query(2, 'www.protocol.example', 'A').subarray(0, 20);
     const r2 = (await udpExchange(port, broken))!;
     expect([r2.readUInt16BE(0), r2[3]! & 0xf, r2[2]! & 0x80]).toEqual([2, 1, 0x80]);
     const update = Buffer.from(query(3, ZONE, 'SOA'));
     update[2] = 5 << 3;
-    expect((dnsPacket.decode((await udpExchange(port, update))!) as { rcode: string }).rcode).toBe('NOTIMP');
+    expect((decodeAny((await udpExchange(port, update))!) as { rcode: string }).rcode).toBe('NOTIMP');
     const v1 = Buffer.from(query(4, ZONE, 'SOA', { additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1232 } as dnsPacket.Answer] }));
     v1[v1.length - 5] = 1; // EDNS version byte of the OPT TTL
     const r4 = (await udpExchange(port, v1))!;
@@ -65,7 +66,7 @@ describe('DNS protocol', () => {
     expect(await udpExchange(port, response, 300)).toBeUndefined();
     expect(await udpExchange(port, Buffer.from([1, 2, 3]), 300)).toBeUndefined();
     const chaos = dnsPacket.encode({ type: 'query', id: 6, questions: [{ type: 'TXT', name: 'version.bind', class: 'CH' }] });
-    expect((dnsPacket.decode((await udpExchange(port, chaos))!) as { rcode: string }).rcode).toBe('REFUSED');
+    expect((decodeAny((await udpExchange(port, chaos))!) as { rcode: string }).rcode).toBe('REFUSED');
     expect((await dig(port, 'elsewhere.test', 'A')).status).toBe('REFUSED');
   });
 
@@ -79,7 +80,7 @@ describe('DNS protocol', () => {
 
   it('refuses AXFR to hosts outside the allow-list and AXFR over UDP', async () => {
     expect((await dig(port, ZONE, 'AXFR', { tcp: true })).raw).toMatch(/Transfer failed|REFUSED/);
-    expect((dnsPacket.decode((await udpExchange(port, query(8, ZONE, 'AXFR')))!) as { rcode: string }).rcode).toBe('FORMERR');
+    expect((decodeAny((await udpExchange(port, query(8, ZONE, 'AXFR')))!) as { rcode: string }).rcode).toBe('FORMERR');
   });
 });
 
