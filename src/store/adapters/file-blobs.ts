@@ -11,6 +11,16 @@ import type { BlobHandle, BlobStore } from '../ports.js';
 
 const ID_RE = /^[0-9a-f]{80}$/;
 const READ_CHUNK = 1024 * 1024;
+const WRITE_AHEAD = 4;
+const SYNC_EVERY = 64 * 1024 * 1024;
+
+async function writeAll(fh: fsp.FileHandle, chunk: Uint8Array, at: number): Promise<void> {
+  let done = 0;
+  while (done < chunk.byteLength) {
+    const { bytesWritten } = await fh.write(chunk, done, chunk.byteLength - done, at + done);
+    done += bytesWritten;
+  }
+}
 
 /** A new blob id: 32 random bytes and an 8-byte big-endian ms timestamp, in hex. */
 export function newBlobId(now = Date.now()): string {
@@ -39,18 +49,34 @@ export class FileBlobStore implements BlobStore {
     const id = newBlobId();
     const tmpFile = path.join(this.tmp, `${id}.tmp`);
     const fh = await fsp.open(tmpFile, 'wx');
+    const inflight: Promise<void>[] = [];
+    let synced = 0;
+    let syncing: Promise<unknown> | undefined;
     try {
+      // Positional writes are independent, so several run in the thread pool while the caller digests the
+      // next chunk; at most WRITE_AHEAD are in flight (bounded memory).
       let pos = 0;
       for await (const chunk of source) {
-        let done = 0;
-        while (done < chunk.byteLength) {
-          const { bytesWritten } = await fh.write(chunk, done, chunk.byteLength - done, pos);
-          done += bytesWritten;
-          pos += bytesWritten;
+        const w = writeAll(fh, chunk, pos);
+        w.catch(() => undefined); // observed below; avoids an unhandled rejection while it waits in line
+        inflight.push(w);
+        pos += chunk.byteLength;
+        if (inflight.length >= WRITE_AHEAD) await inflight.shift();
+        // Flush in the background every SYNC_EVERY bytes, so the final fsync has little left to do.
+        if (pos - synced >= SYNC_EVERY && !syncing) {
+          synced = pos;
+          syncing = Promise.all(inflight)
+            .then(() => fh.datasync())
+            .catch(() => undefined)
+            .finally(() => (syncing = undefined));
         }
       }
+      await Promise.all(inflight);
+      await syncing;
       await fh.sync();
     } catch (err) {
+      await Promise.allSettled(inflight);
+      await syncing;
       await fh.close().catch(() => undefined);
       await fsp.rm(tmpFile, { force: true });
       throw err;
