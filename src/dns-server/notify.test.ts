@@ -20,7 +20,7 @@ async function secondary(ignore: number): Promise<{ port: number; seen: dnsPacke
     const p = dnsPacket.decode(msg);
     seen.push(p);
     if (seen.length <= ignore) return;
-    s.send(dnsPacket.encode({ type: 'response', id: p.id, opcode: 'NOTIFY', flags: dnsPacket.AUTHORITATIVE_ANSWER, questions: p.questions }), rinfo.port, rinfo.address);
+    s.send(dnsPacket.encode({ type: 'response', id: p.id, opcode: 'NOTIFY', flags: dnsPacket.AUTHORITATIVE_ANSWER, questions: p.questions } as dnsPacket.Packet), rinfo.port, rinfo.address);
   });
   await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
   return { port: s.address().port, seen };
