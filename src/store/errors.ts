@@ -72,6 +72,7 @@ export function isClientError(err: unknown): boolean {
     err instanceof RangeError ||
     err instanceof SyntaxError ||
     err instanceof StoreServiceError ||
-    (err instanceof Error && err.constructor === Error)
+    // A plain Error from argument checks; system errors (with a `code`, e.g. ENOENT) are internal.
+    (err instanceof Error && err.constructor === Error && !('code' in err))
   );
 }

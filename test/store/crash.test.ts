@@ -9,13 +9,13 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { build } from 'esbuild';
 import { openBucketStore } from '../../src/store/open.js';
 import { SqliteMetadataStore } from '../../src/store/adapters/sqlite-metadata.js';
 import { FileBlobStore } from '../../src/store/adapters/file-blobs.js';
 import type { StoreObjectBody } from '../../src/store/types.js';
 import { content } from './crash/content.js';
 import { tempDir } from './helpers.js';
+import { bundleChild } from './child-bundle.js';
 
 const MiB = 1024 * 1024;
 let bundle: string;
@@ -24,20 +24,7 @@ let dir: string;
 let swept = 0;
 
 beforeAll(async () => {
-  // Inside node_modules/.cache so that the bundle resolves the project's packages (better-sqlite3, pino).
-  const out = path.join(process.cwd(), 'node_modules', '.cache', 'stratus-store-crash');
-  fs.mkdirSync(out, { recursive: true });
-  bundle = path.join(out, `child-${process.pid}.mjs`);
-  await build({
-    entryPoints: [path.join(import.meta.dirname, 'crash', 'child.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: bundle,
-    packages: 'external',
-    logLevel: 'silent',
-  });
+  bundle = await bundleChild('crash/child.ts');
   dir = tempDir('stratus-crash-');
 });
 afterAll(() => {

@@ -294,10 +294,17 @@ export class SqliteMetadataStore implements MetadataStore {
     maxAgeMs: number,
     build: (upload: UploadRecord | null, parts: PartRecord[]) => { record: ObjectRecord; used: number[] },
   ): Promise<ObjectRecord> {
+    // Expire first in its own transaction, so the abort persists even though `build` then throws.
+    this.db
+      .transaction(() => {
+        const found = this.readUpload(bucket, uploadId);
+        if (found && found.key === key) this.expireIfDue(bucket, found, now, maxAgeMs);
+      })
+      .immediate();
     return this.db
       .transaction((): ObjectRecord => {
         const found = this.readUpload(bucket, uploadId);
-        const upload = found && found.key === key ? this.expireIfDue(bucket, found, now, maxAgeMs) : null;
+        const upload = found && found.key === key ? found : null;
         const parts = upload && upload.state === 'active' ? (this.q('SELECT * FROM store_parts WHERE upload_id = ? ORDER BY part_number').all(uploadId) as PartRow[]).map(toPart) : [];
         const { record, used } = build(upload, parts);
         const keep = new Set(used);

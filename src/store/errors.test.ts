@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { StoreServiceError, toBindingError } from './errors.js';
+
+describe('toBindingError', () => {
+  it('formats service errors as "<action>: <message> (<code>)" plain Errors', () => {
+    const out = toBindingError('get', new StoreServiceError('InvalidObjectName'));
+    expect(out.constructor).toBe(Error);
+    expect(out.message).toBe('get: The specified object name is not valid. (10020)');
+    expect(toBindingError('put', new StoreServiceError('EntityTooLarge')).message).toBe(
+      'put: Your proposed upload exceeds the maximum allowed object size. (100100)',
+    );
+  });
+  it('passes argument errors through unchanged', () => {
+    const te = new TypeError('x');
+    const re = new RangeError('y');
+    const plain = new Error('SSE-C Key has invalid format');
+    expect(toBindingError('put', te)).toBe(te);
+    expect(toBindingError('get', re)).toBe(re);
+    expect(toBindingError('get', plain)).toBe(plain);
+  });
+  it('turns system and unknown errors into 10001 with the cause kept', () => {
+    const sys = Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' });
+    const out = toBindingError('get', sys);
+    expect(out.message).toBe('get: We encountered an internal error. Please try again. (10001)');
+    expect(out.cause).toBe(sys);
+    expect(toBindingError('list', 'weird').message).toMatch(/\(10001\)$/);
+  });
+});
