@@ -145,6 +145,19 @@ describe('zone file export and import', () => {
     expect(big.body.errors[0].code).toBe(1212);
     expect(big.body.errors[0].message).toMatch(/262145 bytes; at most 262144/);
 
+    // A chunked upload (no Content-Length) is cut off while streaming.
+    const chunk = new TextEncoder().encode(`${'x'.repeat(1023)}\n`);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({ pull(ctrl) { if (sent++ < 400) ctrl.enqueue(chunk); else ctrl.close(); } });
+    const chunked = await fetch(`${server.apiBase}/zones/${zoneId}/dns_records/import`, {
+      method: 'POST', body: stream, duplex: 'half',
+      headers: { 'x-auth-email': server.email, 'x-auth-key': server.key, 'content-type': 'multipart/form-data; boundary=b' },
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    const chunkedBody = (await chunked.json()) as Any;
+    expect(chunkedBody.errors[0].code).toBe(1212);
+    expect(chunkedBody.errors[0].message).toMatch(/^The request body is larger than \d+ bytes; at most 262144 bytes/);
+
     const noFile = await api(server, 'POST', `/zones/${zoneId}/dns_records/import`, undefined, {});
     expect(noFile.body.errors[0].code).toBe(1213);
     const form = new FormData();

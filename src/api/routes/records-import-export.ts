@@ -8,20 +8,23 @@
  *   `{recs_added, total_records_parsed}`.
  */
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { ApiEnv } from '../context.js';
 import { AppError } from '../../shared/errors.js';
 import type { RecordRequestContext } from '../../zones/records-service.js';
 import { ZONEFILE_CODES } from '../../zones/zonefile/errors.js';
 import { exportZoneFile } from '../../zones/zonefile/export.js';
 import { importZoneFile, MAX_ZONE_FILE_BYTES } from '../../zones/zonefile/import.js';
+import { errorEntries, failureBody } from '../envelope.js';
 import { ok } from '../respond.js';
 import { requireZone } from '../zone-access.js';
 
 /** Room for multipart framing and the `proxied` field on top of the zone file itself. */
 const FRAMING_BYTES = 16_384;
 
-const tooLarge = (size: number): AppError => new AppError(ZONEFILE_CODES.tooLarge,
-  `The zone file is ${size} bytes; at most ${MAX_ZONE_FILE_BYTES} bytes (256 KiB) can be imported at once. Split it into several imports.`, 413);
+/** The 1212 error; `what` describes the size found (`The zone file is 262145 bytes`). */
+const tooLarge = (what: string): AppError => new AppError(ZONEFILE_CODES.tooLarge,
+  `${what}; at most ${MAX_ZONE_FILE_BYTES} bytes (256 KiB) of zone file can be imported at once. Split it into several imports.`, 413);
 
 /** The `file` and `proxied` fields of an import request. */
 async function readImportForm(c: Context<ApiEnv>): Promise<{ text: string; proxied: boolean }> {
@@ -29,8 +32,6 @@ async function readImportForm(c: Context<ApiEnv>): Promise<{ text: string; proxi
   if (!/^multipart\/form-data/i.test(type)) {
     throw new AppError(ZONEFILE_CODES.badUpload, 'Send the zone file as multipart/form-data with a "file" field (and optionally "proxied").', 415);
   }
-  const length = Number(c.req.header('content-length') ?? '0');
-  if (length > MAX_ZONE_FILE_BYTES + FRAMING_BYTES) throw tooLarge(length);
   let form: FormData;
   try {
     form = await c.req.formData();
@@ -40,7 +41,7 @@ async function readImportForm(c: Context<ApiEnv>): Promise<{ text: string; proxi
   const file = form.get('file');
   if (file === null) throw new AppError(ZONEFILE_CODES.badUpload, 'Missing "file": send the zone file in a multipart field named "file".');
   const size = typeof file === 'string' ? Buffer.byteLength(file) : file.size;
-  if (size > MAX_ZONE_FILE_BYTES) throw tooLarge(size);
+  if (size > MAX_ZONE_FILE_BYTES) throw tooLarge(`The zone file is ${size} bytes`);
   const text = typeof file === 'string' ? file : await file.text();
   const raw = form.get('proxied');
   const value = typeof raw === 'string' ? raw.trim().toLowerCase() : raw === null ? '' : null;
@@ -58,7 +59,13 @@ export function recordsImportExportRoutes(now: () => Date): Hono<ApiEnv> {
     const text = await exportZoneFile(c.get('services').records, zone, now());
     return c.text(text, 200, { 'content-type': 'text/plain; charset=utf-8' });
   });
-  app.post('/zones/:zone_id/dns_records/import', async (c) => {
+  // Bodies without Content-Length (chunked) are cut off while streaming, never buffered whole.
+  const limit = bodyLimit({
+    maxSize: MAX_ZONE_FILE_BYTES + FRAMING_BYTES,
+    // The rest of the body is never read: the connection is closed after the answer so it is not reused.
+    onError: (c) => c.json(failureBody(errorEntries(tooLarge(`The request body is larger than ${MAX_ZONE_FILE_BYTES + FRAMING_BYTES} bytes`))), 413, { connection: 'close' }),
+  });
+  app.post('/zones/:zone_id/dns_records/import', limit, async (c) => {
     const zone = await requireZone(c, c.req.param('zone_id'));
     const { text, proxied } = await readImportForm(c);
     const ctx: RecordRequestContext = { apiDate: c.get('apiDate'), warnings: [] };

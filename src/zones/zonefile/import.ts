@@ -17,7 +17,7 @@
  * - Names outside the zone are an error.
  */
 import { PROXIABLE_TYPES, type RecordType } from '../../dns/record.js';
-import { parsePresentation } from '../../dns/record-types/index.js';
+import { RECORD_TYPE_SPECS } from '../../dns/record-types/index.js';
 import { AppError } from '../../shared/errors.js';
 import { RecordValidationError } from '../record-body.js';
 import type { RecordRequestContext, RecordsService, ZoneRef } from '../records-service.js';
@@ -52,7 +52,8 @@ export function lineToBody(rec: ParsedRecord, formProxied: boolean): Record<stri
   const type = rec.type as RecordType;
   let value;
   try {
-    value = parsePresentation(type, rec.rdata.join(' '), rec.origin);
+    // The lexer's tokens have the form the per-type parsers take (quoted strings keep quotes and escapes).
+    value = RECORD_TYPE_SPECS[type].parsePresentation(rec.rdata, rec.origin);
   } catch (err) {
     throw lineError(rec.line, `${type} record: ${(err as Error).message}`);
   }
