@@ -94,7 +94,7 @@ export class ScriptHost {
     return new Promise<Response>((resolve) => {
       const timer = setTimeout(() => {
         this.opts.logger.error({ url: request.url, timeoutMs: this.timeoutMs }, 'script exceeded its time limit; restarting its worker');
-        this.kill(slot, id, plain(503, `the script exceeded its time limit of ${this.timeoutMs} ms`));
+        this.kill(slot, id, `the script exceeded its time limit of ${this.timeoutMs} ms`);
       }, this.timeoutMs);
       slot.pending.set(id, { resolve, timer });
       slot.worker.postMessage(msg, bodyPort ? [bodyPort] : []);
@@ -130,11 +130,11 @@ export class ScriptHost {
     worker.on('error', (err) => {
       logger.error({ err }, 'script worker crashed; restarting it');
       readyReject(new ScriptLoadError(err.message));
-      this.kill(slot, undefined, plain(503, `the script's worker crashed: ${err.message}`));
+      this.kill(slot, undefined, `the script's worker crashed: ${err.message}`);
     });
     worker.on('exit', (code) => {
       readyReject(new ScriptLoadError(`the worker exited with code ${code} before the script loaded`));
-      if (!slot.dead) this.kill(slot, undefined, plain(503, `the script's worker exited (code ${code})`));
+      if (!slot.dead) this.kill(slot, undefined, `the script's worker exited (code ${code})`);
     });
     return slot;
   }
@@ -169,7 +169,7 @@ export class ScriptHost {
             onWait: () => {
               stall = setTimeout(() => {
                 logger.error({ timeoutMs: this.timeoutMs }, 'script response body stalled past its time limit; restarting its worker');
-                this.kill(slot, undefined, plain(503, 'restarted'));
+                this.kill(slot, undefined, 'the script stalled while sending a response body');
               }, this.timeoutMs);
             },
             onData: () => clearTimeout(stall),
@@ -191,14 +191,17 @@ export class ScriptHost {
     return p;
   }
 
-  /** Terminates a worker: request `culprit` gets `answer`, everything else in flight a generic 503. */
-  private kill(slot: Slot, culprit: number | undefined, answer: Response): void {
+  /**
+   * Terminates a worker. Request `culprit` (or, when the worker itself failed, every request in flight) answers
+   * 503 with `reason`; other requests in flight answer 503 saying they were caught in the restart.
+   */
+  private kill(slot: Slot, culprit: number | undefined, reason: string): void {
     if (slot.dead) return;
     slot.dead = true;
     this.restarts++;
     for (const [id, p] of slot.pending) {
       clearTimeout(p.timer);
-      p.resolve(id === culprit ? answer : plain(503, 'the script was restarted while this request was in flight'));
+      p.resolve(plain(503, culprit === undefined || id === culprit ? reason : 'the script was restarted while this request was in flight'));
     }
     slot.pending.clear();
     for (const b of slot.bodies) b.kill();

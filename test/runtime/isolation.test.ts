@@ -21,7 +21,7 @@ describe('stratus dev: isolation and limits', () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-dev-'));
     dev = await startDevServer({
       script: fixture('echo.mjs'), http: { host: '127.0.0.1', port: 0 }, dataDir, logger: silentLogger(),
-      timeoutMs: 1000, vars: { GREETING: 'hi' }, workerUrl: await buildWorker(),
+      timeoutMs: 1000, memoryLimitMb: 96, vars: { GREETING: 'hi' }, workerUrl: await buildWorker(),
     });
   });
   afterAll(async () => {
@@ -76,6 +76,15 @@ describe('stratus dev: isolation and limits', () => {
     const res = await fetch(`${dev.url}/hang`);
     expect(res.status).toBe(503);
     expect((await fetch(`${dev.url}/x`, { method: 'POST', body: 'ok' })).status).toBe(201);
+  });
+
+  it('replaces a worker that runs out of memory', async () => {
+    const restarts = dev.host.restarts;
+    const res = await fetch(`${dev.url}/hog`);
+    expect(res.status).toBe(503);
+    expect(await res.text()).toMatch(/worker crashed: .*memory/i);
+    expect(dev.host.restarts).toBe(restarts + 1);
+    expect((await fetch(`${dev.url}/counter`)).status).toBe(200);
   });
 
   it('answers other requests in flight with 503 when their worker is restarted', async () => {
