@@ -97,6 +97,13 @@ export class Collector {
     return removed;
   }
 
+  /** The light periodic pass: expire old uploads and delete garbage (no scan of every blob). */
+  async maintain(): Promise<void> {
+    if (this.closed) return;
+    await this.meta.expireUploads(this.clock.now().getTime() - UPLOAD_MAX_AGE_MS);
+    await this.collectGarbage();
+  }
+
   /** Runs every kind of cleanup once. */
   async sweep(): Promise<SweepReport> {
     const expiredUploads = await this.meta.expireUploads(this.clock.now().getTime() - UPLOAD_MAX_AGE_MS);

@@ -20,6 +20,8 @@ export interface OpenBucketStoreOptions {
   orphanGraceMs?: number;
   /** Delay before a replaced blob is deleted (readers in other processes may still open it). Default 2 s. */
   gcDelayMs?: number;
+  /** Period of the light maintenance (expire uploads, delete garbage) while open. Default 1 hour; 0 disables. */
+  maintenanceIntervalMs?: number;
   /** Run the sweep when opening (in the background; `close()` waits for it). Default true. */
   sweepOnOpen?: boolean;
   /** Other adapters (tests, scale-out); default: SQLite and files in `dataDir`. */
@@ -54,6 +56,9 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
   });
   const ctx: StoreContext = { meta, blobs, clock, logger, collector };
   if (opts.sweepOnOpen !== false) collector.track(collector.sweep());
+  const interval = opts.maintenanceIntervalMs ?? 60 * 60 * 1000;
+  const timer = interval > 0 ? setInterval(() => collector.track(collector.maintain()), interval) : undefined;
+  timer?.unref();
   let closed = false;
   return {
     bucket(name: string, bucketOpts?: BucketOptions): StoreBucket {
@@ -66,6 +71,7 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      if (timer) clearInterval(timer);
       await collector.close();
       await meta.close();
     },
