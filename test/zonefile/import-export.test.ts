@@ -1,4 +1,7 @@
 /** Zone-file export and import through HTTP: the official SDK (text field) and curl-style file parts. */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import Cloudflare from 'cloudflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -67,6 +70,14 @@ describe('zone file export and import', () => {
     const sections = [...text.matchAll(/^;; (\w+) Records$/gm)].map((m) => m[1]);
     expect(sections).toEqual(['NS', 'A', 'AAAA', 'CAA', 'CNAME', 'MX', 'SRV', 'TXT', 'URI']);
 
+    // An independent zone-file parser (PowerDNS zone2json) loads the export as-is.
+    const file = path.join(server.dataDir, 'export.zone');
+    fs.writeFileSync(file, text);
+    const loaded = JSON.parse(execFileSync('zone2json', [`--zone=${file}`, '--zone-name=roundtrip.example'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as { records: { name: string; type: string; content: string; ttl: number }[] };
+    expect(loaded.records).toHaveLength(bodies.length + 3);
+    expect(loaded.records.filter((r) => r.type === 'SOA' || r.type === 'NS').map((r) => r.name)).toEqual(['roundtrip.example.', 'roundtrip.example.', 'roundtrip.example.', 'sub.roundtrip.example.']);
+    expect(loaded.records.find((r) => r.name === 'long.roundtrip.example.')!.content).toBe(`"${'a'.repeat(255)}" "${'b'.repeat(40)}"`);
+
     const dst = await createZone(server, 'roundtrip.example.net');
     // Same relative content in another zone: rewrite the origin.
     const moved = text.replaceAll('roundtrip.example.', 'roundtrip.example.net.');
@@ -124,6 +135,13 @@ describe('zone file export and import', () => {
     const conflict = await curlImport(server, zoneId, 'sub NS ns1.example.net.\nsub A 192.0.2.1\nz A bad\n');
     expect(conflict.body.errors[0].code).toBe(81056);
     expect(conflict.body.errors[0].message).toMatch(/^Zone file line 2: /);
+
+    const oldForm = new FormData();
+    oldForm.append('file', 'a A 192.0.2.1\nb A 10.0.0.999\n');
+    const old = await fetch(`${server.apiBase}/zones/${zoneId}/dns_records/import`, { method: 'POST', headers: { 'x-auth-email': server.email, 'x-auth-key': server.key, 'api-version': '2024-09-30' }, body: oldForm });
+    const oldBody = (await old.json()) as Any;
+    expect(oldBody.errors[0].code).toBe(1004);
+    expect(oldBody.errors[0].error_chain[0].message).toMatch(/^Zone file line 2: /);
 
     const outside = await curlImport(server, zoneId, 'www.other.example. A 192.0.2.1\n');
     expect(outside.body.errors[0].message).toBe('Zone file line 1: owner name www.other.example is outside the zone atomic.example');

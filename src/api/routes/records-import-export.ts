@@ -10,7 +10,9 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiEnv } from '../context.js';
+import { oldBehaviourApplies } from '../../lifecycle/schedule.js';
 import { AppError } from '../../shared/errors.js';
+import { RecordValidationError } from '../../zones/record-body.js';
 import type { RecordRequestContext } from '../../zones/records-service.js';
 import { ZONEFILE_CODES } from '../../zones/zonefile/errors.js';
 import { exportZoneFile } from '../../zones/zonefile/export.js';
@@ -69,7 +71,16 @@ export function recordsImportExportRoutes(now: () => Date): Hono<ApiEnv> {
     const zone = await requireZone(c, c.req.param('zone_id'));
     const { text, proxied } = await readImportForm(c);
     const ctx: RecordRequestContext = { apiDate: c.get('apiDate'), warnings: [] };
-    const result = await importZoneFile(c.get('services').records, zone, text, { proxied, ctx });
+    let result;
+    try {
+      result = await importZoneFile(c.get('services').records, zone, text, { proxied, ctx });
+    } catch (err) {
+      // Before 2024-10-01 record validation errors are wrapped as 1004 + error_chain, as for single writes.
+      if (err instanceof RecordValidationError && oldBehaviourApplies('dns-records-error-chain', ctx.apiDate)) {
+        throw new AppError(1004, 'DNS Validation Error', 400, { chain: err.all().map((e) => ({ code: e.code, message: e.message })) });
+      }
+      throw err;
+    }
     // One message per distinct warning (a large file may repeat one on every line).
     const seen = new Set<string>();
     for (const w of ctx.warnings) if (!seen.has(`${w.code} ${w.message}`)) { seen.add(`${w.code} ${w.message}`); c.get('messages').push(w); }
