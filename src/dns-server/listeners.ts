@@ -100,14 +100,18 @@ export async function startListeners(handler: DnsHandler, opts: ListenerOptions,
   }
   const socket = udp;
   socket.on('error', (err) => logger.error({ err }, 'udp socket error'));
+  const sendAll = (responses: Responses, port: number, address: string) => {
+    for (const r of responses) socket.send(r, port, address);
+  };
   socket.on('message', (msg, rinfo) => {
-    const send = (responses: Responses) => {
-      for (const r of responses) socket.send(r, rinfo.port, rinfo.address, () => {});
-    };
     try {
       const out = handler.handle(msg, { transport: 'udp', address: rinfo.address });
-      if (isThenable(out)) out.then(send, (err: unknown) => logger.error({ err }, 'udp answer failed'));
-      else send(out);
+      if (Array.isArray(out)) {
+        if (out.length === 1) socket.send(out[0]!, rinfo.port, rinfo.address);
+        else if (out.length > 1) sendAll(out, rinfo.port, rinfo.address);
+      } else {
+        out.then((r) => sendAll(r, rinfo.port, rinfo.address), (err: unknown) => logger.error({ err }, 'udp answer failed'));
+      }
     } catch (err) {
       logger.error({ err }, 'udp packet failed');
     }
