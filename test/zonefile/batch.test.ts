@@ -11,7 +11,7 @@ describe('record batches', () => {
   let cf: Cloudflare;
 
   beforeAll(async () => {
-    server = await startTestServer({ config: { plan: { recordsPerBatch: 5 } } });
+    server = await startTestServer({ config: { plan: { recordsPerBatch: 5, recordsPerZone: 4 } } });
     cf = server.sdk();
   });
   afterAll(async () => { await server.stop(); });
@@ -82,6 +82,22 @@ describe('record batches', () => {
     expect(res.status).toBe(400);
     expect(res.body.errors[0].code).toBe(1004);
     expect(res.body.errors[0].error_chain![0]!.message).toMatch(/^posts\[0\]: /);
+  });
+
+  it('the zone quota counts the operations before it (batch and import alike)', async () => {
+    const zoneId = await createZone(server, 'quota-batch.example');
+    const five = Array.from({ length: 5 }, (_, i) => ({ type: 'A', name: `h${i}`, content: '192.0.2.1' }));
+    const res = await api(server, 'POST', `/zones/${zoneId}/dns_records/batch`, { posts: five });
+    expect(res.body.errors[0]).toEqual({ code: 81045, message: 'posts[4]: Record quota exceeded.' });
+    const form = new FormData();
+    form.append('file', five.map((r) => `${r.name} A ${r.content}`).join('\n'));
+    const imp = await fetch(`${server.apiBase}/zones/${zoneId}/dns_records/import`, { method: 'POST', headers: { 'x-auth-email': server.email, 'x-auth-key': server.key }, body: form });
+    expect(((await imp.json()) as Any).errors[0]).toEqual({ code: 81045, message: 'Zone file line 5: Record quota exceeded.' });
+    expect((await cf.dns.records.list({ zone_id: zoneId } as Any)).result).toEqual([]);
+    // Deleting first makes room within the same batch.
+    const four = await cf.dns.records.batch({ zone_id: zoneId, posts: five.slice(0, 4) as Any }) as Any;
+    const swap = await cf.dns.records.batch({ zone_id: zoneId, deletes: [{ id: four.posts[0].id }], posts: [five[4] as Any] }) as Any;
+    expect(swap.posts[0].name).toBe('h4.quota-batch.example');
   });
 
   it('checks the body shape and the operation limit', async () => {

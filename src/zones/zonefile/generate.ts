@@ -2,7 +2,8 @@
  * BIND's `$GENERATE start-stop[/step] lhs [ttl] [class] type rhs` directive
  * (https://bind9.readthedocs.io/en/latest/chapter3.html#bind-master-file-extension-the-generate-directive):
  * in `lhs` and `rhs`, `$` is the iterator, `${offset[,width[,base]]}` formats it (base d, o, x, X, n, N;
- * `n`/`N` are nibbles, reversed and dot-separated), `\$` is a literal `$` and `$$` too.
+ * `n`/`N` are nibbles, reversed and dot-separated, the width counting the dots as BIND does, so `${0,7,n}` gives
+ * at least four nibbles), `\$` is a literal `$` and `$$` too.
  */
 
 /** Most records one `$GENERATE` (and one file in total) may produce. */
