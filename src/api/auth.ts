@@ -9,6 +9,9 @@
  * - `Authorization: Bearer …` alone: API tokens are not supported; 401, 10000 `Authentication error`, with a
  *   message that says to use the e-mail and key. When the pair is sent as well (the SDK sends every
  *   configured credential), the pair is used.
+ *
+ * Successful look-ups are remembered for {@link AUTH_CACHE_MS} (keyed by e-mail and key hash), so a key
+ * changed by `stratus user add` in another process takes effect within that time.
  */
 import type { MiddlewareHandler } from 'hono';
 import type { Kysely } from 'kysely';
@@ -16,10 +19,17 @@ import type { ApiEnv } from './context.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../shared/errors.js';
 import { authenticate } from '../accounts/users.js';
-import { isValidEmail, isValidKey } from '../accounts/keys.js';
+import { hashKey, isValidEmail, isValidKey } from '../accounts/keys.js';
+import type { AuthUser } from './context.js';
+
+/** How long a successful authentication is remembered. */
+export const AUTH_CACHE_MS = 5000;
+/** Most remembered authentications (the cache starts over when full). */
+const AUTH_CACHE_SIZE = 10_000;
 
 /** Builds the authentication middleware; it sets `user` on the context. */
 export function authMiddleware(db: Kysely<Database>): MiddlewareHandler<ApiEnv> {
+  const remembered = new Map<string, { user: AuthUser; until: number }>();
   return async (c, next) => {
     const email = c.req.header('x-auth-email');
     const key = c.req.header('x-auth-key');
@@ -32,8 +42,16 @@ export function authMiddleware(db: Kysely<Database>): MiddlewareHandler<ApiEnv> 
     if (!isValidEmail(email.trim())) chain.push({ code: 6102, message: 'Invalid format for X-Auth-Email header' });
     if (!isValidKey(key.trim())) chain.push({ code: 6103, message: 'Invalid format for X-Auth-Key header' });
     if (chain.length > 0) throw new AppError(6003, 'Invalid request headers', 400, { chain });
-    const user = await authenticate(db, email.trim(), key.trim());
-    if (!user) throw new AppError(9103, 'Unknown X-Auth-Key or X-Auth-Email', 403);
+    const cacheKey = `${email.trim().toLowerCase()}\n${hashKey(key.trim())}`;
+    const now = Date.now();
+    const hit = remembered.get(cacheKey);
+    let user = hit && hit.until > now ? hit.user : undefined;
+    if (!user) {
+      user = await authenticate(db, email.trim(), key.trim());
+      if (!user) throw new AppError(9103, 'Unknown X-Auth-Key or X-Auth-Email', 403);
+      if (remembered.size >= AUTH_CACHE_SIZE) remembered.clear();
+      remembered.set(cacheKey, { user, until: now + AUTH_CACHE_MS });
+    }
     c.set('user', user);
     await next();
   };

@@ -15,6 +15,7 @@ import type { DnsRecord } from '../dns/record.js';
 import type { Clock } from '../shared/clock.js';
 import type { ZoneChangeFeed } from './change-feed.js';
 import { bumpSerial } from './serial.js';
+import { WriteQueue } from './write-queue.js';
 import { listRecords, type RecordListQuery } from './record-list.js';
 import { RecordsTransaction, type RecordRequestContext, type ZoneRef } from './records-transaction.js';
 
@@ -28,17 +29,21 @@ export class RecordsService {
     private readonly changeFeed: ZoneChangeFeed,
     private readonly plan: PlanLimits,
     private readonly serviceRanges: readonly string[],
-  ) {}
+  ) {
+    this.writes = new WriteQueue(db);
+  }
+
+  /** Write transactions, committed in groups when they arrive together (see write-queue.ts). */
+  private readonly writes: WriteQueue;
 
   /**
    * Runs `fn` with record operations in one transaction: all of them are applied, or (when `fn` throws)
-   * none. The serial goes up once; the change feed hears of it after commit.
+   * none. Concurrent calls share a commit (write-queue.ts) but stay independent: each is all or nothing. The serial goes up once; the change feed hears of it after commit.
    */
   async transaction<T>(zone: ZoneRef, fn: (tx: RecordsTransaction) => Promise<T>): Promise<T> {
     let tx: RecordsTransaction | undefined;
-    const result = await this.db.transaction().execute(async (trx) => {
-      await bumpSerial(trx, zone.id, 0);
-      const { record_count } = await trx.selectFrom('zones').select('record_count').where('id', '=', zone.id).executeTakeFirstOrThrow();
+    const result = await this.writes.run(async (trx) => {
+      const record_count = await bumpSerial(trx, zone.id, 0);
       tx = new RecordsTransaction(trx, zone, { clock: this.clock, plan: this.plan, serviceRanges: this.serviceRanges }, record_count);
       const out = await fn(tx);
       await tx.finish();

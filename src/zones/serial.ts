@@ -13,13 +13,16 @@ export function initialSerial(at: Date): number {
 }
 
 /**
- * Adds one to the zone's serial and sets `modified_on`. Run it as the FIRST statement of a write
- * transaction: on SQLite that takes the write lock at once (so checks and the write that follows see a stable
- * zone), on PostgreSQL it locks the zone row, serializing writers of one zone.
+ * Adds one to the zone's serial and `recordDelta` to its record count; returns the new record count. Run it
+ * as the FIRST statement of a write transaction: on SQLite that takes the write lock at once (so checks and
+ * the write that follows see a stable zone), on PostgreSQL it locks the zone row, serializing writers of one
+ * zone.
  */
-export async function bumpSerial(trx: Transaction<Database> | Kysely<Database>, zoneId: string, recordDelta = 0): Promise<void> {
-  await trx.updateTable('zones')
+export async function bumpSerial(trx: Transaction<Database> | Kysely<Database>, zoneId: string, recordDelta = 0): Promise<number> {
+  const row = await trx.updateTable('zones')
     .set({ serial: sql<number>`serial + 1`, record_count: sql<number>`record_count + ${recordDelta}` })
     .where('id', '=', zoneId)
-    .execute();
+    .returning('record_count')
+    .executeTakeFirst();
+  return row?.record_count ?? 0;
 }

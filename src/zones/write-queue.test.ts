@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type OpenDatabase } from '../db/database.js';
+import { WriteQueue } from './write-queue.js';
+
+describe('WriteQueue (group commit)', () => {
+  let dir: string;
+  let database: OpenDatabase;
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-wq-'));
+    database = await openDatabase({ dataDir: dir });
+  });
+  afterEach(async () => {
+    await database.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const ids = async () => (await database.db.selectFrom('accounts').select('id').orderBy('id').execute()).map((r) => r.id);
+
+  it('runs concurrent jobs in order; a failing job is rolled back alone, with its own error', async () => {
+    const q = new WriteQueue(database.db);
+    const results = await Promise.allSettled(['a', 'b', 'c', 'd'].map((id) => q.run(async (trx) => {
+      await trx.insertInto('accounts').values({ id, name: id, settings: '{}', created_on: 'now' }).execute();
+      await trx.insertInto('accounts').values({ id: `${id}2`, name: id, settings: '{}', created_on: 'now' }).execute();
+      if (id === 'c') throw new Error('job c fails after writing');
+      const seen = await trx.selectFrom('accounts').select('id').execute();
+      return seen.length;
+    })));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((results[2] as PromiseRejectedResult).reason.message).toBe('job c fails after writing');
+    expect(await ids()).toEqual(['a', 'a2', 'b', 'b2', 'd', 'd2']);
+    // Each job saw the jobs before it.
+    expect((results[0] as PromiseFulfilledResult<number>).value).toBe(2);
+    expect((results[3] as PromiseFulfilledResult<number>).value).toBe(6);
+  });
+
+  it('a lone failing job writes nothing; later jobs still run', async () => {
+    const q = new WriteQueue(database.db);
+    await expect(q.run(async (trx) => { await trx.insertInto('accounts').values({ id: 'x', name: 'x', settings: '{}', created_on: 'now' }).execute(); throw new Error('no'); })).rejects.toThrow('no');
+    await q.run((trx) => trx.insertInto('accounts').values({ id: 'y', name: 'y', settings: '{}', created_on: 'now' }).execute());
+    expect(await ids()).toEqual(['y']);
+  });
+});
