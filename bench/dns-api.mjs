@@ -39,7 +39,7 @@ const MODES = (args.mode ?? 'both') === 'both' ? ['api', 'full'] : [args.mode];
 /** Starts the server child; resolves to {url, stop()}. */
 function startServer(mode, dataDir) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(import.meta.dirname, 'dns-api-server.mjs'), mode, dataDir, EMAIL, KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), path.join(import.meta.dirname, 'dns-api-server.mjs'), mode, dataDir, EMAIL, KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
     child.once('error', reject);
     child.stdout.once('data', (d) => resolve({
       url: JSON.parse(String(d)).url,
