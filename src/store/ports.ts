@@ -11,7 +11,7 @@
 export type BodyRef =
   | { kind: 'inline'; data: Uint8Array }
   | { kind: 'blob'; blobId: string }
-  | { kind: 'parts'; uploadId: string };
+  | { kind: 'parts'; uploadId: string; parts?: PartRecord[] };
 
 /** Encryption parameters of an SSE-C body (AES-256-CTR). */
 export interface SsecInfo {
@@ -78,6 +78,10 @@ export type SwapResult = { ok: true; replaced: ObjectRecord | null } | { ok: fal
 
 /** Object and multipart metadata. */
 export interface MetadataStore {
+  /**
+   * The current row of a key. For a multipart object `body.parts` holds its parts, read in the same snapshot
+   * as the row (a concurrent overwrite must not leave a reader with a row and no parts).
+   */
   getObject(bucket: string, key: string): Promise<ObjectRecord | null>;
   /** Writes `record` iff `check(current)` returns true, in one atomic step. */
   putObject(bucket: string, record: ObjectRecord, check: (current: ObjectRecord | null) => boolean): Promise<SwapResult>;

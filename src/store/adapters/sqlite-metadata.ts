@@ -155,7 +155,20 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async getObject(bucket: string, key: string): Promise<ObjectRecord | null> {
-    return this.readObject(bucket, key);
+    const rec = this.readObject(bucket, key);
+    if (!rec || rec.body.kind !== 'parts') return rec;
+    // Re-read row and parts in one read transaction (one WAL snapshot).
+    return this.db
+      .transaction((): ObjectRecord | null => {
+        const again = this.readObject(bucket, key);
+        if (again && again.body.kind === 'parts') again.body.parts = this.readParts(again.body.uploadId);
+        return again;
+      })
+      .deferred();
+  }
+
+  private readParts(uploadId: string): PartRecord[] {
+    return (this.q('SELECT * FROM store_parts WHERE upload_id = ? ORDER BY part_number').all(uploadId) as PartRow[]).map(toPart);
   }
 
   /** The conditional swap, compiled once (the hot path of every put). */
@@ -283,7 +296,7 @@ export class SqliteMetadataStore implements MetadataStore {
 
   async listParts(bucket: string, uploadId: string): Promise<PartRecord[]> {
     void bucket;
-    return (this.q('SELECT * FROM store_parts WHERE upload_id = ? ORDER BY part_number').all(uploadId) as PartRow[]).map(toPart);
+    return this.readParts(uploadId);
   }
 
   async completeUpload(
@@ -305,7 +318,7 @@ export class SqliteMetadataStore implements MetadataStore {
       .transaction((): ObjectRecord => {
         const found = this.readUpload(bucket, uploadId);
         const upload = found && found.key === key ? found : null;
-        const parts = upload && upload.state === 'active' ? (this.q('SELECT * FROM store_parts WHERE upload_id = ? ORDER BY part_number').all(uploadId) as PartRow[]).map(toPart) : [];
+        const parts = upload && upload.state === 'active' ? this.readParts(uploadId) : [];
         const { record, used } = build(upload, parts);
         const keep = new Set(used);
         for (const p of parts) {

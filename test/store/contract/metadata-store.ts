@@ -61,7 +61,7 @@ export function metadataStoreContract(name: string, factory: MetadataFactory): v
       expect(await s.getObject('one', 'a')).toEqual({ ...a, body: { kind: 'inline', data: expect.anything() } });
       expect(Buffer.from((((await s.getObject('one', 'a'))!.body) as { data: Uint8Array }).data)).toEqual(Buffer.from([1]));
       expect(await s.getObject('one', 'b')).toEqual(blob);
-      expect(await s.getObject('one', 'c')).toEqual(parts);
+      expect(await s.getObject('one', 'c')).toEqual({ ...parts, body: { kind: 'parts', uploadId: 'u', parts: [] } });
       expect(await s.getObject('two', 'a')).toBeNull();
     }));
 
@@ -111,6 +111,7 @@ export function metadataStoreContract(name: string, factory: MetadataFactory): v
         return { record: rec('m', { body: { kind: 'parts', uploadId: 'u1' } }), used: [1] };
       });
       expect(await s.listParts('b', 'u1')).toEqual([part(1, 'p1')]);
+      expect(await s.getObject('b', 'm')).toMatchObject({ body: { kind: 'parts', uploadId: 'u1', parts: [part(1, 'p1')] } });
       expect((await s.getUpload('b', 'u1'))!.state).toBe('completed');
       await s.deleteObjects('b', ['m', 'missing']);
       expect(await s.getObject('b', 'm')).toBeNull();
