@@ -6,10 +6,11 @@
  * Sources: `production` codes and messages follow the production service (../shared/reference/dns-api.md
  * §9); `stratus` codes are Stratus's own, for problems the production service reports in ways nobody has
  * recorded. Record-name and record-value codes come from dns/record-types/errors.ts, lifecycle codes from
- * lifecycle/codes.ts; they are gathered here so that there is one list.
+ * lifecycle/codes.ts, zone-file and batch codes from zones/zonefile/errors.ts; they are gathered here so that there is one list.
  */
 import * as recordProblems from '../dns/record-types/errors.js';
 import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
+import { ZONEFILE_CODES } from '../zones/zonefile/errors.js';
 
 /** One catalogued code. */
 export interface CatalogueEntry {
@@ -77,6 +78,17 @@ const LIFECYCLE_ENTRIES: CatalogueEntry[] = [
   e(LIFECYCLE_CODES.invalidDnsSetting, 400, 'Invalid DNS setting …', 'invalid value in a DNS settings body', 'stratus'),
 ];
 
+/** Zone-file import/export and batch codes (owned by zones/zonefile and zones/records-batch). */
+const ZONEFILE_ENTRIES: CatalogueEntry[] = [
+  e(ZONEFILE_CODES.syntax, 400, 'Zone file line <n>: …', 'import: a line cannot be read (syntax, unknown type, bad RDATA, bad directive)', 'stratus'),
+  e(ZONEFILE_CODES.include, 400, 'Zone file line <n>: $INCLUDE …', 'import: `$INCLUDE` in an uploaded zone file', 'stratus'),
+  e(ZONEFILE_CODES.tooLarge, 400, '… larger than the limit', 'import: the zone file is larger than the limit (256 KiB)', 'stratus'),
+  e(ZONEFILE_CODES.badUpload, 415, 'Send the zone file as multipart/form-data with a "file" field …', 'import: not usable multipart (no `file`, wrong content type)', 'stratus'),
+  e(ZONEFILE_CODES.badProxied, 400, '… proxied …', 'import: the `proxied` form value is neither "true" nor "false"', 'stratus'),
+  e(ZONEFILE_CODES.badBatch, 400, '<list>[<i>] must be an object / needs the "id" …', 'batch: malformed body (not arrays of objects, missing ids)', 'stratus'),
+  e(ZONEFILE_CODES.batchTooLarge, 400, 'The batch has <n> operations; at most <max> are allowed per request.', 'batch: more operations than plan.recordsPerBatch', 'stratus'),
+];
+
 /** Record name and value problems (dns/record-types/errors.ts); status 400, or a `messages` warning. */
 function recordProblemEntries(): CatalogueEntry[] {
   const out: CatalogueEntry[] = [];
@@ -93,7 +105,7 @@ function recordProblemEntries(): CatalogueEntry[] {
 /** The whole catalogue, sorted by code (one entry per code). */
 export function errorCatalogue(): CatalogueEntry[] {
   const byCode = new Map<number, CatalogueEntry>();
-  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...recordProblemEntries()]) {
+  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...ZONEFILE_ENTRIES, ...recordProblemEntries()]) {
     if (!byCode.has(entry.code)) byCode.set(entry.code, entry);
   }
   return [...byCode.values()].sort((a, b) => a.code - b.code);
