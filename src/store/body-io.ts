@@ -9,6 +9,7 @@ import type { Digester } from './checksums.js';
 import { ctrAt, ctrDecipherAt } from './ssec.js';
 import { readSource, type ValueSource } from './value/input.js';
 import type { ResolvedRange } from './range.js';
+import { StoreInvariantError } from './errors.js';
 
 /** Bodies up to this size live inline in the metadata row. */
 export const INLINE_MAX = 64 * 1024;
@@ -87,7 +88,7 @@ export async function openBody(meta: MetadataStore, blobs: BlobStore, bucket: st
     const end = range.offset + range.length;
     const parts = body.parts ?? (await meta.listParts(bucket, body.uploadId));
     // Never serve a short body: the parts must add up to the size the row states.
-    if (parts.reduce((n, p) => n + p.size, 0) !== rec.size) throw new Error(`parts of ${rec.key} do not add up to its size`);
+    if (parts.reduce((n, p) => n + p.size, 0) !== rec.size) throw new StoreInvariantError(`parts of ${rec.key} do not add up to its size`);
     for (const part of parts) {
       const start = pos;
       pos += part.size;

@@ -45,6 +45,14 @@ export class StoreServiceError extends AppError {
   }
 }
 
+/** A broken storage invariant (missing or short blob, ...): reported to scripts as 10001 InternalError. */
+export class StoreInvariantError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreInvariantError';
+  }
+}
+
 /** Shorthand: throws the named service error. */
 export function fail(name: StoreCodeName, message?: string): never {
   throw new StoreServiceError(name, message);

@@ -8,6 +8,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { BlobHandle, BlobStore } from '../ports.js';
+import { StoreInvariantError } from '../errors.js';
 
 const ID_RE = /^[0-9a-f]{80}$/;
 const READ_CHUNK = 1024 * 1024;
@@ -41,7 +42,7 @@ export class FileBlobStore implements BlobStore {
   }
 
   private file(id: string): string {
-    if (!ID_RE.test(id)) throw new Error(`invalid blob id ${id}`);
+    if (!ID_RE.test(id)) throw new StoreInvariantError(`invalid blob id ${id}`);
     return path.join(this.root, id.slice(0, 2), id);
   }
 
@@ -101,7 +102,7 @@ export class FileBlobStore implements BlobStore {
           const n = Math.min(READ_CHUNK, end - pos);
           const buf = Buffer.allocUnsafe(n);
           const { bytesRead } = await fh.read(buf, 0, n, pos);
-          if (bytesRead === 0) throw new Error(`blob ${blobId} is shorter than expected`);
+          if (bytesRead === 0) throw new StoreInvariantError(`blob ${blobId} is shorter than expected`);
           pos += bytesRead;
           yield bytesRead === n ? buf : buf.subarray(0, bytesRead);
         }
