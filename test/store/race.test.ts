@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { openBucketStore } from '../../src/store/open.js';
 import type { StoreObjectBody } from '../../src/store/types.js';
 import { bundleChild } from './child-bundle.js';
@@ -40,5 +41,30 @@ it('exactly one of four processes wins each create-if-absent', async () => {
     }
   } finally {
     await store.close();
+  }
+}, 60_000);
+
+/** Runs the race child in a worker thread and returns what it printed. */
+function inWorker(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(bundle, { argv: args, stdout: true });
+    let out = '';
+    w.stdout.on('data', (d) => (out += String(d)));
+    w.on('error', reject);
+    w.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`worker exited with ${code}`))));
+  });
+}
+
+it('worker threads of one process, each with its own store on the folder: one winner per key', async () => {
+  const wdir = tempDir('stratus-race-w-');
+  try {
+    const KEYS = 30;
+    const startAt = Date.now() + 1000;
+    const outs = await Promise.all(['w1', 'w2', 'w3'].map((id) => inWorker([wdir, id, String(startAt), String(KEYS)])));
+    const won = outs.flatMap((o) => (JSON.parse(o) as { won: string[] }).won);
+    expect(won.length).toBe(KEYS);
+    expect(new Set(won).size).toBe(KEYS);
+  } finally {
+    fs.rmSync(wdir, { recursive: true, force: true });
   }
 }, 60_000);

@@ -100,6 +100,10 @@ describe('put values', () => {
     expect((await rejection(b.put('sc', 'x', { storageClass: 'Glacier' }))).message).toMatch(/^put: .*storage class.* \(10029\)$/);
     const iaBucket = store.bucket('vals', { defaultStorageClass: 'InfrequentAccess' });
     expect((await iaBucket.put('d', 'x'))!.storageClass).toBe('InfrequentAccess');
+    const huge = () => withKnownLength(new ReadableStream({ pull: (c) => c.close() }), 5 * 1024 ** 3 - 5 * 1024 ** 2 + 1);
+    expect((await rejection(b.put('big', huge()))).message).toBe('put: Your proposed upload exceeds the maximum allowed object size. (100100)');
+    const up = await b.createMultipartUpload('big');
+    expect((await rejection(up.uploadPart(1, huge()))).message).toBe('uploadPart: Your proposed upload exceeds the maximum allowed object size. (100100)');
     // order: a bad key beats a bad digest
     expect((await rejection(b.put('x'.repeat(1025), 'x', { md5: '0'.repeat(32) }))).message).toMatch(/10020/);
   });
