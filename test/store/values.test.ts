@@ -162,6 +162,7 @@ describe('object values', () => {
     await b.put('k', 'x'.repeat(100_000));
     const got = (await b.get('k')) as StoreObjectBody;
     const reader = got.body.getReader();
+    expect(got.bodyUsed).toBe(false); // locked but not yet disturbed
     await reader.read();
     reader.releaseLock();
     expect(got.bodyUsed).toBe(true);

@@ -125,13 +125,13 @@ export class GetResult extends HeadResult implements StoreObjectBody {
     return this.#body;
   }
 
-  /** True once the body has been read from or cancelled. */
+  /** True once the body has been disturbed (read from or cancelled). */
   get bodyUsed(): boolean {
-    return this.#used || this.#body.locked;
+    return this.#used;
   }
 
   async bytes(): Promise<Uint8Array> {
-    if (this.bodyUsed) throw new TypeError(BODY_USED_MESSAGE);
+    if (this.#used || this.#body.locked) throw new TypeError(BODY_USED_MESSAGE);
     this.#used = true;
     const reader = this.#body.getReader();
     const parts: Uint8Array[] = [];
