@@ -61,6 +61,10 @@ describe('put values', () => {
     const got = (await b.get('src')) as StoreObjectBody;
     await b.put('dst', got.body);
     expect(await text('dst')).toBe('copy me');
+    const [left, right] = ((await b.get('src')) as StoreObjectBody).body.tee();
+    await b.put('left', left);
+    await b.put('right', right);
+    expect([await text('left'), await text('right')]).toEqual(['copy me', 'copy me']);
   });
 
   it('overwrite replaces metadata; put returns what was sent', async () => {

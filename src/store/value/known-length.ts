@@ -11,6 +11,17 @@ const lengths = new WeakMap<ReadableStream, number>();
 export function withKnownLength<T extends ReadableStream>(stream: T, length: number): T {
   if (!Number.isSafeInteger(length) || length < 0) throw new RangeError(`Invalid stream length ${length}`);
   lengths.set(stream, length);
+  // Both branches of a tee carry the same bytes, so they keep the length (as in the edge runtime).
+  const tee = stream.tee;
+  Object.defineProperty(stream, 'tee', {
+    configurable: true,
+    writable: true,
+    value: function (this: ReadableStream) {
+      const branches = tee.call(this) as [ReadableStream, ReadableStream];
+      for (const b of branches) withKnownLength(b, length);
+      return branches;
+    },
+  });
   return stream;
 }
 
@@ -42,7 +53,7 @@ export class FixedLengthStream extends TransformStream<Uint8Array, Uint8Array> {
         if (seen < expected) controller.error(new TypeError(SHORT_STREAM_MESSAGE));
       },
     });
-    lengths.set(this.readable, expected);
+    withKnownLength(this.readable, expected);
   }
 }
 
