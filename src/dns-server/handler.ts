@@ -10,7 +10,18 @@ import { decodeMessage, encodeLimited, type DecodedMessage, type OutgoingMessage
 import { Writer } from '../dns/wire/writer.js';
 import { lookup } from '../dns/lookup.js';
 import type { ZoneSnapshot } from '../dns/snapshot.js';
-import type { ZoneCache } from './zone-cache.js';
+
+/** Where the handler finds zones (the zone cache in the main process, a copy in UDP workers). */
+export interface SnapshotSource {
+  /** The zone holding `qname` (lowercase), by longest suffix. */
+  find(qname: string): ZoneSnapshot | undefined;
+  /** A promise to wait for before answering from this zone (or from no zone), when a rebuild is in flight. */
+  pendingFor(snapshot: ZoneSnapshot | undefined): Promise<unknown> | undefined;
+  /** True while any rebuild is in flight (the packet cache is bypassed then). */
+  readonly busy: boolean;
+  /** Changes whenever any snapshot changes (the packet cache is dropped then). */
+  readonly generation: number;
+}
 import { axfrMessages } from './axfr.js';
 import { isTransferAllowed } from './acl.js';
 import { PacketCache, packetKey, questionNameEnd } from './packet-cache.js';
@@ -37,7 +48,7 @@ export class DnsHandler {
   private readonly packets = new PacketCache();
 
   constructor(
-    private readonly cache: ZoneCache,
+    private readonly cache: SnapshotSource,
     private readonly transferAllow: readonly string[],
     private readonly logger: Logger,
   ) {}

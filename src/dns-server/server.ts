@@ -10,6 +10,8 @@ import { ZoneCache } from './zone-cache.js';
 import { DnsHandler } from './handler.js';
 import { startListeners } from './listeners.js';
 import { notifyAll, parseNotifyTarget } from './notify.js';
+import { startUdpWorkers, type UdpWorkers } from './udp-workers.js';
+import os from 'node:os';
 
 /** What the DNS server needs. */
 export interface DnsServerOptions {
@@ -25,6 +27,11 @@ export interface DnsServerOptions {
   pollMs?: number;
   /** TCP idle timeout (ms). Default 10000. */
   tcpIdleMs?: number;
+  /**
+   * UDP worker processes besides the main one (udp-workers.ts). Default: one per extra core, at most 3; they
+   * only run from the compiled build (under a TypeScript test runner everything is answered in-process).
+   */
+  udpWorkers?: number;
 }
 
 /** A running DNS server. */
@@ -43,20 +50,27 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   const cache = new ZoneCache(opts.db, { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, (snapshot) => {
     if (started && targets.length) notifyAll(snapshot, targets, logger);
   });
-  const unsubscribe = opts.changeFeed.subscribe((change) => { void cache.refresh(change.zoneId); });
+  let workers: UdpWorkers | undefined;
+  const unsubscribe = opts.changeFeed.subscribe((change) => {
+    workers?.markStale();
+    void cache.refresh(change.zoneId);
+  });
   try {
     await cache.loadAll();
     const handler = new DnsHandler(cache, opts.transferAllow, logger);
     const listeners = await startListeners(handler, { host: opts.listen.host, port: opts.listen.port, tcpIdleMs: opts.tcpIdleMs ?? 10_000 }, logger);
+    const workerCount = opts.udpWorkers ?? Math.min(3, Math.max(0, os.availableParallelism() - 1));
+    workers = await startUdpWorkers({ socket: listeners.udp, count: workerCount, cache, handler, logger, logLevel: opts.logger.level });
     cache.startPolling(opts.pollMs ?? 2000);
     started = true;
-    logger.info({ host: listeners.host, port: listeners.port, zones: cache.all().length }, 'DNS server listening');
+    logger.info({ host: listeners.host, port: listeners.port, zones: cache.all().length, udpWorkers: workers?.count ?? 0 }, 'DNS server listening');
     return {
       host: listeners.host,
       port: listeners.port,
       cache,
       async close() {
         unsubscribe();
+        await workers?.close();
         await listeners.close();
         await cache.close();
       },

@@ -26,6 +26,25 @@ export class ZoneCache {
   private polling = false;
   private closed = false;
   private gen = 0;
+  private readonly swapListeners: Array<(zoneId: string, snapshot: ZoneSnapshot | undefined) => void> = [];
+
+  private readonly idleListeners: Array<() => void> = [];
+
+  /** Registers a listener called whenever the last rebuild in flight has finished. */
+  onIdle(listener: () => void): void {
+    this.idleListeners.push(listener);
+  }
+
+  /** Registers a listener called after every swap (`undefined`: the zone was removed). */
+  onSwap(listener: (zoneId: string, snapshot: ZoneSnapshot | undefined) => void): void {
+    this.swapListeners.push(listener);
+  }
+
+  private swapped(zoneId: string, snapshot: ZoneSnapshot | undefined): void {
+    for (const l of this.swapListeners) {
+      try { l(zoneId, snapshot); } catch (err) { this.logger.error({ err }, 'snapshot swap listener failed'); }
+    }
+  }
 
   /** Grows whenever any snapshot is replaced, added or removed (response caches key on it). */
   get generation(): number {
@@ -94,7 +113,14 @@ export class ZoneCache {
       } while (this.again.has(zoneId) && !this.closed);
     })()
       .catch((err: unknown) => this.logger.error({ err, zoneId }, 'zone snapshot rebuild failed'))
-      .finally(() => this.inflight.delete(zoneId));
+      .finally(() => {
+        this.inflight.delete(zoneId);
+        if (this.inflight.size === 0) {
+          for (const l of this.idleListeners) {
+            try { l(); } catch (err) { this.logger.error({ err }, 'idle listener failed'); }
+          }
+        }
+      });
     this.inflight.set(zoneId, run);
     return run;
   }
@@ -105,6 +131,7 @@ export class ZoneCache {
     this.gen++;
     this.byId.delete(zoneId);
     if (this.byName.get(old.origin) === old) this.byName.delete(old.origin);
+    this.swapped(zoneId, undefined);
   }
 
   private async rebuild(zoneId: string): Promise<void> {
@@ -129,6 +156,7 @@ export class ZoneCache {
     this.byId.set(zoneId, snapshot);
     this.byName.set(snapshot.origin, snapshot);
     this.gen++;
+    this.swapped(zoneId, snapshot);
     if (!old || old.serial !== snapshot.serial) this.onNewSerial(snapshot);
   }
 
