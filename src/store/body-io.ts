@@ -14,8 +14,8 @@ import { StoreInvariantError } from './errors.js';
 /** Bodies up to this size live inline in the metadata row. */
 export const INLINE_MAX = 64 * 1024;
 
-/** At most this many part blobs are opened up front for one read; later ones open as the read reaches them. */
-const EAGER_OPEN = 1000;
+/** At most this many part blobs are opened up front for one read (bounded file descriptors); later ones open as the read reaches them. */
+const EAGER_OPEN = 256;
 
 /** Encryption of a body being written. */
 export interface WriteCipher {
