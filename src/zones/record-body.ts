@@ -77,7 +77,8 @@ export function validateRecordBody(body: Record<string, unknown>, ctx: RecordBod
   }
   if (proxied && recordType && !PROXIABLE_TYPES.has(recordType)) errors.add(9004, 'This record type cannot be proxied.');
 
-  const ttl = checkTtl(body.ttl, proxied, ctx.plan.minTtl, errors);
+  // TTL is forced to Auto only for a record that really is proxied (a refused proxied flag does not hide a bad TTL).
+  const ttl = checkTtl(body.ttl, proxied && recordType !== undefined && PROXIABLE_TYPES.has(recordType), ctx.plan.minTtl, errors);
   const comment = checkComment(body.comment, ctx.plan.commentMaxLength, errors);
   const tags = checkTags(body.tags, ctx.plan.tagsPerRecord, errors);
   const settings = checkSettings(body.settings, recordType, errors);
