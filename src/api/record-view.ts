@@ -8,6 +8,7 @@
 import type { DnsRecord } from '../dns/record.js';
 import { PROXIABLE_TYPES } from '../dns/record.js';
 import { oldBehaviourApplies } from '../lifecycle/schedule.js';
+import { srvNameParts } from '../dns/record-types/index.js';
 
 /** Types whose response carries a top-level `priority`. */
 const PRIORITY_TYPES = new Set(['MX', 'URI', 'SRV']);
@@ -41,7 +42,6 @@ export function recordView(r: DnsRecord, zoneName: string, apiDate: string): Rec
 
 /** SRV `data` with the pre-2024-05-31 fields `service`, `proto` and `name` taken from the owner name. */
 function withSrvNameFields(data: Record<string, unknown>, owner: string): Record<string, unknown> {
-  const m = /^(_[^.]+)\.(_[^.]+)\.(.+)$/.exec(owner);
-  if (!m) return data;
-  return { ...data, service: m[1], proto: m[2], name: m[3] };
+  const parts = srvNameParts(owner);
+  return parts ? { ...data, ...parts } : data;
 }

@@ -87,7 +87,8 @@ export function validateRecordBody(body: Record<string, unknown>, ctx: RecordBod
     if (errors.ok) errors.add(1004, 'DNS Validation Error');
     throw new RecordValidationError(errors.errors);
   }
-  return { name, type: recordType, content: value.content, data: value.data, priority: value.priority, ttl, proxied, comment, tags, settings };
+  // An SRV body with the pre-2024-05-31 data.service/proto/name may build the owner name (RecordValue.name).
+  return { name: value.name ?? name, type: recordType, content: value.content, data: value.data, priority: value.priority, ttl, proxied, comment, tags, settings };
 }
 
 function checkTtl(raw: unknown, proxied: boolean, minTtl: number, errors: ErrorCollector): number {

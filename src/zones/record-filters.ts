@@ -1,22 +1,19 @@
 /**
  * The list filters of `GET /zones/:zone_id/dns_records`, parsed from the query into conditions that
- * record-list.ts turns into SQL. This issue covers the filters every known client sends: `name`,
- * `name.exact`, `type`, `content`, `content.exact`, `proxied`, plus `match` (`all`|`any`), `order`,
- * `direction`, `page`, `per_page`. A fuller filter language extends {@link FilterCondition} and
- * {@link parseRecordFilters}.
+ * record-list.ts turns into SQL. The filter language itself (name/content/comment/tag comparisons, `search`,
+ * `tag_match`, the deprecated forms read by api date) lives in `list-query/`; this module adds `match`,
+ * `order`, `direction`, `page`, `per_page` and collects every problem into one 400 (1106).
  *
  * Names are accepted like record bodies: `@`, relative or full, any case, with or without a trailing dot.
- * Text comparisons are case-insensitive. A repeated parameter gives several values: any of them matches.
+ * Text comparisons are case-insensitive. Every occurrence of a parameter is one condition, combined by `match`.
  */
 import { AppError } from '../shared/errors.js';
-import { isRecordType } from '../dns/record.js';
+import { parseFilters, type QueryValues } from './list-query/parse.js';
+import type { DeprecatedUse, FilterCondition, TagFilter } from './list-query/types.js';
 
-/** One condition on a record field; `values` match if any one matches. */
-export type FilterCondition =
-  | { field: 'name'; op: 'exact'; values: string[] }
-  | { field: 'type'; op: 'exact'; values: string[] }
-  | { field: 'content'; op: 'exact'; values: string[] }
-  | { field: 'proxied'; op: 'exact'; values: boolean[] };
+export type { FilterCondition, TagFilter, DeprecatedUse } from './list-query/types.js';
+export type { QueryValues } from './list-query/parse.js';
+export { fullFilterName } from './list-query/names.js';
 
 /** Sortable fields. */
 export const ORDER_FIELDS = ['type', 'name', 'content', 'ttl', 'proxied'] as const;
@@ -30,43 +27,32 @@ export interface RecordListQuery {
   direction: 'asc' | 'desc';
   page: number;
   perPage: number;
+  /** Tag filters and their `tag_match`; one more condition combined by `match`. */
+  tags?: TagFilter;
+  /** Free text (`search`), ANDed with the rest whatever `match` says. */
+  search?: string;
+  /** Deprecated forms honoured at the api date (the route announces them). */
+  deprecated?: DeprecatedUse[];
 }
-
-/** Query values by key, as `c.req.queries()` gives them. */
-export type QueryValues = Record<string, string[] | undefined>;
 
 /** Default and largest `per_page`. */
 export const PER_PAGE = { default: 100, max: 5_000_000 } as const;
 
-/** Expands a name filter value to the full lowercase name it stands for. */
-export function fullFilterName(raw: string, zoneName: string): string {
-  const name = raw.trim().toLowerCase().replace(/\.$/, '');
-  if (name === '@' || name === '') return zoneName;
-  if (name === zoneName || name.endsWith(`.${zoneName}`)) return name;
-  return `${name}.${zoneName}`;
-}
-
-/** Parses the list query of a zone's records. */
-export function parseRecordFilters(q: QueryValues, zoneName: string): RecordListQuery {
+/**
+ * Parses the list query of a zone's records at an api date (deprecated filter forms are honoured before
+ * their dates; the default reads everything literally, as today).
+ */
+export function parseRecordFilters(q: QueryValues, zoneName: string, apiDate = '9999-12-31'): RecordListQuery {
   const problems: AppError[] = [];
   const bad = (param: string, value: string, expected: string) => problems.push(new AppError(1106, `Invalid ${param} ${JSON.stringify(value)}: ${expected}`));
-  const all = (...keys: string[]) => keys.flatMap((k) => q[k] ?? []);
   const one = (key: string): string | undefined => { const v = q[key]; return v === undefined ? undefined : v[v.length - 1]; };
 
-  const conditions: FilterCondition[] = [];
-  const names = all('name', 'name.exact');
-  if (names.length > 0) conditions.push({ field: 'name', op: 'exact', values: names.map((n) => fullFilterName(n, zoneName)) });
-  const types = all('type');
-  for (const t of types) if (t !== 'SOA' && !isRecordType(t)) bad('type', t, 'expected a record type such as A, AAAA, CNAME, TXT');
-  if (types.length > 0) conditions.push({ field: 'type', op: 'exact', values: types });
-  const contents = all('content', 'content.exact');
-  if (contents.length > 0) conditions.push({ field: 'content', op: 'exact', values: contents });
-  const proxied = all('proxied');
-  for (const p of proxied) if (p !== 'true' && p !== 'false') bad('proxied', p, 'expected true or false');
-  if (proxied.length > 0) conditions.push({ field: 'proxied', op: 'exact', values: proxied.map((p) => p === 'true') });
+  const filters = parseFilters(q, zoneName, apiDate, bad);
+  const conditions: FilterCondition[] = filters.conditions;
+  const choiceValue = (key: string) => { const v = one(key); return v === undefined ? undefined : v.toLowerCase(); };
 
   const choice = <T extends string>(key: string, choices: readonly T[], fallback: T): T => {
-    const v = one(key);
+    const v = choiceValue(key);
     if (v === undefined || v === '') return fallback;
     if ((choices as readonly string[]).includes(v)) return v as T;
     bad(key, v, `use one of ${choices.join(', ')}`);
@@ -87,6 +73,9 @@ export function parseRecordFilters(q: QueryValues, zoneName: string): RecordList
     page: int('page', 1, Number.MAX_SAFE_INTEGER),
     perPage: int('per_page', PER_PAGE.default, PER_PAGE.max),
   };
+  if (filters.tags) query.tags = filters.tags;
+  if (filters.search !== undefined) query.search = filters.search;
+  if (filters.deprecated.length > 0) query.deprecated = filters.deprecated;
   if (problems.length > 0) throw new AppError(problems[0]!.code, problems[0]!.message, 400, { others: problems.slice(1) });
   return query;
 }

@@ -3,45 +3,27 @@
  * order an ORDER BY that the indexes (zone_id, name) and (zone_id, type, name) serve, and the page a
  * LIMIT/OFFSET. Without conditions the total comes from the zone's record count instead of COUNT(*).
  */
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DnsRecord } from '../dns/record.js';
-import type { FilterCondition, RecordListQuery } from './record-filters.js';
+import type { RecordListQuery } from './record-filters.js';
+import { conditionSql, dialectOf, searchSql, tagFilterSql } from './list-query/sql.js';
 import { rowToRecord } from './record-rows.js';
 
 export type { RecordListQuery } from './record-filters.js';
 
-type Eb = ExpressionBuilder<Database, 'dns_records'>;
-
-/** The SQL form of one condition. */
-function conditionSql(eb: Eb, c: FilterCondition): Expression<SqlBool> {
-  switch (c.field) {
-    case 'name':
-      return eb('name', 'in', c.values);
-    case 'type':
-      return eb('type', 'in', c.values);
-    case 'proxied':
-      return eb('proxied', 'in', c.values.map((v) => (v ? 1 : 0)));
-    case 'content': {
-      // TXT content is stored quoted; an unquoted filter value (certbot's token) also matches its quoted form.
-      const wanted = c.values.flatMap((v) => {
-        const lower = v.toLowerCase();
-        return /^".*"$/.test(lower) ? [lower] : [lower, `"${lower}"`];
-      });
-      return eb(eb.fn('lower', ['content']), 'in', wanted);
-    }
-  }
-}
-
 /** The filtered query of a list (without paging), shared by the count and the page. */
 function filteredQuery(db: Kysely<Database>, zoneId: string, q: RecordListQuery) {
   let base = db.selectFrom('dns_records').where('zone_id', '=', zoneId);
-  if (q.conditions.length > 0) {
+  if (q.conditions.length > 0 || q.tags) {
+    const dialect = dialectOf(db);
     base = base.where((eb) => {
-      const parts = q.conditions.map((c) => conditionSql(eb, c));
+      const parts: Expression<SqlBool>[] = q.conditions.map((c) => conditionSql(eb, c));
+      if (q.tags) parts.push(tagFilterSql(eb, dialect, q.tags));
       return q.match === 'any' ? eb.or(parts) : eb.and(parts);
     });
   }
+  if (q.search !== undefined) base = base.where((eb) => searchSql(eb, q.search!));
   return base;
 }
 
@@ -49,7 +31,7 @@ function filteredQuery(db: Kysely<Database>, zoneId: string, q: RecordListQuery)
 export function pageQuery(db: Kysely<Database>, zoneId: string, q: RecordListQuery) {
   // With a name condition, `type || ''` keeps the planner from walking (zone_id, type, name) in order over the
   // whole zone: the (zone_id, name) index finds the few matches and they are sorted afterwards.
-  const byName = q.conditions.some((c) => c.field === 'name');
+  const byName = q.conditions.some((c) => c.field === 'name' && c.op === 'exact');
   const typeKey = byName ? sql<string>`type || ''` : sql<string>`type`;
   let select = filteredQuery(db, zoneId, q).selectAll();
   if (q.order === 'type') select = select.orderBy(typeKey, q.direction).orderBy('name', q.direction);
@@ -61,7 +43,7 @@ export function pageQuery(db: Kysely<Database>, zoneId: string, q: RecordListQue
 /** One page of the zone's records and the number of records matching the conditions. */
 export async function listRecords(db: Kysely<Database>, zone: { id: string }, q: RecordListQuery): Promise<{ records: DnsRecord[]; total: number }> {
   let total: number;
-  if (q.conditions.length === 0) {
+  if (q.conditions.length === 0 && !q.tags && q.search === undefined) {
     const row = await db.selectFrom('zones').select('record_count').where('id', '=', zone.id).executeTakeFirst();
     total = row?.record_count ?? 0;
   } else {

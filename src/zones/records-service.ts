@@ -17,6 +17,7 @@ import type { ZoneChangeFeed } from './change-feed.js';
 import { bumpSerial } from './serial.js';
 import { WriteQueue } from './write-queue.js';
 import { listRecords, type RecordListQuery } from './record-list.js';
+import { zoneHasAddressRecord } from './list-query/address-records.js';
 import { RecordsTransaction, type RecordRequestContext, type ZoneRef } from './records-transaction.js';
 
 export { recordNotFound, RecordsTransaction, type RecordRequestContext, type ZoneRef } from './records-transaction.js';
@@ -66,6 +67,11 @@ export class RecordsService {
   /** One page of the zone's records (see record-list.ts). */
   list(zone: ZoneRef, query: RecordListQuery): Promise<{ records: DnsRecord[]; total: number }> {
     return listRecords(this.db, zone, query);
+  }
+
+  /** True when the zone has an A, AAAA or CNAME record (list-query/address-records.ts). */
+  hasAddressRecord(zone: ZoneRef): Promise<boolean> {
+    return zoneHasAddressRecord(this.db, zone.id);
   }
 
   /** PUT: the body replaces the record; omitted fields take their defaults. */

@@ -16,6 +16,8 @@ import { readJsonObject } from '../body.js';
 import { recordView } from '../record-view.js';
 import { ok, okPage } from '../respond.js';
 import { requireZone } from '../zone-access.js';
+import { announceDeprecation } from '../middleware/deprecation.js';
+import { noteMissingAddressRecord } from '../address-notice.js';
 
 type C = Context<ApiEnv>;
 
@@ -46,9 +48,11 @@ export function dnsRecordRoutes(): Hono<ApiEnv> {
   });
   app.get(base, async (c) => {
     const zone = await requireZone(c, c.req.param('zone_id'));
-    const query = parseRecordFilters(c.req.queries(), zone.name);
-    const { records, total } = await c.get('services').records.list(zone, query);
     const apiDate = c.get('apiDate');
+    const query = parseRecordFilters(c.req.queries(), zone.name, apiDate);
+    for (const d of query.deprecated ?? []) announceDeprecation(c, d.id, d.part);
+    const { records, total } = await c.get('services').records.list(zone, query);
+    await noteMissingAddressRecord(c, zone);
     return okPage(c, records.map((r) => recordView(r, zone.name, apiDate)), query.page, query.perPage, total);
   });
   app.get(`${base}/:dns_record_id`, async (c) => {

@@ -19,6 +19,7 @@ import { LEGACY_DNS_ENDPOINTS, applyLegacyAccountFields, legacyBooleanValue } fr
 import { isObject } from '../../settings/shape.js';
 import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
 import { accountView } from './accounts.js';
+import { noteMissingAddressRecord } from '../address-notice.js';
 
 /** The account of the path, when the caller may act on it; 7003 otherwise. */
 export function requireAccount(c: Context<ApiEnv>): string {
@@ -37,7 +38,9 @@ export function dnsSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const full = (s: ZoneSettingsState) => readZoneDnsSettings(s.dns, s.nameServers);
 
   app.get('/zones/:zone_id/dns_settings', auth, async (c) => {
-    return ok(c, full(zoneSettingsState(await requireZone(c, c.req.param('zone_id')))));
+    const zone = await requireZone(c, c.req.param('zone_id'));
+    await noteMissingAddressRecord(c, zone);
+    return ok(c, full(zoneSettingsState(zone)));
   });
 
   app.patch('/zones/:zone_id/dns_settings', auth, async (c) => {

@@ -1,0 +1,16 @@
+/**
+ * "Each zone needs at least one IP-address-resolution record" (contract): whether a zone holds an A, AAAA or
+ * CNAME record. One indexed probe on (zone_id, type, name).
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+/** Record types that resolve a name to addresses. */
+export const ADDRESS_TYPES = ['A', 'AAAA', 'CNAME'] as const;
+
+/** True when the zone has at least one A, AAAA or CNAME record. */
+export async function zoneHasAddressRecord(db: Kysely<Database>, zoneId: string): Promise<boolean> {
+  const row = await db.selectFrom('dns_records').select('id')
+    .where('zone_id', '=', zoneId).where('type', 'in', [...ADDRESS_TYPES]).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
