@@ -1,0 +1,87 @@
+/**
+ * The compiled `stratus serve` with UDP worker processes: workers share the UDP socket, and an API write is
+ * still visible to every query sent after the call returns (whichever process receives it); workers stop
+ * with the server. Builds the project into node_modules/.cache first (workers only run from compiled code).
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import dgram from 'node:dgram';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import dnsPacket from 'dns-packet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BUILD = path.join(ROOT, 'node_modules', '.cache', `stratus-workers-test-${process.pid}`);
+const EMAIL = 'workers@example.com';
+const KEY = '0123456789abcdef0123456789abcdef01234';
+const H = { 'x-auth-email': EMAIL, 'x-auth-key': KEY, 'content-type': 'application/json' };
+let child: ChildProcess;
+let out = '';
+let dataDir: string;
+let base: string;
+let dnsPort: number;
+
+async function api(method: string, p: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${base}${p}`, { method, headers: H, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const json = (await res.json()) as { success: boolean; result: unknown; errors: unknown };
+  if (!json.success) throw new Error(`${method} ${p}: ${JSON.stringify(json.errors)}`);
+  return json.result;
+}
+
+function ask(name: string, type: dnsPacket.RecordType = 'A'): Promise<dnsPacket.Packet> {
+  return new Promise((resolve, reject) => {
+    const s = dgram.createSocket('udp4');
+    const t = setTimeout(() => { s.close(); reject(new Error('no answer')); }, 2000);
+    s.on('message', (m) => { clearTimeout(t); s.close(); resolve(dnsPacket.decode(m)); });
+    s.send(dnsPacket.encode({ type: 'query', id: 1, questions: [{ type, name }] }), dnsPort, '127.0.0.1');
+  });
+}
+
+beforeAll(async () => {
+  await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', BUILD]).catch(() => {});
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-workers-'));
+  child = spawn(process.execPath, [path.join(BUILD, 'cli.js'), 'serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0',
+    '--auth-email', EMAIL, '--auth-key', KEY, '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  const end = Date.now() + 20_000;
+  while (!/DNS listening on 127\.0\.0\.1:(\d+)/.test(out)) {
+    if (Date.now() > end || child.exitCode !== null) throw new Error(`stratus did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  base = /v4 API listening on (\S+)/.exec(out)![1]!;
+  dnsPort = Number(/DNS listening on 127\.0\.0\.1:(\d+)/.exec(out)![1]);
+}, 90_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+  fs.rmSync(BUILD, { recursive: true, force: true });
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe.skipIf(os.availableParallelism() < 2)('UDP worker processes', () => {
+  it('start with the server and never answer from a copy older than a returned API call', async () => {
+    expect(out).toMatch(/"udpWorkers":[1-9]/);
+    const [account] = await api('GET', '/accounts');
+    const zone = await api('POST', '/zones', { account: { id: account.id }, name: 'workers.example' });
+    let stale = 0;
+    for (let i = 0; i < 40; i++) {
+      const name = `n${i}.workers.example`;
+      const before = await ask(name);
+      expect((before as { rcode?: string }).rcode).toBe('NXDOMAIN');
+      const rec = await api('POST', `/zones/${zone.id}/dns_records`, { type: 'A', name, content: '192.0.2.7' });
+      for (let k = 0; k < 4; k++) if (((await ask(name)).answers ?? []).length !== 1) stale++;
+      await api('PATCH', `/zones/${zone.id}/dns_records/${rec.id}`, { content: '192.0.2.8' });
+      for (let k = 0; k < 4; k++) if ((((await ask(name)).answers ?? [])[0] as { data?: string } | undefined)?.data !== '192.0.2.8') stale++;
+      await api('DELETE', `/zones/${zone.id}/dns_records/${rec.id}`);
+      for (let k = 0; k < 4; k++) if (((await ask(name)) as { rcode?: string }).rcode !== 'NXDOMAIN') stale++;
+    }
+    expect(stale).toBe(0);
+  });
+});
