@@ -74,17 +74,16 @@ console.log(`DNS API benchmark (node ${process.version}, ${os.cpus().length} cpu
 for (const mode of MODES) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-bench-'));
   const server = await startServer(mode, dataDir);
-  const { request, close } = client(server.url);
   try {
-    await runOne(mode, dataDir, request);
+    await runOne(mode, dataDir, server.url);
   } finally {
-    close();
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-async function runOne(mode, dataDir, request) {
+async function runOne(mode, dataDir, url) {
+  let { request, close } = client(url);
   const account = (await request('GET', '/accounts')).body.result[0].id;
   const zoneOf = async (name) => (await request('POST', '/zones', { name, account: { id: account } })).body.result;
 
@@ -120,6 +119,9 @@ async function runOne(mode, dataDir, request) {
   }
   const loadSeconds = (performance.now() - tLoad) / 1000;
   await database.close();
+  // Connections idle during the load may have been closed by the server's keep-alive timeout: start afresh.
+  close();
+  ({ request, close } = client(url));
 
   const latencies = [];
   for (let i = 0; i < LISTS + 200; i++) {
@@ -133,5 +135,6 @@ async function runOne(mode, dataDir, request) {
   latencies.sort((a, b) => a - b);
   const full = await request('GET', `/zones/${big.id}/dns_records?per_page=1`);
   console.log(`[${mode}] bulk load through the records service: ${RECORDS} records in ${loadSeconds.toFixed(1)} s (zone total ${full.body.result_info.total_count})`);
+  close();
   console.log(`[${mode}] list by exact name, ${RECORDS}-record zone, ${LISTS} requests: p50 ${pct(latencies, 50).toFixed(3)} ms  p99 ${pct(latencies, 99).toFixed(3)} ms  max ${latencies.at(-1).toFixed(3)} ms  target p99 < 5 ms  ratio ${(pct(latencies, 99) / 5).toFixed(2)}`);
 }
