@@ -12,6 +12,7 @@ import { startListeners } from './listeners.js';
 import { notifyAll, parseNotifyTarget } from './notify.js';
 import { startUdpWorkers, type UdpWorkers } from './udp-workers.js';
 import os from 'node:os';
+import { ConfigError } from '../config/config.js';
 
 /** What the DNS server needs. */
 export interface DnsServerOptions {
@@ -45,7 +46,13 @@ export interface RunningDnsServer {
 /** Starts the DNS server. */
 export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDnsServer> {
   const logger = opts.logger.child({ component: 'dns-server' });
-  const targets = opts.notify.map(parseNotifyTarget);
+  const targets = opts.notify.map((t) => {
+    try {
+      return parseNotifyTarget(t);
+    } catch {
+      throw new ConfigError(`--notify must list HOST, HOST:PORT or [IPV6]:PORT targets, got "${t}"`);
+    }
+  });
   let started = false;
   const cache = new ZoneCache(opts.db, { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, (snapshot) => {
     if (started && targets.length) notifyAll(snapshot, targets, logger);
