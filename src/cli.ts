@@ -25,6 +25,7 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
   --dns HOST:PORT        DNS listener, UDP and TCP (default 127.0.0.1:1053)
   --api-date YYYY-MM-DD  the date requests without an api-version header are served as of (default today)
   --database-url URL     PostgreSQL connection string instead of the embedded SQLite database
+  --dns-workers N        extra processes answering DNS over UDP (default: one per extra core, at most 3)
 `;
 
 /** Splits `--name value` / `--name=value` flags from positional arguments. */

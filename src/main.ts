@@ -40,7 +40,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   const changeFeed = new ZoneChangeFeed();
   const dns = await startDnsServer({
     db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
-    transferAllow: config.transferAllow, notify: config.notify,
+    transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,
   }).catch(async (err: unknown) => { await database.close(); throw err; });
   const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
 

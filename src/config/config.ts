@@ -48,6 +48,8 @@ export interface Config {
   transferAllow: string[];
   notify: string[];
   plan: PlanLimits;
+  /** Extra processes answering DNS over UDP (undefined: one per extra core, at most 3). */
+  dnsWorkers: number | undefined;
   logLevel: string;
 }
 
@@ -111,6 +113,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
       recordsPerZone: int('records-per-zone', 1_000_000, 1, 100_000_000),
       recordsPerBatch: int('records-per-batch', 3500, 1, 1_000_000),
     },
+    dnsWorkers: get('dns-workers') === undefined ? undefined : int('dns-workers', 0, 0, 16),
     logLevel: get('log-level') ?? 'info',
   };
 }
