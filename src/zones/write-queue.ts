@@ -9,11 +9,16 @@
  * Invariants: jobs run one after another in arrival order, each sees the effects of the jobs before it; a
  * job's promise settles only after its group's commit (or rollback), so callers announce changes after commit.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 
 /** Most jobs committed together. */
 export const MAX_GROUP = 256;
+
+/** Savepoint statements, compiled once (the same text on SQLite and PostgreSQL). */
+const SAVEPOINT = CompiledQuery.raw('savepoint stratus_write');
+const RELEASE = CompiledQuery.raw('release savepoint stratus_write');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint stratus_write');
 
 interface Job {
   fn: (trx: Transaction<Database>) => Promise<unknown>;
@@ -62,14 +67,14 @@ export class WriteQueue {
           return;
         }
         for (const job of jobs) {
-          await sql`savepoint stratus_write`.execute(trx);
+          await trx.executeQuery(SAVEPOINT);
           try {
             const value = await job.fn(trx);
-            await sql`release savepoint stratus_write`.execute(trx);
+            await trx.executeQuery(RELEASE);
             outcomes.push({ ok: true, value });
           } catch (error) {
-            await sql`rollback to savepoint stratus_write`.execute(trx);
-            await sql`release savepoint stratus_write`.execute(trx);
+            await trx.executeQuery(ROLLBACK_TO);
+            await trx.executeQuery(RELEASE);
             outcomes.push({ ok: false, error });
           }
         }
