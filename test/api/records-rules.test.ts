@@ -144,6 +144,18 @@ describe('record rules', () => {
     expect(srv.body.result.data).toMatchObject({ service: '_x', proto: '_tcp', name: Z });
   });
 
+  it('refuses A/AAAA content in the service\'s own ranges and bodies that are not JSON objects', async () => {
+    const a = await api(server, 'POST', `/zones/${zoneId}/dns_records`, { type: 'A', name: 'edge', content: '104.16.0.1' });
+    expect(a.status).toBe(400);
+    expect(a.body.errors[0]!.message).toContain('104.16.0.0/13');
+    const aaaa = await api(server, 'POST', `/zones/${zoneId}/dns_records`, { type: 'AAAA', name: 'edge', content: '2606:4700::1' });
+    expect(aaaa.status).toBe(400);
+    const arr = await api(server, 'POST', `/zones/${zoneId}/dns_records`, [{ type: 'A' }]);
+    expect(arr.body.errors[0]!.code).toBe(1104);
+    const bad = await api(server, 'POST', `/zones/${zoneId}/dns_records`, '{"type":');
+    expect(bad.body.errors[0]!.code).toBe(6007);
+  });
+
   it('underscores in A names pass with a warning in messages', async () => {
     const res = await api(server, 'POST', `/zones/${zoneId}/dns_records`, { type: 'A', name: 'under_score', content: '192.0.2.1' });
     expect(res.status).toBe(200);
