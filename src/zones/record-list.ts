@@ -1,7 +1,8 @@
 /**
  * Listing a zone's records in SQL: the conditions of a {@link RecordListQuery} become a WHERE clause, the
  * order an ORDER BY that the indexes (zone_id, name) and (zone_id, type, name) serve, and the page a
- * LIMIT/OFFSET. Without conditions the total comes from the zone's record count instead of COUNT(*).
+ * LIMIT/OFFSET. Without conditions the total comes from the zone's record count instead of COUNT(*); with them
+ * from the page itself when it is the last one, else from COUNT(*).
  */
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -15,15 +16,15 @@ export type { RecordListQuery } from './record-filters.js';
 /** The filtered query of a list (without paging), shared by the count and the page. */
 function filteredQuery(db: Kysely<Database>, zoneId: string, q: RecordListQuery) {
   let base = db.selectFrom('dns_records').where('zone_id', '=', zoneId);
+  const dialect = dialectOf(db);
   if (q.conditions.length > 0 || q.tags) {
-    const dialect = dialectOf(db);
     base = base.where((eb) => {
-      const parts: Expression<SqlBool>[] = q.conditions.map((c) => conditionSql(eb, c));
+      const parts: Expression<SqlBool>[] = q.conditions.map((c) => conditionSql(eb, dialect, c));
       if (q.tags) parts.push(tagFilterSql(eb, dialect, q.tags));
       return q.match === 'any' ? eb.or(parts) : eb.and(parts);
     });
   }
-  if (q.search !== undefined) base = base.where((eb) => searchSql(eb, q.search!));
+  if (q.search !== undefined) base = base.where((eb) => searchSql(eb, dialect, q.search!));
   return base;
 }
 
@@ -42,15 +43,19 @@ export function pageQuery(db: Kysely<Database>, zoneId: string, q: RecordListQue
 
 /** One page of the zone's records and the number of records matching the conditions. */
 export async function listRecords(db: Kysely<Database>, zone: { id: string }, q: RecordListQuery): Promise<{ records: DnsRecord[]; total: number }> {
-  let total: number;
+  const offset = (q.page - 1) * q.perPage;
   if (q.conditions.length === 0 && !q.tags && q.search === undefined) {
     const row = await db.selectFrom('zones').select('record_count').where('id', '=', zone.id).executeTakeFirst();
-    total = row?.record_count ?? 0;
-  } else {
-    const row = await filteredQuery(db, zone.id, q).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    total = Number(row.n);
+    const total = row?.record_count ?? 0;
+    if (offset >= total) return { records: [], total };
+    const rows = await pageQuery(db, zone.id, q).execute();
+    return { records: rows.map(rowToRecord), total };
   }
-  if ((q.page - 1) * q.perPage >= total) return { records: [], total };
+  // Filtered: the page first; a short, non-empty page (or an empty first page) gives the total without a
+  // second scan of the zone for COUNT(*).
   const rows = await pageQuery(db, zone.id, q).execute();
+  let total: number;
+  if ((rows.length > 0 && rows.length < q.perPage) || (rows.length === 0 && offset === 0)) total = offset + rows.length;
+  else total = Number((await filteredQuery(db, zone.id, q).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   return { records: rows.map(rowToRecord), total };
 }
