@@ -2,7 +2,7 @@
  * The server side of bench/dns-api.mjs, run as a child process so that the server and the load generator do
  * not share an event loop. `full`: the whole service (`startStratus`: v4 API + DNS server on the change
  * feed). `api`: the v4 API alone on the same database code, without the DNS server. Prints one JSON line
- * `{url}` when listening; stops on SIGTERM.
+ * `{url, dnsPort?}` when listening; stops on SIGTERM.
  */
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../dist/config/config.js';
@@ -21,7 +21,7 @@ config.plan = { ...config.plan, recordsPerZone: 10_000_000 };
 let close;
 if (mode === 'full') {
   const running = await startStratus(config, silentLogger());
-  console.log(JSON.stringify({ url: running.httpUrl }));
+  console.log(JSON.stringify({ url: running.httpUrl, dnsPort: running.dnsPort }));
   close = () => running.close();
 } else {
   const database = await openDatabase({ dataDir });

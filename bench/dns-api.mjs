@@ -21,6 +21,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../dist/config/config.js';
 import { spawn } from 'node:child_process';
+import dgram from 'node:dgram';
+import dnsPacket from 'dns-packet';
 import { openDatabase } from '../dist/db/database.js';
 import { RecordsService } from '../dist/zones/records-service.js';
 import { ZoneChangeFeed } from '../dist/zones/change-feed.js';
@@ -42,7 +44,7 @@ function startServer(mode, dataDir) {
     const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), path.join(import.meta.dirname, 'dns-api-server.mjs'), mode, dataDir, EMAIL, KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
     child.once('error', reject);
     child.stdout.once('data', (d) => resolve({
-      url: JSON.parse(String(d)).url,
+      ...JSON.parse(String(d)),
       stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }),
     }));
   });
@@ -75,14 +77,29 @@ for (const mode of MODES) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-bench-'));
   const server = await startServer(mode, dataDir);
   try {
-    await runOne(mode, dataDir, server.url);
+    await runOne(mode, dataDir, server.url, server.dnsPort);
   } finally {
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-async function runOne(mode, dataDir, url) {
+/** The SOA serial the DNS server answers for a zone (undefined when it has no answer yet). */
+function soaSerial(dnsPort, zone) {
+  return new Promise((resolve) => {
+    const socket = dgram.createSocket('udp4');
+    const timer = setTimeout(() => { socket.close(); resolve(undefined); }, 1000);
+    socket.on('message', (msg) => {
+      clearTimeout(timer);
+      socket.close();
+      const soa = dnsPacket.decode(msg).answers.find((a) => a.type === 'SOA');
+      resolve(soa ? soa.data.serial : undefined);
+    });
+    socket.send(dnsPacket.encode({ type: 'query', id: 1, questions: [{ type: 'SOA', name: zone }] }), dnsPort, '127.0.0.1');
+  });
+}
+
+async function runOne(mode, dataDir, url, dnsPort) {
   let { request, close } = client(url);
   const account = (await request('GET', '/accounts')).body.result[0].id;
   const zoneOf = async (name) => (await request('POST', '/zones', { name, account: { id: account } })).body.result;
@@ -118,7 +135,16 @@ async function runOne(mode, dataDir, url) {
     });
   }
   const loadSeconds = (performance.now() - tLoad) / 1000;
+  const { serial } = await database.db.selectFrom('zones').select('serial').where('id', '=', big.id).executeTakeFirstOrThrow();
   await database.close();
+  // The full service's DNS server picks the bulk load up by polling serials (the load ran in this process):
+  // measure the list once it has caught up, so that its snapshot rebuild does not overlap the measurement.
+  let catchUp = '';
+  if (dnsPort !== undefined) {
+    const tWait = performance.now();
+    while (performance.now() - tWait < 300_000 && ((await soaSerial(dnsPort, 'big.bench.example')) ?? 0) < Number(serial)) await new Promise((r) => setTimeout(r, 200));
+    catchUp = `; DNS server caught up ${((performance.now() - tWait) / 1000).toFixed(1)} s later`;
+  }
   // Connections idle during the load may have been closed by the server's keep-alive timeout: start afresh.
   close();
   ({ request, close } = client(url));
@@ -134,7 +160,7 @@ async function runOne(mode, dataDir, url) {
   }
   latencies.sort((a, b) => a - b);
   const full = await request('GET', `/zones/${big.id}/dns_records?per_page=1`);
-  console.log(`[${mode}] bulk load through the records service: ${RECORDS} records in ${loadSeconds.toFixed(1)} s (zone total ${full.body.result_info.total_count})`);
+  console.log(`[${mode}] bulk load through the records service: ${RECORDS} records in ${loadSeconds.toFixed(1)} s (zone total ${full.body.result_info.total_count}${catchUp})`);
   close();
   console.log(`[${mode}] list by exact name, ${RECORDS}-record zone, ${LISTS} requests: p50 ${pct(latencies, 50).toFixed(3)} ms  p99 ${pct(latencies, 99).toFixed(3)} ms  max ${latencies.at(-1).toFixed(3)} ms  target p99 < 5 ms  ratio ${(pct(latencies, 99) / 5).toFixed(2)}`);
 }
