@@ -1,6 +1,7 @@
 /** Reading accounts on behalf of a caller: only the accounts the caller is a member of exist for it. */
 import type { Kysely, Selectable } from 'kysely';
 import type { AccountsTable, Database } from '../db/schema.js';
+import { newId } from '../shared/ids.js';
 
 /** A stored account row. */
 export type AccountRow = Selectable<AccountsTable>;
@@ -17,4 +18,14 @@ export async function listAccounts(db: Kysely<Database>, accountIds: readonly st
 export async function getAccount(db: Kysely<Database>, accountIds: readonly string[], id: string): Promise<AccountRow | undefined> {
   if (!accountIds.includes(id)) return undefined;
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Creates an account with the given user as its member; returns the stored row. */
+export async function createAccount(db: Kysely<Database>, userId: string, name: string, settings: Record<string, unknown>, createdOn: string): Promise<AccountRow> {
+  const row: AccountRow = { id: newId(), name, settings: JSON.stringify(settings), created_on: createdOn };
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('accounts').values(row).execute();
+    await trx.insertInto('memberships').values({ user_id: userId, account_id: row.id }).execute();
+  });
+  return row;
 }

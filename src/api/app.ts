@@ -42,7 +42,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   registerLifecycleRoutes(api, deps); // before auth: /deprecations is public; lifecycle routes authenticate themselves
   api.use('*', authMiddleware(deps.db));
 
-  api.route('/', accountRoutes(deps.db));
+  api.route('/', accountRoutes(deps.db, deps.clock));
   api.route('/', zoneRoutes());
   // Routes of other resources under /zones/:zone_id/… go here, before the DNS record routes: GET
   // …/dns_records/:dns_record_id would otherwise match their fixed words (export, usage, …).

@@ -42,6 +42,7 @@ const API_CODES: CatalogueEntry[] = [
   e(1110, 400, 'Invalid proxied …: expected true or false', '`proxied` that is not a boolean', 'stratus'),
   e(1111, 400, 'settings … (unknown setting, not a boolean, flatten_cname on a non-CNAME)', 'invalid `settings` object', 'stratus'),
   e(1112, 400, 'Other records exist at <name>; an NS record below the apex delegates its name …', 'creating NS below the apex where records of other types exist', 'stratus'),
+  e(1113, 400, 'Invalid account name / type / settings …', 'POST /accounts without a `name` of 1 to 100 characters, with a `type` other than standard or enterprise, or with `settings` that is not an object', 'stratus'),
   e(1120, 0, 'Zone <name> has no A, AAAA or CNAME record; every zone needs at least one record that resolves a name to an address.', 'notice in `messages` of a record list and of GET dns_settings for a zone without an address record', 'stratus'),
   e(6003, 400, 'Invalid request headers', 'malformed auth headers (chain: 6102, 6103, 6111) and other header problems (chain: 6120, 6121)'),
   e(6007, 400, 'Malformed JSON in request body', 'a request body that is not JSON (an empty body counts as `{}`)'),
