@@ -1,0 +1,94 @@
+/**
+ * The scale-out configuration for real: Stratus nodes on the machine's PostgreSQL (127.0.0.1:5432, trust
+ * auth) instead of the embedded SQLite database. Each run creates a database of its own and drops it after.
+ * Two nodes share it: writes through either API are served by both, the CNAME rule holds across nodes under
+ * concurrent writers, and data survives a restart.
+ */
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { createZone } from '../helpers/api.js';
+import { dig } from '../dns-server/dig.js';
+
+const ADMIN_URL = process.env.STRATUS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB = `stratus_test_${randomBytes(6).toString('hex')}`;
+const url = ADMIN_URL.replace(/\/[^/]*$/, `/${DB}`);
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try { return await fn(client); } finally { await client.end(); }
+}
+
+async function eventually<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+let a: TestServer;
+let b: TestServer;
+
+beforeAll(async () => {
+  await admin((c) => c.query(`CREATE DATABASE ${DB}`));
+  const flags = { 'database-url': url };
+  a = await startTestServer({ flags });
+  b = await startTestServer({ flags });
+});
+
+afterAll(async () => {
+  await b?.stop();
+  await a?.stop();
+  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`));
+});
+
+describe('Stratus on PostgreSQL', () => {
+  it('keeps zones and records in PostgreSQL, served by both nodes', async () => {
+    const zoneId = await createZone(a, 'pg-nodes.example');
+    await a.sdk().dns.records.create({ zone_id: zoneId, type: 'A', name: 'www', content: '192.0.2.7', ttl: 120 } as never);
+    const rows = await admin(async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try { return (await c.query('SELECT name, type, content FROM dns_records WHERE zone_id = $1', [zoneId])).rows; } finally { await c.end(); }
+    });
+    expect(rows).toEqual([{ name: 'www.pg-nodes.example', type: 'A', content: '192.0.2.7' }]);
+
+    const listedOnB = await b.sdk().dns.records.list({ zone_id: zoneId, name: { exact: 'www.pg-nodes.example' } } as never);
+    expect(listedOnB.result.map((r) => r.content)).toEqual(['192.0.2.7']);
+
+    const want = ['www.pg-nodes.example. 120 IN A 192.0.2.7'];
+    expect((await dig(a.dnsPort!, 'www.pg-nodes.example', 'A')).answer).toEqual(want);
+    const onB = await eventually(() => dig(b.dnsPort!, 'www.pg-nodes.example', 'A'), (r) => JSON.stringify(r.answer) === JSON.stringify(want));
+    expect(onB.answer).toEqual(want);
+  });
+
+  it('lets only one of two nodes win conflicting concurrent writes', async () => {
+    const zoneId = await createZone(a, 'pg-race.example');
+    for (let round = 0; round < 5; round++) {
+      const name = `r${round}`;
+      const results = await Promise.allSettled([
+        a.sdk().dns.records.create({ zone_id: zoneId, type: 'CNAME', name, content: 'target.example.net' } as never),
+        b.sdk().dns.records.create({ zone_id: zoneId, type: 'A', name, content: '192.0.2.9' } as never),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const listed = await a.sdk().dns.records.list({ zone_id: zoneId, name: { exact: `${name}.pg-race.example` } } as never);
+      expect(listed.result).toHaveLength(1);
+    }
+  });
+
+  it('finds everything again after both nodes restart', async () => {
+    const zoneId = await createZone(a, 'pg-restart.example');
+    await b.sdk().dns.records.create({ zone_id: zoneId, type: 'TXT', name: '@', content: 'hello' } as never);
+    await a.stop();
+    await b.stop();
+    a = await startTestServer({ flags: { 'database-url': url } });
+    b = await startTestServer({ flags: { 'database-url': url } });
+    const listed = await a.sdk().dns.records.list({ zone_id: zoneId, type: 'TXT' } as never);
+    expect(listed.result.map((r) => r.content)).toEqual(['"hello"']);
+    expect((await dig(b.dnsPort!, 'pg-restart.example', 'TXT')).answer).toEqual(['pg-restart.example. 300 IN TXT "hello"']);
+  });
+});
