@@ -17,9 +17,10 @@ export interface SnapshotSource {
   find(qname: string): ZoneSnapshot | undefined;
   /** A promise to wait for before answering from this zone (or from no zone), when a rebuild is in flight. */
   pendingFor(snapshot: ZoneSnapshot | undefined): Promise<unknown> | undefined;
-  /** True while any rebuild is in flight (the packet cache is bypassed then). */
-  readonly busy: boolean;
-  /** Changes whenever any snapshot changes (the packet cache is dropped then). */
+  /**
+   * Changes whenever any zone is announced as changed and whenever any snapshot changes (the packet cache is
+   * dropped then; answers that had to wait for a rebuild are never cached).
+   */
   readonly generation: number;
 }
 import { axfrMessages } from './axfr.js';
@@ -56,7 +57,6 @@ export class DnsHandler {
   /** Handles one message; returns the responses (possibly none), or a promise of them while a zone rebuilds. */
   handle(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {
     try {
-      if (this.cache.busy) return this.handleUnsafe(buf, from);
       this.packets.sync(this.cache.generation);
       const key = packetKey(buf, from.transport);
       if (key === undefined) return this.handleUnsafe(buf, from);

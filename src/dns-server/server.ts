@@ -60,7 +60,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   let workers: UdpWorkers | undefined;
   const unsubscribe = opts.changeFeed.subscribe((change) => {
     workers?.markStale();
-    void cache.refresh(change.zoneId);
+    cache.markChanged(change.zoneId);
   });
   try {
     await cache.loadAll();

@@ -16,7 +16,6 @@ class WorkerZones implements SnapshotSource {
   readonly byName = new Map<string, ZoneSnapshot>();
   readonly byId = new Map<string, ZoneSnapshot>();
   generation = 0;
-  readonly busy = false;
 
   find(qname: string): ZoneSnapshot | undefined {
     let n = qname;

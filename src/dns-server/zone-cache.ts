@@ -2,35 +2,82 @@
  * The served zones: one immutable {@link ZoneSnapshot} per zone, found by longest suffix, rebuilt from the
  * database and swapped whole.
  *
- * Freshness: the change feed's listener runs synchronously inside the API request, before the response is
- * written; it starts the rebuild of that zone at once and records it as in flight. The query path asks
- * {@link ZoneCache.pendingFor} before answering: a query for a zone with a rebuild in flight (or for a name in
- * no known zone while any rebuild is in flight, which covers new zones) waits for the rebuild. So an answer
- * computed after the API call returned always reflects the change, and the hot path otherwise never awaits or
- * touches the database. A second node sharing a PostgreSQL database sees changes by polling `zones.serial`.
+ * Freshness without rebuilding on every write: the change feed's listener runs synchronously inside the API
+ * request, before the response is written, and only marks the zone **dirty** ({@link ZoneCache.markChanged}:
+ * a version bump, no database access). Rebuilds happen
+ * - lazily, when a query needs a dirty zone: {@link ZoneCache.pendingFor} returns a promise that settles once
+ *   a snapshot reflecting every change announced so far is in place (a query for a name in no zone, or while
+ *   a zone announced as created has no snapshot yet, waits for those zones, which covers new zones);
+ * - in the background, after the zone has been quiet for `debounceMs` (and at most `maxDelayMs` after its
+ *   first unbuilt change), so queries usually find a fresh snapshot and NOTIFY goes out.
+ * Many changes coalesce into one rebuild, and a zone has at most one rebuild running (a change arriving during
+ * it makes the next waiter start one more). Queries for clean zones never wait. A second node sharing a
+ * PostgreSQL database sees changes by polling `zones.serial`.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
-import { rowToRecord } from '../zones/record-rows.js';
-import { buildSnapshot, type EdgeAddresses, type ZoneSnapshot } from '../dns/snapshot.js';
-import { readServingSettings } from '../dns/snapshot-settings.js';
+import type { EdgeAddresses, ZoneSnapshot } from '../dns/snapshot.js';
+import { loadZoneSnapshot } from './zone-build.js';
+
+/** Rebuild timing of {@link ZoneCache}. */
+export interface ZoneCacheTiming {
+  /** Background rebuild after the zone was quiet this long (ms; 0: only lazily and by polling). Default 20. */
+  debounceMs?: number;
+  /** ...but no later than this after its first unbuilt change (ms). Default 250. */
+  maxDelayMs?: number;
+}
+
+interface ZoneState {
+  /** Bumped by every announced change. */
+  version: number;
+  /** The version the current snapshot reflects. */
+  built: number;
+  /** The rebuild running now and the version it will reflect. */
+  running?: Promise<void>;
+  runningVersion: number;
+  /** The rebuild queued behind the running one (shared by every waiter). */
+  next?: Promise<void>;
+  timer?: NodeJS.Timeout;
+  firstDirtyAt: number;
+}
+
+const resolved = Promise.resolve();
+/** Delay before a failed rebuild is retried in the background (queries still retry at once). */
+const RETRY_MS = 1000;
 
 /** Holds and refreshes the snapshots of every zone. */
 export class ZoneCache {
   private readonly byName = new Map<string, ZoneSnapshot>();
   private readonly byId = new Map<string, ZoneSnapshot>();
-  private readonly inflight = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
+  private readonly states = new Map<string, ZoneState>();
+  /** Zones whose snapshot is behind their version. */
+  private readonly dirty = new Set<string>();
+  /** Dirty zones with no snapshot yet (being created): every query waits for them. */
+  private readonly unborn = new Set<string>();
+  private runningCount = 0;
   private pollTimer: NodeJS.Timeout | undefined;
   private polling = false;
   private closed = false;
   private gen = 0;
+  private readonly debounceMs: number;
+  private readonly maxDelayMs: number;
   private readonly swapListeners: Array<(zoneId: string, snapshot: ZoneSnapshot | undefined) => void> = [];
-
   private readonly idleListeners: Array<() => void> = [];
 
-  /** Registers a listener called whenever the last rebuild in flight has finished. */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly edge: EdgeAddresses,
+    private readonly logger: Logger,
+    /** Called after a snapshot with a new serial replaced an older one (or a zone appeared). */
+    private readonly onNewSerial: (snapshot: ZoneSnapshot) => void = () => {},
+    timing: ZoneCacheTiming = {},
+  ) {
+    this.debounceMs = timing.debounceMs ?? 20;
+    this.maxDelayMs = Math.max(this.debounceMs, timing.maxDelayMs ?? 250);
+  }
+
+  /** Registers a listener called whenever every snapshot is current (no zone dirty, no rebuild running). */
   onIdle(listener: () => void): void {
     this.idleListeners.push(listener);
   }
@@ -40,29 +87,15 @@ export class ZoneCache {
     this.swapListeners.push(listener);
   }
 
-  private swapped(zoneId: string, snapshot: ZoneSnapshot | undefined): void {
-    for (const l of this.swapListeners) {
-      try { l(zoneId, snapshot); } catch (err) { this.logger.error({ err }, 'snapshot swap listener failed'); }
-    }
-  }
-
-  /** Grows whenever any snapshot is replaced, added or removed (response caches key on it). */
+  /** Grows whenever any zone changes or any snapshot is replaced, added or removed (response caches key on it). */
   get generation(): number {
     return this.gen;
   }
 
-  /** True while any rebuild is in flight. */
+  /** True while any zone is dirty or rebuilding. */
   get busy(): boolean {
-    return this.inflight.size > 0;
+    return this.dirty.size > 0;
   }
-
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly edge: EdgeAddresses,
-    private readonly logger: Logger,
-    /** Called after a snapshot with a new serial replaced an older one (or a zone appeared). */
-    private readonly onNewSerial: (snapshot: ZoneSnapshot) => void = () => {},
-  ) {}
 
   /** The snapshot of the zone that holds `qname` (lowercase), by longest suffix. */
   find(qname: string): ZoneSnapshot | undefined {
@@ -86,11 +119,29 @@ export class ZoneCache {
     return [...this.byId.values()];
   }
 
+  /**
+   * Announces a committed change (synchronous and cheap: call it from the change feed). The zone is rebuilt
+   * before any later query is answered from it, and in the background soon.
+   */
+  markChanged(zoneId: string): void {
+    const s = this.state(zoneId);
+    if (s.version === (s.running ? s.runningVersion : s.built)) s.firstDirtyAt = Date.now();
+    s.version++;
+    this.gen++;
+    this.dirty.add(zoneId);
+    if (!this.byId.has(zoneId)) this.unborn.add(zoneId);
+    this.schedule(zoneId, s);
+  }
+
   /** A promise to wait for before answering from `snapshot` (or from no zone), or undefined when current. */
   pendingFor(snapshot: ZoneSnapshot | undefined): Promise<unknown> | undefined {
-    if (this.inflight.size === 0) return undefined;
-    if (snapshot) return this.inflight.get(snapshot.zoneId);
-    return Promise.all(this.inflight.values());
+    if (this.dirty.size === 0) return undefined;
+    let own: Promise<void> | undefined;
+    if (snapshot && this.dirty.has(snapshot.zoneId)) own = this.refresh(snapshot.zoneId, false);
+    if (this.unborn.size === 0) return own;
+    const all = [...this.unborn].map((id) => this.refresh(id, false));
+    if (own) all.push(own);
+    return Promise.all(all);
   }
 
   /** Loads every zone (at start). */
@@ -99,30 +150,75 @@ export class ZoneCache {
     await Promise.all(rows.map((r) => this.refresh(r.id)));
   }
 
-  /** Rebuilds one zone (coalescing overlapping requests); resolves when the new snapshot is in place. */
-  refresh(zoneId: string): Promise<void> {
-    const current = this.inflight.get(zoneId);
-    if (current) {
-      this.again.add(zoneId);
-      return current;
-    }
-    const run = (async () => {
-      do {
-        this.again.delete(zoneId);
-        await this.rebuild(zoneId);
-      } while (this.again.has(zoneId) && !this.closed);
-    })()
-      .catch((err: unknown) => this.logger.error({ err, zoneId }, 'zone snapshot rebuild failed'))
-      .finally(() => {
-        this.inflight.delete(zoneId);
-        if (this.inflight.size === 0) {
-          for (const l of this.idleListeners) {
-            try { l(); } catch (err) { this.logger.error({ err }, 'idle listener failed'); }
-          }
-        }
+  /**
+   * Brings one zone up to date: resolves once its snapshot reflects every change announced before the call
+   * (`force`: also when none was announced, e.g. a serial changed by another node).
+   */
+  refresh(zoneId: string, force = true): Promise<void> {
+    const s = this.state(zoneId);
+    if (force && s.version === s.built && !s.running) this.markChanged(zoneId);
+    const target = s.version;
+    if (s.built >= target) return resolved;
+    if (s.running) {
+      if (s.runningVersion >= target) return s.running;
+      s.next ??= s.running.then(() => {
+        s.next = undefined;
+        return this.refresh(zoneId, false);
       });
-    this.inflight.set(zoneId, run);
+      return s.next;
+    }
+    if (s.timer) { clearTimeout(s.timer); s.timer = undefined; }
+    s.runningVersion = target;
+    this.runningCount++;
+    const run = this.rebuild(zoneId)
+      .then(() => { if (s.built < target) s.built = target; })
+      .catch((err: unknown) => {
+        this.logger.error({ err, zoneId }, 'zone snapshot rebuild failed');
+        s.firstDirtyAt = Date.now() + RETRY_MS;
+      })
+      .finally(() => this.settled(zoneId, s));
+    s.running = run;
     return run;
+  }
+
+  private settled(zoneId: string, s: ZoneState): void {
+    s.running = undefined;
+    this.runningCount--;
+    if (s.built >= s.version) {
+      this.dirty.delete(zoneId);
+      this.unborn.delete(zoneId);
+      if (!this.byId.has(zoneId) && !s.next) this.states.delete(zoneId);
+    } else if (!this.closed && !s.next) {
+      this.schedule(zoneId, s);
+    }
+    if (this.dirty.size === 0 && this.runningCount === 0) {
+      for (const l of this.idleListeners) {
+        try { l(); } catch (err) { this.logger.error({ err }, 'idle listener failed'); }
+      }
+    }
+  }
+
+  private state(zoneId: string): ZoneState {
+    let s = this.states.get(zoneId);
+    if (!s) {
+      s = { version: 0, built: 0, runningVersion: 0, firstDirtyAt: 0 };
+      this.states.set(zoneId, s);
+    }
+    return s;
+  }
+
+  /** (Re)arms the background rebuild: `debounceMs` after the last change, within `maxDelayMs` of the first. */
+  private schedule(zoneId: string, s: ZoneState): void {
+    if (this.closed || this.debounceMs <= 0) return;
+    if (s.timer) clearTimeout(s.timer);
+    // After a failed rebuild firstDirtyAt lies in the future: the retry waits about RETRY_MS.
+    const now = Date.now();
+    const delay = s.firstDirtyAt > now ? s.firstDirtyAt - now : Math.max(0, Math.min(this.debounceMs, s.firstDirtyAt + this.maxDelayMs - now));
+    s.timer = setTimeout(() => {
+      s.timer = undefined;
+      if (!this.closed) void this.refresh(zoneId, false);
+    }, delay);
+    s.timer.unref();
   }
 
   private remove(zoneId: string): void {
@@ -134,23 +230,15 @@ export class ZoneCache {
     this.swapped(zoneId, undefined);
   }
 
-  private async rebuild(zoneId: string): Promise<void> {
-    const zone = await this.db.selectFrom('zones').selectAll().where('id', '=', zoneId).executeTakeFirst();
-    if (!zone) { this.remove(zoneId); return; }
-    const rows = await this.db.selectFrom('dns_records').selectAll().where('zone_id', '=', zoneId).execute();
-    let nameServers: string[] = [];
-    try { nameServers = (JSON.parse(zone.name_servers) as string[]).map((n) => String(n).toLowerCase().replace(/\.$/, '')); } catch { /* none */ }
-    const settings = readServingSettings(zone.dns_settings, zone.zone_settings, nameServers);
-    const records = [];
-    for (const row of rows) {
-      try { records.push(rowToRecord(row)); } catch (err) { this.logger.warn({ err, id: row.id }, 'unreadable record row'); }
+  private swapped(zoneId: string, snapshot: ZoneSnapshot | undefined): void {
+    for (const l of this.swapListeners) {
+      try { l(zoneId, snapshot); } catch (err) { this.logger.error({ err }, 'snapshot swap listener failed'); }
     }
-    const snapshot = buildSnapshot(
-      { id: zone.id, name: zone.name.toLowerCase(), serial: Number(zone.serial), nameServers, settings },
-      records,
-      this.edge,
-    );
-    for (const s of snapshot.skipped) this.logger.warn({ zoneId, recordId: s.id, reason: s.reason }, 'record not served');
+  }
+
+  private async rebuild(zoneId: string): Promise<void> {
+    const snapshot = await loadZoneSnapshot(this.db, zoneId, this.edge, this.logger);
+    if (!snapshot) { this.remove(zoneId); return; }
     const old = this.byId.get(zoneId);
     if (old && old.origin !== snapshot.origin && this.byName.get(old.origin) === old) this.byName.delete(old.origin);
     this.byId.set(zoneId, snapshot);
@@ -170,9 +258,9 @@ export class ZoneCache {
       const work: Promise<void>[] = [];
       for (const r of rows) {
         seen.add(r.id);
-        if (this.byId.get(r.id)?.serial !== Number(r.serial)) work.push(this.refresh(r.id));
+        if (this.byId.get(r.id)?.serial !== Number(r.serial) && !this.dirty.has(r.id)) work.push(this.refresh(r.id));
       }
-      for (const id of [...this.byId.keys()]) if (!seen.has(id) && !this.inflight.has(id)) this.remove(id);
+      for (const id of [...this.byId.keys()]) if (!seen.has(id) && !this.dirty.has(id)) this.remove(id);
       await Promise.all(work);
     } catch (err) {
       if (!this.closed) this.logger.warn({ err }, 'zone serial poll failed');
@@ -188,10 +276,11 @@ export class ZoneCache {
     this.pollTimer.unref();
   }
 
-  /** Stops polling and waits for rebuilds in flight. */
+  /** Stops polling and background rebuilds and waits for rebuilds running. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
-    await Promise.all(this.inflight.values());
+    for (const s of this.states.values()) if (s.timer) clearTimeout(s.timer);
+    await Promise.all([...this.states.values()].map((s) => s.next ?? s.running));
   }
 }
