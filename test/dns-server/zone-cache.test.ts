@@ -45,7 +45,7 @@ describe('zone cache', () => {
   it('marks zones dirty on change and rebuilds once, lazily, for the first query', async () => {
     const z1 = await createZone(server, 'lazy-one.example');
     const z2 = await createZone(server, 'lazy-two.example');
-    const cache = new ZoneCache(database.db, edge, silentLogger, undefined, { debounceMs: 0 });
+    const cache = new ZoneCache(database.db, edge, silentLogger(), undefined, { debounceMs: 0 });
     const swaps: string[] = [];
     cache.onSwap((id) => swaps.push(id));
     await cache.loadAll();
@@ -76,7 +76,7 @@ describe('zone cache', () => {
 
   it('a change during a rebuild gets one more rebuild before the waiter is answered', async () => {
     const z = await createZone(server, 'lazy-overlap.example');
-    const cache = new ZoneCache(database.db, edge, silentLogger, undefined, { debounceMs: 0 });
+    const cache = new ZoneCache(database.db, edge, silentLogger(), undefined, { debounceMs: 0 });
     await cache.loadAll();
     let swaps = 0;
     cache.onSwap(() => swaps++);
@@ -96,7 +96,7 @@ describe('zone cache', () => {
   });
 
   it('waits for zones being created (names in no zone) and for deleted zones', async () => {
-    const cache = new ZoneCache(database.db, edge, silentLogger, undefined, { debounceMs: 0 });
+    const cache = new ZoneCache(database.db, edge, silentLogger(), undefined, { debounceMs: 0 });
     await cache.loadAll();
     const z = await createZone(server, 'lazy-new.example');
     cache.markChanged(z);
@@ -126,7 +126,7 @@ describe('zone cache', () => {
 
   it('rebuilds in the background after the debounce, coalescing a burst', async () => {
     const z = await createZone(server, 'lazy-background.example');
-    const cache = new ZoneCache(database.db, edge, silentLogger, undefined, { debounceMs: 30, maxDelayMs: 2000 });
+    const cache = new ZoneCache(database.db, edge, silentLogger(), undefined, { debounceMs: 30, maxDelayMs: 2000 });
     await cache.loadAll();
     let swaps = 0;
     cache.onSwap(() => swaps++);
