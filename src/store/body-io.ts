@@ -1,6 +1,7 @@
 /**
- * Moving object bytes between values and storage. Writes digest the plaintext while streaming, encrypt with
- * SSE-C when asked, and either keep a small body inline in the metadata row or stream it into a new blob.
+ * Moving object bytes between values and storage. Writes digest the plaintext while streaming (in a worker
+ * thread for large bodies, overlapping the disk writes), encrypt with SSE-C when asked, and either keep a
+ * small body inline in the metadata row or stream it into a new blob.
  * Reads open every needed blob before returning (so a concurrent overwrite cannot delete them under the
  * reader), then stream the requested range, decrypting with a counter positioned at the range start.
  */
@@ -10,6 +11,7 @@ import { ctrAt, ctrDecipherAt } from './ssec.js';
 import { readSource, type ValueSource } from './value/input.js';
 import type { ResolvedRange } from './range.js';
 import { StoreInvariantError } from './errors.js';
+import { hashPool, OFFLOAD_HASHING, SLOT_BYTES } from './hash-pool.js';
 
 /** Bodies up to this size live inline in the metadata row. */
 export const INLINE_MAX = 64 * 1024;
@@ -23,12 +25,42 @@ export interface WriteCipher {
   iv: string;
 }
 
-async function* transform(src: ValueSource, digester: Digester, cipher: WriteCipher | undefined): AsyncGenerator<Uint8Array> {
-  const enc = cipher ? ctrAt(cipher.key, cipher.iv, 0) : undefined;
-  for await (const chunk of readSource(src)) {
-    digester.update(chunk);
-    yield enc ? enc.update(chunk) : chunk;
+/** Bodies at least this large are hashed in a worker thread (below it, the round trips cost more than they save). */
+export const OFFLOAD_MIN = 4 * 1024 * 1024;
+
+/** Digests on this thread, piece by piece. */
+async function* digestHere(pieces: AsyncIterable<Uint8Array>, digester: Digester): AsyncGenerator<Uint8Array> {
+  for await (const piece of pieces) {
+    digester.update(piece);
+    yield piece;
   }
+}
+
+/**
+ * Digests in a hashing worker: each piece (split to at most SLOT_BYTES) is copied into the job's ring and
+ * yielded at once, so the consumer writes it while the worker hashes it. The digests are adopted once the
+ * last piece is through; an abandoned generator drops the job.
+ */
+async function* digestInWorker(pieces: AsyncIterable<Uint8Array>, digester: Digester): AsyncGenerator<Uint8Array> {
+  const job = hashPool.open(digester.algorithms);
+  try {
+    for await (const piece of pieces) {
+      for (let at = 0; at < piece.byteLength; at += SLOT_BYTES) {
+        const view = at === 0 && piece.byteLength <= SLOT_BYTES ? piece : piece.subarray(at, at + SLOT_BYTES);
+        await job.update(view);
+        yield view;
+      }
+    }
+    digester.adopt(await job.digest());
+  } finally {
+    job.close();
+  }
+}
+
+async function* transform(src: ValueSource, digester: Digester, cipher: WriteCipher | undefined, offload: boolean): AsyncGenerator<Uint8Array> {
+  const enc = cipher ? ctrAt(cipher.key, cipher.iv, 0) : undefined;
+  const plain = offload ? digestInWorker(readSource(src), digester) : digestHere(readSource(src), digester);
+  for await (const chunk of plain) yield enc ? enc.update(chunk) : chunk;
 }
 
 /** Stores the value's bytes: inline when small, else as a new blob. Returns the body reference. */
@@ -41,10 +73,11 @@ export async function storeBody(
 ): Promise<BodyRef> {
   if (allowInline && src.length <= INLINE_MAX) {
     const pieces: Uint8Array[] = [];
-    for await (const piece of transform(src, digester, cipher)) pieces.push(piece);
+    for await (const piece of transform(src, digester, cipher, false)) pieces.push(piece);
     return { kind: 'inline', data: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces) };
   }
-  return { kind: 'blob', blobId: await blobs.write(transform(src, digester, cipher)) };
+  const offload = OFFLOAD_HASHING && src.length >= OFFLOAD_MIN;
+  return { kind: 'blob', blobId: await blobs.write(transform(src, digester, cipher, offload)) };
 }
 
 /** One contiguous piece of a read: bytes [offset, offset+length) of a blob, with its cipher parameters. */

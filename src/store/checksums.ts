@@ -3,7 +3,7 @@
  * value (ArrayBuffer getters, `toJSON()` in lowercase hex).
  */
 import { createHash, type Hash } from 'node:crypto';
-import { fail } from './errors.js';
+import { fail, StoreInvariantError } from './errors.js';
 import type { StoreChecksums, StoreStringChecksums } from './types.js';
 
 /** The supported algorithms, in the order the runtime checks them. */
@@ -65,13 +65,19 @@ export function verifyHash(expected: ExpectedHash, actualHex: string): void {
   );
 }
 
-/** Digests computed while a body streams through. */
+/** Digests computed while a body streams through, here (`update`) or elsewhere (`algorithms` then `adopt`). */
 export class Digester {
   private readonly md5: Hash = createHash('md5');
   private readonly extra: Hash | undefined;
+  private adopted: string[] | undefined;
 
   constructor(readonly expected: ExpectedHash | undefined) {
     this.extra = expected && expected.field !== 'md5' ? createHash(expected.node) : undefined;
+  }
+
+  /** The Node algorithm names to compute, MD5 first, for a digest computed outside this object. */
+  get algorithms(): string[] {
+    return this.extra ? ['md5', this.expected!.node] : ['md5'];
   }
 
   /** Feeds bytes. */
@@ -80,12 +86,18 @@ export class Digester {
     this.extra?.update(chunk);
   }
 
+  /** Takes digests computed elsewhere over the whole body (hex, in the order of `algorithms`) instead of `update`. */
+  adopt(hex: readonly string[]): void {
+    if (hex.length !== this.algorithms.length) throw new StoreInvariantError('digest count does not match the algorithms');
+    this.adopted = [...hex];
+  }
+
   /** Finishes, verifies the expected digest, and returns the checksums to store (hex). */
   finish(): Record<string, string> {
-    const md5 = this.md5.digest('hex');
+    const md5 = this.adopted ? this.adopted[0]! : this.md5.digest('hex');
     const out: Record<string, string> = { md5 };
     if (this.expected) {
-      const actual = this.extra ? this.extra.digest('hex') : md5;
+      const actual = this.extra ? (this.adopted ? this.adopted[1]! : this.extra.digest('hex')) : md5;
       verifyHash(this.expected, actual);
       out[this.expected.field] = actual;
     }
