@@ -1,6 +1,6 @@
 /**
- * One DNS message in, the response message(s) out. Synchronous unless the zone asked about has a rebuild in
- * flight (see zone-cache.ts). Never throws: malformed queries get FORMERR (RFC 1035 §4.1.1) when their header
+ * One DNS message in, the response message(s) out. Synchronous unless the zone asked about must be rebuilt
+ * first or a zone is being created (see zone-cache.ts). Never throws: malformed queries get FORMERR (RFC 1035 §4.1.1) when their header
  * can be read and are dropped otherwise; responses (QR set) are dropped; opcodes other than QUERY get NOTIMP;
  * EDNS versions above 0 get BADVERS (RFC 6891 §6.1.3).
  */
@@ -15,7 +15,7 @@ import type { ZoneSnapshot } from '../dns/snapshot.js';
 export interface SnapshotSource {
   /** The zone holding `qname` (lowercase), by longest suffix. */
   find(qname: string): ZoneSnapshot | undefined;
-  /** A promise to wait for before answering from this zone (or from no zone), when a rebuild is in flight. */
+  /** A promise to wait for before answering from this zone (or from no zone), when it must be rebuilt first. */
   pendingFor(snapshot: ZoneSnapshot | undefined): Promise<unknown> | undefined;
   /**
    * Changes whenever any zone is announced as changed and whenever any snapshot changes (the packet cache is

@@ -2,7 +2,7 @@
  * Entry point of a UDP worker process (started by udp-workers.ts). It shares the main process's UDP socket
  * (file descriptor 4), keeps a copy of the zone snapshots sent over IPC, and answers from it only while its
  * copy is current: before each query it reads the shared epoch, and when that differs from the epoch of its
- * copy it forwards the query to the main process instead (which waits for any rebuild in flight).
+ * copy it forwards the query to the main process instead (which rebuilds the zone first when it is dirty).
  */
 import dgram from 'node:dgram';
 import { EpochFile } from './epoch.js';

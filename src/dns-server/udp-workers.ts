@@ -5,9 +5,9 @@
  *
  * Freshness across processes: a shared epoch counter (epoch.ts). The main process bumps it synchronously when
  * the change feed fires (before the API responds) and on every snapshot swap; it tells the workers the
- * counter's value ("your copy is current") only when no rebuild is in flight and every changed snapshot has
+ * counter's value ("your copy is current") only when no zone is dirty or rebuilding and every changed snapshot has
  * been sent. A worker whose copy's epoch differs from the file forwards the query to the main process, which
- * answers through the same socket after any rebuild in flight. So no worker answers from a copy older than
+ * answers through the same socket after rebuilding the zone if it is dirty. So no worker answers from a copy older than
  * an API call that has returned.
  */
 import { fork, type ChildProcess } from 'node:child_process';
