@@ -40,6 +40,8 @@ interface ZoneState {
   next?: Promise<void>;
   timer?: NodeJS.Timeout;
   firstDirtyAt: number;
+  /** How long the last rebuild took (ms): background rebuilds of big zones are spaced out accordingly. */
+  lastBuildMs: number;
 }
 
 const resolved = Promise.resolve();
@@ -170,8 +172,12 @@ export class ZoneCache {
     if (s.timer) { clearTimeout(s.timer); s.timer = undefined; }
     s.runningVersion = target;
     this.runningCount++;
+    const started = performance.now();
     const run = this.rebuild(zoneId)
-      .then(() => { if (s.built < target) s.built = target; })
+      .then(() => {
+        if (s.built < target) s.built = target;
+        s.lastBuildMs = performance.now() - started;
+      })
       .catch((err: unknown) => {
         this.logger.error({ err, zoneId }, 'zone snapshot rebuild failed');
         s.firstDirtyAt = Date.now() + RETRY_MS;
@@ -201,19 +207,23 @@ export class ZoneCache {
   private state(zoneId: string): ZoneState {
     let s = this.states.get(zoneId);
     if (!s) {
-      s = { version: 0, built: 0, runningVersion: 0, firstDirtyAt: 0 };
+      s = { version: 0, built: 0, runningVersion: 0, firstDirtyAt: 0, lastBuildMs: 0 };
       this.states.set(zoneId, s);
     }
     return s;
   }
 
-  /** (Re)arms the background rebuild: `debounceMs` after the last change, within `maxDelayMs` of the first. */
+  /**
+   * (Re)arms the background rebuild: `debounceMs` after the last change, within `maxDelayMs` of the first (or
+   * four times the zone's last rebuild time, so that background rebuilds of a big zone under constant writes
+   * take at most about a fifth of the main thread).
+   */
   private schedule(zoneId: string, s: ZoneState): void {
     if (this.closed || this.debounceMs <= 0) return;
     if (s.timer) clearTimeout(s.timer);
     // After a failed rebuild firstDirtyAt lies in the future: the retry waits about RETRY_MS.
     const now = Date.now();
-    const delay = s.firstDirtyAt > now ? s.firstDirtyAt - now : Math.max(0, Math.min(this.debounceMs, s.firstDirtyAt + this.maxDelayMs - now));
+    const delay = s.firstDirtyAt > now ? s.firstDirtyAt - now : Math.max(0, Math.min(this.debounceMs, s.firstDirtyAt + Math.max(this.maxDelayMs, 4 * s.lastBuildMs) - now));
     s.timer = setTimeout(() => {
       s.timer = undefined;
       if (!this.closed) void this.refresh(zoneId, false);
