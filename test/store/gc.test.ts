@@ -15,6 +15,16 @@ async function blobIds(dir: string): Promise<string[]> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Polls the blob ids until `done` holds or 10 s pass (background deletion runs after a delay, later under load). */
+async function blobIdsWhen(dir: string, done: (ids: string[]) => boolean): Promise<string[]> {
+  const end = Date.now() + 10_000;
+  for (;;) {
+    const ids = await blobIds(dir);
+    if (done(ids) || Date.now() > end) return ids;
+    await sleep(50);
+  }
+}
+
 describe('garbage and orphans', () => {
   it('deletes a replaced blob after the delay, while an open reader still reads it fully', async () => {
     const dir = tempDir();
@@ -26,12 +36,10 @@ describe('garbage and orphans', () => {
       const [oldId] = await blobIds(dir);
       const reader = (await b.get('k')) as StoreObjectBody;
       await b.put('k', bytes(300_000, 2));
-      await sleep(300);
-      expect(await blobIds(dir)).not.toContain(oldId);
+      expect(await blobIdsWhen(dir, (ids) => !ids.includes(oldId!))).not.toContain(oldId);
       expect(Buffer.from(await reader.bytes()).equals(Buffer.from(first))).toBe(true);
       await b.delete('k');
-      await sleep(300);
-      expect(await blobIds(dir)).toEqual([]);
+      expect(await blobIdsWhen(dir, (ids) => ids.length === 0)).toEqual([]);
     } finally {
       await s.close();
     }
