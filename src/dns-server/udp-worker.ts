@@ -4,6 +4,7 @@
  * copy is current: before each query it reads the shared epoch, and when that differs from the epoch of its
  * copy it forwards the query to the main process instead (which rebuilds the zone first when it is dirty).
  */
+import { findZone } from './zone-find.js';
 import dgram from 'node:dgram';
 import { EpochFile } from './epoch.js';
 import { DnsHandler, type SnapshotSource } from './handler.js';
@@ -18,14 +19,7 @@ class WorkerZones implements SnapshotSource {
   generation = 0;
 
   find(qname: string): ZoneSnapshot | undefined {
-    let n = qname;
-    for (;;) {
-      const s = this.byName.get(n);
-      if (s) return s;
-      if (n === '') return undefined;
-      const dot = n.indexOf('.');
-      n = dot < 0 ? '' : n.slice(dot + 1);
-    }
+    return findZone(this.byName, qname);
   }
 
   pendingFor(): undefined {

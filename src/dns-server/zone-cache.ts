@@ -14,6 +14,7 @@
  * it makes the next waiter start one more). Queries for clean zones never wait. A second node sharing a
  * PostgreSQL database sees changes by polling `zones.serial`.
  */
+import { findZone } from './zone-find.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
@@ -101,14 +102,7 @@ export class ZoneCache {
 
   /** The snapshot of the zone that holds `qname` (lowercase), by longest suffix. */
   find(qname: string): ZoneSnapshot | undefined {
-    let n = qname;
-    for (;;) {
-      const s = this.byName.get(n);
-      if (s) return s;
-      if (n === '') return undefined;
-      const dot = n.indexOf('.');
-      n = dot < 0 ? '' : n.slice(dot + 1);
-    }
+    return findZone(this.byName, qname);
   }
 
   /** The snapshot of a zone by id. */
