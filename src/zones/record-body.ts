@@ -15,23 +15,12 @@
  */
 import type { PlanLimits } from '../config/config.js';
 import { AppError, ErrorCollector } from '../shared/errors.js';
-import { isRecordType, PROXIABLE_TYPES, type RecordSettings, type RecordType } from '../dns/record.js';
+import { isRecordType, PROXIABLE_TYPES, type DnsRecord, type RecordSettings, type RecordType } from '../dns/record.js';
 import { validateRecordValue } from '../dns/record-types/index.js';
 import { recordName, type RecordWarning } from './record-name.js';
 
 /** A validated record body: everything a stored record holds except ids and timestamps. */
-export interface RecordDraft {
-  name: string;
-  type: RecordType;
-  content: string;
-  data: Record<string, unknown> | null;
-  priority: number | null;
-  ttl: number;
-  proxied: boolean;
-  comment: string | null;
-  tags: string[];
-  settings: RecordSettings;
-}
+export type RecordDraft = Omit<DnsRecord, 'id' | 'zoneId' | 'meta' | 'createdOn' | 'modifiedOn' | 'commentModifiedOn' | 'tagsModifiedOn'>;
 
 /** What body validation needs besides the body. */
 export interface RecordBodyContext {
