@@ -12,6 +12,9 @@ import type { BlobStore, MetadataStore } from './ports.js';
 import type { SweepReport } from './types.js';
 
 /** How long an uncompleted multipart upload lives. */
+/** Extra wait of a scheduled garbage pass beyond `gcDelayMs` (see {@link Collector.schedule}). */
+const GC_TIMER_MARGIN_MS = 25;
+
 export const UPLOAD_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Settings of the collector. */
@@ -50,13 +53,17 @@ export class Collector {
     this.track(this.blobs.delete(blobId));
   }
 
-  /** Schedules a garbage pass after the delay. */
+  /**
+   * Schedules a garbage pass after the delay. The timer runs on the monotonic clock while garbage rows carry
+   * `Date.now()`, which can lag it by a millisecond or so; a small margin keeps the pass from finding the
+   * row not yet due and leaving it to the hourly maintenance.
+   */
   schedule(): void {
     if (this.closed) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       this.track(this.collectGarbage());
-    }, this.opts.gcDelayMs);
+    }, this.opts.gcDelayMs + GC_TIMER_MARGIN_MS);
     timer.unref();
     this.timers.add(timer);
   }
