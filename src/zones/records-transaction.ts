@@ -11,6 +11,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { PlanLimits } from '../config/config.js';
 import type { Database } from '../db/schema.js';
+import { QueryTemplate } from '../db/query-template.js';
 import type { DnsRecord } from '../dns/record.js';
 import { AppError } from '../shared/errors.js';
 import { isoTimestamp, type Clock } from '../shared/clock.js';
@@ -18,7 +19,7 @@ import { isId, newId } from '../shared/ids.js';
 import { validateRecordBody, type RecordDraft } from './record-body.js';
 import type { RecordWarning } from './record-name.js';
 import { checkNameConflicts, checkProxiedCname } from './record-rules.js';
-import { RECORD_META, recordToRow, rowToRecord } from './record-rows.js';
+import { RECORD_META, recordToRow, rowToRecord, type RecordRow } from './record-rows.js';
 
 /** The zone a record operation acts on (already checked to belong to the caller). */
 export interface ZoneRef {
@@ -87,7 +88,7 @@ export class RecordsTransaction {
       commentModifiedOn: draft.comment !== null ? now : null,
       tagsModifiedOn: draft.tags.length > 0 ? now : null,
     };
-    await this.trx.insertInto('dns_records').values(recordToRow(record)).execute();
+    await INSERT_RECORD.execute(this.trx, recordToRow(record));
     this.countDelta++;
     this.changed = true;
     return record;
@@ -143,7 +144,7 @@ export class RecordsTransaction {
   /** One record of the zone; 81044 when unknown. */
   async get(id: string): Promise<DnsRecord> {
     if (!isId(id)) throw recordNotFound();
-    const row = await this.trx.selectFrom('dns_records').selectAll().where('zone_id', '=', this.zone.id).where('id', '=', id).executeTakeFirst();
+    const row = await RECORD_BY_ID.executeTakeFirst(this.trx, { zoneId: this.zone.id, id });
     if (!row) throw recordNotFound();
     return rowToRecord(row);
   }
@@ -172,7 +173,7 @@ export class RecordsTransaction {
   /** Writes the zone's record count; call once, last. */
   async finish(): Promise<void> {
     if (this.countDelta === 0) return;
-    await this.trx.updateTable('zones').set({ record_count: sql<number>`record_count + ${this.countDelta}` }).where('id', '=', this.zone.id).execute();
+    await ADD_RECORD_COUNT.execute(this.trx, { zoneId: this.zone.id, delta: this.countDelta });
   }
 
   /** Writes a new version of a record (the checks see the record as removed). */
@@ -193,16 +194,27 @@ export class RecordsTransaction {
   }
 
   private recordsAt(name: string): Promise<{ id: string; type: string; content: string; priority: number | null }[]> {
-    return this.trx.selectFrom('dns_records').select(['id', 'type', 'content', 'priority'])
-      .where('zone_id', '=', this.zone.id).where('name', '=', name).execute();
+    return RECORDS_AT.execute(this.trx, { zoneId: this.zone.id, name });
   }
 
   private async checkRules(draft: RecordDraft, atName: { id: string; type: string; content: string; priority: number | null }[], selfId: string | null): Promise<void> {
     checkNameConflicts(draft, atName.filter((r) => r.id !== selfId), this.zone.name);
-    await checkProxiedCname(draft, this.zone.name, (name) => this.trx.selectFrom('dns_records').select(['type', 'content'])
-      .where('zone_id', '=', this.zone.id).where('name', '=', name).where('id', '!=', selfId ?? '').execute());
+    await checkProxiedCname(draft, this.zone.name, async (name) => (await this.recordsAt(name)).filter((r) => r.id !== selfId));
   }
 }
+
+/** The hot statements of record writes, compiled once (db/query-template.ts). */
+const RECORDS_AT = new QueryTemplate<{ zoneId: string; name: string }, ExistingRow & { id: string }>((db, p) => db.selectFrom('dns_records')
+  .select(['id', 'type', 'content', 'priority']).where('zone_id', '=', p('zoneId')).where('name', '=', p('name')));
+const RECORD_BY_ID = new QueryTemplate<{ zoneId: string; id: string }, RecordRow>((db, p) => db.selectFrom('dns_records')
+  .selectAll().where('zone_id', '=', p('zoneId')).where('id', '=', p('id')));
+const INSERT_RECORD = new QueryTemplate<RecordRow, never>((db, p) => db.insertInto('dns_records').values({
+  id: p('id'), zone_id: p('zone_id'), name: p('name'), type: p('type'), content: p('content'), data: p('data'), priority: p('priority'),
+  ttl: p('ttl'), proxied: p('proxied'), comment: p('comment'), tags: p('tags'), settings: p('settings'), meta: p('meta'),
+  created_on: p('created_on'), modified_on: p('modified_on'), comment_modified_on: p('comment_modified_on'), tags_modified_on: p('tags_modified_on'),
+}));
+const ADD_RECORD_COUNT = new QueryTemplate<{ zoneId: string; delta: number }, never>((db, p) => db.updateTable('zones')
+  .set({ record_count: sql<number>`record_count + ${p('delta')}` }).where('id', '=', p('zoneId')));
 
 /** A stored record as the rules see it. */
 type ExistingRow = { id: string; name?: string; type: string; content: string; priority: number | null };

@@ -5,6 +5,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { QueryTemplate } from '../db/query-template.js';
 
 /** The first serial of a zone created at the given instant. */
 export function initialSerial(at: Date): number {
@@ -19,10 +20,11 @@ export function initialSerial(at: Date): number {
  * zone.
  */
 export async function bumpSerial(trx: Transaction<Database> | Kysely<Database>, zoneId: string, recordDelta = 0): Promise<number> {
-  const row = await trx.updateTable('zones')
-    .set({ serial: sql<number>`serial + 1`, record_count: sql<number>`record_count + ${recordDelta}` })
-    .where('id', '=', zoneId)
-    .returning('record_count')
-    .executeTakeFirst();
+  const row = await BUMP_SERIAL.executeTakeFirst(trx, { zoneId, recordDelta });
   return row?.record_count ?? 0;
 }
+
+const BUMP_SERIAL = new QueryTemplate<{ zoneId: string; recordDelta: number }, { record_count: number }>((db, p) => db.updateTable('zones')
+  .set({ serial: sql<number>`serial + 1`, record_count: sql<number>`record_count + ${p('recordDelta')}` })
+  .where('id', '=', p('zoneId'))
+  .returning('record_count'));

@@ -9,6 +9,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, ZonesTable } from '../db/schema.js';
 import { AppError } from '../shared/errors.js';
+import { QueryTemplate } from '../db/query-template.js';
 import { isoTimestamp, type Clock } from '../shared/clock.js';
 import { isId, newId } from '../shared/ids.js';
 import type { ZoneChangeFeed } from './change-feed.js';
@@ -49,6 +50,12 @@ export interface ZoneListQuery {
 export function zoneNotFound(path: string): AppError {
   return new AppError(7003, `Could not route to ${path}, perhaps your object identifier is invalid?`, 404);
 }
+
+/** A zone with its account's name, by id (every request under /zones/:zone_id runs it). */
+const ZONE_BY_ID = new QueryTemplate<{ zoneId: string }, ZoneWithAccount>((db, p) => db.selectFrom('zones')
+  .innerJoin('accounts', 'accounts.id', 'zones.account_id')
+  .selectAll('zones').select('accounts.name as account_name')
+  .where('zones.id', '=', p('zoneId')));
 
 /** The zones service. */
 export class ZonesService {
@@ -92,13 +99,8 @@ export class ZonesService {
   /** The caller's zone with this id; 7003 (naming `path`) when it is unknown, malformed or foreign. */
   async get(caller: Caller, zoneId: string, path: string): Promise<ZoneWithAccount> {
     if (!isId(zoneId) || caller.accountIds.length === 0) throw zoneNotFound(path);
-    const row = await this.db.selectFrom('zones')
-      .innerJoin('accounts', 'accounts.id', 'zones.account_id')
-      .selectAll('zones').select('accounts.name as account_name')
-      .where('zones.id', '=', zoneId)
-      .where('zones.account_id', 'in', caller.accountIds)
-      .executeTakeFirst();
-    if (!row) throw zoneNotFound(path);
+    const row = await ZONE_BY_ID.executeTakeFirst(this.db, { zoneId });
+    if (!row || !caller.accountIds.includes(row.account_id)) throw zoneNotFound(path);
     return row;
   }
 
