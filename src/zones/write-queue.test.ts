@@ -36,6 +36,21 @@ describe('WriteQueue (group commit)', () => {
     expect((results[3] as PromiseFulfilledResult<number>).value).toBe(6);
   });
 
+  it('jobs that arrive in the same event-loop turn share one transaction; a later job gets its own', async () => {
+    const q = new WriteQueue(database.db);
+    const transactions: unknown[] = [];
+    const job = (id: string) => q.run(async (trx) => {
+      transactions.push(trx);
+      await trx.insertInto('accounts').values({ id, name: id, settings: '{}', created_on: 'now' }).execute();
+    });
+    await Promise.all([job('a'), job('b'), job('c')]);
+    await job('d');
+    expect(transactions).toHaveLength(4);
+    expect(new Set(transactions.slice(0, 3)).size).toBe(1);
+    expect(transactions[3]).not.toBe(transactions[0]);
+    expect(await ids()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
   it('a lone failing job writes nothing; later jobs still run', async () => {
     const q = new WriteQueue(database.db);
     await expect(q.run(async (trx) => { await trx.insertInto('accounts').values({ id: 'x', name: 'x', settings: '{}', created_on: 'now' }).execute(); throw new Error('no'); })).rejects.toThrow('no');

@@ -5,21 +5,14 @@
  * concurrent writers, and data survives a restart.
  */
 import pg from 'pg';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createZone } from '../helpers/api.js';
+import { freshPostgresUrl, withPostgresAdmin as admin } from '../helpers/postgres.js';
 import { dig } from '../dns-server/dig.js';
 
-const ADMIN_URL = process.env.STRATUS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DB = `stratus_test_${randomBytes(6).toString('hex')}`;
-const url = ADMIN_URL.replace(/\/[^/]*$/, `/${DB}`);
-
-async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try { return await fn(client); } finally { await client.end(); }
-}
+let url: string;
+let drop: () => Promise<void>;
 
 async function eventually<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;
@@ -34,7 +27,7 @@ let a: TestServer;
 let b: TestServer;
 
 beforeAll(async () => {
-  await admin((c) => c.query(`CREATE DATABASE ${DB}`));
+  ({ url, drop } = await freshPostgresUrl('nodes'));
   const flags = { 'database-url': url };
   a = await startTestServer({ flags });
   b = await startTestServer({ flags });
@@ -43,7 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await b?.stop();
   await a?.stop();
-  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`));
+  await drop?.();
 });
 
 describe('Stratus on PostgreSQL', () => {
