@@ -12,81 +12,29 @@
  * - `name.contains=host1` (about 11% of the zone: count plus one page of 100);
  * - `content.contains`, `tag.exact`, `comment.contains`, `search`, and the deprecated `name=contains:` form.
  */
-import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { spawn } from 'node:child_process';
-import { loadConfig } from '../dist/config/config.js';
-import { openDatabase } from '../dist/db/database.js';
-import { RecordsService } from '../dist/zones/records-service.js';
-import { ZoneChangeFeed } from '../dist/zones/change-feed.js';
-import { systemClock } from '../dist/shared/clock.js';
+import { apiClient as client, bulkLoad, parseArgs, percentile as pct, startApiServer } from './lib/api-bench.mjs';
 
-const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
+const args = parseArgs();
 const RECORDS = Number(args.records ?? 100_000);
 const LISTS = Number(args.lists ?? 500);
-const EMAIL = 'bench@example.com';
-const KEY = 'benchkey0123456789abcdef0123456789abc';
 const TARGET_MS = 50;
 
-/** Starts the API child; resolves to {url, stop()}. */
-function startServer(dataDir) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(import.meta.dirname, 'dns-api-server.mjs'), 'api', dataDir, EMAIL, KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
-    child.once('error', reject);
-    child.stdout.once('data', (d) => resolve({
-      url: JSON.parse(String(d)).url,
-      stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }),
-    }));
-  });
-}
-
-/** GET/POST on a keep-alive connection. */
-function client(url) {
-  const { hostname, port } = new URL(url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const request = (method, p, body, headers = {}) => new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request({ host: hostname, port, method, path: `/client/v4${p}`, agent, headers: {
-      'x-auth-email': EMAIL, 'x-auth-key': KEY, ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-    } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-    });
-    req.on('error', reject);
-    if (payload) req.write(payload);
-    req.end();
-  });
-  return { request, close: () => agent.destroy() };
-}
-
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const rand5 = () => String(10_000 + Math.floor(Math.random() * Math.min(90_000, Math.max(1, RECORDS - 10_000))));
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-bench-list-'));
-const server = await startServer(dataDir);
+const server = await startApiServer('api', dataDir);
 try {
   console.log(`DNS list benchmark (node ${process.version}, ${os.cpus().length} cpus, load average ${os.loadavg()[0].toFixed(1)}; API in a child process)`);
   let { request, close } = client(server.url);
   const account = (await request('GET', '/accounts')).body.result[0].id;
   const zone = (await request('POST', '/zones', { name: 'list.bench.example', account: { id: account } })).body.result;
 
-  const database = await openDatabase({ dataDir });
-  const records = new RecordsService(database.db, systemClock, new ZoneChangeFeed(), { ...loadConfig({}, {}).plan, recordsPerZone: 10_000_000, tagsPerRecord: 20 }, []);
-  const tLoad = performance.now();
-  for (let start = 0; start < RECORDS; start += 10_000) {
-    await records.transaction(zone, async (tx) => {
-      for (let i = start; i < Math.min(RECORDS, start + 10_000); i++) {
-        const extra = i % 10 === 0 ? { comment: `bench record ${i}`, tags: [`shard:s${i % 100}`, `owner:team${i % 7}`] } : {};
-        await tx.create({ type: i % 3 === 0 ? 'TXT' : 'A', name: `host${i}`, content: i % 3 === 0 ? `v=${i}` : `198.51.100.${i % 250 + 1}`, ttl: 1, ...extra }, { apiDate: '2025-06-01', warnings: [] });
-      }
-    });
-  }
-  console.log(`bulk load through the records service: ${RECORDS} records in ${((performance.now() - tLoad) / 1000).toFixed(1)} s`);
-  await database.close();
+  const { seconds } = await bulkLoad(dataDir, { id: zone.id, name: zone.name }, RECORDS, 'tagged');
+  console.log(`bulk load through the records service: ${RECORDS} records in ${seconds.toFixed(1)} s`);
   close();
   ({ request, close } = client(server.url));
 

@@ -5,12 +5,17 @@
  */
 import type { Context } from 'hono';
 import type { ApiEnv } from './context.js';
+import { ADDRESS_TYPES } from '../zones/list-query/address-records.js';
 
 /** Code of the notice (catalogued in src/shared/error-codes.ts). */
 export const NO_ADDRESS_RECORD_CODE = 1120;
 
-/** Adds the notice to the response's `messages` when the zone has no A, AAAA or CNAME record. */
-export async function noteMissingAddressRecord(c: Context<ApiEnv>, zone: { id: string; name: string }): Promise<void> {
+/**
+ * Adds the notice to the response's `messages` when the zone has no A, AAAA or CNAME record. `seen`: records
+ * already read from the zone (a list's page); one of them being an address record settles it without a query.
+ */
+export async function noteMissingAddressRecord(c: Context<ApiEnv>, zone: { id: string; name: string }, seen: readonly { type: string }[] = []): Promise<void> {
+  if (seen.some((r) => (ADDRESS_TYPES as readonly string[]).includes(r.type))) return;
   if (await c.get('services').records.hasAddressRecord(zone)) return;
   c.get('messages').push({
     code: NO_ADDRESS_RECORD_CODE,

@@ -52,7 +52,7 @@ export function dnsRecordRoutes(): Hono<ApiEnv> {
     const query = parseRecordFilters(c.req.queries(), zone.name, apiDate);
     for (const d of query.deprecated ?? []) announceDeprecation(c, d.id, d.part);
     const { records, total } = await c.get('services').records.list(zone, query);
-    await noteMissingAddressRecord(c, zone);
+    await noteMissingAddressRecord(c, zone, records);
     return okPage(c, records.map((r) => recordView(r, zone.name, apiDate)), query.page, query.perPage, total);
   });
   app.get(`${base}/:dns_record_id`, async (c) => {
