@@ -25,7 +25,7 @@ import { loadZoneSnapshot } from './zone-build.js';
 export interface ZoneCacheTiming {
   /** Background rebuild after the zone was quiet this long (ms; 0: only lazily and by polling). Default 20. */
   debounceMs?: number;
-  /** ...but no later than this after its first unbuilt change (ms). Default 250. */
+  /** ...but no later than this after its first unbuilt change (ms). Default 500. */
   maxDelayMs?: number;
 }
 
@@ -48,6 +48,9 @@ interface ZoneState {
 const resolved = Promise.resolve();
 /** Delay before a failed rebuild is retried in the background (queries still retry at once). */
 const RETRY_MS = 1000;
+
+/** Background rebuilds of a zone under constant writes start at least this many rebuild times apart. */
+const BUSY_SPACING = 9;
 
 /** Holds and refreshes the snapshots of every zone. */
 export class ZoneCache {
@@ -77,7 +80,7 @@ export class ZoneCache {
     timing: ZoneCacheTiming = {},
   ) {
     this.debounceMs = timing.debounceMs ?? 20;
-    this.maxDelayMs = Math.max(this.debounceMs, timing.maxDelayMs ?? 250);
+    this.maxDelayMs = Math.max(this.debounceMs, timing.maxDelayMs ?? 500);
   }
 
   /** Registers a listener called whenever every snapshot is current (no zone dirty, no rebuild running). */
@@ -209,15 +212,16 @@ export class ZoneCache {
 
   /**
    * (Re)arms the background rebuild: `debounceMs` after the last change, within `maxDelayMs` of the first (or
-   * four times the zone's last rebuild time, so that background rebuilds of a big zone under constant writes
-   * take at most about a fifth of the main thread).
+   * {@link BUSY_SPACING} times the zone's last rebuild time, so that background rebuilds of a big zone under
+   * constant writes take at most about a tenth of the main thread, which the writes themselves need; queries
+   * never wait for the timer, they rebuild a dirty zone first).
    */
   private schedule(zoneId: string, s: ZoneState): void {
     if (this.closed || this.debounceMs <= 0) return;
     if (s.timer) clearTimeout(s.timer);
     // After a failed rebuild firstDirtyAt lies in the future: the retry waits about RETRY_MS.
     const now = Date.now();
-    const delay = s.firstDirtyAt > now ? s.firstDirtyAt - now : Math.max(0, Math.min(this.debounceMs, s.firstDirtyAt + Math.max(this.maxDelayMs, 4 * s.lastBuildMs) - now));
+    const delay = s.firstDirtyAt > now ? s.firstDirtyAt - now : Math.max(0, Math.min(this.debounceMs, s.firstDirtyAt + Math.max(this.maxDelayMs, BUSY_SPACING * s.lastBuildMs) - now));
     s.timer = setTimeout(() => {
       s.timer = undefined;
       if (!this.closed) void this.refresh(zoneId, false);
