@@ -103,18 +103,25 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
     return undefined;
   }
 
+  // The last epoch the workers were told is current. Once the file differs from it, every worker copy is stale
+  // already, so later changes need not write the file again (one write per burst of writes, not per write).
+  let told = epoch.current;
+  const tellCurrent = () => {
+    told = epoch.current;
+    broadcast({ t: 'epoch', epoch: told });
+  };
   for (const s of opts.cache.all()) broadcast({ t: 'zone', zoneId: s.zoneId, snapshot: s });
-  broadcast({ t: 'epoch', epoch: epoch.current });
+  tellCurrent();
   opts.cache.onSwap((zoneId, snapshot) => {
     epoch.bump();
     broadcast({ t: 'zone', zoneId, snapshot });
   });
-  opts.cache.onIdle(() => broadcast({ t: 'epoch', epoch: epoch.current }));
+  opts.cache.onIdle(tellCurrent);
 
   return {
     count: workers.size,
     markStale() {
-      epoch.bump();
+      if (epoch.current === told) epoch.bump();
     },
     async close() {
       closing = true;

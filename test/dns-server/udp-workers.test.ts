@@ -79,6 +79,10 @@ describe.skipIf(os.availableParallelism() < 2)('UDP worker processes', () => {
       for (let k = 0; k < 4; k++) if (((await ask(name)).answers ?? []).length !== 1) stale++;
       await api('PATCH', `/zones/${zone.id}/dns_records/${rec.id}`, { content: '192.0.2.8' });
       for (let k = 0; k < 4; k++) if ((((await ask(name)).answers ?? [])[0] as { data?: string } | undefined)?.data !== '192.0.2.8') stale++;
+      // Writes in a row, no query between them: the workers were marked stale by the first one.
+      await api('PATCH', `/zones/${zone.id}/dns_records/${rec.id}`, { content: '192.0.2.9' });
+      await api('PATCH', `/zones/${zone.id}/dns_records/${rec.id}`, { content: '192.0.2.10' });
+      for (let k = 0; k < 4; k++) if ((((await ask(name)).answers ?? [])[0] as { data?: string } | undefined)?.data !== '192.0.2.10') stale++;
       await api('DELETE', `/zones/${zone.id}/dns_records/${rec.id}`);
       for (let k = 0; k < 4; k++) if (((await ask(name)) as { rcode?: string }).rcode !== 'NXDOMAIN') stale++;
     }
