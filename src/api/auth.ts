@@ -10,8 +10,9 @@
  *   message that says to use the e-mail and key. When the pair is sent as well (the SDK sends every
  *   configured credential), the pair is used.
  *
- * Successful look-ups are remembered for {@link AUTH_CACHE_MS} (keyed by e-mail and key hash), so a key
- * changed by `stratus user add` in another process takes effect within that time.
+ * Successful look-ups are remembered for {@link AUTH_CACHE_MS} (in memory, keyed by e-mail and key: only pairs
+ * that matched a user are kept, so hashing the key on every request is not needed), so a key changed by
+ * `stratus user add` in another process takes effect within that time.
  */
 import type { MiddlewareHandler } from 'hono';
 import type { Kysely } from 'kysely';
@@ -19,7 +20,7 @@ import type { ApiEnv } from './context.js';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../shared/errors.js';
 import { authenticate } from '../accounts/users.js';
-import { hashKey, isValidEmail, isValidKey } from '../accounts/keys.js';
+import { isValidEmail, isValidKey } from '../accounts/keys.js';
 import type { AuthUser } from './context.js';
 
 /** How long a successful authentication is remembered. */
@@ -42,7 +43,7 @@ export function authMiddleware(db: Kysely<Database>): MiddlewareHandler<ApiEnv> 
     if (!isValidEmail(email.trim())) chain.push({ code: 6102, message: 'Invalid format for X-Auth-Email header' });
     if (!isValidKey(key.trim())) chain.push({ code: 6103, message: 'Invalid format for X-Auth-Key header' });
     if (chain.length > 0) throw new AppError(6003, 'Invalid request headers', 400, { chain });
-    const cacheKey = `${email.trim().toLowerCase()}\n${hashKey(key.trim())}`;
+    const cacheKey = `${email.trim().toLowerCase()}\n${key.trim()}`;
     const now = Date.now();
     const hit = remembered.get(cacheKey);
     let user = hit && hit.until > now ? hit.user : undefined;

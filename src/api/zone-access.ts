@@ -12,3 +12,8 @@ import type { ZoneWithAccount } from '../zones/zones-service.js';
 export function requireZone(c: Context<ApiEnv>, zoneId: string): Promise<ZoneWithAccount> {
   return c.get('services').zones.get(c.get('user'), zoneId, c.req.path);
 }
+
+/** The id and name of the authenticated caller's zone with this id; the same errors as {@link requireZone}. */
+export function requireZoneRef(c: Context<ApiEnv>, zoneId: string): Promise<{ id: string; name: string }> {
+  return c.get('services').zones.ref(c.get('user'), zoneId, c.req.path);
+}

@@ -5,8 +5,8 @@
  *
  * Freshness across processes: a shared epoch counter (epoch.ts). The main process bumps it synchronously when
  * the change feed fires (before the API responds) and on every snapshot swap; it tells the workers the
- * counter's value ("your copy is current") only when no zone is dirty or rebuilding and every changed snapshot has
- * been sent. A worker whose copy's epoch differs from the file forwards the query to the main process, which
+ * counter's value ("your copy is current") only when no zone is dirty or rebuilding, right after sending the
+ * latest snapshot of every zone swapped since the last time (one copy per quiet period, not one per rebuild). A worker whose copy's epoch differs from the file forwards the query to the main process, which
  * answers through the same socket after rebuilding the zone if it is dirty. So no worker answers from a copy older than
  * an API call that has returned.
  */
@@ -106,15 +106,21 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
   // The last epoch the workers were told is current. Once the file differs from it, every worker copy is stale
   // already, so later changes need not write the file again (one write per burst of writes, not per write).
   let told = epoch.current;
+  // Snapshots swapped since the workers were last told they are current, sent when the cache is idle: under
+  // constant writes a zone is rebuilt again and again, and only the last copy is worth serializing to every
+  // worker (meanwhile the workers forward that zone's queries, as their copy is stale).
+  const unsent = new Map<string, ZoneSnapshot | undefined>();
   const tellCurrent = () => {
+    for (const [zoneId, snapshot] of unsent) broadcast({ t: 'zone', zoneId, snapshot });
+    unsent.clear();
     told = epoch.current;
     broadcast({ t: 'epoch', epoch: told });
   };
-  for (const s of opts.cache.all()) broadcast({ t: 'zone', zoneId: s.zoneId, snapshot: s });
+  for (const s of opts.cache.all()) unsent.set(s.zoneId, s);
   tellCurrent();
   opts.cache.onSwap((zoneId, snapshot) => {
     epoch.bump();
-    broadcast({ t: 'zone', zoneId, snapshot });
+    unsent.set(zoneId, snapshot);
   });
   opts.cache.onIdle(tellCurrent);
 

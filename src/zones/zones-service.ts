@@ -57,6 +57,10 @@ const ZONE_BY_ID = new QueryTemplate<{ zoneId: string }, ZoneWithAccount>((db, p
   .selectAll('zones').select('accounts.name as account_name')
   .where('zones.id', '=', p('zoneId')));
 
+/** A zone's id, name and account, by id (what record routes need; no join, no JSON columns). */
+const ZONE_REF_BY_ID = new QueryTemplate<{ zoneId: string }, { id: string; name: string; account_id: string }>((db, p) => db.selectFrom('zones')
+  .select(['id', 'name', 'account_id']).where('id', '=', p('zoneId')));
+
 /** The zones service. */
 export class ZonesService {
   constructor(
@@ -102,6 +106,14 @@ export class ZonesService {
     const row = await ZONE_BY_ID.executeTakeFirst(this.db, { zoneId });
     if (!row || !caller.accountIds.includes(row.account_id)) throw zoneNotFound(path);
     return row;
+  }
+
+  /** Like {@link get}, but only the zone's id and name (the same 7003 for an unknown, malformed or foreign id). */
+  async ref(caller: Caller, zoneId: string, path: string): Promise<{ id: string; name: string }> {
+    if (!isId(zoneId) || caller.accountIds.length === 0) throw zoneNotFound(path);
+    const row = await ZONE_REF_BY_ID.executeTakeFirst(this.db, { zoneId });
+    if (!row || !caller.accountIds.includes(row.account_id)) throw zoneNotFound(path);
+    return { id: row.id, name: row.name };
   }
 
   /** One page of the caller's zones and the number of matches. */

@@ -15,7 +15,7 @@ import type { RecordRequestContext } from '../../zones/records-service.js';
 import { readJsonObject } from '../body.js';
 import { recordView } from '../record-view.js';
 import { ok, okPage } from '../respond.js';
-import { requireZone } from '../zone-access.js';
+import { requireZoneRef } from '../zone-access.js';
 import { announceDeprecation } from '../middleware/deprecation.js';
 import { noteMissingAddressRecord } from '../address-notice.js';
 
@@ -42,12 +42,12 @@ export function dnsRecordRoutes(): Hono<ApiEnv> {
   const base = '/zones/:zone_id/dns_records';
 
   app.post(base, async (c) => {
-    const zone = await requireZone(c, c.req.param('zone_id'));
+    const zone = await requireZoneRef(c, c.req.param('zone_id'));
     const body = await readJsonObject(c);
     return write(c, (ctx) => c.get('services').records.create(zone, body, ctx), zone.name);
   });
   app.get(base, async (c) => {
-    const zone = await requireZone(c, c.req.param('zone_id'));
+    const zone = await requireZoneRef(c, c.req.param('zone_id'));
     const apiDate = c.get('apiDate');
     const query = parseRecordFilters(c.req.queries(), zone.name, apiDate);
     for (const d of query.deprecated ?? []) announceDeprecation(c, d.id, d.part);
@@ -56,22 +56,22 @@ export function dnsRecordRoutes(): Hono<ApiEnv> {
     return okPage(c, records.map((r) => recordView(r, zone.name, apiDate)), query.page, query.perPage, total);
   });
   app.get(`${base}/:dns_record_id`, async (c) => {
-    const zone = await requireZone(c, c.req.param('zone_id'));
+    const zone = await requireZoneRef(c, c.req.param('zone_id'));
     const record = await c.get('services').records.get(zone, c.req.param('dns_record_id'));
     return ok(c, recordView(record, zone.name, c.get('apiDate')));
   });
   app.patch(`${base}/:dns_record_id`, async (c) => {
-    const zone = await requireZone(c, c.req.param('zone_id'));
+    const zone = await requireZoneRef(c, c.req.param('zone_id'));
     const body = await readJsonObject(c);
     return write(c, (ctx) => c.get('services').records.patch(zone, c.req.param('dns_record_id'), body, ctx), zone.name);
   });
   app.put(`${base}/:dns_record_id`, async (c) => {
-    const zone = await requireZone(c, c.req.param('zone_id'));
+    const zone = await requireZoneRef(c, c.req.param('zone_id'));
     const body = await readJsonObject(c);
     return write(c, (ctx) => c.get('services').records.overwrite(zone, c.req.param('dns_record_id'), body, ctx), zone.name);
   });
   app.delete(`${base}/:dns_record_id`, async (c) => {
-    const zone = await requireZone(c, c.req.param('zone_id'));
+    const zone = await requireZoneRef(c, c.req.param('zone_id'));
     await readJsonObject(c).catch(() => undefined); // any body (none, {}, empty JSON) is accepted and ignored
     const id = c.req.param('dns_record_id');
     await c.get('services').records.delete(zone, id);
