@@ -52,7 +52,7 @@ export interface UdpWorkerOptions {
 export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorkers | undefined> {
   if (opts.count <= 0) return undefined;
   const script = fileURLToPath(new URL('./udp-worker.js', import.meta.url));
-  const fd = (opts.socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  const fd = socketDescriptor(opts.socket);
   if (!fs.existsSync(script) || typeof fd !== 'number' || fd < 0) {
     opts.logger.info('UDP workers unavailable here (no compiled worker script or socket descriptor); answering in one process');
     return undefined;
@@ -140,4 +140,18 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The OS descriptor of a bound UDP socket, or undefined. Node has no public accessor: the socket's internal
+ * state object (keyed by a symbol) holds the handle. Read there rather than through the `_handle` getter, which
+ * prints a deprecation warning (DEP0112) in every server start.
+ */
+function socketDescriptor(socket: dgram.Socket): number | undefined {
+  const holder = socket as unknown as Record<symbol, unknown>;
+  for (const key of Object.getOwnPropertySymbols(socket)) {
+    const state = holder[key] as { handle?: { fd?: unknown } } | undefined;
+    if (state && typeof state === 'object' && 'handle' in state && typeof state.handle?.fd === 'number') return state.handle.fd;
+  }
+  return undefined;
 }
