@@ -76,6 +76,12 @@ export interface ScanOptions {
 /** Outcome of a conditional write. */
 export type SwapResult = { ok: true; replaced: ObjectRecord | null } | { ok: false; current: ObjectRecord | null };
 
+/**
+ * Turns a multipart upload (null when unknown) and its stored parts into the object to store and the part
+ * numbers it uses; throws the binding's error when the completion is invalid.
+ */
+export type CompletionBuilder = (upload: UploadRecord | null, parts: PartRecord[]) => { record: ObjectRecord; used: number[] };
+
 /** Object and multipart metadata. */
 export interface MetadataStore {
   /**
@@ -102,14 +108,7 @@ export interface MetadataStore {
    * Completes an upload atomically: loads the upload and its parts, calls `build` (which validates and may
    * throw), stores the object, marks the upload completed and discards parts not used.
    */
-  completeUpload(
-    bucket: string,
-    uploadId: string,
-    key: string,
-    now: number,
-    maxAgeMs: number,
-    build: (upload: UploadRecord | null, parts: PartRecord[]) => { record: ObjectRecord; used: number[] },
-  ): Promise<ObjectRecord>;
+  completeUpload(bucket: string, uploadId: string, key: string, now: number, maxAgeMs: number, build: CompletionBuilder): Promise<ObjectRecord>;
   /** Marks an active upload aborted and discards its parts. Returns the upload as it was (null if unknown). */
   abortUpload(bucket: string, uploadId: string, key: string): Promise<UploadRecord | null>;
   /** Aborts every active upload created before `createdBefore`; returns how many. */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import SQLite from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
-import type { MetadataStore, ObjectRecord, PartRecord, ScanOptions, SwapResult, UploadRecord } from '../ports.js';
+import type { CompletionBuilder, MetadataStore, ObjectRecord, PartRecord, ScanOptions, SwapResult, UploadRecord } from '../ports.js';
 import { prepareDatabase, UploadState } from './sqlite-schema.js';
 import { prefixUpperBound } from '../keys.js';
 
@@ -299,14 +299,7 @@ export class SqliteMetadataStore implements MetadataStore {
     return this.readParts(uploadId);
   }
 
-  async completeUpload(
-    bucket: string,
-    uploadId: string,
-    key: string,
-    now: number,
-    maxAgeMs: number,
-    build: (upload: UploadRecord | null, parts: PartRecord[]) => { record: ObjectRecord; used: number[] },
-  ): Promise<ObjectRecord> {
+  async completeUpload(bucket: string, uploadId: string, key: string, now: number, maxAgeMs: number, build: CompletionBuilder): Promise<ObjectRecord> {
     // Expire first in its own transaction, so the abort persists even though `build` then throws.
     this.db
       .transaction(() => {
