@@ -54,11 +54,14 @@ export class FileBlobStore implements BlobStore {
     let synced = 0;
     let syncing: Promise<unknown> | undefined;
     try {
-      // Positional writes are independent, so several run in the thread pool while the caller digests the
-      // next chunk; at most WRITE_AHEAD are in flight (bounded memory).
+      // Writes are queued one after another (two writes to one file at once only contend for its inode lock,
+      // which the kernel spins on), while the caller reads and digests the next chunks; at most WRITE_AHEAD
+      // chunks wait (bounded memory).
       let pos = 0;
       for await (const chunk of source) {
-        const w = writeAll(fh, chunk, pos);
+        const at = pos;
+        const previous = inflight.at(-1);
+        const w = previous ? previous.then(() => writeAll(fh, chunk, at)) : writeAll(fh, chunk, at);
         w.catch(() => undefined); // observed below; avoids an unhandled rejection while it waits in line
         inflight.push(w);
         pos += chunk.byteLength;
