@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
-import type { DnsRecord, RecordType } from '../dns/record.js';
+import { rowToServedRecord, type ServedRow } from '../zones/record-rows.js';
 import { QueryTemplate } from '../db/query-template.js';
 import { buildSnapshot, type EdgeAddresses, type SnapshotRecord, type ZoneSnapshot } from '../dns/snapshot.js';
 import { readServingSettings } from '../dns/snapshot-settings.js';
@@ -16,25 +16,8 @@ const ZONE = new QueryTemplate<{ zoneId: string }, { id: string; name: string; s
   (db, p) => db.selectFrom('zones').select(['id', 'name', 'serial', 'name_servers', 'dns_settings', 'zone_settings']).where('id', '=', p('zoneId')),
 );
 
-interface ServedRow { id: string; name: string; type: string; content: string; data: string | null; priority: number | null; ttl: number; proxied: number; settings: string }
-
 const SERVED_RECORDS = new QueryTemplate<{ zoneId: string }, ServedRow>((db, p) => db.selectFrom('dns_records')
   .select(['id', 'name', 'type', 'content', 'data', 'priority', 'ttl', 'proxied', 'settings']).where('zone_id', '=', p('zoneId')));
-
-/** The served fields of a stored row (throws on unreadable JSON). */
-function servedRecord(row: ServedRow): SnapshotRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    type: row.type as RecordType,
-    content: row.content,
-    data: row.data === null ? null : (JSON.parse(row.data) as Record<string, unknown>),
-    priority: row.priority,
-    ttl: row.ttl,
-    proxied: row.proxied === 1,
-    settings: JSON.parse(row.settings) as DnsRecord['settings'],
-  };
-}
 
 /** The zone's current snapshot, or undefined when the zone no longer exists. */
 export async function loadZoneSnapshot(db: Kysely<Database>, zoneId: string, edge: EdgeAddresses, logger: Logger): Promise<ZoneSnapshot | undefined> {
@@ -46,7 +29,7 @@ export async function loadZoneSnapshot(db: Kysely<Database>, zoneId: string, edg
   const settings = readServingSettings(zone.dns_settings, zone.zone_settings, nameServers);
   const records: SnapshotRecord[] = [];
   for (const row of rows) {
-    try { records.push(servedRecord(row)); } catch (err) { logger.warn({ err, id: row.id }, 'unreadable record row'); }
+    try { records.push(rowToServedRecord(row)); } catch (err) { logger.warn({ err, id: row.id }, 'unreadable record row'); }
   }
   const snapshot = buildSnapshot(
     { id: zone.id, name: zone.name.toLowerCase(), serial: Number(zone.serial), nameServers, settings },

@@ -6,11 +6,13 @@ import type { DnsRecord, RecordType } from '../dns/record.js';
 /** A stored record row. */
 export type RecordRow = Selectable<DnsRecordsTable>;
 
-/** The record a row holds. */
-export function rowToRecord(row: RecordRow): DnsRecord {
+/** The columns of a row that the DNS server serves. */
+export type ServedRow = Pick<RecordRow, 'id' | 'name' | 'type' | 'content' | 'data' | 'priority' | 'ttl' | 'proxied' | 'settings'>;
+
+/** The served fields of a stored row (what DNS snapshots are built from); throws on unreadable JSON. */
+export function rowToServedRecord(row: ServedRow): Pick<DnsRecord, 'id' | 'name' | 'type' | 'content' | 'data' | 'priority' | 'ttl' | 'proxied' | 'settings'> {
   return {
     id: row.id,
-    zoneId: row.zone_id,
     name: row.name,
     type: row.type as RecordType,
     content: row.content,
@@ -18,9 +20,17 @@ export function rowToRecord(row: RecordRow): DnsRecord {
     priority: row.priority,
     ttl: row.ttl,
     proxied: row.proxied === 1,
+    settings: JSON.parse(row.settings) as DnsRecord['settings'],
+  };
+}
+
+/** The record a row holds. */
+export function rowToRecord(row: RecordRow): DnsRecord {
+  return {
+    ...rowToServedRecord(row),
+    zoneId: row.zone_id,
     comment: row.comment,
     tags: JSON.parse(row.tags) as string[],
-    settings: JSON.parse(row.settings) as DnsRecord['settings'],
     meta: JSON.parse(row.meta) as Record<string, unknown>,
     createdOn: row.created_on,
     modifiedOn: row.modified_on,
