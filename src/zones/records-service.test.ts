@@ -78,4 +78,30 @@ describe('records service', () => {
     const q = parseRecordFilters({ name: ['x'] }, zone.name);
     expect(q.conditions).toEqual([{ field: 'name', op: 'exact', values: ['x.big.example'] }]);
   });
+
+  it('lists of the templated shapes (no filter, exact names and types) return what the query built for them returns', async () => {
+    const zone = await zones.create(caller, { name: 'tpl.example', accountId: caller.accountIds[0], type: 'full' });
+    await records.transaction(zone, async (tx) => {
+      for (let i = 0; i < 30; i++) {
+        await tx.create({ type: i % 3 === 0 ? 'TXT' : 'A', name: `h${i % 10}`, content: i % 3 === 0 ? `v=${i}` : `192.0.2.${i + 1}`, ttl: 1 }, ctx());
+      }
+    });
+    const shapes: Record<string, string[]>[] = [
+      {}, { per_page: ['7'], page: ['2'] }, { direction: ['desc'], order: ['content'] },
+      { name: ['h3'] }, { name: ['h3'], type: ['A'] }, { name: ['H4.TPL.example.'], type: ['TXT'] }, { type: ['TXT'], per_page: ['4'], page: ['3'] },
+      { name: ['h1'], match: ['any'], type: ['TXT'] }, { name: ['h1', 'h2'] },
+    ];
+    for (const query of shapes) {
+      // Twice: the first call compiles the shape's template, the second reuses it with these values.
+      for (let round = 0; round < 2; round++) {
+        const q = parseRecordFilters(query, zone.name);
+        const expected = await pageQuery(database.db, zone.id, q).execute();
+        const { records: got } = await records.list(zone, q);
+        expect(got.map((r) => r.id), JSON.stringify(query)).toEqual(expected.map((r) => r.id));
+      }
+    }
+    // The same shape with other values gives other rows.
+    const h5 = await records.list(zone, parseRecordFilters({ name: ['h5'] }, zone.name));
+    expect(h5.records.map((r) => r.name)).toEqual(['h5.tpl.example', 'h5.tpl.example', 'h5.tpl.example']);
+  });
 });
