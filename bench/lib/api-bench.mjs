@@ -5,8 +5,10 @@
  * collections stay short and do not show up as server latency.
  */
 import http from 'node:http';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 
 /** The benchmark user's credentials. */
 export const EMAIL = 'bench@example.com';
@@ -89,9 +91,6 @@ export function percentile(sorted, p) {
  * {p50, p75, p90, p99 (ms), requests, failed}, or undefined when wrk is not installed (Debian package `wrk`).
  */
 export async function wrkLatency(url, luaPath, seconds = 5) {
-  const { execFileSync, spawnSync } = await import('node:child_process');
-  const fs = await import('node:fs');
-  const os = await import('node:os');
   if (spawnSync('wrk', ['--version']).error) return undefined;
   const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-wrk-')), 'paths.lua');
   fs.writeFileSync(script, `math.randomseed(os.time())

@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
-import { rowToServedRecord, type ServedRow } from '../zones/record-rows.js';
+import { rowToServedRecord, SERVED_COLUMNS, type ServedRow } from '../zones/record-rows.js';
 import { QueryTemplate } from '../db/query-template.js';
 import { buildSnapshot, type EdgeAddresses, type SnapshotRecord, type ZoneSnapshot } from '../dns/snapshot.js';
 import { readServingSettings } from '../dns/snapshot-settings.js';
@@ -17,7 +17,7 @@ const ZONE = new QueryTemplate<{ zoneId: string }, { id: string; name: string; s
 );
 
 const SERVED_RECORDS = new QueryTemplate<{ zoneId: string }, ServedRow>((db, p) => db.selectFrom('dns_records')
-  .select(['id', 'name', 'type', 'content', 'data', 'priority', 'ttl', 'proxied', 'settings']).where('zone_id', '=', p('zoneId')));
+  .select([...SERVED_COLUMNS]).where('zone_id', '=', p('zoneId')));
 
 /** The zone's current snapshot, or undefined when the zone no longer exists. */
 export async function loadZoneSnapshot(db: Kysely<Database>, zoneId: string, edge: EdgeAddresses, logger: Logger): Promise<ZoneSnapshot | undefined> {

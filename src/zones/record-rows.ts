@@ -2,15 +2,19 @@
 import type { Selectable } from 'kysely';
 import type { DnsRecordsTable } from '../db/schema.js';
 import type { DnsRecord, RecordType } from '../dns/record.js';
+import type { SnapshotRecord } from '../dns/snapshot.js';
 
 /** A stored record row. */
 export type RecordRow = Selectable<DnsRecordsTable>;
 
 /** The columns of a row that the DNS server serves. */
-export type ServedRow = Pick<RecordRow, 'id' | 'name' | 'type' | 'content' | 'data' | 'priority' | 'ttl' | 'proxied' | 'settings'>;
+export const SERVED_COLUMNS = ['id', 'name', 'type', 'content', 'data', 'priority', 'ttl', 'proxied', 'settings'] as const;
+
+/** A row of just the {@link SERVED_COLUMNS}. */
+export type ServedRow = Pick<RecordRow, (typeof SERVED_COLUMNS)[number]>;
 
 /** The served fields of a stored row (what DNS snapshots are built from); throws on unreadable JSON. */
-export function rowToServedRecord(row: ServedRow): Pick<DnsRecord, 'id' | 'name' | 'type' | 'content' | 'data' | 'priority' | 'ttl' | 'proxied' | 'settings'> {
+export function rowToServedRecord(row: ServedRow): SnapshotRecord {
   return {
     id: row.id,
     name: row.name,

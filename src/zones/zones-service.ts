@@ -101,19 +101,22 @@ export class ZonesService {
   }
 
   /** The caller's zone with this id; 7003 (naming `path`) when it is unknown, malformed or foreign. */
-  async get(caller: Caller, zoneId: string, path: string): Promise<ZoneWithAccount> {
-    if (!isId(zoneId) || caller.accountIds.length === 0) throw zoneNotFound(path);
-    const row = await ZONE_BY_ID.executeTakeFirst(this.db, { zoneId });
-    if (!row || !caller.accountIds.includes(row.account_id)) throw zoneNotFound(path);
-    return row;
+  get(caller: Caller, zoneId: string, path: string): Promise<ZoneWithAccount> {
+    return this.owned(ZONE_BY_ID, caller, zoneId, path);
   }
 
   /** Like {@link get}, but only the zone's id and name (the same 7003 for an unknown, malformed or foreign id). */
   async ref(caller: Caller, zoneId: string, path: string): Promise<{ id: string; name: string }> {
+    const { id, name } = await this.owned(ZONE_REF_BY_ID, caller, zoneId, path);
+    return { id, name };
+  }
+
+  /** The row `template` reads for the zone, when the zone belongs to one of the caller's accounts; else 7003. */
+  private async owned<Row extends { account_id: string }>(template: QueryTemplate<{ zoneId: string }, Row>, caller: Caller, zoneId: string, path: string): Promise<Row> {
     if (!isId(zoneId) || caller.accountIds.length === 0) throw zoneNotFound(path);
-    const row = await ZONE_REF_BY_ID.executeTakeFirst(this.db, { zoneId });
+    const row = await template.executeTakeFirst(this.db, { zoneId });
     if (!row || !caller.accountIds.includes(row.account_id)) throw zoneNotFound(path);
-    return { id: row.id, name: row.name };
+    return row;
   }
 
   /** One page of the caller's zones and the number of matches. */
