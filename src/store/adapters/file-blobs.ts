@@ -99,15 +99,29 @@ export class FileBlobStore implements BlobStore {
     return {
       size,
       async *read(offset: number, length: number): AsyncIterable<Uint8Array> {
-        let pos = offset;
+        // One chunk is read ahead while the consumer handles the current one (a get piped to a socket or a
+        // file overlaps its reads with the consumer's writes); nothing is read before the first chunk is asked for.
         const end = offset + length;
-        while (pos < end) {
+        const readAt = async (pos: number): Promise<Uint8Array> => {
           const n = Math.min(READ_CHUNK, end - pos);
           const buf = Buffer.allocUnsafe(n);
           const { bytesRead } = await fh.read(buf, 0, n, pos);
           if (bytesRead === 0) throw new StoreInvariantError(`blob ${blobId} is shorter than expected`);
-          pos += bytesRead;
-          yield bytesRead === n ? buf : buf.subarray(0, bytesRead);
+          return bytesRead === n ? buf : buf.subarray(0, bytesRead);
+        };
+        let pos = offset;
+        let next = pos < end ? readAt(pos) : undefined;
+        try {
+          while (next) {
+            const chunk = await next;
+            pos += chunk.byteLength;
+            next = pos < end ? readAt(pos) : undefined;
+            next?.catch(() => undefined); // observed on the next turn, or dropped if the consumer stops here
+            yield chunk;
+          }
+        } finally {
+          // A consumer that stops early must not leave a read running on a handle about to be closed.
+          await next?.catch(() => undefined);
         }
       },
       async close() {
