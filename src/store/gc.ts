@@ -11,10 +11,10 @@ import type { Clock } from '../shared/clock.js';
 import type { BlobStore, MetadataStore } from './ports.js';
 import type { SweepReport } from './types.js';
 
-/** How long an uncompleted multipart upload lives. */
 /** Extra wait of a scheduled garbage pass beyond `gcDelayMs` (see {@link Collector.schedule}). */
 const GC_TIMER_MARGIN_MS = 25;
 
+/** How long an uncompleted multipart upload lives. */
 export const UPLOAD_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Settings of the collector. */

@@ -6,6 +6,7 @@
 export { openBucketStore, type OpenBucketStoreOptions } from './open.js';
 export { FixedLengthStream, withKnownLength, knownLength } from './value/known-length.js';
 export type {
+  BucketInfo,
   BucketOptions,
   BucketStore,
   HashInput,
@@ -30,4 +31,6 @@ export type {
   StoreUploadedPart,
   StoreUploadPartOptions,
   SweepReport,
+  UploadInfo,
+  UploadListOptions,
 } from './types.js';

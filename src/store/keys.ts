@@ -35,3 +35,18 @@ export function prefixUpperBound(prefix: Uint8Array): Buffer | null {
 export function compareUtf8(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
+
+/**
+ * The text counterpart of {@link prefixUpperBound}: the smallest string greater (in code-point order, which
+ * is UTF-8 byte order) than every string starting with `prefix`, or null when none exists (empty prefix or
+ * only U+10FFFF). Lets TEXT columns be range-scanned by prefix through an index.
+ */
+export function prefixUpperBoundText(prefix: string): string | null {
+  const points = Array.from(prefix, (c) => c.codePointAt(0)!);
+  while (points.length > 0 && points[points.length - 1] === 0x10ffff) points.pop();
+  if (points.length === 0) return null;
+  let last = points[points.length - 1]! + 1;
+  if (last === 0xd800) last = 0xe000;
+  points[points.length - 1] = last;
+  return String.fromCodePoint(...points);
+}

@@ -9,6 +9,7 @@ import { FileBlobStore } from './adapters/file-blobs.js';
 import { Collector } from './gc.js';
 import { Bucket } from './bucket.js';
 import type { BucketSettings, StoreContext } from './context.js';
+import { bucketInfo, createBucket, deleteBucket, listBuckets, listUploads } from './registry.js';
 
 /** Options of {@link openBucketStore}. */
 export interface OpenBucketStoreOptions {
@@ -60,11 +61,19 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
   const timer = interval > 0 ? setInterval(() => collector.track(collector.maintain()), interval) : undefined;
   timer?.unref();
   let closed = false;
+  const live = (): StoreContext => {
+    if (closed) throw new Error('The bucket store is closed');
+    return ctx;
+  };
   return {
     bucket(name: string, bucketOpts?: BucketOptions): StoreBucket {
-      if (closed) throw new Error('The bucket store is closed');
-      return new Bucket(ctx, settingsFor(name, bucketOpts, clock));
+      return new Bucket(live(), settingsFor(name, bucketOpts, clock));
     },
+    listBuckets: async () => listBuckets(live()),
+    createBucket: async (name) => createBucket(live(), name),
+    deleteBucket: async (name) => deleteBucket(live(), name),
+    bucketInfo: async (name) => bucketInfo(live(), name),
+    listUploads: async (bucket, listOpts) => listUploads(live(), bucket, listOpts),
     sweep(): Promise<SweepReport> {
       return collector.track(collector.sweep());
     },

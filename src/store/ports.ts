@@ -5,6 +5,8 @@
  *    that the write replaces, and no other writer (in any process) commits in between.
  *  - a blob id that a committed row no longer references is handed to the garbage list in the same
  *    transaction, so it is deleted later even after a crash.
+ *  - a successful object write (`putObject`, `completeUpload`) and `createUpload` register the bucket in the
+ *    same transaction when it is not registered yet, so every bucket holding data is listed.
  */
 
 /** Where an object's bytes live: inline in the row, one blob, or the parts of a completed upload. */
@@ -73,6 +75,26 @@ export interface ScanOptions {
   limit: number;
 }
 
+/** A registered bucket. */
+export interface BucketRecord {
+  name: string;
+  /** Creation time, epoch ms. */
+  created: number;
+}
+
+/** Options of an upload listing (S3's ListMultipartUploads). Keys compare as UTF-8 bytes. */
+export interface UploadScanOptions {
+  prefix: string;
+  /** Start after this key: with `uploadIdMarker`, after that upload of the key; alone, after every upload of the key. */
+  keyMarker?: string | undefined;
+  /** The last upload already returned (ignored without `keyMarker`). */
+  uploadIdMarker?: string | undefined;
+  limit: number;
+}
+
+/** Outcome of a bucket deletion. */
+export type DeleteBucketResult = 'deleted' | 'missing' | 'not-empty';
+
 /** Outcome of a conditional write. */
 export type SwapResult = { ok: true; replaced: ObjectRecord | null } | { ok: false; current: ObjectRecord | null };
 
@@ -113,6 +135,24 @@ export interface MetadataStore {
   abortUpload(bucket: string, uploadId: string, key: string): Promise<UploadRecord | null>;
   /** Aborts every active upload created before `createdBefore`; returns how many. */
   expireUploads(createdBefore: number): Promise<number>;
+
+  /** Registers a bucket; true when it was created, false when it already existed. */
+  createBucket(name: string, created: number): Promise<boolean>;
+  /** A registered bucket, or null. */
+  getBucket(name: string): Promise<BucketRecord | null>;
+  /** Every registered bucket, by name in UTF-8 byte order. */
+  listBuckets(): Promise<BucketRecord[]>;
+  /**
+   * Unregisters a bucket atomically, unless it holds an object or an active upload ('not-empty'). Its
+   * completed and aborted upload rows go with it.
+   */
+  deleteBucket(name: string): Promise<DeleteBucketResult>;
+  /**
+   * Active uploads of a bucket whose key starts with `prefix`, ordered by key (UTF-8 bytes), creation time,
+   * then uploadId, starting after the markers. With `uploadIdMarker`, an upload of `keyMarker` that is no
+   * longer active still positions the listing; an unknown one skips the whole key.
+   */
+  listUploads(bucket: string, opts: UploadScanOptions): Promise<UploadRecord[]>;
 
   /** Blob ids waiting for deletion since before `before`. */
   takeGarbage(before: number, limit: number): Promise<string[]>;

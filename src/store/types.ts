@@ -174,10 +174,53 @@ export interface BucketOptions {
   defaultStorageClass?: StorageClass;
 }
 
+/** A bucket of the registry (S3's ListBuckets and HeadBucket). */
+export interface BucketInfo {
+  name: string;
+  /** When the bucket was created, or first written to if it was never created explicitly. */
+  created: Date;
+}
+
+/** Options of {@link BucketStore.listUploads}, mirroring S3's ListMultipartUploads. */
+export interface UploadListOptions {
+  /** Only keys starting with this. Default: every key. */
+  prefix?: string;
+  /** Start after this key (after every upload of it, or after `uploadIdMarker` within it); '' means none. */
+  keyMarker?: string;
+  /** The last upload of `keyMarker` already listed; ignored without `keyMarker`. */
+  uploadIdMarker?: string;
+  /** Most uploads returned (ask one more to learn whether the listing is truncated). Default 1000. */
+  limit?: number;
+}
+
+/** An active multipart upload, as {@link BucketStore.listUploads} returns it. */
+export interface UploadInfo {
+  key: string;
+  uploadId: string;
+  initiated: Date;
+  storageClass: string;
+}
+
 /** An open data folder holding any number of buckets. */
 export interface BucketStore {
-  /** The bucket with this name (created on first write; every name is valid). */
+  /** The bucket with this name (registered on first write; every name is valid). */
   bucket(name: string, opts?: BucketOptions): StoreBucket;
+  /** Every registered bucket, by name in UTF-8 byte order. */
+  listBuckets(): Promise<BucketInfo[]>;
+  /** Registers a bucket, dated now; 'exists' when it already was (no name check: the S3 layer validates names). */
+  createBucket(name: string): Promise<'created' | 'exists'>;
+  /**
+   * Removes a bucket from the registry unless it holds an object or an active (unexpired) multipart upload.
+   * Its finished upload records go with it.
+   */
+  deleteBucket(name: string): Promise<'deleted' | 'missing' | 'not-empty'>;
+  /** The registered bucket with this name, or null. */
+  bucketInfo(name: string): Promise<BucketInfo | null>;
+  /**
+   * Active, unexpired multipart uploads of a bucket, ordered by key (UTF-8 bytes), initiation time, then
+   * uploadId, starting after the markers as S3's ListMultipartUploads does. An unknown bucket lists nothing.
+   */
+  listUploads(bucket: string, opts?: UploadListOptions): Promise<UploadInfo[]>;
   /** Runs the orphan and expiry sweep now (also run at open). */
   sweep(): Promise<SweepReport>;
   /** Finishes background deletions and closes the database. */

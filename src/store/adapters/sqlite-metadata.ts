@@ -7,9 +7,20 @@ import path from 'node:path';
 import fs from 'node:fs';
 import SQLite from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
-import type { CompletionBuilder, MetadataStore, ObjectRecord, PartRecord, ScanOptions, SwapResult, UploadRecord } from '../ports.js';
+import type {
+  BucketRecord,
+  CompletionBuilder,
+  DeleteBucketResult,
+  MetadataStore,
+  ObjectRecord,
+  PartRecord,
+  ScanOptions,
+  SwapResult,
+  UploadRecord,
+  UploadScanOptions,
+} from '../ports.js';
 import { prepareDatabase, UploadState } from './sqlite-schema.js';
-import { prefixUpperBound } from '../keys.js';
+import { prefixUpperBound, prefixUpperBoundText } from '../keys.js';
 
 interface ObjectRow {
   key: Buffer;
@@ -132,6 +143,11 @@ export class SqliteMetadataStore implements MetadataStore {
     this.q('INSERT OR IGNORE INTO store_garbage (blob_id, since) VALUES (?, ?)').run(blobId, Date.now());
   }
 
+  /** Registers the bucket if it is not yet (every write of data calls this in its transaction). */
+  private registerBucket(bucket: string, created: number): boolean {
+    return this.q('INSERT OR IGNORE INTO store_buckets (name, created) VALUES (?, ?)').run(bucket, created).changes > 0;
+  }
+
   private writeObject(bucket: string, r: ObjectRecord): void {
     this.q(
       `INSERT OR REPLACE INTO store_objects (bucket, key, version, size, etag, uploaded, checksums, http_metadata,
@@ -178,6 +194,7 @@ export class SqliteMetadataStore implements MetadataStore {
       if (!check(current)) return { ok: false, current };
       if (current) this.discardBody(bucket, current, record.uploaded);
       this.writeObject(bucket, record);
+      this.registerBucket(bucket, record.uploaded);
       return { ok: true, replaced: current };
     });
     return (bucket, record, check) => tx.immediate(bucket, record, check);
@@ -241,10 +258,15 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async createUpload(bucket: string, u: UploadRecord): Promise<void> {
-    this.q(
-      `INSERT INTO store_uploads (upload_id, bucket, key, created, state, http_metadata, custom_metadata, storage_class, ssec_key_md5)
-       VALUES (?,?,?,?,?,?,?,?,?)`,
-    ).run(u.uploadId, bucket, u.key, u.created, UploadState[u.state], JSON.stringify(u.httpMetadata), JSON.stringify(u.customMetadata), u.storageClass, u.ssecKeyMd5);
+    this.db
+      .transaction(() => {
+        this.q(
+          `INSERT INTO store_uploads (upload_id, bucket, key, created, state, http_metadata, custom_metadata, storage_class, ssec_key_md5)
+           VALUES (?,?,?,?,?,?,?,?,?)`,
+        ).run(u.uploadId, bucket, u.key, u.created, UploadState[u.state], JSON.stringify(u.httpMetadata), JSON.stringify(u.customMetadata), u.storageClass, u.ssecKeyMd5);
+        this.registerBucket(bucket, u.created);
+      })
+      .immediate();
   }
 
   private readUpload(bucket: string, uploadId: string): UploadRecord | null {
@@ -322,6 +344,7 @@ export class SqliteMetadataStore implements MetadataStore {
         const current = this.readObject(bucket, key);
         if (current) this.discardBody(bucket, current, now);
         this.writeObject(bucket, record);
+        this.registerBucket(bucket, record.uploaded);
         this.q('UPDATE store_uploads SET state = ? WHERE upload_id = ?').run(UploadState.completed, uploadId);
         return record;
       })
@@ -350,6 +373,72 @@ export class SqliteMetadataStore implements MetadataStore {
         return rows.length;
       })
       .immediate();
+  }
+
+  async createBucket(name: string, created: number): Promise<boolean> {
+    return this.registerBucket(name, created);
+  }
+
+  async getBucket(name: string): Promise<BucketRecord | null> {
+    return (this.q('SELECT name, created FROM store_buckets WHERE name = ?').get(name) as BucketRecord | undefined) ?? null;
+  }
+
+  async listBuckets(): Promise<BucketRecord[]> {
+    return this.q('SELECT name, created FROM store_buckets ORDER BY name').all() as BucketRecord[];
+  }
+
+  async deleteBucket(name: string): Promise<DeleteBucketResult> {
+    return this.db
+      .transaction((): DeleteBucketResult => {
+        if (this.q('SELECT 1 FROM store_objects WHERE bucket = ? LIMIT 1').get(name)) return 'not-empty';
+        if (this.q('SELECT 1 FROM store_uploads WHERE bucket = ? AND state = 0 LIMIT 1').get(name)) return 'not-empty';
+        if (this.q('DELETE FROM store_buckets WHERE name = ?').run(name).changes === 0) return 'missing';
+        // Finished uploads keep no parts once their objects are gone; any left are garbage all the same.
+        this.q(
+          `INSERT OR IGNORE INTO store_garbage (blob_id, since)
+           SELECT blob_id, ? FROM store_parts WHERE upload_id IN (SELECT upload_id FROM store_uploads WHERE bucket = ?)`,
+        ).run(Date.now(), name);
+        this.q('DELETE FROM store_parts WHERE upload_id IN (SELECT upload_id FROM store_uploads WHERE bucket = ?)').run(name);
+        this.q('DELETE FROM store_uploads WHERE bucket = ?').run(name);
+        return 'deleted';
+      })
+      .immediate();
+  }
+
+  async listUploads(bucket: string, opts: UploadScanOptions): Promise<UploadRecord[]> {
+    return this.db
+      .transaction((): UploadRecord[] => {
+        const where = ['bucket = ?', 'state = 0'];
+        const args: unknown[] = [bucket];
+        if (opts.prefix.length > 0) {
+          where.push('key >= ?');
+          args.push(opts.prefix);
+          const upper = prefixUpperBoundText(opts.prefix);
+          if (upper !== null) {
+            where.push('key < ?');
+            args.push(upper);
+          }
+        }
+        if (opts.keyMarker !== undefined) {
+          const marker =
+            opts.uploadIdMarker === undefined
+              ? undefined
+              : (this.q('SELECT created FROM store_uploads WHERE upload_id = ? AND bucket = ? AND key = ?').get(opts.uploadIdMarker, bucket, opts.keyMarker) as
+                  | { created: number }
+                  | undefined);
+          if (marker) {
+            where.push('(key, created, upload_id) > (?, ?, ?)');
+            args.push(opts.keyMarker, marker.created, opts.uploadIdMarker);
+          } else {
+            where.push('key > ?');
+            args.push(opts.keyMarker);
+          }
+        }
+        args.push(opts.limit);
+        const sql = `SELECT * FROM store_uploads WHERE ${where.join(' AND ')} ORDER BY key, created, upload_id LIMIT ?`;
+        return (this.q(sql).all(...args) as UploadRow[]).map(toUpload);
+      })
+      .deferred();
   }
 
   async takeGarbage(before: number, limit: number): Promise<string[]> {

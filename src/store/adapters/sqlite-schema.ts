@@ -2,10 +2,15 @@
  * Schema of the embedded metadata store: one SQLite file `<dataDir>/buckets.sqlite` shared by every bucket
  * (a `bucket` column) and every process that opens the folder (WAL journal, busy timeout).
  * Keys are stored as BLOBs of their UTF-8 bytes, so `ORDER BY key` is UTF-8 byte order (reference §6.2).
+ * Upload keys and bucket names are TEXT: the database is UTF-8 and TEXT compares with memcmp, so their order
+ * is UTF-8 byte order too.
  */
 import type { Database } from 'better-sqlite3';
 
-/** Statements creating the tables; idempotent, safe to run from several processes at once. */
+/**
+ * Statements creating the tables; idempotent, safe to run from several processes at once. `store_buckets` is
+ * the bucket registry (S3's ListBuckets); `store_meta` holds one-time migration markers.
+ */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS store_objects (
   bucket TEXT NOT NULL,
@@ -37,6 +42,7 @@ CREATE TABLE IF NOT EXISTS store_uploads (
   ssec_key_md5 TEXT
 );
 CREATE INDEX IF NOT EXISTS store_uploads_active ON store_uploads(created) WHERE state = 0;
+CREATE INDEX IF NOT EXISTS store_uploads_listing ON store_uploads(bucket, key, created, upload_id) WHERE state = 0;
 CREATE TABLE IF NOT EXISTS store_parts (
   upload_id TEXT NOT NULL,
   part_number INTEGER NOT NULL,
@@ -51,7 +57,33 @@ CREATE TABLE IF NOT EXISTS store_garbage (
   blob_id TEXT PRIMARY KEY,
   since INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS store_buckets (
+  name TEXT PRIMARY KEY,
+  created INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS store_meta (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
 `;
+
+/** The `store_meta` entry recording that the bucket registry was filled from the data written before it existed. */
+const REGISTRY_FILLED = 'buckets_registry_filled';
+
+/**
+ * Registers every bucket that holds objects or active uploads, dated by its oldest one. Runs once per
+ * database (the `store_meta` marker), inside the schema transaction, so processes opening an old folder at
+ * the same time take turns and only the first one fills.
+ */
+function fillBucketRegistry(db: Database): void {
+  if (db.prepare('SELECT 1 FROM store_meta WHERE name = ?').get(REGISTRY_FILLED)) return;
+  db.prepare(
+    `INSERT OR IGNORE INTO store_buckets (name, created)
+     SELECT bucket, MIN(t) FROM (SELECT bucket, uploaded AS t FROM store_objects UNION ALL SELECT bucket, created FROM store_uploads WHERE state = 0)
+     GROUP BY bucket`,
+  ).run();
+  db.prepare('INSERT INTO store_meta (name, value) VALUES (?, ?)').run(REGISTRY_FILLED, String(Date.now()));
+}
 
 /** Sets the pragmas and creates the tables. */
 export function prepareDatabase(db: Database): void {
@@ -59,7 +91,10 @@ export function prepareDatabase(db: Database): void {
   db.pragma('journal_mode = WAL');
   // In WAL mode NORMAL survives a killed process (only power loss can drop the last commits).
   db.pragma('synchronous = NORMAL');
-  db.transaction(() => db.exec(SCHEMA)).immediate();
+  db.transaction(() => {
+    db.exec(SCHEMA);
+    fillBucketRegistry(db);
+  }).immediate();
 }
 
 /** Upload states as stored. */

@@ -150,5 +150,127 @@ export function metadataStoreContract(name: string, factory: MetadataFactory): v
       expect(await s.expireUploads(600)).toBe(1);
       expect((await s.getUpload('b', 'young'))!.state).toBe('aborted');
     }));
+
+    it('bucket registry: create, exists, get, list in UTF-8 byte order', withStore(async (s) => {
+      expect(await s.listBuckets()).toEqual([]);
+      expect(await s.getBucket('b')).toBeNull();
+      for (const name of ['b', 'a-2', '🙂', 'B', '\uFFFF', 'a']) expect(await s.createBucket(name, 100)).toBe(true);
+      expect(await s.createBucket('b', 200)).toBe(false);
+      expect(await s.getBucket('b')).toEqual({ name: 'b', created: 100 });
+      expect((await s.listBuckets()).map((b) => b.name)).toEqual(['B', 'a', 'a-2', 'b', '\uFFFF', '🙂']);
+    }));
+
+    it('putObject, completeUpload and createUpload register their bucket; a refused put does not', withStore(async (s) => {
+      expect((await s.putObject('refused', rec('k'), () => false)).ok).toBe(false);
+      expect(await s.getBucket('refused')).toBeNull();
+      await s.putObject('objects', rec('k', { uploaded: 5000 }), always);
+      await s.putObject('objects', rec('k2', { uploaded: 6000 }), always);
+      expect(await s.getBucket('objects')).toEqual({ name: 'objects', created: 5000 });
+      await s.createUpload('uploads', upload('u', 'k', 7000));
+      expect(await s.getBucket('uploads')).toEqual({ name: 'uploads', created: 7000 });
+      await s.createBucket('explicit', 1);
+      await s.putObject('explicit', rec('k', { uploaded: 9000 }), always);
+      expect(await s.getBucket('explicit')).toEqual({ name: 'explicit', created: 1 });
+      expect((await s.listBuckets()).map((b) => b.name)).toEqual(['explicit', 'objects', 'uploads']);
+    }));
+
+    it('deleteBucket: missing, empty, holding an object, holding an active upload', withStore(async (s) => {
+      expect(await s.deleteBucket('nope')).toBe('missing');
+      await s.createBucket('empty', 1);
+      expect(await s.deleteBucket('empty')).toBe('deleted');
+      expect(await s.getBucket('empty')).toBeNull();
+      expect(await s.deleteBucket('empty')).toBe('missing');
+
+      await s.putObject('obj', rec('k'), always);
+      expect(await s.deleteBucket('obj')).toBe('not-empty');
+      expect(await s.getBucket('obj')).not.toBeNull();
+      await s.deleteObjects('obj', ['k']);
+      expect(await s.deleteBucket('obj')).toBe('deleted');
+
+      await s.createUpload('up', upload('u1', 'k'));
+      await s.putPart('up', 'u1', 'k', part(1, 'p1'), 0, 1000);
+      expect(await s.deleteBucket('up')).toBe('not-empty');
+      expect((await s.getUpload('up', 'u1'))!.state).toBe('active');
+      await s.abortUpload('up', 'u1', 'k');
+      expect(await s.deleteBucket('up')).toBe('deleted');
+      expect(await s.getUpload('up', 'u1')).toBeNull();
+      expect(await s.listBuckets()).toEqual([]);
+    }));
+
+    it('deleteBucket counts a completed upload only through its object', withStore(async (s) => {
+      await s.createUpload('b', upload('u', 'k'));
+      await s.putPart('b', 'u', 'k', part(1, 'p'), 0, 1000);
+      await s.completeUpload('b', 'u', 'k', 0, 1000, () => ({ record: rec('k', { body: { kind: 'parts', uploadId: 'u' } }), used: [1] }));
+      expect(await s.deleteBucket('b')).toBe('not-empty');
+      await s.deleteObjects('b', ['k']);
+      expect(await s.deleteBucket('b')).toBe('deleted');
+      expect(await s.getUpload('b', 'u')).toBeNull();
+      expect(await s.referencedBlobs(['p'])).toEqual(new Set(['p']));
+      expect(await s.takeGarbage(Date.now() + 1, 10)).toEqual(['p']);
+    }));
+
+    it('a bucket deleted and written again is registered again', withStore(async (s) => {
+      await s.createBucket('b', 1);
+      expect(await s.deleteBucket('b')).toBe('deleted');
+      await s.putObject('b', rec('k', { uploaded: 50 }), always);
+      expect(await s.getBucket('b')).toEqual({ name: 'b', created: 50 });
+    }));
+
+    it('listUploads: active only, by key bytes then creation then id, with prefix and limit', withStore(async (s) => {
+      await s.createUpload('b', upload('u-b2', 'b', 20));
+      await s.createUpload('b', upload('u-b1', 'b', 10));
+      await s.createUpload('b', upload('u-a', 'a', 30));
+      await s.createUpload('b', upload('u-y', '🙂', 1));
+      await s.createUpload('b', upload('u-x', '\uFFFF', 1));
+      await s.createUpload('b', upload('u-dir2', 'a/2', 5));
+      await s.createUpload('b', upload('u-dir1', 'a/1', 5));
+      await s.createUpload('b', upload('z-tie', 'b', 10));
+      await s.createUpload('b', upload('u-done', 'b', 15));
+      await s.abortUpload('b', 'u-done', 'b');
+      await s.createUpload('other', upload('u-other', 'a', 0));
+      const ids = async (o: Partial<Parameters<MetadataStore['listUploads']>[1]> = {}) =>
+        (await s.listUploads('b', { prefix: '', limit: 100, ...o })).map((u) => u.uploadId);
+      expect(await ids()).toEqual(['u-a', 'u-dir1', 'u-dir2', 'u-b1', 'z-tie', 'u-b2', 'u-x', 'u-y']);
+      expect(await ids({ prefix: 'a/' })).toEqual(['u-dir1', 'u-dir2']);
+      expect(await ids({ prefix: 'a' })).toEqual(['u-a', 'u-dir1', 'u-dir2']);
+      expect(await ids({ prefix: '\uFFFF' })).toEqual(['u-x']);
+      expect(await ids({ prefix: 'nothing' })).toEqual([]);
+      expect(await ids({ limit: 2 })).toEqual(['u-a', 'u-dir1']);
+      expect(await s.listUploads('missing', { prefix: '', limit: 10 })).toEqual([]);
+      const first = (await s.listUploads('b', { prefix: 'a/1', limit: 1 }))[0]!;
+      expect(first).toEqual({ ...upload('u-dir1', 'a/1', 5) });
+    }));
+
+    it('listUploads markers: key alone skips the key, with an upload id resumes within it', withStore(async (s) => {
+      await s.createUpload('b', upload('u-a', 'a', 1));
+      await s.createUpload('b', upload('u-b3', 'b', 30));
+      await s.createUpload('b', upload('u-b1', 'b', 10));
+      await s.createUpload('b', upload('u-b2', 'b', 20));
+      await s.createUpload('b', upload('u-c', 'c', 0));
+      const ids = async (o: Partial<Parameters<MetadataStore['listUploads']>[1]>) =>
+        (await s.listUploads('b', { prefix: '', limit: 100, ...o })).map((u) => u.uploadId);
+      expect(await ids({ keyMarker: 'a' })).toEqual(['u-b1', 'u-b2', 'u-b3', 'u-c']);
+      expect(await ids({ keyMarker: 'b' })).toEqual(['u-c']);
+      expect(await ids({ keyMarker: 'aa' })).toEqual(['u-b1', 'u-b2', 'u-b3', 'u-c']);
+      expect(await ids({ keyMarker: 'b', uploadIdMarker: 'u-b1' })).toEqual(['u-b2', 'u-b3', 'u-c']);
+      expect(await ids({ keyMarker: 'b', uploadIdMarker: 'u-b3' })).toEqual(['u-c']);
+      expect(await ids({ uploadIdMarker: 'u-b2' })).toEqual(['u-a', 'u-b1', 'u-b2', 'u-b3', 'u-c']);
+      // An unknown upload id (or one of another key) skips the key; a finished one still positions the listing.
+      expect(await ids({ keyMarker: 'b', uploadIdMarker: 'bogus' })).toEqual(['u-c']);
+      expect(await ids({ keyMarker: 'b', uploadIdMarker: 'u-a' })).toEqual(['u-c']);
+      await s.abortUpload('b', 'u-b2', 'b');
+      expect(await ids({ keyMarker: 'b', uploadIdMarker: 'u-b2' })).toEqual(['u-b3', 'u-c']);
+      expect(await ids({ prefix: 'b', keyMarker: 'b', uploadIdMarker: 'u-b1' })).toEqual(['u-b3']);
+      // Paging one at a time with the last row as the markers visits every upload once, in order.
+      const seen: string[] = [];
+      let marker: { keyMarker?: string; uploadIdMarker?: string } = {};
+      for (;;) {
+        const page = await s.listUploads('b', { prefix: '', limit: 1, ...marker });
+        if (page.length === 0) break;
+        seen.push(page[0]!.uploadId);
+        marker = { keyMarker: page[0]!.key, uploadIdMarker: page[0]!.uploadId };
+      }
+      expect(seen).toEqual(['u-a', 'u-b1', 'u-b3', 'u-c']);
+    }));
   });
 }

@@ -1,0 +1,68 @@
+/**
+ * The bucket registry and the upload listing of an open store, for an S3 API's ListBuckets, CreateBucket,
+ * DeleteBucket, HeadBucket and ListMultipartUploads. Names are not validated here (the binding accepts any
+ * name; the S3 layer checks S3's rules). Uploads older than the 7-day limit are aborted before a listing or a
+ * deletion looks at them, so an expired upload neither shows up nor keeps a bucket from being deleted.
+ */
+import type { StoreContext } from './context.js';
+import { UPLOAD_MAX_AGE_MS } from './gc.js';
+import { coerceKey } from './keys.js';
+import type { BucketRecord } from './ports.js';
+import type { BucketInfo, UploadInfo, UploadListOptions } from './types.js';
+
+/** Uploads a listing returns when no limit is given (S3's max-uploads default). */
+const DEFAULT_UPLOAD_LIMIT = 1000;
+
+function toInfo(b: BucketRecord): BucketInfo {
+  return { name: b.name, created: new Date(b.created) };
+}
+
+/** Aborts uploads past their age limit (everywhere) and schedules deletion of their parts. */
+async function expireUploads(ctx: StoreContext): Promise<void> {
+  const expired = await ctx.meta.expireUploads(ctx.clock.now().getTime() - UPLOAD_MAX_AGE_MS);
+  if (expired > 0) ctx.collector.schedule();
+}
+
+/** Every registered bucket, by name in UTF-8 byte order. */
+export async function listBuckets(ctx: StoreContext): Promise<BucketInfo[]> {
+  return (await ctx.meta.listBuckets()).map(toInfo);
+}
+
+/** Registers a bucket dated now; 'exists' when it already was registered. */
+export async function createBucket(ctx: StoreContext, name: string): Promise<'created' | 'exists'> {
+  return (await ctx.meta.createBucket(String(name), ctx.clock.now().getTime())) ? 'created' : 'exists';
+}
+
+/** The registered bucket, or null. */
+export async function bucketInfo(ctx: StoreContext, name: string): Promise<BucketInfo | null> {
+  const b = await ctx.meta.getBucket(String(name));
+  return b ? toInfo(b) : null;
+}
+
+/** Unregisters an empty bucket (no object, no active unexpired upload). */
+export async function deleteBucket(ctx: StoreContext, name: string): Promise<'deleted' | 'missing' | 'not-empty'> {
+  await expireUploads(ctx);
+  const result = await ctx.meta.deleteBucket(String(name));
+  if (result === 'deleted') ctx.collector.schedule();
+  return result;
+}
+
+/** Clamps a listing limit to a non-negative integer (NaN lists nothing). */
+function uploadLimit(limit: number | undefined): number {
+  const n = Math.trunc(Number(limit ?? DEFAULT_UPLOAD_LIMIT));
+  return Number.isNaN(n) ? 0 : Math.max(0, Math.min(n, Number.MAX_SAFE_INTEGER));
+}
+
+/** Active uploads of a bucket in ListMultipartUploads order, after the markers. */
+export async function listUploads(ctx: StoreContext, bucket: string, opts: UploadListOptions = {}): Promise<UploadInfo[]> {
+  const limit = uploadLimit(opts.limit);
+  if (limit === 0) return [];
+  await expireUploads(ctx);
+  const rows = await ctx.meta.listUploads(String(bucket), {
+    prefix: opts.prefix === undefined ? '' : coerceKey(opts.prefix),
+    keyMarker: opts.keyMarker === undefined || opts.keyMarker === '' ? undefined : coerceKey(opts.keyMarker),
+    uploadIdMarker: opts.uploadIdMarker === undefined ? undefined : String(opts.uploadIdMarker),
+    limit,
+  });
+  return rows.map((u) => ({ key: u.key, uploadId: u.uploadId, initiated: new Date(u.created), storageClass: u.storageClass }));
+}
