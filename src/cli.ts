@@ -26,6 +26,10 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
   --api-date YYYY-MM-DD  the date requests without an api-version header are served as of (default today)
   --database-url URL     PostgreSQL connection string instead of the embedded SQLite database
   --dns-workers N        extra processes answering DNS over UDP (default: one per extra core, at most 3)
+  --s3 HOST:PORT|off     S3-compatible API listener (default 127.0.0.1:8788)
+  --s3-access-key-id ID, --s3-secret-access-key SECRET
+                         the S3 key pair (default: generated on first start into DATA_DIR/s3-credentials.json)
+  --s3-region NAME       region the S3 API reports (default auto; requests may be signed for any region)
 `;
 
 /** Splits `--name value` / `--name=value` flags from positional arguments. */
@@ -63,10 +67,16 @@ async function main(argv: string[]): Promise<number> {
   const running = await startStratus(config, logger);
   process.stdout.write(`stratus: v4 API listening on ${running.httpUrl}/client/v4\n`);
   process.stdout.write(`stratus: DNS listening on ${running.dnsHost.includes(':') ? `[${running.dnsHost}]` : running.dnsHost}:${running.dnsPort} (UDP and TCP)\n`);
+  if (running.s3Url) process.stdout.write(`stratus: S3 API listening on ${running.s3Url} (path-style addressing)\n`);
   const generated = running.generatedCredentials;
   if (generated) {
     process.stdout.write(`stratus: generated admin credentials (shown once; saved in ${generated.file}):\n`
       + `  X-Auth-Email: ${generated.email}\n  X-Auth-Key:   ${generated.key}\n`);
+  }
+  const s3Generated = running.generatedS3Credentials;
+  if (s3Generated) {
+    process.stdout.write(`stratus: generated S3 credentials (shown once; saved in ${s3Generated.file}):\n`
+      + `  access key id:     ${s3Generated.accessKeyId}\n  secret access key: ${s3Generated.secretAccessKey}\n`);
   }
   const stop = (signal: string) => {
     process.stdout.write(`stratus: ${signal}, stopping\n`);

@@ -12,6 +12,9 @@ import type { Logger } from './shared/logger.js';
 import { ZoneChangeFeed } from './zones/change-feed.js';
 import { startDnsServer } from './dns-server/server.js';
 import { bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
+import { openBucketStore } from './store/index.js';
+import { resolveS3Credentials } from './s3/credentials.js';
+import { startS3Server, type RunningS3 } from './s3/server.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -23,6 +26,10 @@ export interface RunningStratus {
   /** Address and bound port of the DNS listener (UDP and TCP). */
   dnsHost: string;
   dnsPort: number;
+  /** `http://host:port` of the S3-compatible API, unless it is turned off. */
+  s3Url?: string;
+  /** S3 credentials generated at this start (first start without configured ones): print them once. */
+  generatedS3Credentials?: { accessKeyId: string; secretAccessKey: string; file: string };
   /** Stops every listener and closes the stores. */
   close(): Promise<void>;
 }
@@ -43,6 +50,24 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,
   }).catch(async (err: unknown) => { await database.close(); throw err; });
   const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
+  const store = await openBucketStore({ dataDir: config.dataDir, clock, logger });
+  let s3: RunningS3 | undefined;
+  let s3Generated: RunningStratus['generatedS3Credentials'];
+  const closeStores = async (): Promise<void> => {
+    await dns.close();
+    await store.close();
+    await database.close();
+  };
+  try {
+    if (config.s3) {
+      const credentials = resolveS3Credentials({ dataDir: config.dataDir, accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey });
+      if (credentials.generatedFile) s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
+      s3 = await startS3Server({ listen: config.s3, store, credentials, region: config.s3Region, logger, clock });
+    }
+  } catch (err) {
+    await closeStores();
+    throw err;
+  }
 
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: config.http.host, port: config.http.port, serverOptions: httpServerOptions }, () => resolve(s));
@@ -57,10 +82,12 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     dnsHost: dns.host,
     dnsPort: dns.port,
     ...(generatedCredentials ? { generatedCredentials } : {}),
+    ...(s3 ? { s3Url: s3.url } : {}),
+    ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await dns.close();
-      await database.close();
+      await s3?.close();
+      await closeStores();
     },
   };
 }

@@ -50,6 +50,13 @@ export interface Config {
   plan: PlanLimits;
   /** Extra processes answering DNS over UDP (undefined: one per extra core, at most 3). */
   dnsWorkers: number | undefined;
+  /** S3-compatible API listener; undefined when turned off (`--s3 off`). */
+  s3: ListenAddress | undefined;
+  /** S3 credentials; generated into the data folder on first start when not configured. */
+  s3AccessKeyId: string | undefined;
+  s3SecretAccessKey: string | undefined;
+  /** Region the S3 API reports (requests may be signed for any region). */
+  s3Region: string;
   logLevel: string;
 }
 
@@ -114,6 +121,10 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
       recordsPerBatch: int('records-per-batch', 3500, 1, 1_000_000),
     },
     dnsWorkers: get('dns-workers') === undefined ? undefined : int('dns-workers', 0, 0, 16),
+    s3: get('s3') === 'off' ? undefined : parseListen(get('s3') ?? '127.0.0.1:8788', 's3'),
+    s3AccessKeyId: get('s3-access-key-id'),
+    s3SecretAccessKey: get('s3-secret-access-key'),
+    s3Region: get('s3-region') ?? 'auto',
     logLevel: get('log-level') ?? 'info',
   };
 }

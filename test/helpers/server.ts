@@ -55,13 +55,17 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/** S3 credentials of test servers. */
+export const TEST_S3_ACCESS_KEY_ID = 'stratustestaccesskey0000000000aa';
+export const TEST_S3_SECRET = 'stratus-test-secret-0000000000000000000000000000000000000000000a';
+
 /** Starts Stratus on port 0 with a fresh (or given) data folder and known credentials. */
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const created = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-test-'));
   const email = opts.email ?? TEST_EMAIL;
   const key = opts.key ?? TEST_KEY;
-  const base = loadConfig({ http: '127.0.0.1:0', dns: '127.0.0.1:0', ...opts.flags }, {});
+  const base = loadConfig({ http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', 's3-access-key-id': TEST_S3_ACCESS_KEY_ID, 's3-secret-access-key': TEST_S3_SECRET, ...opts.flags }, {});
   const { plan, ...rest } = opts.config ?? {};
   const config: Config = {
     ...base,

@@ -1,0 +1,45 @@
+/** What an S3 operation works with: the parsed request, its verified signature and the bucket store. */
+import type { BucketStore, StoreBucket } from '../store/index.js';
+import type { Logger } from '../shared/logger.js';
+import type { SignedRequestInfo } from './sigv4.js';
+import { s3Error } from './errors.js';
+
+/** Long-lived dependencies of the S3 edge. */
+export interface S3Deps {
+  store: BucketStore;
+  /** The secret of an access key id, or undefined when the id is unknown. */
+  secretFor(accessKeyId: string): string | undefined;
+  logger: Logger;
+  /** Region name reported by GetBucketLocation (requests may be signed for any region). */
+  region: string;
+  now(): Date;
+}
+
+/** One request, routed. */
+export interface S3Request {
+  req: Request;
+  url: URL;
+  query: URLSearchParams;
+  headers: Headers;
+  auth: SignedRequestInfo;
+  /** Bucket and key from the path (path-style addressing). */
+  bucket: string | undefined;
+  key: string | undefined;
+  requestId: string;
+  deps: S3Deps;
+}
+
+/** S3 lists common prefixes with the delimiter kept: the binding's compatibility flag for that. */
+const S3_BUCKET_OPTIONS = { compatibilityFlags: ['store_list_prefixes_keep_delimiter', 'store_list_honor_include'] };
+
+/** The request's bucket as a binding; NoSuchBucket (404) when it does not exist. */
+export async function existingBucket(r: S3Request): Promise<StoreBucket> {
+  const name = r.bucket!;
+  if (!(await r.deps.store.bucketInfo(name))) throw s3Error('NoSuchBucket', 404, { BucketName: name });
+  return r.deps.store.bucket(name, S3_BUCKET_OPTIONS);
+}
+
+/** The request's key (object operations always have one). */
+export function keyOf(r: S3Request): string {
+  return r.key!;
+}

@@ -1,0 +1,73 @@
+/**
+ * Errors of the S3-compatible edge: `S3Error` carries an S3 error code and HTTP status and renders as S3's XML
+ * error document. Failures of the bucket binding (its `"<action>: <message> (<code>)"` errors with a numeric
+ * `code`, and its client-side TypeError/RangeError) are translated by {@link toS3Error}.
+ */
+import { StoreCodes } from '../store/errors.js';
+import { xmlDocument } from './xml.js';
+
+/** An error answered as `<Error><Code>…</Code><Message>…</Message>…</Error>`. */
+export class S3Error extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status = 400,
+    /** Extra elements of the error document (e.g. `Key`, `BucketName`). */
+    readonly extra: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'S3Error';
+  }
+}
+
+/** S3's wording of the common errors, by code. */
+export const S3Messages = {
+  NoSuchBucket: 'The specified bucket does not exist.',
+  NoSuchKey: 'The specified key does not exist.',
+  BucketNotEmpty: 'The bucket you tried to delete is not empty.',
+  BucketAlreadyOwnedByYou: 'Your previous request to create the named bucket succeeded and you already own it.',
+  InvalidBucketName: 'The specified bucket is not valid.',
+  PreconditionFailed: 'At least one of the pre-conditions you specified did not hold.',
+  MalformedXML: 'The XML you provided was not well-formed or did not validate against our published schema.',
+  MissingContentLength: 'You must provide the Content-Length HTTP header.',
+  NotImplemented: 'A header or query you provided implies functionality that is not implemented.',
+  MethodNotAllowed: 'The specified method is not allowed against this resource.',
+  XAmzContentSHA256Mismatch: "The provided 'x-amz-content-sha256' header does not match what was computed.",
+} as const;
+
+/** Shorthand for the errors above. */
+export function s3Error(code: keyof typeof S3Messages, status: number, extra: Record<string, string> = {}): S3Error {
+  return new S3Error(code, S3Messages[code], status, extra);
+}
+
+/** S3 code and status of each binding code (the binding's code names are S3's). */
+const BY_BINDING_CODE = new Map<number, { code: string; status: number }>(
+  Object.entries(StoreCodes).map(([name, entry]) => [entry.code, { code: name, status: entry.status }]),
+);
+
+/** The binding's message without its `"<action>: "` prefix and `" (<code>)"` suffix. */
+function bindingMessage(message: string): string {
+  return message.replace(/^[A-Za-z]+: /, '').replace(/ \(\d+\)$/, '');
+}
+
+/**
+ * Translates a failure of a binding call into an S3Error: service errors by their numeric code, argument
+ * errors as InvalidArgument (400). Anything else is rethrown for the edge to log and answer InternalError.
+ */
+export function toS3Error(err: unknown): S3Error {
+  if (err instanceof S3Error) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (err instanceof Error && typeof code === 'number') {
+    const known = BY_BINDING_CODE.get(code);
+    if (known && code !== StoreCodes.InternalError.code) return new S3Error(known.code, bindingMessage(err.message), known.status);
+  }
+  if (err instanceof TypeError || err instanceof RangeError) return new S3Error('InvalidArgument', err.message, 400);
+  throw err;
+}
+
+/** The XML error response. HEAD responses carry no body, as S3 does. */
+export function errorResponse(err: S3Error, resource: string, requestId: string, head = false): Response {
+  const body = xmlDocument('Error', { Code: err.code, Message: err.message, ...err.extra, Resource: resource, RequestId: requestId });
+  const headers = new Headers({ 'content-type': 'application/xml', 'x-amz-request-id': requestId });
+  return new Response(head ? null : body, { status: err.status, headers });
+}

@@ -1,0 +1,122 @@
+/**
+ * S3 request headers to bucket binding options, and stored objects to S3 response headers: HTTP metadata,
+ * `x-amz-meta-*`, storage classes, SSE-C, preconditions and ranges.
+ */
+import { createHash } from 'node:crypto';
+import type { StoreHTTPMetadata, StoreObject } from '../store/index.js';
+import { S3Error } from './errors.js';
+
+/** S3 storage class names and the binding's. */
+const TO_STORE_CLASS: Record<string, string> = { STANDARD: 'Standard', STANDARD_IA: 'InfrequentAccess' };
+const TO_S3_CLASS: Record<string, string> = { Standard: 'STANDARD', InfrequentAccess: 'STANDARD_IA' };
+
+/** The S3 name of a stored object's storage class. */
+export function s3StorageClass(storeClass: string): string {
+  return TO_S3_CLASS[storeClass] ?? storeClass;
+}
+
+/** `x-amz-storage-class` as the binding's class, or undefined when absent. */
+export function storageClassFrom(headers: Headers): string | undefined {
+  const value = headers.get('x-amz-storage-class');
+  if (value === null) return undefined;
+  const cls = TO_STORE_CLASS[value];
+  if (!cls) throw new S3Error('InvalidStorageClass', 'The storage class you specified is not valid.', 400);
+  return cls;
+}
+
+/** The HTTP metadata a put or an upload stores, from the request's headers. */
+export function httpMetadataFrom(headers: Headers): StoreHTTPMetadata {
+  const out: StoreHTTPMetadata = {};
+  const set = (header: string, field: Exclude<keyof StoreHTTPMetadata, 'cacheExpiry'>): void => {
+    const v = headers.get(header);
+    if (v !== null) out[field] = v;
+  };
+  set('content-type', 'contentType');
+  set('content-language', 'contentLanguage');
+  set('content-disposition', 'contentDisposition');
+  set('content-encoding', 'contentEncoding');
+  set('cache-control', 'cacheControl');
+  // aws-chunked is the transfer framing of the request, not the object's encoding.
+  if (out.contentEncoding !== undefined) {
+    const rest = out.contentEncoding.split(',').map((s) => s.trim()).filter((s) => s && s !== 'aws-chunked');
+    if (rest.length > 0) out.contentEncoding = rest.join(', ');
+    else delete out.contentEncoding;
+  }
+  const expires = headers.get('expires');
+  if (expires !== null) {
+    const d = new Date(expires);
+    if (!Number.isNaN(d.getTime())) out.cacheExpiry = d;
+  }
+  return out;
+}
+
+/** `x-amz-meta-*` headers as custom metadata (names lowercased, as S3 returns them). */
+export function customMetadataFrom(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (name.startsWith('x-amz-meta-')) out[name.slice('x-amz-meta-'.length)] = value;
+  });
+  return out;
+}
+
+const SSEC = 'x-amz-server-side-encryption-customer-';
+
+/**
+ * The SSE-C key of a request (the 32 raw bytes), checked against its MD5 header; undefined when the request
+ * has no SSE-C headers. `prefix` is `x-amz-copy-source-` for the source of a copy.
+ */
+export function ssecKeyFrom(headers: Headers, prefix = ''): Uint8Array | undefined {
+  const algorithm = headers.get(`${prefix}${SSEC}algorithm`);
+  const key = headers.get(`${prefix}${SSEC}key`);
+  const keyMd5 = headers.get(`${prefix}${SSEC}key-md5`);
+  if (algorithm === null && key === null && keyMd5 === null) return undefined;
+  if (algorithm !== 'AES256') throw new S3Error('InvalidEncryptionAlgorithmError', 'The Encryption request you specified is not valid. Supported value: AES256.', 400);
+  const bytes = key === null ? Buffer.alloc(0) : Buffer.from(key, 'base64');
+  if (bytes.length !== 32) throw new S3Error('InvalidArgument', 'The secret key was invalid for the specified algorithm.', 400);
+  if (keyMd5 !== null) {
+    const digest = createHash('md5').update(bytes).digest('base64');
+    if (digest !== keyMd5) throw new S3Error('InvalidArgument', 'The calculated MD5 hash of the key did not match the hash that was provided.', 400);
+  }
+  return new Uint8Array(bytes);
+}
+
+/** Only the precondition headers of a request (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since). */
+export function preconditionsFrom(headers: Headers, prefix = ''): Headers | undefined {
+  const out = new Headers();
+  for (const name of ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since']) {
+    const v = headers.get(prefix + name);
+    if (v !== null) out.set(name, v);
+  }
+  return [...out.keys()].length > 0 ? out : undefined;
+}
+
+/** Headers describing a stored object, as GetObject and HeadObject return them. */
+export function objectHeaders(obj: StoreObject): Headers {
+  const headers = new Headers();
+  obj.writeHttpMetadata(headers);
+  headers.set('etag', obj.httpEtag);
+  headers.set('last-modified', obj.uploaded.toUTCString());
+  headers.set('accept-ranges', 'bytes');
+  if (obj.storageClass !== 'Standard') headers.set('x-amz-storage-class', s3StorageClass(obj.storageClass));
+  for (const [k, v] of Object.entries(obj.customMetadata ?? {})) headers.set(`x-amz-meta-${k}`, v);
+  if (obj.ssecKeyMd5) {
+    headers.set(`${SSEC}algorithm`, 'AES256');
+    headers.set(`${SSEC}key-md5`, hexOrBase64ToBase64(obj.ssecKeyMd5));
+  }
+  return headers;
+}
+
+/** The key MD5 as base64 (the binding reports it in hex). */
+export function hexOrBase64ToBase64(value: string): string {
+  return /^[0-9a-f]{32}$/.test(value) ? Buffer.from(value, 'hex').toString('base64') : value;
+}
+
+/** The `response-*` query parameters of GetObject override these response headers. */
+export const RESPONSE_OVERRIDES: Record<string, string> = {
+  'response-content-type': 'content-type',
+  'response-content-language': 'content-language',
+  'response-expires': 'expires',
+  'response-cache-control': 'cache-control',
+  'response-content-disposition': 'content-disposition',
+  'response-content-encoding': 'content-encoding',
+};

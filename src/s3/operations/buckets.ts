@@ -1,0 +1,63 @@
+/** Service and bucket operations: ListBuckets, CreateBucket, HeadBucket, DeleteBucket, GetBucketLocation, GetBucketVersioning. */
+import type { S3Request } from '../context.js';
+import { S3Error, s3Error } from '../errors.js';
+import { xmlDocument } from '../xml.js';
+
+/** Owner reported in listings (one account per Stratus instance). */
+export const OWNER = { ID: 'stratus', DisplayName: 'stratus' };
+
+/** Bucket names S3 clients can create: 3–63 lowercase letters, digits and hyphens, starting and ending with a letter or digit. */
+export function isValidBucketName(name: string): boolean {
+  return /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/.test(name);
+}
+
+const xml = (body: string, status = 200): Response => new Response(body, { status, headers: { 'content-type': 'application/xml' } });
+
+/** GET / */
+export async function listBuckets(r: S3Request): Promise<Response> {
+  const buckets = await r.deps.store.listBuckets();
+  return xml(xmlDocument('ListAllMyBucketsResult', {
+    Owner: OWNER,
+    Buckets: { Bucket: buckets.map((b) => ({ Name: b.name, CreationDate: b.created.toISOString() })) },
+  }, true));
+}
+
+/** PUT /bucket (a CreateBucketConfiguration body, if any, is accepted and ignored: there is one location). */
+export async function createBucket(r: S3Request): Promise<Response> {
+  const name = r.bucket!;
+  if (!isValidBucketName(name)) throw s3Error('InvalidBucketName', 400, { BucketName: name });
+  const outcome = await r.deps.store.createBucket(name);
+  if (outcome === 'exists') throw s3Error('BucketAlreadyOwnedByYou', 409, { BucketName: name });
+  return new Response(null, { status: 200, headers: { location: `/${name}` } });
+}
+
+/** HEAD /bucket */
+export async function headBucket(r: S3Request): Promise<Response> {
+  if (!(await r.deps.store.bucketInfo(r.bucket!))) throw s3Error('NoSuchBucket', 404, { BucketName: r.bucket! });
+  return new Response(null, { status: 200, headers: { 'x-amz-bucket-region': r.deps.region } });
+}
+
+/** DELETE /bucket: only an empty bucket (no objects, no multipart upload in progress). */
+export async function deleteBucket(r: S3Request): Promise<Response> {
+  const outcome = await r.deps.store.deleteBucket(r.bucket!);
+  if (outcome === 'missing') throw s3Error('NoSuchBucket', 404, { BucketName: r.bucket! });
+  if (outcome === 'not-empty') throw s3Error('BucketNotEmpty', 409, { BucketName: r.bucket! });
+  return new Response(null, { status: 204 });
+}
+
+/** GET /bucket?location */
+export async function getBucketLocation(r: S3Request): Promise<Response> {
+  if (!(await r.deps.store.bucketInfo(r.bucket!))) throw s3Error('NoSuchBucket', 404, { BucketName: r.bucket! });
+  return xml(`<?xml version="1.0" encoding="UTF-8"?>\n<LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${r.deps.region}</LocationConstraint>`);
+}
+
+/** GET /bucket?versioning: versioning is never enabled (an empty configuration, as S3 answers for a new bucket). */
+export async function getBucketVersioning(r: S3Request): Promise<Response> {
+  if (!(await r.deps.store.bucketInfo(r.bucket!))) throw s3Error('NoSuchBucket', 404, { BucketName: r.bucket! });
+  return xml(xmlDocument('VersioningConfiguration', {}, true));
+}
+
+/** Any bucket subresource this edge does not implement (acl, cors, policy, lifecycle, ...). */
+export function notImplemented(what: string): never {
+  throw new S3Error('NotImplemented', `${what} is not implemented by Stratus.`, 501);
+}

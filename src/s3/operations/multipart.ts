@@ -1,0 +1,131 @@
+/**
+ * Multipart uploads: CreateMultipartUpload, UploadPart, CompleteMultipartUpload, AbortMultipartUpload and
+ * ListMultipartUploads, on the binding's multipart API (so uploads are shared with edge scripts).
+ */
+import type { StoreMultipartOptions, StoreUploadedPart } from '../../store/index.js';
+import { existingBucket, keyOf, type S3Request } from '../context.js';
+import { S3Error, s3Error, toS3Error } from '../errors.js';
+import { verifiedBody } from '../body.js';
+import { customMetadataFrom, hexOrBase64ToBase64, httpMetadataFrom, s3StorageClass, ssecKeyFrom, storageClassFrom } from '../headers.js';
+import { childrenNamed, childText, parseXml, xmlDocument, XmlSyntaxError } from '../xml.js';
+import { readSmallBody } from './small-body.js';
+import { OWNER } from './buckets.js';
+
+const xml = (body: string, headers: Record<string, string> = {}): Response =>
+  new Response(body, { status: 200, headers: { 'content-type': 'application/xml', ...headers } });
+
+function ssecHeaders(keyMd5: string | undefined): Record<string, string> {
+  return keyMd5
+    ? { 'x-amz-server-side-encryption-customer-algorithm': 'AES256', 'x-amz-server-side-encryption-customer-key-md5': hexOrBase64ToBase64(keyMd5) }
+    : {};
+}
+
+/** POST /bucket/key?uploads */
+export async function createMultipartUpload(r: S3Request): Promise<Response> {
+  const bucket = await existingBucket(r);
+  const h = r.headers;
+  const opts: StoreMultipartOptions = { httpMetadata: httpMetadataFrom(h), customMetadata: customMetadataFrom(h) };
+  const cls = storageClassFrom(h);
+  if (cls) opts.storageClass = cls;
+  const key = ssecKeyFrom(h);
+  if (key) opts.ssecKey = key;
+  const upload = await bucket.createMultipartUpload(keyOf(r), opts).catch((err: unknown) => { throw toS3Error(err); });
+  const keyMd5 = h.get('x-amz-server-side-encryption-customer-key-md5') ?? undefined;
+  return xml(xmlDocument('InitiateMultipartUploadResult', { Bucket: r.bucket!, Key: keyOf(r), UploadId: upload.uploadId }, true), key ? ssecHeaders(keyMd5) : {});
+}
+
+function partNumberOf(query: URLSearchParams): number {
+  const raw = query.get('partNumber') ?? '';
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 1 && n <= 10000)) throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive', 400);
+  return n;
+}
+
+/** PUT /bucket/key?partNumber=N&uploadId=U */
+export async function uploadPart(r: S3Request): Promise<Response> {
+  const bucket = await existingBucket(r);
+  const partNumber = partNumberOf(r.query);
+  const body = verifiedBody(r.req, r.auth);
+  const key = ssecKeyFrom(r.headers);
+  let part: StoreUploadedPart;
+  try {
+    part = await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!).uploadPart(partNumber, body.stream, key ? { ssecKey: key } : {});
+  } catch (err) {
+    throw body.failure() ?? toS3Error(err);
+  }
+  const headers: Record<string, string> = { etag: `"${part.etag}"`, ...(key ? ssecHeaders(r.headers.get('x-amz-server-side-encryption-customer-key-md5') ?? undefined) : {}) };
+  const sum = body.checksum();
+  if (sum) headers[`x-amz-checksum-${sum.algorithm}`] = sum.value;
+  return new Response(null, { status: 200, headers });
+}
+
+/** The parts listed in a CompleteMultipartUpload document, which S3 requires in ascending order. */
+function completedParts(text: string): StoreUploadedPart[] {
+  let parts: StoreUploadedPart[];
+  try {
+    const doc = parseXml(text);
+    if (doc.name !== 'CompleteMultipartUpload') throw new XmlSyntaxError('root is not CompleteMultipartUpload');
+    parts = childrenNamed(doc, 'Part').map((p) => {
+      const n = childText(p, 'PartNumber')?.trim();
+      const etag = childText(p, 'ETag')?.trim();
+      if (!n || !/^\d+$/.test(n) || etag === undefined) throw new XmlSyntaxError('Part without PartNumber or ETag');
+      return { partNumber: Number(n), etag: etag.replace(/^"(.*)"$/, '$1') };
+    });
+  } catch (err) {
+    if (err instanceof XmlSyntaxError) throw s3Error('MalformedXML', 400);
+    throw err;
+  }
+  if (parts.length === 0) throw s3Error('MalformedXML', 400);
+  for (let i = 1; i < parts.length; i++) {
+    if (parts[i]!.partNumber <= parts[i - 1]!.partNumber) {
+      throw new S3Error('InvalidPartOrder', 'The list of parts was not in ascending order. The parts list must be specified in order by part number.', 400);
+    }
+  }
+  return parts;
+}
+
+/** POST /bucket/key?uploadId=U */
+export async function completeMultipartUpload(r: S3Request): Promise<Response> {
+  const bucket = await existingBucket(r);
+  const parts = completedParts(await readSmallBody(r));
+  const obj = await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!).complete(parts).catch((err: unknown) => { throw toS3Error(err); });
+  const location = `${r.url.origin}/${encodeURIComponent(r.bucket!)}/${keyOf(r).split('/').map(encodeURIComponent).join('/')}`;
+  return xml(xmlDocument('CompleteMultipartUploadResult', { Location: location, Bucket: r.bucket!, Key: keyOf(r), ETag: obj.httpEtag }, true), ssecHeaders(obj.ssecKeyMd5));
+}
+
+/** DELETE /bucket/key?uploadId=U */
+export async function abortMultipartUpload(r: S3Request): Promise<Response> {
+  const bucket = await existingBucket(r);
+  await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!).abort().catch((err: unknown) => { throw toS3Error(err); });
+  return new Response(null, { status: 204 });
+}
+
+/** GET /bucket?uploads */
+export async function listMultipartUploads(r: S3Request): Promise<Response> {
+  await existingBucket(r);
+  const q = r.query;
+  const prefix = q.get('prefix') ?? '';
+  const keyMarker = q.get('key-marker') ?? undefined;
+  const uploadIdMarker = keyMarker !== undefined ? q.get('upload-id-marker') ?? undefined : undefined;
+  const rawMax = q.get('max-uploads');
+  if (rawMax !== null && !/^\d+$/.test(rawMax)) throw new S3Error('InvalidArgument', 'Provided max-uploads not an integer or within integer range', 400);
+  const max = Math.min(rawMax === null ? 1000 : Number(rawMax), 1000);
+  const found = max === 0 ? [] : await r.deps.store.listUploads(r.bucket!, {
+    prefix, limit: max + 1, ...(keyMarker !== undefined ? { keyMarker } : {}), ...(uploadIdMarker !== undefined ? { uploadIdMarker } : {}),
+  });
+  const uploads = found.slice(0, max);
+  const truncated = found.length > max;
+  const last = uploads.at(-1);
+  return xml(xmlDocument('ListMultipartUploadsResult', {
+    Bucket: r.bucket!,
+    KeyMarker: keyMarker ?? '',
+    UploadIdMarker: uploadIdMarker ?? '',
+    ...(truncated && last ? { NextKeyMarker: last.key, NextUploadIdMarker: last.uploadId } : {}),
+    Prefix: prefix,
+    MaxUploads: max,
+    IsTruncated: truncated,
+    Upload: uploads.map((u) => ({
+      Key: u.key, UploadId: u.uploadId, Initiator: OWNER, Owner: OWNER, StorageClass: s3StorageClass(u.storageClass), Initiated: u.initiated.toISOString(),
+    })),
+  }, true));
+}

@@ -1,0 +1,208 @@
+/** Object operations: PutObject, GetObject, HeadObject, DeleteObject, DeleteObjects and CopyObject. */
+import type { StoreBucket, StoreGetOptions, StoreObject, StoreObjectBody, StorePutOptions } from '../../store/index.js';
+import { existingBucket, keyOf, type S3Request } from '../context.js';
+import { S3Error, s3Error, toS3Error } from '../errors.js';
+import { verifiedBody } from '../body.js';
+import {
+  customMetadataFrom, hexOrBase64ToBase64, httpMetadataFrom, objectHeaders, preconditionsFrom, RESPONSE_OVERRIDES,
+  ssecKeyFrom, storageClassFrom,
+} from '../headers.js';
+import { evaluateReadPreconditions } from '../preconditions.js';
+import { childrenNamed, childText, parseXml, xmlDocument, XmlSyntaxError } from '../xml.js';
+import { readSmallBody } from './small-body.js';
+
+/** Headers every write answer carries: the new etag and, for SSE-C, the key's algorithm and MD5. */
+function writtenHeaders(obj: StoreObject): Headers {
+  const headers = new Headers({ etag: obj.httpEtag });
+  if (obj.ssecKeyMd5) {
+    headers.set('x-amz-server-side-encryption-customer-algorithm', 'AES256');
+    headers.set('x-amz-server-side-encryption-customer-key-md5', hexOrBase64ToBase64(obj.ssecKeyMd5));
+  }
+  return headers;
+}
+
+/** Content-MD5 as the binding's md5 option (16 raw bytes). */
+function contentMd5(headers: Headers): Uint8Array | undefined {
+  const value = headers.get('content-md5');
+  if (value === null) return undefined;
+  const bytes = Buffer.from(value, 'base64');
+  if (bytes.length !== 16 || bytes.toString('base64') !== value) throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.', 400);
+  return new Uint8Array(bytes);
+}
+
+/** PUT /bucket/key */
+export async function putObject(r: S3Request): Promise<Response> {
+  const bucket = await existingBucket(r);
+  const h = r.headers;
+  const body = verifiedBody(r.req, r.auth);
+  const opts: StorePutOptions = { httpMetadata: httpMetadataFrom(h), customMetadata: customMetadataFrom(h) };
+  const cls = storageClassFrom(h);
+  if (cls) opts.storageClass = cls;
+  const key = ssecKeyFrom(h);
+  if (key) opts.ssecKey = key;
+  const md5 = contentMd5(h);
+  if (md5) opts.md5 = md5;
+  const onlyIf = preconditionsFrom(h);
+  if (onlyIf) opts.onlyIf = onlyIf;
+  let obj: StoreObject | null;
+  try {
+    obj = await bucket.put(keyOf(r), body.stream, opts);
+  } catch (err) {
+    throw body.failure() ?? toS3Error(err);
+  }
+  if (!obj) throw s3Error('PreconditionFailed', 412, { Condition: onlyIf?.has('if-match') ? 'If-Match' : 'If-None-Match' });
+  const headers = writtenHeaders(obj);
+  const sum = body.checksum();
+  if (sum) headers.set(`x-amz-checksum-${sum.algorithm}`, sum.value);
+  return new Response(null, { status: 200, headers });
+}
+
+/** The byte range requested by a Range header, resolved like S3: absent or malformed means the whole object. */
+function contentRange(obj: StoreObject): string | undefined {
+  if (!obj.range) return undefined;
+  const { offset, length } = obj.range;
+  if (offset === 0 && length === obj.size) return undefined;
+  return `bytes ${offset}-${offset + length - 1}/${obj.size}`;
+}
+
+function applyOverrides(headers: Headers, query: URLSearchParams): void {
+  for (const [param, header] of Object.entries(RESPONSE_OVERRIDES)) {
+    const v = query.get(param);
+    if (v !== null) headers.set(header, v);
+  }
+}
+
+/** 304 (headers only) or 412 for a failed read precondition. */
+function preconditionAnswer(outcome: 304 | 412, obj: StoreObject): Response {
+  if (outcome === 412) throw s3Error('PreconditionFailed', 412);
+  return new Response(null, { status: 304, headers: { etag: obj.httpEtag, 'last-modified': obj.uploaded.toUTCString() } });
+}
+
+/** GET /bucket/key */
+export async function getObject(r: S3Request): Promise<Response> {
+  const bucket = await existingBucket(r);
+  const opts: StoreGetOptions = {};
+  const range = r.headers.get('range');
+  if (range !== null) opts.range = new Headers({ range });
+  const key = ssecKeyFrom(r.headers);
+  if (key) opts.ssecKey = key;
+  const obj = (await bucket.get(keyOf(r), opts).catch((err: unknown) => { throw toS3Error(err); })) as StoreObjectBody | null;
+  if (!obj) throw s3Error('NoSuchKey', 404, { Key: keyOf(r) });
+  const outcome = evaluateReadPreconditions(r.headers, obj);
+  if (outcome !== 'ok') {
+    await obj.body.cancel();
+    return preconditionAnswer(outcome, obj);
+  }
+  const headers = objectHeaders(obj);
+  applyOverrides(headers, r.query);
+  const cr = contentRange(obj);
+  headers.set('content-length', String(obj.range?.length ?? obj.size));
+  if (cr) headers.set('content-range', cr);
+  return new Response(obj.body, { status: cr ? 206 : 200, headers });
+}
+
+/** HEAD /bucket/key (no body; SSE-C objects need their key, as on GET). */
+export async function headObject(r: S3Request): Promise<Response> {
+  const bucket = await existingBucket(r);
+  const key = ssecKeyFrom(r.headers);
+  let obj: StoreObject | null;
+  try {
+    obj = await bucket.head(keyOf(r));
+    if (obj?.ssecKeyMd5) {
+      // Reading the metadata of an encrypted object needs its key, as S3 requires: an empty range proves it.
+      const probe = (await bucket.get(keyOf(r), { ...(key ? { ssecKey: key } : {}), range: { offset: 0, length: 0 } })) as StoreObjectBody | null;
+      await probe?.body.cancel();
+    }
+  } catch (err) {
+    throw toS3Error(err);
+  }
+  if (!obj) throw s3Error('NoSuchKey', 404);
+  const outcome = evaluateReadPreconditions(r.headers, obj);
+  if (outcome !== 'ok') return preconditionAnswer(outcome, obj);
+  const headers = objectHeaders(obj);
+  applyOverrides(headers, r.query);
+  headers.set('content-length', String(obj.size));
+  return new Response(null, { status: 200, headers });
+}
+
+/** DELETE /bucket/key (204 whether or not the key existed). */
+export async function deleteObject(r: S3Request): Promise<Response> {
+  const bucket = await existingBucket(r);
+  await bucket.delete(keyOf(r)).catch((err: unknown) => { throw toS3Error(err); });
+  return new Response(null, { status: 204 });
+}
+
+/** POST /bucket?delete: up to 1000 keys in one request. */
+export async function deleteObjects(r: S3Request): Promise<Response> {
+  const bucket = await existingBucket(r);
+  const text = await readSmallBody(r);
+  let keys: string[];
+  let quiet: boolean;
+  try {
+    const doc = parseXml(text);
+    if (doc.name !== 'Delete') throw new XmlSyntaxError('root is not Delete');
+    keys = childrenNamed(doc, 'Object').map((o) => {
+      const k = childText(o, 'Key');
+      if (k === undefined) throw new XmlSyntaxError('Object without Key');
+      return k;
+    });
+    quiet = childText(doc, 'Quiet')?.trim() === 'true';
+  } catch (err) {
+    if (err instanceof XmlSyntaxError) throw s3Error('MalformedXML', 400);
+    throw err;
+  }
+  if (keys.length === 0 || keys.length > 1000) throw s3Error('MalformedXML', 400);
+  await bucket.delete(keys).catch((err: unknown) => { throw toS3Error(err); });
+  const body = xmlDocument('DeleteResult', { Deleted: quiet ? [] : keys.map((Key) => ({ Key })) }, true);
+  return new Response(body, { status: 200, headers: { 'content-type': 'application/xml' } });
+}
+
+/** `x-amz-copy-source` as bucket and key. */
+function copySource(value: string): { bucket: string; key: string } {
+  const path = value.replace(/^\//, '').replace(/\?versionId=.*$/, '');
+  const slash = path.indexOf('/');
+  if (slash <= 0 || slash === path.length - 1) throw new S3Error('InvalidArgument', 'Copy Source must mention the source bucket and key: sourcebucket/sourcekey.', 400);
+  try {
+    return { bucket: decodeURIComponent(path.slice(0, slash)), key: decodeURIComponent(path.slice(slash + 1)) };
+  } catch {
+    throw new S3Error('InvalidArgument', 'The copy source is not URL-encoded correctly.', 400);
+  }
+}
+
+/** PUT /bucket/key with x-amz-copy-source: a server-side copy (metadata copied or replaced). */
+export async function copyObject(r: S3Request): Promise<Response> {
+  const dest = await existingBucket(r);
+  const h = r.headers;
+  const source = copySource(h.get('x-amz-copy-source')!);
+  if (!(await r.deps.store.bucketInfo(source.bucket))) throw s3Error('NoSuchBucket', 404, { BucketName: source.bucket });
+  const from: StoreBucket = r.deps.store.bucket(source.bucket);
+  const directive = h.get('x-amz-metadata-directive') ?? 'COPY';
+  if (directive !== 'COPY' && directive !== 'REPLACE') throw new S3Error('InvalidArgument', 'Unknown metadata directive.', 400);
+  const destKey = ssecKeyFrom(h);
+  const cls = storageClassFrom(h);
+  if (source.bucket === r.bucket && source.key === keyOf(r) && directive === 'COPY' && !cls && !destKey) {
+    throw new S3Error('InvalidRequest', "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.", 400);
+  }
+  const sourceKey = ssecKeyFrom(h, 'x-amz-copy-source-');
+  const obj = (await from.get(source.key, sourceKey ? { ssecKey: sourceKey } : {}).catch((err: unknown) => { throw toS3Error(err); })) as StoreObjectBody | null;
+  if (!obj) throw s3Error('NoSuchKey', 404, { Key: source.key });
+  if (evaluateReadPreconditions(h, obj, 'x-amz-copy-source-') !== 'ok') {
+    await obj.body.cancel();
+    throw s3Error('PreconditionFailed', 412);
+  }
+  const opts: StorePutOptions = directive === 'COPY'
+    ? { httpMetadata: obj.httpMetadata ?? {}, customMetadata: obj.customMetadata ?? {} }
+    : { httpMetadata: httpMetadataFrom(h), customMetadata: customMetadataFrom(h) };
+  opts.storageClass = cls ?? obj.storageClass;
+  if (destKey) opts.ssecKey = destKey;
+  let written: StoreObject | null;
+  try {
+    written = await dest.put(keyOf(r), obj.body, opts);
+  } catch (err) {
+    throw toS3Error(err);
+  }
+  const headers = writtenHeaders(written!);
+  headers.set('content-type', 'application/xml');
+  const body = xmlDocument('CopyObjectResult', { LastModified: written!.uploaded.toISOString(), ETag: written!.httpEtag }, true);
+  return new Response(body, { status: 200, headers });
+}

@@ -1,0 +1,81 @@
+/**
+ * Which S3 operation a request is: by method, by whether the path names a bucket or an object, and by the
+ * query's subresources (`?uploads`, `?uploadId`, `?delete`, `?list-type=2`, ...), as S3 dispatches.
+ */
+import type { S3Request } from './context.js';
+import { S3Error, s3Error } from './errors.js';
+import * as buckets from './operations/buckets.js';
+import * as listing from './operations/listing.js';
+import * as objects from './operations/objects.js';
+import * as multipart from './operations/multipart.js';
+
+/** One operation: its name (logged) and its handler. */
+export interface Operation {
+  name: string;
+  run(r: S3Request): Promise<Response>;
+}
+
+const op = (name: string, run: (r: S3Request) => Promise<Response>): Operation => ({ name, run });
+
+/** Bucket subresources that exist in S3 but not here: answered NotImplemented (501). */
+const UNSUPPORTED_BUCKET = ['acl', 'cors', 'policy', 'lifecycle', 'tagging', 'encryption', 'website', 'logging', 'notification', 'replication', 'object-lock', 'ownershipControls', 'publicAccessBlock', 'accelerate', 'requestPayment', 'analytics', 'inventory', 'metrics', 'intelligent-tiering'];
+const UNSUPPORTED_OBJECT = ['acl', 'tagging', 'retention', 'legal-hold', 'torrent', 'restore', 'select', 'attributes'];
+
+function unsupported(query: URLSearchParams, names: string[]): string | undefined {
+  return names.find((n) => query.has(n));
+}
+
+/** The operation for a request; MethodNotAllowed or NotImplemented when there is none. */
+export function route(r: S3Request): Operation {
+  const method = r.req.method;
+  const q = r.query;
+  if (r.bucket === undefined) {
+    if (method === 'GET') return op('ListBuckets', buckets.listBuckets);
+    throw s3Error('MethodNotAllowed', 405);
+  }
+  if (r.key === undefined) {
+    const missing = unsupported(q, UNSUPPORTED_BUCKET);
+    if (missing) return op(`Bucket?${missing}`, async () => buckets.notImplemented(`The bucket subresource ?${missing}`));
+    switch (method) {
+      case 'GET':
+        if (q.has('location')) return op('GetBucketLocation', buckets.getBucketLocation);
+        if (q.has('versioning')) return op('GetBucketVersioning', buckets.getBucketVersioning);
+        if (q.has('uploads')) return op('ListMultipartUploads', multipart.listMultipartUploads);
+        if (q.has('versions')) return op('ListObjectVersions', listing.listObjectVersions);
+        if (q.get('list-type') === '2') return op('ListObjectsV2', listing.listObjectsV2);
+        if (q.has('list-type')) throw new S3Error('InvalidArgument', 'Invalid List Type specified in Request', 400);
+        return op('ListObjects', listing.listObjectsV1);
+      case 'HEAD': return op('HeadBucket', buckets.headBucket);
+      case 'PUT': return op('CreateBucket', buckets.createBucket);
+      case 'DELETE': return op('DeleteBucket', buckets.deleteBucket);
+      case 'POST':
+        if (q.has('delete')) return op('DeleteObjects', objects.deleteObjects);
+        break;
+    }
+    throw s3Error('MethodNotAllowed', 405);
+  }
+  const missing = unsupported(q, UNSUPPORTED_OBJECT);
+  if (missing) return op(`Object?${missing}`, async () => buckets.notImplemented(`The object subresource ?${missing}`));
+  switch (method) {
+    case 'GET':
+      if (q.has('uploadId')) return op('ListParts', async () => buckets.notImplemented('ListParts'));
+      return op('GetObject', objects.getObject);
+    case 'HEAD': return op('HeadObject', objects.headObject);
+    case 'PUT':
+      if (q.has('uploadId') || q.has('partNumber')) {
+        if (r.headers.has('x-amz-copy-source')) return op('UploadPartCopy', async () => buckets.notImplemented('UploadPartCopy'));
+        if (!q.has('uploadId')) throw new S3Error('InvalidArgument', 'uploadId is required with partNumber.', 400);
+        return op('UploadPart', multipart.uploadPart);
+      }
+      if (r.headers.has('x-amz-copy-source')) return op('CopyObject', objects.copyObject);
+      return op('PutObject', objects.putObject);
+    case 'DELETE':
+      if (q.has('uploadId')) return op('AbortMultipartUpload', multipart.abortMultipartUpload);
+      return op('DeleteObject', objects.deleteObject);
+    case 'POST':
+      if (q.has('uploads')) return op('CreateMultipartUpload', multipart.createMultipartUpload);
+      if (q.has('uploadId')) return op('CompleteMultipartUpload', multipart.completeMultipartUpload);
+      break;
+  }
+  throw s3Error('MethodNotAllowed', 405);
+}
