@@ -58,12 +58,12 @@ export function route(r: S3Request): Operation {
   if (missing) return op(`Object?${missing}`, async () => buckets.notImplemented(`The object subresource ?${missing}`));
   switch (method) {
     case 'GET':
-      if (q.has('uploadId')) return op('ListParts', async () => buckets.notImplemented('ListParts'));
+      if (q.has('uploadId')) return op('ListParts', multipart.listParts);
       return op('GetObject', objects.getObject);
     case 'HEAD': return op('HeadObject', objects.headObject);
     case 'PUT':
       if (q.has('uploadId') || q.has('partNumber')) {
-        if (r.headers.has('x-amz-copy-source')) return op('UploadPartCopy', async () => buckets.notImplemented('UploadPartCopy'));
+        if (r.headers.has('x-amz-copy-source')) return op('UploadPartCopy', multipart.uploadPartCopy);
         if (!q.has('uploadId')) throw new S3Error('InvalidArgument', 'uploadId is required with partNumber.', 400);
         return op('UploadPart', multipart.uploadPart);
       }

@@ -32,5 +32,6 @@ export type {
   StoreUploadPartOptions,
   SweepReport,
   UploadInfo,
+  PartInfo,
   UploadListOptions,
 } from './types.js';

@@ -9,7 +9,7 @@ import { FileBlobStore } from './adapters/file-blobs.js';
 import { Collector } from './gc.js';
 import { Bucket } from './bucket.js';
 import type { BucketSettings, StoreContext } from './context.js';
-import { bucketInfo, createBucket, deleteBucket, listBuckets, listUploads } from './registry.js';
+import { bucketInfo, createBucket, deleteBucket, listBuckets, listParts, listUploads } from './registry.js';
 
 /** Options of {@link openBucketStore}. */
 export interface OpenBucketStoreOptions {
@@ -74,6 +74,7 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
     deleteBucket: async (name) => deleteBucket(live(), name),
     bucketInfo: async (name) => bucketInfo(live(), name),
     listUploads: async (bucket, listOpts) => listUploads(live(), bucket, listOpts),
+    listParts: async (bucket, key, uploadId, partOpts) => listParts(live(), bucket, key, uploadId, partOpts),
     sweep(): Promise<SweepReport> {
       return collector.track(collector.sweep());
     },

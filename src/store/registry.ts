@@ -8,7 +8,7 @@ import type { StoreContext } from './context.js';
 import { UPLOAD_MAX_AGE_MS } from './gc.js';
 import { coerceKey } from './keys.js';
 import type { BucketRecord } from './ports.js';
-import type { BucketInfo, UploadInfo, UploadListOptions } from './types.js';
+import type { BucketInfo, PartInfo, UploadInfo, UploadListOptions } from './types.js';
 
 /** Uploads a listing returns when no limit is given (S3's max-uploads default). */
 const DEFAULT_UPLOAD_LIMIT = 1000;
@@ -65,4 +65,24 @@ export async function listUploads(ctx: StoreContext, bucket: string, opts: Uploa
     limit,
   });
   return rows.map((u) => ({ key: u.key, uploadId: u.uploadId, initiated: new Date(u.created), storageClass: u.storageClass }));
+}
+
+/** The parts of an active upload of `key` after `partNumberMarker` (ListParts), or null when there is no such upload. */
+export async function listParts(
+  ctx: StoreContext,
+  bucket: string,
+  key: string,
+  uploadId: string,
+  opts: { partNumberMarker?: number; limit?: number } = {},
+): Promise<{ initiated: Date; storageClass: string; parts: PartInfo[] } | null> {
+  await expireUploads(ctx);
+  const upload = await ctx.meta.getUpload(String(bucket), String(uploadId));
+  if (!upload || upload.state !== 'active' || upload.key !== key) return null;
+  const marker = opts.partNumberMarker ?? 0;
+  const limit = uploadLimit(opts.limit);
+  const parts = (await ctx.meta.listParts(String(bucket), upload.uploadId))
+    .filter((p) => p.partNumber > marker)
+    .slice(0, limit)
+    .map((p) => ({ partNumber: p.partNumber, size: p.size, etag: p.etag }));
+  return { initiated: new Date(upload.created), storageClass: upload.storageClass, parts };
 }

@@ -201,6 +201,14 @@ export interface UploadInfo {
   storageClass: string;
 }
 
+/** One stored part of an active upload, as {@link BucketStore.listParts} returns it. */
+export interface PartInfo {
+  partNumber: number;
+  size: number;
+  /** Lowercase hex MD5 of the part's bytes. */
+  etag: string;
+}
+
 /** An open data folder holding any number of buckets. */
 export interface BucketStore {
   /** The bucket with this name (registered on first write; every name is valid). */
@@ -221,6 +229,11 @@ export interface BucketStore {
    * uploadId, starting after the markers as S3's ListMultipartUploads does. An unknown bucket lists nothing.
    */
   listUploads(bucket: string, opts?: UploadListOptions): Promise<UploadInfo[]>;
+  /**
+   * The parts stored so far of an active upload of `key`, by part number (after `partNumberMarker`, at most
+   * `limit`), with the upload's initiation time; null when no such upload is active.
+   */
+  listParts(bucket: string, key: string, uploadId: string, opts?: { partNumberMarker?: number; limit?: number }): Promise<{ initiated: Date; storageClass: string; parts: PartInfo[] } | null>;
   /** Runs the orphan and expiry sweep now (also run at open). */
   sweep(): Promise<SweepReport>;
   /** Finishes background deletions and closes the database. */

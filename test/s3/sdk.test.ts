@@ -11,8 +11,12 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateBucketCommand,
   CreateMultipartUploadCommand, DeleteBucketCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand,
   HeadBucketCommand, HeadObjectCommand, ListBucketsCommand, ListMultipartUploadsCommand, ListObjectsCommand,
-  ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException, UploadPartCommand,
+  ListObjectsV2Command, ListPartsCommand, PutObjectCommand, S3Client, S3ServiceException, UploadPartCommand,
+  UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { buildQueryString } from '@smithy/core/protocols';
+import { createHmac, type Hash as NodeHash, type Hmac } from 'node:crypto';
 import { openBucketStore, type BucketStore } from '../../src/index.js';
 import { startTestServer, TEST_S3_ACCESS_KEY_ID, TEST_S3_SECRET, type TestServer } from '../helpers/server.js';
 
@@ -39,6 +43,34 @@ async function failure(p: Promise<unknown>): Promise<{ name: string; status: num
     throw err;
   }
   throw new Error('expected the command to fail');
+}
+
+/** The SHA-256 the SDK's signer takes (node:crypto underneath). */
+class Sha256 {
+  private readonly h: NodeHash | Hmac;
+  constructor(secret?: string | Uint8Array) {
+    this.h = secret ? createHmac('sha256', secret) : createHash('sha256');
+  }
+  update(data: string | Uint8Array): void {
+    this.h.update(data);
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.h.digest());
+  }
+}
+
+/** A presigned URL made as @aws-sdk/s3-request-presigner makes it (SignatureV4.presign, UNSIGNED-PAYLOAD). */
+async function presignedUrl(method: string, path: string, expiresIn = 300, signingDate = new Date()): Promise<string> {
+  const base = new URL(server.running.s3Url!);
+  const signer = new SignatureV4({
+    service: 's3', region: 'auto', uriEscapePath: false, applyChecksum: false, sha256: Sha256,
+    credentials: { accessKeyId: TEST_S3_ACCESS_KEY_ID, secretAccessKey: TEST_S3_SECRET },
+  });
+  const signed = await signer.presign({
+    method, protocol: 'http:', hostname: base.hostname, port: Number(base.port), path, query: {},
+    headers: { host: base.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+  }, { expiresIn, signingDate });
+  return `${base.origin}${signed.path}?${buildQueryString(signed.query)}`;
 }
 
 const md5 = (b: Uint8Array | string): string => createHash('md5').update(b).digest('hex');
@@ -273,5 +305,56 @@ describe('S3 API with @aws-sdk/client-s3', () => {
     const seen = await bucket.get('from-s3');
     expect(seen && 'text' in seen ? await seen.text() : null).toBe('written over S3');
     expect(seen?.httpMetadata?.contentType).toBe('text/plain');
+  });
+
+  it('answers presigned GET and PUT URLs, and refuses them once expired', async () => {
+    const put = await fetch(await presignedUrl('PUT', '/alpha/presigned%20file.txt'), { method: 'PUT', body: 'via a presigned URL' });
+    expect(put.status).toBe(200);
+    const get = await fetch(await presignedUrl('GET', '/alpha/presigned%20file.txt'));
+    expect(await get.text()).toBe('via a presigned URL');
+    const expired = await fetch(await presignedUrl('GET', '/alpha/presigned%20file.txt', 60, new Date(Date.now() - 3_600_000)));
+    expect(expired.status).toBe(403);
+    expect(await expired.text()).toContain('<Code>AccessDenied</Code>');
+  });
+
+  it('lists the parts of an upload and copies parts from stored objects', async () => {
+    const source = randomBytes(6 * 1024 * 1024);
+    await s3.send(new PutObjectCommand({ Bucket: 'alpha', Key: 'copy-source.bin', Body: source }));
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'alpha', Key: 'assembled.bin' }));
+    const first = await s3.send(new UploadPartCopyCommand({
+      Bucket: 'alpha', Key: 'assembled.bin', UploadId, PartNumber: 1, CopySource: 'alpha/copy-source.bin', CopySourceRange: `bytes=0-${5 * 1024 * 1024 - 1}`,
+    }));
+    expect(first.CopyPartResult?.ETag).toBe(`"${md5(source.subarray(0, 5 * 1024 * 1024))}"`);
+    const tail = Buffer.from('tail');
+    await s3.send(new UploadPartCommand({ Bucket: 'alpha', Key: 'assembled.bin', UploadId, PartNumber: 2, Body: tail }));
+    const parts = await s3.send(new ListPartsCommand({ Bucket: 'alpha', Key: 'assembled.bin', UploadId }));
+    expect(parts.Parts?.map((p) => [p.PartNumber, p.Size])).toEqual([[1, 5 * 1024 * 1024], [2, 4]]);
+    const page = await s3.send(new ListPartsCommand({ Bucket: 'alpha', Key: 'assembled.bin', UploadId, MaxParts: 1 }));
+    expect(page.IsTruncated).toBe(true);
+    expect(page.NextPartNumberMarker).toBe('1');
+    await s3.send(new CompleteMultipartUploadCommand({
+      Bucket: 'alpha', Key: 'assembled.bin', UploadId, MultipartUpload: { Parts: parts.Parts!.map((p) => ({ PartNumber: p.PartNumber, ETag: p.ETag })) },
+    }));
+    const got = await s3.send(new GetObjectCommand({ Bucket: 'alpha', Key: 'assembled.bin' }));
+    expect(Buffer.from(await got.Body!.transformToByteArray()).equals(Buffer.concat([source.subarray(0, 5 * 1024 * 1024), tail]))).toBe(true);
+    expect(await failure(s3.send(new ListPartsCommand({ Bucket: 'alpha', Key: 'assembled.bin', UploadId })))).toEqual({ name: 'NoSuchUpload', status: 404 });
+  });
+
+  it('refuses an aws-chunked body whose trailing checksum is wrong, and stores nothing', async () => {
+    const base = new URL(server.running.s3Url!);
+    const signer = new SignatureV4({
+      service: 's3', region: 'auto', uriEscapePath: false, applyChecksum: false, sha256: Sha256,
+      credentials: { accessKeyId: TEST_S3_ACCESS_KEY_ID, secretAccessKey: TEST_S3_SECRET },
+    });
+    const body = '5\r\nhello\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n';
+    const headers = {
+      host: base.host, 'content-encoding': 'aws-chunked', 'x-amz-content-sha256': 'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
+      'x-amz-decoded-content-length': '5', 'x-amz-trailer': 'x-amz-checksum-crc32', 'content-length': String(body.length),
+    };
+    const signed = await signer.sign({ method: 'PUT', protocol: 'http:', hostname: base.hostname, port: Number(base.port), path: '/alpha/trailer.txt', query: {}, headers });
+    const res = await fetch(`${base.origin}/alpha/trailer.txt`, { method: 'PUT', headers: signed.headers, body });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('<Code>BadDigest</Code>');
+    expect((await failure(s3.send(new HeadObjectCommand({ Bucket: 'alpha', Key: 'trailer.txt' })))).status).toBe(404);
   });
 });

@@ -2,7 +2,7 @@
  * Multipart uploads: CreateMultipartUpload, UploadPart, CompleteMultipartUpload, AbortMultipartUpload and
  * ListMultipartUploads, on the binding's multipart API (so uploads are shared with edge scripts).
  */
-import type { StoreMultipartOptions, StoreUploadedPart } from '../../store/index.js';
+import type { StoreGetOptions, StoreMultipartOptions, StoreObjectBody, StoreUploadedPart } from '../../store/index.js';
 import { existingBucket, keyOf, type S3Request } from '../context.js';
 import { S3Error, s3Error, toS3Error } from '../errors.js';
 import { verifiedBody } from '../body.js';
@@ -10,6 +10,8 @@ import { customMetadataFrom, hexOrBase64ToBase64, httpMetadataFrom, s3StorageCla
 import { childrenNamed, childText, parseXml, xmlDocument, XmlSyntaxError } from '../xml.js';
 import { readSmallBody } from './small-body.js';
 import { OWNER } from './buckets.js';
+import { copySource } from './objects.js';
+import { evaluateReadPreconditions } from '../preconditions.js';
 
 const xml = (body: string, headers: Record<string, string> = {}): Response =>
   new Response(body, { status: 200, headers: { 'content-type': 'application/xml', ...headers } });
@@ -128,4 +130,72 @@ export async function listMultipartUploads(r: S3Request): Promise<Response> {
       Key: u.key, UploadId: u.uploadId, Initiator: OWNER, Owner: OWNER, StorageClass: s3StorageClass(u.storageClass), Initiated: u.initiated.toISOString(),
     })),
   }, true));
+}
+
+/** GET /bucket/key?uploadId=U: the parts stored so far. */
+export async function listParts(r: S3Request): Promise<Response> {
+  await existingBucket(r);
+  const q = r.query;
+  const uploadId = q.get('uploadId')!;
+  const rawMarker = q.get('part-number-marker');
+  const rawMax = q.get('max-parts');
+  if ((rawMarker !== null && !/^\d+$/.test(rawMarker)) || (rawMax !== null && !/^\d+$/.test(rawMax))) {
+    throw new S3Error('InvalidArgument', 'Provided part-number-marker or max-parts not an integer or within integer range', 400);
+  }
+  const marker = rawMarker === null ? 0 : Number(rawMarker);
+  const max = Math.min(rawMax === null ? 1000 : Number(rawMax), 1000);
+  const found = await r.deps.store.listParts(r.bucket!, keyOf(r), uploadId, { partNumberMarker: marker, limit: max + 1 });
+  if (!found) throw new S3Error('NoSuchUpload', 'The specified multipart upload does not exist.', 404, { UploadId: uploadId });
+  const parts = found.parts.slice(0, max);
+  const truncated = found.parts.length > max;
+  return xml(xmlDocument('ListPartsResult', {
+    Bucket: r.bucket!,
+    Key: keyOf(r),
+    UploadId: uploadId,
+    Initiator: OWNER,
+    Owner: OWNER,
+    StorageClass: s3StorageClass(found.storageClass),
+    PartNumberMarker: marker,
+    ...(truncated ? { NextPartNumberMarker: parts.at(-1)!.partNumber } : {}),
+    MaxParts: max,
+    IsTruncated: truncated,
+    Part: parts.map((p) => ({ PartNumber: p.partNumber, LastModified: found.initiated.toISOString(), ETag: `"${p.etag}"`, Size: p.size })),
+  }, true));
+}
+
+/** `x-amz-copy-source-range: bytes=first-last` as the binding's range (both ends inclusive and inside the object). */
+function copyRange(value: string | null, size: number): { offset: number; length: number } | undefined {
+  if (value === null) return undefined;
+  const m = /^bytes=(\d+)-(\d+)$/.exec(value.trim());
+  if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) >= size) {
+    throw new S3Error('InvalidArgument', 'The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy', 400);
+  }
+  return { offset: Number(m[1]), length: Number(m[2]) - Number(m[1]) + 1 };
+}
+
+/** PUT /bucket/key?partNumber=N&uploadId=U with x-amz-copy-source: a part copied from a stored object (or a range of it). */
+export async function uploadPartCopy(r: S3Request): Promise<Response> {
+  const bucket = await existingBucket(r);
+  const partNumber = partNumberOf(r.query);
+  const h = r.headers;
+  const source = copySource(h.get('x-amz-copy-source')!);
+  if (!(await r.deps.store.bucketInfo(source.bucket))) throw s3Error('NoSuchBucket', 404, { BucketName: source.bucket });
+  const from = r.deps.store.bucket(source.bucket);
+  const head = await from.head(source.key).catch((err: unknown) => { throw toS3Error(err); });
+  if (!head) throw s3Error('NoSuchKey', 404, { Key: source.key });
+  const range = copyRange(h.get('x-amz-copy-source-range'), head.size);
+  const sourceKey = ssecKeyFrom(h, 'x-amz-copy-source-');
+  const opts: StoreGetOptions = { onlyIf: { etagMatches: head.etag }, ...(range ? { range } : {}), ...(sourceKey ? { ssecKey: sourceKey } : {}) };
+  const obj = (await from.get(source.key, opts).catch((err: unknown) => { throw toS3Error(err); })) as StoreObjectBody | null;
+  // The object changed between the two reads: answer as if the copy had started after the change.
+  if (!obj || !('body' in obj)) throw new S3Error('InternalError', 'The source object changed during the copy; please retry.', 500);
+  if (evaluateReadPreconditions(h, obj, 'x-amz-copy-source-') !== 'ok') {
+    await obj.body.cancel();
+    throw s3Error('PreconditionFailed', 412);
+  }
+  const key = ssecKeyFrom(h);
+  const part = await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!)
+    .uploadPart(partNumber, obj.body, key ? { ssecKey: key } : {})
+    .catch((err: unknown) => { throw toS3Error(err); });
+  return xml(xmlDocument('CopyPartResult', { LastModified: new Date().toISOString(), ETag: `"${part.etag}"` }, true));
 }

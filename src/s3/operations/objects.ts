@@ -158,7 +158,7 @@ export async function deleteObjects(r: S3Request): Promise<Response> {
 }
 
 /** `x-amz-copy-source` as bucket and key. */
-function copySource(value: string): { bucket: string; key: string } {
+export function copySource(value: string): { bucket: string; key: string } {
   const path = value.replace(/^\//, '').replace(/\?versionId=.*$/, '');
   const slash = path.indexOf('/');
   if (slash <= 0 || slash === path.length - 1) throw new S3Error('InvalidArgument', 'Copy Source must mention the source bucket and key: sourcebucket/sourcekey.', 400);
