@@ -36,7 +36,10 @@ export interface RunningStratus {
 
 /** Starts Stratus with the given configuration. */
 export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningStratus> {
-  const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl });
+  const database = await openDatabase({
+    dataDir: config.dataDir, url: config.databaseUrl,
+    onConnectionLost: (err) => logger.warn({ err }, 'PostgreSQL closed an idle connection; a new one opens when needed'),
+  });
   let generatedCredentials: GeneratedCredentials | undefined;
   try {
     generatedCredentials = await bootstrapCredentials(database.db, { dataDir: config.dataDir, authEmail: config.authEmail, authKey: config.authKey, clock });

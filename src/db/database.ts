@@ -23,12 +23,17 @@ export interface DatabaseOptions {
   dataDir: string;
   /** `postgres://…` connection string. */
   url?: string | undefined;
+  /** Told when PostgreSQL drops an idle pooled connection (server restart, admin termination). */
+  onConnectionLost?: (err: Error) => void;
 }
 
 /** Opens (and migrates) the configured database. */
 export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase> {
   if (opts.url) {
     const pool = new pg.Pool({ connectionString: opts.url, max: 10 });
+    // An idle connection the server closes is an 'error' on the pool, which would otherwise crash the process;
+    // the pool discards that connection and opens a new one when next needed.
+    pool.on('error', (err) => opts.onConnectionLost?.(err));
     // bigint columns (the serial) come back as numbers: serials stay far below 2^53.
     pg.types.setTypeParser(20, (v) => Number(v));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -1,4 +1,4 @@
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   DeleteObjectsCommand,
   GetObjectCommand,
@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { buildQueryString } from '@smithy/core/protocols';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { HttpRequest, SourceData } from '@smithy/types';
+import type { HttpRequest } from '@smithy/types';
 import { describe, expect, it } from 'vitest';
 import {
   EMPTY_SHA256,
@@ -20,28 +20,7 @@ import {
   verifySigV4,
   type SignedRequestInfo,
 } from './sigv4.js';
-
-/** The sha256 constructor the SDK uses in Node (`@smithy/hash-node`), rebuilt on node:crypto. */
-class NodeSha256 {
-  private hash: Hash | Hmac;
-  constructor(private readonly secret?: SourceData) {
-    this.hash = this.fresh();
-  }
-  private fresh(): Hash | Hmac {
-    if (this.secret === undefined) return createHash('sha256');
-    const key = typeof this.secret === 'string' ? this.secret : Buffer.from(this.secret as ArrayBuffer);
-    return createHmac('sha256', key);
-  }
-  update(data: Uint8Array): void {
-    this.hash.update(data);
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-  reset(): void {
-    this.hash = this.fresh();
-  }
-}
+import { NodeSha256 } from '../../test/helpers/node-sha256.js';
 
 const AKID = 'AKIDSTRATUS';
 const SECRET = 'stratus/secret+key';

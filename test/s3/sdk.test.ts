@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { buildQueryString } from '@smithy/core/protocols';
-import { createHmac, type Hash as NodeHash, type Hmac } from 'node:crypto';
+import { NodeSha256 } from '../helpers/node-sha256.js';
 import { openBucketStore, type BucketStore } from '../../src/index.js';
 import { startTestServer, TEST_S3_ACCESS_KEY_ID, TEST_S3_SECRET, type TestServer } from '../helpers/server.js';
 
@@ -45,32 +45,18 @@ async function failure(p: Promise<unknown>): Promise<{ name: string; status: num
   throw new Error('expected the command to fail');
 }
 
-/** The SHA-256 the SDK's signer takes (node:crypto underneath). */
-class Sha256 {
-  private readonly h: NodeHash | Hmac;
-  constructor(secret?: string | Uint8Array) {
-    this.h = secret ? createHmac('sha256', secret) : createHash('sha256');
-  }
-  update(data: string | Uint8Array): void {
-    this.h.update(data);
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.h.digest());
-  }
-}
-
 /** A presigned URL made as @aws-sdk/s3-request-presigner makes it (SignatureV4.presign, UNSIGNED-PAYLOAD). */
 async function presignedUrl(method: string, path: string, expiresIn = 300, signingDate = new Date()): Promise<string> {
   const base = new URL(server.running.s3Url!);
   const signer = new SignatureV4({
-    service: 's3', region: 'auto', uriEscapePath: false, applyChecksum: false, sha256: Sha256,
+    service: 's3', region: 'auto', uriEscapePath: false, applyChecksum: false, sha256: NodeSha256,
     credentials: { accessKeyId: TEST_S3_ACCESS_KEY_ID, secretAccessKey: TEST_S3_SECRET },
   });
   const signed = await signer.presign({
     method, protocol: 'http:', hostname: base.hostname, port: Number(base.port), path, query: {},
     headers: { host: base.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
   }, { expiresIn, signingDate });
-  return `${base.origin}${signed.path}?${buildQueryString(signed.query)}`;
+  return `${base.origin}${signed.path}?${buildQueryString(signed.query ?? {})}`;
 }
 
 const md5 = (b: Uint8Array | string): string => createHash('md5').update(b).digest('hex');
@@ -343,7 +329,7 @@ describe('S3 API with @aws-sdk/client-s3', () => {
   it('refuses an aws-chunked body whose trailing checksum is wrong, and stores nothing', async () => {
     const base = new URL(server.running.s3Url!);
     const signer = new SignatureV4({
-      service: 's3', region: 'auto', uriEscapePath: false, applyChecksum: false, sha256: Sha256,
+      service: 's3', region: 'auto', uriEscapePath: false, applyChecksum: false, sha256: NodeSha256,
       credentials: { accessKeyId: TEST_S3_ACCESS_KEY_ID, secretAccessKey: TEST_S3_SECRET },
     });
     const body = '5\r\nhello\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n';
