@@ -1,0 +1,141 @@
+/**
+ * Schema and locks of the PostgreSQL metadata store, shared by every Stratus node pointed at one database.
+ *
+ * Byte order: object and upload keys are `bytea` holding their UTF-8 bytes, so `ORDER BY key` and range
+ * scans compare bytes (as the SQLite adapter's BLOB keys do) and any key, even one holding U+0000, fits.
+ * Bucket names and ids are `text COLLATE "C"`: in a UTF-8 database the C collation compares bytes, which is
+ * code-point order. Numbers (sizes, epoch ms) are `bigint`, read back as JS numbers (all stay below 2^53).
+ *
+ * Locks: every write of an object row holds a transaction-scoped advisory lock on its (bucket, key) from
+ * before it reads the row until it commits, so writers of a key that does not exist yet are serialised too;
+ * writers that register a bucket hold a shared advisory lock on the bucket, which `deleteBucket` takes
+ * exclusively. Advisory locks use the two-`int4` key space (which never overlaps the single-`bigint` one),
+ * with a class of their own per kind, so they cannot collide with locks taken by other code on the database.
+ */
+import pg from 'pg';
+
+/** Advisory lock classes (first `int4` of the two-key form). */
+const LockClass = { schema: 0x53540001, bucket: 0x53540002, key: 0x53540003 } as const;
+
+/** Upload states as stored. */
+export const UploadState = { active: 0, completed: 1, aborted: 2 } as const;
+
+/** The last object the schema script creates: when it exists, the schema is in place. */
+const LAST_OBJECT = 'store_garbage_since';
+
+/** Statements creating the tables; idempotent. Run under the schema lock so nodes starting at once take turns. */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS store_objects (
+  bucket text COLLATE "C" NOT NULL,
+  key bytea NOT NULL,
+  version text NOT NULL,
+  size bigint NOT NULL,
+  etag text NOT NULL,
+  uploaded bigint NOT NULL,
+  checksums text NOT NULL,
+  http_metadata text NOT NULL,
+  custom_metadata text NOT NULL,
+  storage_class text NOT NULL,
+  ssec text,
+  inline_data bytea,
+  blob_id text,
+  upload_id text,
+  PRIMARY KEY (bucket, key)
+);
+CREATE INDEX IF NOT EXISTS store_objects_blob ON store_objects (blob_id) WHERE blob_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS store_uploads (
+  upload_id text COLLATE "C" PRIMARY KEY,
+  bucket text COLLATE "C" NOT NULL,
+  key bytea NOT NULL,
+  created bigint NOT NULL,
+  state smallint NOT NULL,
+  http_metadata text NOT NULL,
+  custom_metadata text NOT NULL,
+  storage_class text NOT NULL,
+  ssec_key_md5 text
+);
+CREATE INDEX IF NOT EXISTS store_uploads_bucket ON store_uploads (bucket);
+CREATE INDEX IF NOT EXISTS store_uploads_active ON store_uploads (created) WHERE state = 0;
+CREATE INDEX IF NOT EXISTS store_uploads_listing ON store_uploads (bucket, key, created, upload_id) WHERE state = 0;
+CREATE TABLE IF NOT EXISTS store_parts (
+  upload_id text COLLATE "C" NOT NULL,
+  part_number integer NOT NULL,
+  size bigint NOT NULL,
+  etag text NOT NULL,
+  blob_id text NOT NULL,
+  iv text,
+  PRIMARY KEY (upload_id, part_number)
+);
+CREATE INDEX IF NOT EXISTS store_parts_blob ON store_parts (blob_id);
+CREATE TABLE IF NOT EXISTS store_buckets (
+  name text COLLATE "C" PRIMARY KEY,
+  created bigint NOT NULL
+);
+CREATE TABLE IF NOT EXISTS store_garbage (
+  blob_id text PRIMARY KEY,
+  since bigint NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ${LAST_OBJECT} ON store_garbage (since);
+`;
+
+/**
+ * Checks the database encoding and creates the tables unless they exist. Several nodes may run this at once:
+ * the DDL runs in one transaction under an exclusive advisory lock, and only when the schema is missing
+ * (`CREATE INDEX IF NOT EXISTS` would otherwise lock the tables against writers on every start).
+ */
+export async function preparePostgres(pool: pg.Pool): Promise<void> {
+  const { rows } = await pool.query<{ encoding: string; ready: boolean }>(
+    `SELECT current_setting('server_encoding') AS encoding, to_regclass($1) IS NOT NULL AS ready`,
+    [LAST_OBJECT],
+  );
+  const { encoding, ready } = rows[0]!;
+  // Text in another encoding would not compare (or even store) as UTF-8 bytes.
+  if (encoding !== 'UTF8' && encoding !== 'SQL_ASCII') throw new Error(`the bucket metadata database must use UTF8 encoding, not ${encoding}`);
+  if (ready) return;
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${LockClass.schema}, 0); ${SCHEMA} COMMIT;`);
+  } catch (err) {
+    await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** FNV-1a over the bytes, as a signed 32-bit integer (the second key of an advisory lock). */
+function hash32(parts: Uint8Array[]): number {
+  let h = 0x811c9dc5;
+  for (const bytes of parts) {
+    for (const b of bytes) h = Math.imul(h ^ b, 0x01000193);
+  }
+  return h | 0;
+}
+
+const SEPARATOR = Uint8Array.of(0xff); // never occurs in UTF-8
+
+/**
+ * Opens a write transaction. READ COMMITTED explicitly, whatever the database's default: the locking rules
+ * rely on each statement taking a fresh snapshot (under REPEATABLE READ the first one would fix it before the
+ * locks are granted).
+ */
+export const BEGIN = 'BEGIN ISOLATION LEVEL READ COMMITTED';
+
+/**
+ * {@link BEGIN} plus the advisory locks of a write, as one simple-protocol string (one round trip). Only integers
+ * computed here are spliced in. Object keys are locked in ascending lock order, so writers of several keys
+ * cannot deadlock; a hash collision only makes two keys share a lock. The statement that reads the rows must
+ * come after this one: under READ COMMITTED its snapshot is then taken once the locks are held.
+ */
+export function beginLocked(opts: { bucket: string; bucketLock?: 'shared' | 'exclusive'; keys?: string[] }): string {
+  const name = Buffer.from(opts.bucket, 'utf8');
+  const out = [BEGIN];
+  if (opts.bucketLock) {
+    const fn = opts.bucketLock === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
+    out.push(`SELECT ${fn}(${LockClass.bucket}, ${hash32([name])})`);
+  }
+  const ids = [...new Set((opts.keys ?? []).map((k) => hash32([name, SEPARATOR, Buffer.from(k, 'utf8')])))].sort((a, b) => a - b);
+  for (const id of ids) out.push(`SELECT pg_advisory_xact_lock(${LockClass.key}, ${id})`);
+  return out.join('; ');
+}
