@@ -24,7 +24,9 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
   --http HOST:PORT       HTTP listener (default 127.0.0.1:8787; port 0 picks a free port)
   --dns HOST:PORT        DNS listener, UDP and TCP (default 127.0.0.1:1053)
   --api-date YYYY-MM-DD  the date requests without an api-version header are served as of (default today)
-  --database-url URL     PostgreSQL connection string instead of the embedded SQLite database
+  --database-url URL     PostgreSQL connection string instead of the embedded SQLite database (zones, records
+                         and bucket metadata)
+  --blobs-dir DIR        folder of object bodies (default DATA_DIR/blobs; shared by nodes on one PostgreSQL)
   --dns-workers N        extra processes answering DNS over UDP (default: one per extra core, at most 3)
   --s3 HOST:PORT|off     S3-compatible API listener (default 127.0.0.1:8788)
   --s3-access-key-id ID, --s3-secret-access-key SECRET

@@ -13,6 +13,9 @@ import { ZoneChangeFeed } from './zones/change-feed.js';
 import { startDnsServer } from './dns-server/server.js';
 import { bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
 import { openBucketStore } from './store/index.js';
+import { PostgresMetadataStore } from './store/adapters/postgres-metadata.js';
+import { SqliteMetadataStore } from './store/adapters/sqlite-metadata.js';
+import { FileBlobStore } from './store/adapters/file-blobs.js';
 import { resolveS3Credentials } from './s3/credentials.js';
 import { startS3Server, type RunningS3 } from './s3/server.js';
 
@@ -53,7 +56,13 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,
   }).catch(async (err: unknown) => { await database.close(); throw err; });
   const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
-  const store = await openBucketStore({ dataDir: config.dataDir, clock, logger });
+  // Bucket metadata lives beside the zones: in PostgreSQL when configured (several nodes then share it, and
+  // must share the blobs folder too), else in the data folder's SQLite file.
+  const meta = await (config.databaseUrl
+    ? PostgresMetadataStore.connect(config.databaseUrl, { onConnectionLost: (err) => logger.warn({ err }, 'PostgreSQL closed an idle connection of the bucket store') })
+    : Promise.resolve(SqliteMetadataStore.inDataDir(config.dataDir))
+  ).catch(async (err: unknown) => { await dns.close(); await database.close(); throw err; });
+  const store = await openBucketStore({ dataDir: config.dataDir, clock, logger, adapters: { meta, blobs: new FileBlobStore(config.blobsDir) } });
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {

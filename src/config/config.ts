@@ -37,6 +37,8 @@ export interface Config {
   authKey: string | undefined;
   /** PostgreSQL connection string; undefined means the embedded SQLite database in the data folder. */
   databaseUrl: string | undefined;
+  /** Folder of object bodies (`<dataDir>/blobs` by default); nodes sharing a PostgreSQL database share it too. */
+  blobsDir: string;
   /** Name servers assigned to new zones. */
   nameservers: string[];
   /** Address ranges of the service's own network: A/AAAA content inside them is refused. */
@@ -107,6 +109,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     authEmail: get('auth-email'),
     authKey: get('auth-key'),
     databaseUrl: get('database-url'),
+    blobsDir: path.resolve(get('blobs-dir') ?? path.join(dataDir, 'blobs')),
     nameservers: list('nameservers', ['ns1.stratus.invalid', 'ns2.stratus.invalid']).map((n) => n.toLowerCase().replace(/\.$/, '')),
     serviceRanges: list('service-ranges', DEFAULT_SERVICE_RANGES),
     edgeIpv4: list('edge-ipv4', ['192.0.2.10', '192.0.2.11']),

@@ -4,9 +4,14 @@
  * Two nodes share it: writes through either API are served by both, the CNAME rule holds across nodes under
  * concurrent writers, and data survives a restart.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { CreateBucketCommand, GetObjectCommand, ListBucketsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, TEST_S3_ACCESS_KEY_ID, TEST_S3_SECRET, type TestServer } from '../helpers/server.js';
 import { createZone } from '../helpers/api.js';
 import { freshPostgresUrl, withPostgresAdmin as admin } from '../helpers/postgres.js';
 import { dig } from '../dns-server/dig.js';
@@ -25,10 +30,14 @@ async function eventually<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms 
 
 let a: TestServer;
 let b: TestServer;
+/** The object bodies folder both nodes share (bucket metadata is in PostgreSQL). */
+let blobsDir: string;
+let flags: Record<string, string>;
 
 beforeAll(async () => {
   ({ url, drop } = await freshPostgresUrl('nodes'));
-  const flags = { 'database-url': url };
+  blobsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-shared-blobs-'));
+  flags = { 'database-url': url, 'blobs-dir': blobsDir };
   a = await startTestServer({ flags });
   b = await startTestServer({ flags });
 });
@@ -37,7 +46,15 @@ afterAll(async () => {
   await b?.stop();
   await a?.stop();
   await drop?.();
+  fs.rmSync(blobsDir, { recursive: true, force: true });
 });
+
+function s3(node: TestServer): S3Client {
+  return new S3Client({
+    endpoint: node.running.s3Url!, region: 'auto', forcePathStyle: true, maxAttempts: 1,
+    credentials: { accessKeyId: TEST_S3_ACCESS_KEY_ID, secretAccessKey: TEST_S3_SECRET },
+  });
+}
 
 describe('Stratus on PostgreSQL', () => {
   it('keeps zones and records in PostgreSQL, served by both nodes', async () => {
@@ -78,10 +95,34 @@ describe('Stratus on PostgreSQL', () => {
     await b.sdk().dns.records.create({ zone_id: zoneId, type: 'TXT', name: '@', content: 'hello' } as never);
     await a.stop();
     await b.stop();
-    a = await startTestServer({ flags: { 'database-url': url } });
-    b = await startTestServer({ flags: { 'database-url': url } });
+    a = await startTestServer({ flags });
+    b = await startTestServer({ flags });
     const listed = await a.sdk().dns.records.list({ zone_id: zoneId, type: 'TXT' } as never);
     expect(listed.result.map((r) => r.content)).toEqual(['"hello"']);
     expect((await dig(b.dnsPort!, 'pg-restart.example', 'TXT')).answer).toEqual(['pg-restart.example. 300 IN TXT "hello"']);
+  });
+
+  it('keeps bucket metadata in PostgreSQL: what one node stores over S3, the other lists and serves', async () => {
+    const [onA, onB] = [s3(a), s3(b)];
+    try {
+      await onA.send(new CreateBucketCommand({ Bucket: 'shared' }));
+      expect((await onB.send(new ListBucketsCommand({}))).Buckets?.map((x) => x.Name)).toContain('shared');
+      const big = randomBytes(300_000); // above the inline limit: a blob in the shared folder
+      await onA.send(new PutObjectCommand({ Bucket: 'shared', Key: 'big.bin', Body: big }));
+      await onB.send(new PutObjectCommand({ Bucket: 'shared', Key: 'small.txt', Body: 'from b' }));
+      const gotBig = await onB.send(new GetObjectCommand({ Bucket: 'shared', Key: 'big.bin' }));
+      expect(Buffer.from(await gotBig.Body!.transformToByteArray()).equals(big)).toBe(true);
+      const gotSmall = await onA.send(new GetObjectCommand({ Bucket: 'shared', Key: 'small.txt' }));
+      expect(await gotSmall.Body!.transformToString()).toBe('from b');
+      const rows = await admin(async () => {
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        try { return (await c.query("SELECT convert_from(key, 'UTF8') AS key FROM store_objects WHERE bucket = 'shared' ORDER BY key")).rows; } finally { await c.end(); }
+      });
+      expect(rows.map((r) => r.key)).toEqual(['big.bin', 'small.txt']);
+    } finally {
+      onA.destroy();
+      onB.destroy();
+    }
   });
 });
