@@ -3,7 +3,7 @@
  * `x-amz-meta-*`, storage classes, SSE-C, preconditions and ranges.
  */
 import { createHash } from 'node:crypto';
-import type { StoreHTTPMetadata, StoreObject } from '../store/index.js';
+import type { StoreHTTPMetadata, StoreObject, StoreRange } from '../store/index.js';
 import { S3Error } from './errors.js';
 
 /** S3 storage class names and the binding's. */
@@ -78,6 +78,21 @@ export function ssecKeyFrom(headers: Headers, prefix = ''): Uint8Array | undefin
     if (digest !== keyMd5) throw new S3Error('InvalidArgument', 'The calculated MD5 hash of the key did not match the hash that was provided.', 400);
   }
   return new Uint8Array(bytes);
+}
+
+/**
+ * The `Range` header as S3 reads it: one `bytes=first-last`, `bytes=first-` or `bytes=-suffix` range.
+ * Anything else (absent, malformed, several ranges, last before first) is ignored: the whole object.
+ */
+export function rangeFrom(headers: Headers): StoreRange | undefined {
+  const value = headers.get('range');
+  const m = value === null ? null : /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(value);
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  if (m[1] === '') return { suffix: Number(m[2]) };
+  const offset = Number(m[1]);
+  if (m[2] === '') return { offset };
+  const last = Number(m[2]);
+  return last < offset ? undefined : { offset, length: last - offset + 1 };
 }
 
 /** Only the precondition headers of a request (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since). */

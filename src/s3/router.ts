@@ -8,6 +8,7 @@ import * as buckets from './operations/buckets.js';
 import * as listing from './operations/listing.js';
 import * as objects from './operations/objects.js';
 import * as multipart from './operations/multipart.js';
+import * as tagging from './operations/tagging.js';
 
 /** One operation: its name (logged) and its handler. */
 export interface Operation {
@@ -19,7 +20,7 @@ const op = (name: string, run: (r: S3Request) => Promise<Response>): Operation =
 
 /** Bucket subresources that exist in S3 but not here: answered NotImplemented (501). */
 const UNSUPPORTED_BUCKET = ['acl', 'cors', 'policy', 'lifecycle', 'tagging', 'encryption', 'website', 'logging', 'notification', 'replication', 'object-lock', 'ownershipControls', 'publicAccessBlock', 'accelerate', 'requestPayment', 'analytics', 'inventory', 'metrics', 'intelligent-tiering'];
-const UNSUPPORTED_OBJECT = ['acl', 'tagging', 'retention', 'legal-hold', 'torrent', 'restore', 'select', 'attributes'];
+const UNSUPPORTED_OBJECT = ['acl', 'retention', 'legal-hold', 'torrent', 'restore', 'select', 'attributes'];
 
 function unsupported(query: URLSearchParams, names: string[]): string | undefined {
   return names.find((n) => query.has(n));
@@ -56,6 +57,11 @@ export function route(r: S3Request): Operation {
   }
   const missing = unsupported(q, UNSUPPORTED_OBJECT);
   if (missing) return op(`Object?${missing}`, async () => buckets.notImplemented(`The object subresource ?${missing}`));
+  if (q.has('tagging')) {
+    if (method === 'GET') return op('GetObjectTagging', tagging.getObjectTagging);
+    if (method === 'DELETE') return op('DeleteObjectTagging', tagging.deleteObjectTagging);
+    return op('Object?tagging', async () => buckets.notImplemented('Storing object tags'));
+  }
   switch (method) {
     case 'GET':
       if (q.has('uploadId')) return op('ListParts', multipart.listParts);

@@ -4,7 +4,7 @@ import { existingBucket, keyOf, type S3Request } from '../context.js';
 import { S3Error, s3Error, toS3Error } from '../errors.js';
 import { verifiedBody } from '../body.js';
 import {
-  customMetadataFrom, hexOrBase64ToBase64, httpMetadataFrom, objectHeaders, preconditionsFrom, RESPONSE_OVERRIDES,
+  customMetadataFrom, hexOrBase64ToBase64, httpMetadataFrom, objectHeaders, preconditionsFrom, rangeFrom, RESPONSE_OVERRIDES,
   ssecKeyFrom, storageClassFrom,
 } from '../headers.js';
 import { evaluateReadPreconditions } from '../preconditions.js';
@@ -57,12 +57,28 @@ export async function putObject(r: S3Request): Promise<Response> {
   return new Response(null, { status: 200, headers });
 }
 
-/** The byte range requested by a Range header, resolved like S3: absent or malformed means the whole object. */
+/** `Content-Range` of a ranged read: S3 answers 206 with it whenever it honoured a Range header. */
 function contentRange(obj: StoreObject): string | undefined {
   if (!obj.range) return undefined;
   const { offset, length } = obj.range;
-  if (offset === 0 && length === obj.size) return undefined;
   return `bytes ${offset}-${offset + length - 1}/${obj.size}`;
+}
+
+/**
+ * The object for GetObject, ranged when the request asks for a range. A range the object cannot satisfy is
+ * read whole and flagged: preconditions are answered first (RFC 9110 §13.2.2), then 416 InvalidRange, as S3
+ * does; an empty object is served whole (no range of it exists, and clients ask for `bytes=0-` blindly).
+ */
+async function readObject(bucket: StoreBucket, key: string, opts: StoreGetOptions): Promise<{ obj: StoreObjectBody | null; unsatisfiable: boolean }> {
+  try {
+    return { obj: (await bucket.get(key, opts)) as StoreObjectBody | null, unsatisfiable: false };
+  } catch (err) {
+    const failure = toS3Error(err);
+    if (failure.code !== 'InvalidRange' || opts.range === undefined) throw failure;
+    const { range: _unsatisfiable, ...whole } = opts;
+    const obj = (await bucket.get(key, whole).catch((e: unknown) => { throw toS3Error(e); })) as StoreObjectBody | null;
+    return { obj, unsatisfiable: obj !== null && obj.size > 0 };
+  }
 }
 
 function applyOverrides(headers: Headers, query: URLSearchParams): void {
@@ -82,21 +98,22 @@ function preconditionAnswer(outcome: 304 | 412, obj: StoreObject): Response {
 export async function getObject(r: S3Request): Promise<Response> {
   const bucket = await existingBucket(r);
   const opts: StoreGetOptions = {};
-  const range = r.headers.get('range');
-  if (range !== null) opts.range = new Headers({ range });
+  const range = rangeFrom(r.headers);
+  if (range) opts.range = range;
   const key = ssecKeyFrom(r.headers);
   if (key) opts.ssecKey = key;
-  const obj = (await bucket.get(keyOf(r), opts).catch((err: unknown) => { throw toS3Error(err); })) as StoreObjectBody | null;
+  const { obj, unsatisfiable } = await readObject(bucket, keyOf(r), opts);
   if (!obj) throw s3Error('NoSuchKey', 404, { Key: keyOf(r) });
   const outcome = evaluateReadPreconditions(r.headers, obj);
-  if (outcome !== 'ok') {
-    await obj.body.cancel();
-    return preconditionAnswer(outcome, obj);
+  if (outcome !== 'ok' || unsatisfiable) await obj.body.cancel();
+  if (outcome !== 'ok') return preconditionAnswer(outcome, obj);
+  if (unsatisfiable) {
+    throw new S3Error('InvalidRange', 'The requested range is not satisfiable', 416, { RangeRequested: r.headers.get('range')!, ActualObjectSize: String(obj.size) });
   }
   const headers = objectHeaders(obj);
   applyOverrides(headers, r.query);
-  const cr = contentRange(obj);
-  headers.set('content-length', String(obj.range?.length ?? obj.size));
+  const cr = range ? contentRange(obj) : undefined;
+  headers.set('content-length', String(cr ? obj.range!.length : obj.size));
   if (cr) headers.set('content-range', cr);
   return new Response(obj.body, { status: cr ? 206 : 200, headers });
 }
