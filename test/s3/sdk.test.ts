@@ -263,6 +263,10 @@ describe('S3 API with @aws-sdk/client-s3', () => {
       Bucket: 'alpha', Key: 'secret', SSECustomerAlgorithm: 'AES256', SSECustomerKey: other.toString('base64'),
       SSECustomerKeyMD5: createHash('md5').update(other).digest('base64'),
     })))).status).toBe(400);
+    const head = await s3.send(new HeadObjectCommand({ Bucket: 'alpha', Key: 'secret', ...ssec }));
+    expect(head.ContentLength).toBe(10);
+    expect(head.SSECustomerKeyMD5).toBe(keyMd5);
+    expect((await failure(s3.send(new HeadObjectCommand({ Bucket: 'alpha', Key: 'secret' })))).status).toBe(400);
     const stored = await binding.bucket('alpha').head('secret');
     expect(stored?.ssecKeyMd5).toBeDefined();
   });

@@ -126,8 +126,10 @@ export async function headObject(r: S3Request): Promise<Response> {
   try {
     obj = await bucket.head(keyOf(r));
     if (obj?.ssecKeyMd5) {
-      // Reading the metadata of an encrypted object needs its key, as S3 requires: an empty range proves it.
-      const probe = (await bucket.get(keyOf(r), { ...(key ? { ssecKey: key } : {}), range: { offset: 0, length: 0 } })) as StoreObjectBody | null;
+      // Reading the metadata of an encrypted object needs its key, as S3 requires: reading its first byte (if
+      // any) with the given key proves it.
+      const range = obj.size > 0 ? { range: { offset: 0, length: 1 } } : {};
+      const probe = (await bucket.get(keyOf(r), { ...(key ? { ssecKey: key } : {}), ...range })) as StoreObjectBody | null;
       await probe?.body.cancel();
     }
   } catch (err) {
