@@ -163,7 +163,13 @@ export interface MetadataStore {
   close(): Promise<void>;
 }
 
-/** A blob opened for reading; reads stay valid even if the blob is deleted meanwhile. */
+/**
+ * A blob opened for reading. Reads stay valid even if the blob is deleted meanwhile, where the backend can
+ * pin a blob (files: an open descriptor outlives unlink). A backend that cannot (S3: `s3-blobs.ts`) declares
+ * `readsSurviveDelete: false` to the contract suite and must instead fail a read of a deleted or replaced
+ * blob with an error, never return short or foreign bytes; a store on it relies on the collector deleting
+ * replaced blobs only `gcDelayMs` later, so that delay must outlast reads (docs/store.md, "S3 blobs").
+ */
 export interface BlobHandle {
   readonly size: number;
   /** Streams `length` bytes from `offset`. */
