@@ -138,7 +138,11 @@ export async function openBody(meta: MetadataStore, blobs: BlobStore, bucket: st
     await Promise.all(all.map((h) => h.close().catch(() => undefined)));
   };
   try {
-    for (let i = 0; i < Math.min(segments.length, EAGER_OPEN); i++) handles.set(i, await blobs.open(segments[i]!.blobId));
+    // Opened together: on a remote blob store each open is a round trip.
+    const opened = await Promise.allSettled(segments.slice(0, EAGER_OPEN).map((seg) => blobs.open(seg.blobId)));
+    opened.forEach((o, i) => { if (o.status === 'fulfilled') handles.set(i, o.value); });
+    const failed = opened.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
   } catch (err) {
     await closeAll();
     throw err;
