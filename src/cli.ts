@@ -27,6 +27,9 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
   --database-url URL     PostgreSQL connection string instead of the embedded SQLite database (zones, records
                          and bucket metadata)
   --blobs-dir DIR        folder of object bodies (default DATA_DIR/blobs; shared by nodes on one PostgreSQL)
+  --blobs-s3-bucket NAME object bodies in an S3-compatible store instead; with --blobs-s3-endpoint URL,
+                         --blobs-s3-region (auto), --blobs-s3-prefix (blobs/), --blobs-s3-access-key-id and
+                         --blobs-s3-secret-access-key (default: the AWS credential chain)
   --dns-workers N        extra processes answering DNS over UDP (default: one per extra core, at most 3)
   --s3 HOST:PORT|off     S3-compatible API listener (default 127.0.0.1:8788)
   --s3-access-key-id ID, --s3-secret-access-key SECRET

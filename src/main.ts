@@ -16,6 +16,7 @@ import { openBucketStore } from './store/index.js';
 import { PostgresMetadataStore } from './store/adapters/postgres-metadata.js';
 import { SqliteMetadataStore } from './store/adapters/sqlite-metadata.js';
 import { FileBlobStore } from './store/adapters/file-blobs.js';
+import { S3BlobStore, S3_GC_DELAY_MS } from './store/adapters/s3-blobs.js';
 import { resolveS3Credentials } from './s3/credentials.js';
 import { startS3Server, type RunningS3 } from './s3/server.js';
 
@@ -62,12 +63,27 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     ? PostgresMetadataStore.connect(config.databaseUrl, { onConnectionLost: (err) => logger.warn({ err }, 'PostgreSQL closed an idle connection of the bucket store') })
     : Promise.resolve(SqliteMetadataStore.inDataDir(config.dataDir))
   ).catch(async (err: unknown) => { await dns.close(); await database.close(); throw err; });
-  const store = await openBucketStore({ dataDir: config.dataDir, clock, logger, adapters: { meta, blobs: new FileBlobStore(config.blobsDir) } });
+  // Bodies in an S3-compatible store cannot be read after their deletion (no open file to keep), so replaced
+  // bodies wait S3_GC_DELAY_MS before they go, which covers reads in flight.
+  const b = config.blobsS3;
+  const s3Blobs = b
+    ? new S3BlobStore({
+        bucket: b.bucket, region: b.region, prefix: b.prefix, forcePathStyle: b.forcePathStyle,
+        ...(b.endpoint !== undefined ? { endpoint: b.endpoint } : {}),
+        ...(b.credentials ? { credentials: b.credentials } : {}),
+      })
+    : undefined;
+  const store = await openBucketStore({
+    dataDir: config.dataDir, clock, logger,
+    adapters: { meta, blobs: s3Blobs ?? new FileBlobStore(config.blobsDir) },
+    ...(s3Blobs ? { gcDelayMs: S3_GC_DELAY_MS } : {}),
+  });
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
     await dns.close();
     await store.close();
+    s3Blobs?.destroy();
     await database.close();
   };
   try {

@@ -11,6 +11,18 @@ export interface ListenAddress {
   port: number;
 }
 
+/** Where object bodies go when they live in an S3-compatible store. */
+export interface BlobsS3Config {
+  bucket: string;
+  /** Service URL; undefined means AWS S3. */
+  endpoint: string | undefined;
+  region: string;
+  prefix: string;
+  /** Undefined: the AWS SDK's credential chain (environment, profile, instance role). */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  forcePathStyle: boolean;
+}
+
 /** Limits that depend on the plan of the emulated account (the production service varies them by plan). */
 export interface PlanLimits {
   /** Longest record comment, in characters (production: 100 on Free, 500 on paid plans). */
@@ -39,6 +51,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Folder of object bodies (`<dataDir>/blobs` by default); nodes sharing a PostgreSQL database share it too. */
   blobsDir: string;
+  /** Object bodies in an S3-compatible store instead of `blobsDir` (set by `--blobs-s3-bucket`). */
+  blobsS3: BlobsS3Config | undefined;
   /** Name servers assigned to new zones. */
   nameservers: string[];
   /** Address ranges of the service's own network: A/AAAA content inside them is refused. */
@@ -110,6 +124,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     authKey: get('auth-key'),
     databaseUrl: get('database-url'),
     blobsDir: path.resolve(get('blobs-dir') ?? path.join(dataDir, 'blobs')),
+    blobsS3: blobsS3Config(get),
     nameservers: list('nameservers', ['ns1.stratus.invalid', 'ns2.stratus.invalid']).map((n) => n.toLowerCase().replace(/\.$/, '')),
     serviceRanges: list('service-ranges', DEFAULT_SERVICE_RANGES),
     edgeIpv4: list('edge-ipv4', ['192.0.2.10', '192.0.2.11']),
@@ -129,6 +144,26 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     s3SecretAccessKey: get('s3-secret-access-key'),
     s3Region: get('s3-region') ?? 'auto',
     logLevel: get('log-level') ?? 'info',
+  };
+}
+
+/** The `--blobs-s3-*` flags, or undefined without `--blobs-s3-bucket`. */
+function blobsS3Config(get: (name: string) => string | undefined): BlobsS3Config | undefined {
+  const bucket = get('blobs-s3-bucket');
+  if (bucket === undefined) return undefined;
+  const endpoint = get('blobs-s3-endpoint');
+  if (endpoint !== undefined && !/^https?:\/\/[^/]+/.test(endpoint)) throw new ConfigError(`--blobs-s3-endpoint must be an http(s) URL, got "${endpoint}"`);
+  const accessKeyId = get('blobs-s3-access-key-id');
+  const secretAccessKey = get('blobs-s3-secret-access-key');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) throw new ConfigError('--blobs-s3-access-key-id and --blobs-s3-secret-access-key go together');
+  const pathStyle = get('blobs-s3-path-style');
+  return {
+    bucket,
+    endpoint,
+    region: get('blobs-s3-region') ?? 'auto',
+    prefix: get('blobs-s3-prefix') ?? 'blobs/',
+    credentials: accessKeyId !== undefined && secretAccessKey !== undefined ? { accessKeyId, secretAccessKey } : undefined,
+    forcePathStyle: pathStyle === undefined ? endpoint !== undefined : pathStyle === 'true',
   };
 }
 
