@@ -25,7 +25,7 @@ import type {
 } from '../ports.js';
 import { prefixUpperBound } from '../keys.js';
 import { BEGIN, beginLocked, preparePostgres, UploadState } from './postgres-schema.js';
-import { keyBytes, objectValues, toPart, toRecord, toUpload, uploadValues, type ObjectRow, type PartRow, type UploadRow } from './postgres-rows.js';
+import { keyBytes, objectValues, toPart, toRecord, toUpload, uploadValues, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
 import * as SQL from './postgres-sql.js';
 
 /** Anything that runs a query: the pool or a client checked out of it. */

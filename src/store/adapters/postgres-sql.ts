@@ -4,7 +4,7 @@
  * after the statement that took the locks it relies on (see `beginLocked` in postgres-schema.ts).
  * Garbage entries are `INSERT … ON CONFLICT DO NOTHING`, the counterpart of SQLite's `INSERT OR IGNORE`.
  */
-import { OBJECT_COLUMNS } from './postgres-rows.js';
+import { OBJECT_COLUMNS } from './metadata-rows.js';
 
 /** `INSERT INTO store_garbage` of the `blob_id`s of the given CTEs (and `old`, when named), dated by `$since`. */
 function garbageFrom(sources: string[], since: string): string {

@@ -20,82 +20,10 @@ import type {
   UploadScanOptions,
 } from '../ports.js';
 import { prepareDatabase, UploadState } from './sqlite-schema.js';
+import { OBJECT_COLUMNS, objectValues, toPart, toRecord, toUpload, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
 import { prefixUpperBound, prefixUpperBoundText } from '../keys.js';
 
-interface ObjectRow {
-  key: Buffer;
-  version: string;
-  size: number;
-  etag: string;
-  uploaded: number;
-  checksums: string;
-  http_metadata: string;
-  custom_metadata: string;
-  storage_class: string;
-  ssec: string | null;
-  inline_data: Buffer | null;
-  blob_id: string | null;
-  upload_id: string | null;
-}
-
-interface UploadRow {
-  upload_id: string;
-  key: string;
-  created: number;
-  state: number;
-  http_metadata: string;
-  custom_metadata: string;
-  storage_class: string;
-  ssec_key_md5: string | null;
-}
-
-interface PartRow {
-  part_number: number;
-  size: number;
-  etag: string;
-  blob_id: string;
-  iv: string | null;
-}
-
-const STATES = ['active', 'completed', 'aborted'] as const;
-
-function toRecord(row: ObjectRow): ObjectRecord {
-  return {
-    key: row.key.toString('utf8'),
-    version: row.version,
-    size: row.size,
-    etag: row.etag,
-    uploaded: row.uploaded,
-    checksums: JSON.parse(row.checksums) as Record<string, string>,
-    httpMetadata: JSON.parse(row.http_metadata) as Record<string, string | number>,
-    customMetadata: JSON.parse(row.custom_metadata) as Record<string, string>,
-    storageClass: row.storage_class,
-    ssec: row.ssec ? (JSON.parse(row.ssec) as ObjectRecord['ssec']) : null,
-    body:
-      row.upload_id !== null
-        ? { kind: 'parts', uploadId: row.upload_id }
-        : row.blob_id !== null
-          ? { kind: 'blob', blobId: row.blob_id }
-          : { kind: 'inline', data: row.inline_data ?? new Uint8Array(0) },
-  };
-}
-
-function toUpload(row: UploadRow): UploadRecord {
-  return {
-    uploadId: row.upload_id,
-    key: row.key,
-    created: row.created,
-    state: STATES[row.state] ?? 'aborted',
-    httpMetadata: JSON.parse(row.http_metadata) as Record<string, string | number>,
-    customMetadata: JSON.parse(row.custom_metadata) as Record<string, string>,
-    storageClass: row.storage_class,
-    ssecKeyMd5: row.ssec_key_md5,
-  };
-}
-
-function toPart(row: PartRow): PartRecord {
-  return { partNumber: row.part_number, size: row.size, etag: row.etag, blobId: row.blob_id, iv: row.iv };
-}
+const INSERT_OBJECT = `INSERT OR REPLACE INTO store_objects (${OBJECT_COLUMNS.join(', ')}) VALUES (${OBJECT_COLUMNS.map(() => '?').join(',')})`;
 
 /** The embedded MetadataStore: `<dataDir>/buckets.sqlite`. */
 export class SqliteMetadataStore implements MetadataStore {
@@ -149,25 +77,7 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   private writeObject(bucket: string, r: ObjectRecord): void {
-    this.q(
-      `INSERT OR REPLACE INTO store_objects (bucket, key, version, size, etag, uploaded, checksums, http_metadata,
-        custom_metadata, storage_class, ssec, inline_data, blob_id, upload_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-    ).run(
-      bucket,
-      Buffer.from(r.key, 'utf8'),
-      r.version,
-      r.size,
-      r.etag,
-      r.uploaded,
-      JSON.stringify(r.checksums),
-      JSON.stringify(r.httpMetadata),
-      JSON.stringify(r.customMetadata),
-      r.storageClass,
-      r.ssec ? JSON.stringify(r.ssec) : null,
-      r.body.kind === 'inline' ? Buffer.from(r.body.data.buffer, r.body.data.byteOffset, r.body.data.byteLength) : null,
-      r.body.kind === 'blob' ? r.body.blobId : null,
-      r.body.kind === 'parts' ? r.body.uploadId : null,
-    );
+    this.q(INSERT_OBJECT).run(...objectValues(bucket, r));
   }
 
   async getObject(bucket: string, key: string): Promise<ObjectRecord | null> {

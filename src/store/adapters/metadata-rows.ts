@@ -1,6 +1,8 @@
 /**
- * Rows of the PostgreSQL metadata store and their conversion to and from the port's records. Metadata maps
- * are JSON text (as in SQLite: the stored text is exactly what was written, key order included).
+ * Rows of the SQL metadata stores (SQLite and PostgreSQL share the table shapes) and their conversion to and
+ * from the port's records. Metadata maps are JSON text: the stored text is exactly what was written, key order
+ * included. Object keys are stored as their UTF-8 bytes in both; upload keys are TEXT in SQLite, bytea in
+ * PostgreSQL.
  */
 import type { ObjectRecord, PartRecord, UploadRecord } from '../ports.js';
 
@@ -25,7 +27,7 @@ export interface ObjectRow {
 /** A `store_uploads` row as read. */
 export interface UploadRow {
   upload_id: string;
-  key: Buffer;
+  key: Buffer | string;
   created: number;
   state: number;
   http_metadata: string;
@@ -75,7 +77,7 @@ export function toRecord(row: ObjectRow): ObjectRecord {
 export function toUpload(row: UploadRow): UploadRecord {
   return {
     uploadId: row.upload_id,
-    key: row.key.toString('utf8'),
+    key: typeof row.key === 'string' ? row.key : row.key.toString('utf8'),
     created: row.created,
     state: STATES[row.state] ?? 'aborted',
     httpMetadata: JSON.parse(row.http_metadata) as Record<string, string | number>,
@@ -133,7 +135,7 @@ export const OBJECT_COLUMNS = [
   'upload_id',
 ] as const;
 
-/** The values of an upload row, in the order of the `store_uploads` columns. */
+/** The values of an upload row (key as bytea, for PostgreSQL), in the order of the `store_uploads` columns. */
 export function uploadValues(bucket: string, u: UploadRecord, state: number): unknown[] {
   return [u.uploadId, bucket, keyBytes(u.key), u.created, state, JSON.stringify(u.httpMetadata), JSON.stringify(u.customMetadata), u.storageClass, u.ssecKeyMd5];
 }
