@@ -32,10 +32,14 @@ export interface S3Request {
 /** S3 lists common prefixes with the delimiter kept: the binding's compatibility flag for that. */
 const S3_BUCKET_OPTIONS = { compatibilityFlags: ['store_list_prefixes_keep_delimiter', 'store_list_honor_include'] };
 
-/** The request's bucket as a binding; NoSuchBucket (404) when it does not exist. */
-export async function existingBucket(r: S3Request): Promise<StoreBucket> {
-  const name = r.bucket!;
+/** NoSuchBucket (404) unless the bucket (default: the request's) exists. */
+export async function requireBucket(r: S3Request, name = r.bucket!): Promise<void> {
   if (!(await r.deps.store.bucketInfo(name))) throw s3Error('NoSuchBucket', 404, { BucketName: name });
+}
+
+/** The bucket (default: the request's) as a binding; NoSuchBucket (404) when it does not exist. */
+export async function existingBucket(r: S3Request, name = r.bucket!): Promise<StoreBucket> {
+  await requireBucket(r, name);
   return r.deps.store.bucket(name, S3_BUCKET_OPTIONS);
 }
 

@@ -114,11 +114,18 @@ export function objectHeaders(obj: StoreObject): Headers {
   headers.set('accept-ranges', 'bytes');
   if (obj.storageClass !== 'Standard') headers.set('x-amz-storage-class', s3StorageClass(obj.storageClass));
   for (const [k, v] of Object.entries(obj.customMetadata ?? {})) headers.set(`x-amz-meta-${k}`, v);
-  if (obj.ssecKeyMd5) {
-    headers.set(`${SSEC}algorithm`, 'AES256');
-    headers.set(`${SSEC}key-md5`, hexOrBase64ToBase64(obj.ssecKeyMd5));
-  }
+  for (const [name, value] of Object.entries(ssecResponseHeaders(obj.ssecKeyMd5))) headers.set(name, value);
   return headers;
+}
+
+/** The SSE-C headers of an answer about an object encrypted with the key of this MD5 (none when there is no key). */
+export function ssecResponseHeaders(keyMd5: string | null | undefined): Record<string, string> {
+  return keyMd5 ? { [`${SSEC}algorithm`]: 'AES256', [`${SSEC}key-md5`]: hexOrBase64ToBase64(keyMd5) } : {};
+}
+
+/** Hex MD5 of an SSE-C key, as the binding reports it. */
+export function keyMd5Hex(key: Uint8Array): string {
+  return createHash('md5').update(key).digest('hex');
 }
 
 /** The key MD5 as base64 (the binding reports it in hex). */

@@ -1,5 +1,5 @@
 /** Service and bucket operations: ListBuckets, CreateBucket, HeadBucket, DeleteBucket, GetBucketLocation, GetBucketVersioning. */
-import type { S3Request } from '../context.js';
+import { requireBucket, type S3Request } from '../context.js';
 import { S3Error, s3Error } from '../errors.js';
 import { xmlDocument } from '../xml.js';
 
@@ -33,7 +33,7 @@ export async function createBucket(r: S3Request): Promise<Response> {
 
 /** HEAD /bucket */
 export async function headBucket(r: S3Request): Promise<Response> {
-  if (!(await r.deps.store.bucketInfo(r.bucket!))) throw s3Error('NoSuchBucket', 404, { BucketName: r.bucket! });
+  await requireBucket(r);
   return new Response(null, { status: 200, headers: { 'x-amz-bucket-region': r.deps.region } });
 }
 
@@ -47,13 +47,13 @@ export async function deleteBucket(r: S3Request): Promise<Response> {
 
 /** GET /bucket?location */
 export async function getBucketLocation(r: S3Request): Promise<Response> {
-  if (!(await r.deps.store.bucketInfo(r.bucket!))) throw s3Error('NoSuchBucket', 404, { BucketName: r.bucket! });
+  await requireBucket(r);
   return xml(`<?xml version="1.0" encoding="UTF-8"?>\n<LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${r.deps.region}</LocationConstraint>`);
 }
 
 /** GET /bucket?versioning: versioning is never enabled (an empty configuration, as S3 answers for a new bucket). */
 export async function getBucketVersioning(r: S3Request): Promise<Response> {
-  if (!(await r.deps.store.bucketInfo(r.bucket!))) throw s3Error('NoSuchBucket', 404, { BucketName: r.bucket! });
+  await requireBucket(r);
   return xml(xmlDocument('VersioningConfiguration', {}, true));
 }
 

@@ -87,10 +87,7 @@ export async function listObjectsV2(r: S3Request): Promise<Response> {
     ...(token !== undefined ? { ContinuationToken: token } : {}),
     ...(p.cursor ? { NextContinuationToken: p.cursor } : {}),
     KeyCount: p.objects.length + p.prefixes.length,
-    MaxKeys: limit,
-    ...(delimiter ? { Delimiter: enc(delimiter) } : {}),
-    ...(q.get('encoding-type') ? { EncodingType: 'url' } : {}),
-    IsTruncated: p.truncated,
+    ...pageFields(q, enc, limit, delimiter, p.truncated),
     Contents: contents(p.objects, enc, q.get('fetch-owner') === 'true'),
     CommonPrefixes: p.prefixes.map((Prefix) => ({ Prefix: enc(Prefix) })),
   }, true));
@@ -107,25 +104,37 @@ function nextMarker(p: Page): string | undefined {
   return last.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))).at(-1);
 }
 
-/** GET /bucket (ListObjects v1). */
-export async function listObjectsV1(r: S3Request): Promise<Response> {
+/** A page of a marker-paged listing (ListObjects v1, ListObjectVersions), after the key in `markerParam`. */
+async function markerPage(r: S3Request, markerParam: string) {
   const q = r.query;
   const enc = encoder(q);
   const prefix = q.get('prefix') ?? '';
   const delimiter = q.get('delimiter') ?? '';
-  const marker = q.get('marker') ?? '';
+  const marker = q.get(markerParam) ?? '';
   const limit = maxKeys(q);
   const p = await page(r, { prefix, delimiter, limit, ...(marker ? { startAfter: afterMarker(marker, delimiter) } : {}) });
-  const next = p.truncated ? nextMarker(p) : undefined;
+  return { enc, prefix, delimiter, marker, limit, p, next: p.truncated ? nextMarker(p) : undefined };
+}
+
+/** The page fields every listing ends with: MaxKeys, Delimiter, EncodingType, IsTruncated. */
+function pageFields(q: URLSearchParams, enc: (s: string) => string, limit: number, delimiter: string, truncated: boolean): XmlNode {
+  return {
+    MaxKeys: limit,
+    ...(delimiter ? { Delimiter: enc(delimiter) } : {}),
+    ...(q.get('encoding-type') ? { EncodingType: 'url' } : {}),
+    IsTruncated: truncated,
+  };
+}
+
+/** GET /bucket (ListObjects v1). */
+export async function listObjectsV1(r: S3Request): Promise<Response> {
+  const { enc, prefix, delimiter, marker, limit, p, next } = await markerPage(r, 'marker');
   return xml(xmlDocument('ListBucketResult', {
     Name: r.bucket!,
     Prefix: enc(prefix),
     Marker: enc(marker),
     ...(next !== undefined ? { NextMarker: enc(next) } : {}),
-    MaxKeys: limit,
-    ...(delimiter ? { Delimiter: enc(delimiter) } : {}),
-    ...(q.get('encoding-type') ? { EncodingType: 'url' } : {}),
-    IsTruncated: p.truncated,
+    ...pageFields(r.query, enc, limit, delimiter, p.truncated),
     Contents: contents(p.objects, enc, true),
     CommonPrefixes: p.prefixes.map((Prefix) => ({ Prefix: enc(Prefix) })),
   }, true));
@@ -133,24 +142,14 @@ export async function listObjectsV1(r: S3Request): Promise<Response> {
 
 /** GET /bucket?versions: every current object as its only version (`VersionId` null). */
 export async function listObjectVersions(r: S3Request): Promise<Response> {
-  const q = r.query;
-  const enc = encoder(q);
-  const prefix = q.get('prefix') ?? '';
-  const delimiter = q.get('delimiter') ?? '';
-  const marker = q.get('key-marker') ?? '';
-  const limit = maxKeys(q);
-  const p = await page(r, { prefix, delimiter, limit, ...(marker ? { startAfter: afterMarker(marker, delimiter) } : {}) });
-  const next = p.truncated ? nextMarker(p) : undefined;
+  const { enc, prefix, delimiter, marker, limit, p, next } = await markerPage(r, 'key-marker');
   return xml(xmlDocument('ListVersionsResult', {
     Name: r.bucket!,
     Prefix: enc(prefix),
     KeyMarker: enc(marker),
-    VersionIdMarker: q.get('version-id-marker') ?? '',
+    VersionIdMarker: r.query.get('version-id-marker') ?? '',
     ...(next !== undefined ? { NextKeyMarker: enc(next), NextVersionIdMarker: 'null' } : {}),
-    MaxKeys: limit,
-    ...(delimiter ? { Delimiter: enc(delimiter) } : {}),
-    ...(q.get('encoding-type') ? { EncodingType: 'url' } : {}),
-    IsTruncated: p.truncated,
+    ...pageFields(r.query, enc, limit, delimiter, p.truncated),
     Version: p.objects.map((o) => ({
       Key: enc(o.key),
       VersionId: 'null',

@@ -6,7 +6,7 @@ import type { StoreGetOptions, StoreMultipartOptions, StoreObjectBody, StoreUplo
 import { existingBucket, keyOf, type S3Request } from '../context.js';
 import { S3Error, s3Error, toS3Error } from '../errors.js';
 import { verifiedBody } from '../body.js';
-import { customMetadataFrom, hexOrBase64ToBase64, httpMetadataFrom, s3StorageClass, ssecKeyFrom, storageClassFrom } from '../headers.js';
+import { customMetadataFrom, httpMetadataFrom, keyMd5Hex, s3StorageClass, ssecKeyFrom, ssecResponseHeaders, storageClassFrom } from '../headers.js';
 import { childrenNamed, childText, parseXml, xmlDocument, XmlSyntaxError } from '../xml.js';
 import { readSmallBody } from './small-body.js';
 import { OWNER } from './buckets.js';
@@ -15,12 +15,6 @@ import { evaluateReadPreconditions } from '../preconditions.js';
 
 const xml = (body: string, headers: Record<string, string> = {}): Response =>
   new Response(body, { status: 200, headers: { 'content-type': 'application/xml', ...headers } });
-
-function ssecHeaders(keyMd5: string | undefined): Record<string, string> {
-  return keyMd5
-    ? { 'x-amz-server-side-encryption-customer-algorithm': 'AES256', 'x-amz-server-side-encryption-customer-key-md5': hexOrBase64ToBase64(keyMd5) }
-    : {};
-}
 
 /** POST /bucket/key?uploads */
 export async function createMultipartUpload(r: S3Request): Promise<Response> {
@@ -32,8 +26,7 @@ export async function createMultipartUpload(r: S3Request): Promise<Response> {
   const key = ssecKeyFrom(h);
   if (key) opts.ssecKey = key;
   const upload = await bucket.createMultipartUpload(keyOf(r), opts).catch((err: unknown) => { throw toS3Error(err); });
-  const keyMd5 = h.get('x-amz-server-side-encryption-customer-key-md5') ?? undefined;
-  return xml(xmlDocument('InitiateMultipartUploadResult', { Bucket: r.bucket!, Key: keyOf(r), UploadId: upload.uploadId }, true), key ? ssecHeaders(keyMd5) : {});
+  return xml(xmlDocument('InitiateMultipartUploadResult', { Bucket: r.bucket!, Key: keyOf(r), UploadId: upload.uploadId }, true), ssecResponseHeaders(key && keyMd5Hex(key)));
 }
 
 function partNumberOf(query: URLSearchParams): number {
@@ -55,7 +48,7 @@ export async function uploadPart(r: S3Request): Promise<Response> {
   } catch (err) {
     throw body.failure() ?? toS3Error(err);
   }
-  const headers: Record<string, string> = { etag: `"${part.etag}"`, ...(key ? ssecHeaders(r.headers.get('x-amz-server-side-encryption-customer-key-md5') ?? undefined) : {}) };
+  const headers: Record<string, string> = { etag: `"${part.etag}"`, ...ssecResponseHeaders(key && keyMd5Hex(key)) };
   const sum = body.checksum();
   if (sum) headers[`x-amz-checksum-${sum.algorithm}`] = sum.value;
   return new Response(null, { status: 200, headers });
@@ -92,7 +85,7 @@ export async function completeMultipartUpload(r: S3Request): Promise<Response> {
   const parts = completedParts(await readSmallBody(r));
   const obj = await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!).complete(parts).catch((err: unknown) => { throw toS3Error(err); });
   const location = `${r.url.origin}/${encodeURIComponent(r.bucket!)}/${keyOf(r).split('/').map(encodeURIComponent).join('/')}`;
-  return xml(xmlDocument('CompleteMultipartUploadResult', { Location: location, Bucket: r.bucket!, Key: keyOf(r), ETag: obj.httpEtag }, true), ssecHeaders(obj.ssecKeyMd5));
+  return xml(xmlDocument('CompleteMultipartUploadResult', { Location: location, Bucket: r.bucket!, Key: keyOf(r), ETag: obj.httpEtag }, true), ssecResponseHeaders(obj.ssecKeyMd5));
 }
 
 /** DELETE /bucket/key?uploadId=U */
@@ -179,8 +172,7 @@ export async function uploadPartCopy(r: S3Request): Promise<Response> {
   const partNumber = partNumberOf(r.query);
   const h = r.headers;
   const source = copySource(h.get('x-amz-copy-source')!);
-  if (!(await r.deps.store.bucketInfo(source.bucket))) throw s3Error('NoSuchBucket', 404, { BucketName: source.bucket });
-  const from = r.deps.store.bucket(source.bucket);
+  const from = await existingBucket(r, source.bucket);
   const head = await from.head(source.key).catch((err: unknown) => { throw toS3Error(err); });
   if (!head) throw s3Error('NoSuchKey', 404, { Key: source.key });
   const range = copyRange(h.get('x-amz-copy-source-range'), head.size);

@@ -4,8 +4,8 @@ import { existingBucket, keyOf, type S3Request } from '../context.js';
 import { S3Error, s3Error, toS3Error } from '../errors.js';
 import { verifiedBody } from '../body.js';
 import {
-  customMetadataFrom, hexOrBase64ToBase64, httpMetadataFrom, objectHeaders, preconditionsFrom, rangeFrom, RESPONSE_OVERRIDES,
-  ssecKeyFrom, storageClassFrom,
+  customMetadataFrom, httpMetadataFrom, objectHeaders, preconditionsFrom, rangeFrom, RESPONSE_OVERRIDES,
+  ssecKeyFrom, ssecResponseHeaders, storageClassFrom,
 } from '../headers.js';
 import { evaluateReadPreconditions } from '../preconditions.js';
 import { childrenNamed, childText, parseXml, xmlDocument, XmlSyntaxError } from '../xml.js';
@@ -13,12 +13,7 @@ import { readSmallBody } from './small-body.js';
 
 /** Headers every write answer carries: the new etag and, for SSE-C, the key's algorithm and MD5. */
 function writtenHeaders(obj: StoreObject): Headers {
-  const headers = new Headers({ etag: obj.httpEtag });
-  if (obj.ssecKeyMd5) {
-    headers.set('x-amz-server-side-encryption-customer-algorithm', 'AES256');
-    headers.set('x-amz-server-side-encryption-customer-key-md5', hexOrBase64ToBase64(obj.ssecKeyMd5));
-  }
-  return headers;
+  return new Headers({ etag: obj.httpEtag, ...ssecResponseHeaders(obj.ssecKeyMd5) });
 }
 
 /** Content-MD5 as the binding's md5 option (16 raw bytes). */
@@ -193,8 +188,7 @@ export async function copyObject(r: S3Request): Promise<Response> {
   const dest = await existingBucket(r);
   const h = r.headers;
   const source = copySource(h.get('x-amz-copy-source')!);
-  if (!(await r.deps.store.bucketInfo(source.bucket))) throw s3Error('NoSuchBucket', 404, { BucketName: source.bucket });
-  const from: StoreBucket = r.deps.store.bucket(source.bucket);
+  const from: StoreBucket = await existingBucket(r, source.bucket);
   const directive = h.get('x-amz-metadata-directive') ?? 'COPY';
   if (directive !== 'COPY' && directive !== 'REPLACE') throw new S3Error('InvalidArgument', 'Unknown metadata directive.', 400);
   const destKey = ssecKeyFrom(h);
