@@ -1,8 +1,7 @@
 /**
  * Composition root: load config -> open stores -> build services -> start listeners. No logic lives here.
  */
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { listenHttp } from './shared/http-listener.js';
 import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { createApiApp } from './api/app.js';
@@ -97,23 +96,18 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     throw err;
   }
 
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: config.http.host, port: config.http.port, serverOptions: httpServerOptions }, () => resolve(s));
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const httpUrl = `http://${host}:${address.port}`;
+  const http = await listenHttp(app.fetch, config.http, httpServerOptions);
 
   return {
-    httpUrl,
-    httpPort: address.port,
+    httpUrl: http.url,
+    httpPort: http.port,
     dnsHost: dns.host,
     dnsPort: dns.port,
     ...(generatedCredentials ? { generatedCredentials } : {}),
     ...(s3 ? { s3Url: s3.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await http.close();
       await s3?.close();
       await closeStores();
     },

@@ -4,9 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { serve, type ServerType } from '@hono/node-server';
+import { listenHttp } from '../shared/http-listener.js';
 import type { ListenAddress } from '../config/config.js';
 import type { Logger } from '../shared/logger.js';
 import { ScriptHost } from './script-host.js';
@@ -66,17 +65,13 @@ export async function startDevServer(opts: DevServerOptions): Promise<RunningDev
   });
   await host.start();
 
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: (req: Request) => host.fetch(req), hostname: opts.http.host, port: opts.http.port }, () => resolve(s));
-  });
-  const address = server.address() as AddressInfo;
-  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const http = await listenHttp((req: Request) => host.fetch(req), opts.http);
   return {
-    url: `http://${hostPart}:${address.port}`,
-    port: address.port,
+    url: http.url,
+    port: http.port,
     host,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await http.close();
       await host.close();
     },
   };
