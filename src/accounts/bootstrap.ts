@@ -4,7 +4,7 @@
  * generates a key, writes `{email, key}` to `<dataDir>/credentials.json` (mode 0600) and reports it once so
  * that the CLI can print it; later starts find the user and report nothing.
  */
-import fs from 'node:fs';
+import { writeSecretJson } from '../shared/secret-file.js';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -43,9 +43,7 @@ export async function bootstrapCredentials(db: Kysely<Database>, opts: Bootstrap
   }
   if ((await countUsers(db)) > 0) return undefined;
   const created = await upsertUser(db, { email: GENERATED_ADMIN_EMAIL, clock: opts.clock });
-  fs.mkdirSync(opts.dataDir, { recursive: true });
   const file = path.join(opts.dataDir, CREDENTIALS_FILE);
-  fs.writeFileSync(file, `${JSON.stringify({ email: created.email, key: created.key }, null, 2)}\n`, { mode: 0o600 });
-  fs.chmodSync(file, 0o600);
+  writeSecretJson(file, { email: created.email, key: created.key });
   return { email: created.email, key: created.key, file };
 }

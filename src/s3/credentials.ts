@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { writeSecretJson } from '../shared/secret-file.js';
 
 /** File name of generated S3 credentials inside the data folder. */
 export const S3_CREDENTIALS_FILE = 's3-credentials.json';
@@ -30,8 +31,6 @@ export function resolveS3Credentials(opts: { dataDir: string; accessKeyId: strin
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read ${file}: ${(err as Error).message}`);
   }
   const created: S3Credentials = { accessKeyId: randomBytes(16).toString('hex'), secretAccessKey: randomBytes(32).toString('hex') };
-  fs.mkdirSync(opts.dataDir, { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify(created, null, 2)}\n`, { mode: 0o600 });
-  fs.chmodSync(file, 0o600);
+  writeSecretJson(file, created);
   return { ...created, generatedFile: file };
 }
