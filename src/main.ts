@@ -11,11 +11,7 @@ import type { Logger } from './shared/logger.js';
 import { ZoneChangeFeed } from './zones/change-feed.js';
 import { startDnsServer } from './dns-server/server.js';
 import { bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
-import { openBucketStore } from './store/index.js';
-import { PostgresMetadataStore } from './store/adapters/postgres-metadata.js';
-import { SqliteMetadataStore } from './store/adapters/sqlite-metadata.js';
-import { FileBlobStore } from './store/adapters/file-blobs.js';
-import { S3BlobStore, S3_GC_DELAY_MS } from './store/adapters/s3-blobs.js';
+import { openServedBucketStore } from './store/served.js';
 import { resolveS3Credentials } from './s3/credentials.js';
 import { startS3Server, type RunningS3 } from './s3/server.js';
 
@@ -56,33 +52,14 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,
   }).catch(async (err: unknown) => { await database.close(); throw err; });
   const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
-  // Bucket metadata lives beside the zones: in PostgreSQL when configured (several nodes then share it, and
-  // must share the blobs folder too), else in the data folder's SQLite file.
-  const meta = await (config.databaseUrl
-    ? PostgresMetadataStore.connect(config.databaseUrl, { onConnectionLost: (err) => logger.warn({ err }, 'PostgreSQL closed an idle connection of the bucket store') })
-    : Promise.resolve(SqliteMetadataStore.inDataDir(config.dataDir))
-  ).catch(async (err: unknown) => { await dns.close(); await database.close(); throw err; });
-  // Bodies in an S3-compatible store cannot be read after their deletion (no open file to keep), so replaced
-  // bodies wait S3_GC_DELAY_MS before they go, which covers reads in flight.
-  const b = config.blobsS3;
-  const s3Blobs = b
-    ? new S3BlobStore({
-        bucket: b.bucket, region: b.region, prefix: b.prefix, forcePathStyle: b.forcePathStyle,
-        ...(b.endpoint !== undefined ? { endpoint: b.endpoint } : {}),
-        ...(b.credentials ? { credentials: b.credentials } : {}),
-      })
-    : undefined;
-  const store = await openBucketStore({
-    dataDir: config.dataDir, clock, logger,
-    adapters: { meta, blobs: s3Blobs ?? new FileBlobStore(config.blobsDir) },
-    ...(s3Blobs ? { gcDelayMs: S3_GC_DELAY_MS } : {}),
-  });
+  const store = await openServedBucketStore({
+    dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsDir: config.blobsDir, blobsS3: config.blobsS3, clock, logger,
+  }).catch(async (err: unknown) => { await dns.close(); await database.close(); throw err; });
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
     await dns.close();
     await store.close();
-    s3Blobs?.destroy();
     await database.close();
   };
   try {
