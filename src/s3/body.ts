@@ -11,6 +11,9 @@ import { S3AuthError, type SignedRequestInfo } from './sigv4.js';
 import { S3Error, s3Error } from './errors.js';
 import { checksumAlgorithm, runningChecksum, type ChecksumAlgorithm, type RunningChecksum } from './checksum.js';
 
+/** `x-amz-checksum-*` headers that describe the checksum rather than carry one. */
+const CHECKSUM_SETTINGS = new Set(['x-amz-checksum-type', 'x-amz-checksum-algorithm']);
+
 /** A request body ready for the binding. */
 export interface VerifiedBody {
   /** The decoded bytes; a failed check errors it. */
@@ -62,11 +65,11 @@ export function verifiedBody(req: Request, auth: SignedRequestInfo): VerifiedBod
     if (!algorithm) throw new S3Error('InvalidRequest', `The trailer ${trailerName} is not supported.`, 400);
   } else {
     headers.forEach((value, name) => {
-      const alg = name.startsWith('x-amz-checksum-') && name !== 'x-amz-checksum-type' && name !== 'x-amz-checksum-algorithm' ? checksumAlgorithm(name) : undefined;
-      if (name.startsWith('x-amz-checksum-') && !alg && name !== 'x-amz-checksum-type' && name !== 'x-amz-checksum-algorithm') {
-        throw new S3Error('InvalidRequest', `The checksum ${name} is not supported; use CRC32, CRC32C, SHA1 or SHA256.`, 400);
-      }
-      if (alg) { algorithm = alg; expected = value; }
+      if (!name.startsWith('x-amz-checksum-') || CHECKSUM_SETTINGS.has(name)) return;
+      const alg = checksumAlgorithm(name);
+      if (!alg) throw new S3Error('InvalidRequest', `The checksum ${name} is not supported; use CRC32, CRC32C, SHA1 or SHA256.`, 400);
+      algorithm = alg;
+      expected = value;
     });
   }
   const running: RunningChecksum | undefined = algorithm ? runningChecksum(algorithm) : undefined;
