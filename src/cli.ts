@@ -35,6 +35,7 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
   --s3-access-key-id ID, --s3-secret-access-key SECRET
                          the S3 key pair (default: generated on first start into DATA_DIR/s3-credentials.json)
   --s3-region NAME       region the S3 API reports (default auto; requests may be signed for any region)
+  --s3-domain DOMAIN     also address buckets virtual-hosted style: Host BUCKET.DOMAIN (default: path-style only)
 `;
 
 /** Splits `--name value` / `--name=value` flags from positional arguments. */
@@ -72,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
   const running = await startStratus(config, logger);
   process.stdout.write(`stratus: v4 API listening on ${running.httpUrl}/client/v4\n`);
   process.stdout.write(`stratus: DNS listening on ${running.dnsHost.includes(':') ? `[${running.dnsHost}]` : running.dnsHost}:${running.dnsPort} (UDP and TCP)\n`);
-  if (running.s3Url) process.stdout.write(`stratus: S3 API listening on ${running.s3Url} (path-style addressing)\n`);
+  if (running.s3Url) process.stdout.write(`stratus: S3 API listening on ${running.s3Url} (${config.s3Domain ? `path-style, or virtual-hosted as BUCKET.${config.s3Domain}` : 'path-style addressing'})\n`);
   const generated = running.generatedCredentials;
   if (generated) {
     process.stdout.write(`stratus: generated admin credentials (shown once; saved in ${generated.file}):\n`

@@ -73,6 +73,8 @@ export interface Config {
   s3SecretAccessKey: string | undefined;
   /** Region the S3 API reports (requests may be signed for any region). */
   s3Region: string;
+  /** Domain of virtual-hosted-style S3 addressing (`<bucket>.<domain>`); undefined: path-style only. */
+  s3Domain: string | undefined;
   logLevel: string;
 }
 
@@ -143,6 +145,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     s3AccessKeyId: get('s3-access-key-id'),
     s3SecretAccessKey: get('s3-secret-access-key'),
     s3Region: get('s3-region') ?? 'auto',
+    s3Domain: s3Domain(get('s3-domain')),
     logLevel: get('log-level') ?? 'info',
   };
 }
@@ -165,6 +168,17 @@ function blobsS3Config(get: (name: string) => string | undefined): BlobsS3Config
     credentials: accessKeyId !== undefined && secretAccessKey !== undefined ? { accessKeyId, secretAccessKey } : undefined,
     forcePathStyle: pathStyle === undefined ? endpoint !== undefined : pathStyle === 'true',
   };
+}
+
+/** `--s3-domain`: a DNS name (lowercased, surrounding dots dropped), or undefined when not set. */
+function s3Domain(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const domain = value.trim().toLowerCase().replace(/^\.+|\.+$/g, '');
+  const label = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+  if (domain.length > 253 || !new RegExp(`^${label}(?:\\.${label})*$`).test(domain)) {
+    throw new ConfigError(`--s3-domain must be a DNS name such as s3.example.com (no scheme or port), got "${value}"`);
+  }
+  return domain;
 }
 
 /** Parses `HOST:PORT` (IPv6 hosts in brackets). */

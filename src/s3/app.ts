@@ -1,5 +1,6 @@
 /**
- * The S3-compatible edge as one fetch handler: parse the path (path-style addressing: `/bucket/key`), verify
+ * The S3-compatible edge as one fetch handler: find the bucket and key (path-style `/bucket/key`, or
+ * virtual-hosted `bucket.<domain>/key`: `addressing.ts`), verify
  * the SigV4 signature (header or presigned query), route to an operation, and answer failures as S3 XML
  * errors. Operations call only the bucket store's public API, so S3 and edge scripts share buckets,
  * objects and multipart uploads.
@@ -9,23 +10,7 @@ import type { S3Deps, S3Request } from './context.js';
 import { S3Error, errorResponse } from './errors.js';
 import { S3AuthError, verifySigV4 } from './sigv4.js';
 import { route } from './router.js';
-
-/** Bucket and key of a raw (percent-encoded) path. */
-function splitPath(pathname: string): { bucket: string | undefined; key: string | undefined } {
-  const path = pathname.replace(/^\/+/, '');
-  if (path === '') return { bucket: undefined, key: undefined };
-  const slash = path.indexOf('/');
-  const decode = (s: string): string => {
-    try {
-      return decodeURIComponent(s);
-    } catch {
-      throw new S3Error('InvalidURI', "Couldn't parse the specified URI.", 400);
-    }
-  };
-  if (slash < 0) return { bucket: decode(path), key: undefined };
-  const key = path.slice(slash + 1);
-  return { bucket: decode(path.slice(0, slash)), key: key === '' ? undefined : decode(key) };
-}
+import { addressOf } from './addressing.js';
 
 /** Builds the handler. */
 export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Response> {
@@ -36,7 +21,7 @@ export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Respons
     let resource = url.pathname;
     let operation = 'unknown';
     try {
-      const { bucket, key } = splitPath(url.pathname);
+      const { bucket, key } = addressOf(url.hostname, url.pathname, deps.domain);
       resource = bucket === undefined ? '/' : key === undefined ? `/${bucket}` : `/${bucket}/${key}`;
       let auth;
       try {

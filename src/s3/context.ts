@@ -12,6 +12,8 @@ export interface S3Deps {
   logger: Logger;
   /** Region name reported by GetBucketLocation (requests may be signed for any region). */
   region: string;
+  /** Domain of virtual-hosted-style addressing (`<bucket>.<domain>`), lowercase; undefined: path-style only. */
+  domain?: string | undefined;
   now(): Date;
 }
 
@@ -22,7 +24,7 @@ export interface S3Request {
   query: URLSearchParams;
   headers: Headers;
   auth: SignedRequestInfo;
-  /** Bucket and key from the path (path-style addressing). */
+  /** Bucket and key from the path (path-style) or from the host and path (virtual-hosted style). */
   bucket: string | undefined;
   key: string | undefined;
   requestId: string;

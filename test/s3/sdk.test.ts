@@ -14,9 +14,7 @@ import {
   ListObjectsV2Command, ListPartsCommand, PutObjectCommand, S3Client, S3ServiceException, UploadPartCommand,
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
-import { SignatureV4 } from '@smithy/signature-v4';
-import { buildQueryString } from '@smithy/core/protocols';
-import { NodeSha256 } from '../helpers/node-sha256.js';
+import { presignedUrl as presign, signedHeaders } from '../helpers/s3-sign.js';
 import { openBucketStore, type BucketStore } from '../../src/index.js';
 import { startTestServer, TEST_S3_ACCESS_KEY_ID, TEST_S3_SECRET, type TestServer } from '../helpers/server.js';
 
@@ -45,19 +43,9 @@ async function failure(p: Promise<unknown>): Promise<{ name: string; status: num
   throw new Error('expected the command to fail');
 }
 
-/** A presigned URL made as @aws-sdk/s3-request-presigner makes it (SignatureV4.presign, UNSIGNED-PAYLOAD). */
-async function presignedUrl(method: string, path: string, expiresIn = 300, signingDate = new Date()): Promise<string> {
-  const base = new URL(server.running.s3Url!);
-  const signer = new SignatureV4({
-    service: 's3', region: 'auto', uriEscapePath: false, applyChecksum: false, sha256: NodeSha256,
-    credentials: { accessKeyId: TEST_S3_ACCESS_KEY_ID, secretAccessKey: TEST_S3_SECRET },
-  });
-  const signed = await signer.presign({
-    method, protocol: 'http:', hostname: base.hostname, port: Number(base.port), path, query: {},
-    headers: { host: base.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
-  }, { expiresIn, signingDate });
-  return `${base.origin}${signed.path}?${buildQueryString(signed.query ?? {})}`;
-}
+/** A presigned URL for this server, as @aws-sdk/s3-request-presigner makes it. */
+const presignedUrl = (method: string, path: string, expiresIn = 300, signingDate = new Date()): Promise<string> =>
+  presign(method, new URL(server.running.s3Url!), path, expiresIn, signingDate);
 
 const md5 = (b: Uint8Array | string): string => createHash('md5').update(b).digest('hex');
 
@@ -332,17 +320,12 @@ describe('S3 API with @aws-sdk/client-s3', () => {
 
   it('refuses an aws-chunked body whose trailing checksum is wrong, and stores nothing', async () => {
     const base = new URL(server.running.s3Url!);
-    const signer = new SignatureV4({
-      service: 's3', region: 'auto', uriEscapePath: false, applyChecksum: false, sha256: NodeSha256,
-      credentials: { accessKeyId: TEST_S3_ACCESS_KEY_ID, secretAccessKey: TEST_S3_SECRET },
-    });
     const body = '5\r\nhello\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n';
     const headers = {
-      host: base.host, 'content-encoding': 'aws-chunked', 'x-amz-content-sha256': 'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
+      'content-encoding': 'aws-chunked', 'x-amz-content-sha256': 'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
       'x-amz-decoded-content-length': '5', 'x-amz-trailer': 'x-amz-checksum-crc32', 'content-length': String(body.length),
     };
-    const signed = await signer.sign({ method: 'PUT', protocol: 'http:', hostname: base.hostname, port: Number(base.port), path: '/alpha/trailer.txt', query: {}, headers });
-    const res = await fetch(`${base.origin}/alpha/trailer.txt`, { method: 'PUT', headers: signed.headers, body });
+    const res = await fetch(`${base.origin}/alpha/trailer.txt`, { method: 'PUT', headers: await signedHeaders('PUT', base, '/alpha/trailer.txt', headers), body });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('<Code>BadDigest</Code>');
     expect((await failure(s3.send(new HeadObjectCommand({ Bucket: 'alpha', Key: 'trailer.txt' })))).status).toBe(404);
