@@ -6,6 +6,7 @@
 export { openBucketStore, type OpenBucketStoreOptions } from './open.js';
 export { FixedLengthStream, withKnownLength, knownLength } from './value/known-length.js';
 export type {
+  BucketCorsRule,
   BucketInfo,
   BucketOptions,
   BucketStore,

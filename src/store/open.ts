@@ -9,7 +9,7 @@ import { FileBlobStore } from './adapters/file-blobs.js';
 import { Collector } from './gc.js';
 import { Bucket } from './bucket.js';
 import type { BucketSettings, StoreContext } from './context.js';
-import { bucketInfo, createBucket, deleteBucket, listBuckets, listParts, listUploads } from './registry.js';
+import { bucketInfo, createBucket, deleteBucket, getBucketCors, listBuckets, listParts, listUploads, putBucketCors } from './registry.js';
 
 /** Options of {@link openBucketStore}. */
 export interface OpenBucketStoreOptions {
@@ -73,6 +73,8 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
     createBucket: async (name) => createBucket(live(), name),
     deleteBucket: async (name) => deleteBucket(live(), name),
     bucketInfo: async (name) => bucketInfo(live(), name),
+    getBucketCors: async (name) => getBucketCors(live(), name),
+    putBucketCors: async (name, rules) => putBucketCors(live(), name, rules),
     listUploads: async (bucket, listOpts) => listUploads(live(), bucket, listOpts),
     listParts: async (bucket, key, uploadId, partOpts) => listParts(live(), bucket, key, uploadId, partOpts),
     sweep(): Promise<SweepReport> {

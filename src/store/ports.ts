@@ -147,6 +147,10 @@ export interface MetadataStore {
    * completed and aborted upload rows go with it.
    */
   deleteBucket(name: string): Promise<DeleteBucketResult>;
+  /** The bucket's CORS configuration as stored (opaque text), or null when it has none or does not exist. */
+  getBucketCors(name: string): Promise<string | null>;
+  /** Sets (null: removes) a registered bucket's CORS configuration; false when the bucket does not exist. */
+  setBucketCors(name: string, cors: string | null): Promise<boolean>;
   /**
    * Active uploads of a bucket whose key starts with `prefix`, ordered by key (UTF-8 bytes), creation time,
    * then uploadId, starting after the markers. With `uploadIdMarker`, an upload of `keyMarker` that is no

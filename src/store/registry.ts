@@ -1,6 +1,6 @@
 /**
  * The bucket registry and the upload listing of an open store, for an S3 API's ListBuckets, CreateBucket,
- * DeleteBucket, HeadBucket and ListMultipartUploads. Names are not validated here (the binding accepts any
+ * DeleteBucket, HeadBucket, Get/PutBucketCors and ListMultipartUploads. Names are not validated here (the binding accepts any
  * name; the S3 layer checks S3's rules). Uploads older than the 7-day limit are aborted before a listing or a
  * deletion looks at them, so an expired upload neither shows up nor keeps a bucket from being deleted.
  */
@@ -8,7 +8,7 @@ import type { StoreContext } from './context.js';
 import { UPLOAD_MAX_AGE_MS } from './gc.js';
 import { coerceKey } from './keys.js';
 import type { BucketRecord } from './ports.js';
-import type { BucketInfo, PartInfo, UploadInfo, UploadListOptions } from './types.js';
+import type { BucketCorsRule, BucketInfo, PartInfo, UploadInfo, UploadListOptions } from './types.js';
 
 /** Uploads a listing returns when no limit is given (S3's max-uploads default). */
 const DEFAULT_UPLOAD_LIMIT = 1000;
@@ -37,6 +37,31 @@ export async function createBucket(ctx: StoreContext, name: string): Promise<'cr
 export async function bucketInfo(ctx: StoreContext, name: string): Promise<BucketInfo | null> {
   const b = await ctx.meta.getBucket(String(name));
   return b ? toInfo(b) : null;
+}
+
+/** The rule as stored: its known fields only, copied (strings as strings), so nothing else is kept. */
+function corsRule(rule: BucketCorsRule): BucketCorsRule {
+  const strings = (list: unknown): string[] => (Array.isArray(list) ? list.map(String) : []);
+  return {
+    ...(rule.id !== undefined ? { id: String(rule.id) } : {}),
+    allowedOrigins: strings(rule.allowedOrigins),
+    allowedMethods: strings(rule.allowedMethods),
+    allowedHeaders: strings(rule.allowedHeaders),
+    exposeHeaders: strings(rule.exposeHeaders),
+    ...(rule.maxAgeSeconds !== undefined ? { maxAgeSeconds: Number(rule.maxAgeSeconds) } : {}),
+  };
+}
+
+/** The bucket's CORS rules (stored as JSON with the bucket), or null. */
+export async function getBucketCors(ctx: StoreContext, name: string): Promise<BucketCorsRule[] | null> {
+  const stored = await ctx.meta.getBucketCors(String(name));
+  return stored === null ? null : (JSON.parse(stored) as BucketCorsRule[]).map(corsRule);
+}
+
+/** Replaces (null or [] removes) the bucket's CORS rules; 'missing' when the bucket is not registered. */
+export async function putBucketCors(ctx: StoreContext, name: string, rules: BucketCorsRule[] | null): Promise<'ok' | 'missing'> {
+  const json = rules === null || rules.length === 0 ? null : JSON.stringify(rules.map(corsRule));
+  return (await ctx.meta.setBucketCors(String(name), json)) ? 'ok' : 'missing';
 }
 
 /** Unregisters an empty bucket (no object, no active unexpired upload). */

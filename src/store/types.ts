@@ -181,6 +181,24 @@ export interface BucketInfo {
   created: Date;
 }
 
+/**
+ * One CORS rule of a bucket, as S3's `CORSRule` (PutBucketCors). The store keeps rules as given, in order;
+ * validating them (methods, wildcards) is the S3 layer's job.
+ */
+export interface BucketCorsRule {
+  id?: string;
+  /** Origins, each possibly holding one `*` (`*`, `https://*.example.com`). */
+  allowedOrigins: string[];
+  /** `GET`, `PUT`, `HEAD`, `POST`, `DELETE`. */
+  allowedMethods: string[];
+  /** Request headers a preflight may ask for, each possibly holding one `*`. */
+  allowedHeaders: string[];
+  /** Response headers browsers may expose to scripts. */
+  exposeHeaders: string[];
+  /** How long browsers may cache a preflight answer. */
+  maxAgeSeconds?: number;
+}
+
 /** Options of {@link BucketStore.listUploads}, mirroring S3's ListMultipartUploads. */
 export interface UploadListOptions {
   /** Only keys starting with this. Default: every key. */
@@ -224,6 +242,10 @@ export interface BucketStore {
   deleteBucket(name: string): Promise<'deleted' | 'missing' | 'not-empty'>;
   /** The registered bucket with this name, or null. */
   bucketInfo(name: string): Promise<BucketInfo | null>;
+  /** The bucket's CORS rules, or null when it has none (or does not exist). */
+  getBucketCors(name: string): Promise<BucketCorsRule[] | null>;
+  /** Replaces the bucket's CORS rules (null or an empty list removes them); 'missing' when the bucket does not exist. */
+  putBucketCors(name: string, rules: BucketCorsRule[] | null): Promise<'ok' | 'missing'>;
   /**
    * Active, unexpired multipart uploads of a bucket, ordered by key (UTF-8 bytes), initiation time, then
    * uploadId, starting after the markers as S3's ListMultipartUploads does. An unknown bucket lists nothing.

@@ -123,6 +123,26 @@ describe('PostgresMetadataStore across two nodes', () => {
 });
 
 describe('PostgresMetadataStore schema', () => {
+  it('adds the bucket CORS column to a database made before it (schema step 2), keeping its buckets', async () => {
+    const db = await freshPostgresUrl('store_step2');
+    try {
+      const first = await PostgresMetadataStore.connect(db.url);
+      await first.createBucket('old', 1);
+      await first.close();
+      await sql(db.url, 'ALTER TABLE store_buckets DROP COLUMN cors');
+      const stores = await Promise.all(Array.from({ length: 3 }, () => PostgresMetadataStore.connect(db.url)));
+      try {
+        expect(await stores[0]!.getBucket('old')).toEqual({ name: 'old', created: 1 });
+        expect(await stores[1]!.setBucketCors('old', '[]x')).toBe(true);
+        expect(await stores[2]!.getBucketCors('old')).toBe('[]x');
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+
   it('is created once when several nodes start at the same time; writes do not depend on the default isolation', async () => {
     const db = await freshPostgresUrl('store_schema');
     try {

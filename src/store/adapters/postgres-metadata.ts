@@ -220,6 +220,14 @@ export class PostgresMetadataStore implements MetadataStore {
     return this.one<BucketRecord>(this.pool, 'SELECT name, created FROM store_buckets WHERE name = $1', [name]);
   }
 
+  async getBucketCors(name: string): Promise<string | null> {
+    return (await this.one<{ cors: string | null }>(this.pool, 'SELECT cors FROM store_buckets WHERE name = $1', [name]))?.cors ?? null;
+  }
+
+  async setBucketCors(name: string, cors: string | null): Promise<boolean> {
+    return ((await this.run(this.pool, 'UPDATE store_buckets SET cors = $2 WHERE name = $1', [name, cors])).rowCount ?? 0) > 0;
+  }
+
   async listBuckets(): Promise<BucketRecord[]> {
     return (await this.run<BucketRecord>(this.pool, 'SELECT name, created FROM store_buckets ORDER BY name', [])).rows;
   }

@@ -79,23 +79,37 @@ CREATE INDEX IF NOT EXISTS ${LAST_OBJECT} ON store_garbage (since);
 `;
 
 /**
- * Checks the database encoding and creates the tables unless they exist. Several nodes may run this at once:
- * the DDL runs in one transaction under an exclusive advisory lock, and only when the schema is missing
- * (`CREATE INDEX IF NOT EXISTS` would otherwise lock the tables against writers on every start).
+ * Later schema steps, in order, each idempotent; `done` is a boolean SQL expression true once the step ran.
+ * Shipped steps are never edited: a change is a new step.
+ */
+const STEPS: { done: string; sql: string }[] = [
+  // 2: a bucket's CORS configuration (JSON), kept with the bucket.
+  {
+    done: `EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'store_buckets' AND column_name = 'cors')`,
+    sql: 'ALTER TABLE store_buckets ADD COLUMN IF NOT EXISTS cors text;',
+  },
+];
+
+/**
+ * Checks the database encoding and creates the tables unless they exist, then runs the later steps not yet
+ * run. Several nodes may run this at once: the DDL runs in one transaction under an exclusive advisory lock,
+ * and only when something is missing (`CREATE INDEX IF NOT EXISTS` would otherwise lock the tables against
+ * writers on every start).
  */
 export async function preparePostgres(pool: pg.Pool): Promise<void> {
-  const { rows } = await pool.query<{ encoding: string; ready: boolean }>(
-    `SELECT current_setting('server_encoding') AS encoding, to_regclass($1) IS NOT NULL AS ready`,
+  const { rows } = await pool.query<{ encoding: string; ready: boolean; steps: boolean }>(
+    `SELECT current_setting('server_encoding') AS encoding, to_regclass($1) IS NOT NULL AS ready,
+       ${STEPS.map((s) => s.done).join(' AND ')} AS steps`,
     [LAST_OBJECT],
   );
-  const { encoding, ready } = rows[0]!;
+  const { encoding, ready, steps } = rows[0]!;
   // Text in another encoding would not compare (or even store) as UTF-8 bytes.
   if (encoding !== 'UTF8' && encoding !== 'SQL_ASCII') throw new Error(`the bucket metadata database must use UTF8 encoding, not ${encoding}`);
-  if (ready) return;
+  if (ready && steps) return;
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${LockClass.schema}, 0); ${SCHEMA} COMMIT;`);
+    await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${LockClass.schema}, 0); ${SCHEMA} ${STEPS.map((s) => s.sql).join(' ')} COMMIT;`);
   } catch (err) {
     await client.query('ROLLBACK').catch((e: Error) => (broken = e));
     throw err;

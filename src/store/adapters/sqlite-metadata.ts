@@ -293,6 +293,14 @@ export class SqliteMetadataStore implements MetadataStore {
     return (this.q('SELECT name, created FROM store_buckets WHERE name = ?').get(name) as BucketRecord | undefined) ?? null;
   }
 
+  async getBucketCors(name: string): Promise<string | null> {
+    return (this.q('SELECT cors FROM store_buckets WHERE name = ?').get(name) as { cors: string | null } | undefined)?.cors ?? null;
+  }
+
+  async setBucketCors(name: string, cors: string | null): Promise<boolean> {
+    return this.q('UPDATE store_buckets SET cors = ? WHERE name = ?').run(cors, name).changes > 0;
+  }
+
   async listBuckets(): Promise<BucketRecord[]> {
     return this.q('SELECT name, created FROM store_buckets ORDER BY name').all() as BucketRecord[];
   }

@@ -85,7 +85,16 @@ function fillBucketRegistry(db: Database): void {
   db.prepare('INSERT INTO store_meta (name, value) VALUES (?, ?)').run(REGISTRY_FILLED, String(Date.now()));
 }
 
-/** Sets the pragmas and creates the tables. */
+/**
+ * Schema step 2: `store_buckets.cors`, a bucket's CORS configuration (JSON), for databases created before it.
+ * Added here rather than in {@link SCHEMA}, which shipped without it; runs in the schema transaction.
+ */
+function addBucketCors(db: Database): void {
+  const columns = db.prepare('PRAGMA table_info(store_buckets)').all() as { name: string }[];
+  if (!columns.some((c) => c.name === 'cors')) db.exec('ALTER TABLE store_buckets ADD COLUMN cors TEXT');
+}
+
+/** Sets the pragmas and creates the tables, then runs the later schema steps. */
 export function prepareDatabase(db: Database): void {
   db.pragma('busy_timeout = 30000');
   db.pragma('journal_mode = WAL');
@@ -94,6 +103,7 @@ export function prepareDatabase(db: Database): void {
   db.transaction(() => {
     db.exec(SCHEMA);
     fillBucketRegistry(db);
+    addBucketCors(db);
   }).immediate();
 }
 

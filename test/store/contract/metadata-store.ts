@@ -209,6 +209,34 @@ export function metadataStoreContract(name: string, factory: MetadataFactory): v
       expect(await s.takeGarbage(Date.now() + 1, 10)).toEqual(['p']);
     }));
 
+    it('bucket CORS: kept with the bucket, replaced, removed, and gone with the bucket', withStore(async (s, shared) => {
+      expect(await s.setBucketCors('nope', '[1]')).toBe(false);
+      expect(await s.getBucketCors('nope')).toBeNull();
+      await s.createBucket('c', 1);
+      expect(await s.getBucketCors('c')).toBeNull();
+      expect(await s.setBucketCors('c', '[{"a":"ü"}]')).toBe(true);
+      expect(await s.getBucketCors('c')).toBe('[{"a":"ü"}]');
+      expect(await s.getBucket('c')).toEqual({ name: 'c', created: 1 });
+      // A later write registering the bucket again leaves its configuration alone; other connections see it.
+      expect((await s.putObject('c', rec('k', { uploaded: 9 }), always)).ok).toBe(true);
+      expect(await s.createBucket('c', 5)).toBe(false);
+      if (shared) {
+        const other = await shared();
+        try {
+          expect(await other.getBucketCors('c')).toBe('[{"a":"ü"}]');
+        } finally {
+          await other.close();
+        }
+      }
+      expect(await s.setBucketCors('c', null)).toBe(true);
+      expect(await s.getBucketCors('c')).toBeNull();
+      expect(await s.setBucketCors('c', 'again')).toBe(true);
+      await s.deleteObjects('c', ['k']);
+      expect(await s.deleteBucket('c')).toBe('deleted');
+      await s.createBucket('c', 2);
+      expect(await s.getBucketCors('c')).toBeNull();
+    }));
+
     it('a bucket deleted and written again is registered again', withStore(async (s) => {
       await s.createBucket('b', 1);
       expect(await s.deleteBucket('b')).toBe('deleted');
