@@ -68,6 +68,27 @@ const migrations: Record<string, Migration> = {
       await sql`UPDATE zones SET record_count = (SELECT COUNT(*) FROM dns_records WHERE dns_records.zone_id = zones.id)`.execute(db);
     },
   },
+  '0003_api_tokens': {
+    // API tokens (Authorization: Bearer): only the SHA-256 of a token's value is stored.
+    async up(db: Kysely<any>) {
+      await db.schema.createTable('api_tokens')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('account_id', 'text')
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('value_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('policies', 'text', (c) => c.notNull())
+        .addColumn('condition', 'text')
+        .addColumn('not_before', 'text')
+        .addColumn('expires_on', 'text')
+        .addColumn('issued_on', 'text', (c) => c.notNull())
+        .addColumn('modified_on', 'text', (c) => c.notNull())
+        .addColumn('last_used_on', 'text')
+        .execute();
+      await db.schema.createIndex('api_tokens_owner').on('api_tokens').columns(['user_id', 'account_id']).execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

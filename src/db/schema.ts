@@ -76,9 +76,33 @@ export interface DnsRecordsTable {
   tags_modified_on: string | null;
 }
 
+/** An API token (`Authorization: Bearer`), owned by a user, or by an account when `account_id` is set. */
+export interface ApiTokensTable {
+  id: string;
+  /** The user who created it (its identity when it authenticates). */
+  user_id: string;
+  /** Set for account-owned tokens (`/accounts/:account_id/tokens`): they act on that account only. */
+  account_id: string | null;
+  name: string;
+  /** SHA-256 hex of the token's value; the value itself is never stored. */
+  value_hash: string;
+  /** `active` or `disabled` (expiry is computed from `expires_on`). */
+  status: string;
+  /** JSON array of policies. */
+  policies: string;
+  /** JSON of the condition, or null. */
+  condition: string | null;
+  not_before: string | null;
+  expires_on: string | null;
+  issued_on: string;
+  modified_on: string;
+  last_used_on: string | null;
+}
+
 /** The whole relational schema. */
 export interface Database {
   users: UsersTable;
+  api_tokens: ApiTokensTable;
   accounts: AccountsTable;
   memberships: MembershipsTable;
   zones: ZonesTable;
