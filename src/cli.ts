@@ -24,6 +24,11 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
   --http HOST:PORT       HTTP listener (default 127.0.0.1:8787; port 0 picks a free port)
   --dns HOST:PORT        DNS listener, UDP and TCP (default 127.0.0.1:1053)
   --api-date YYYY-MM-DD  the date requests without an api-version header are served as of (default today)
+  --auth-email E, --auth-key K
+                         the admin user's e-mail and global API key (default: generated on first start into
+                         DATA_DIR/credentials.json)
+  --api-token T          an API token (Authorization: Bearer) with every permission on the admin's accounts
+                         (default: generated on first start with the admin credentials)
   --database-url URL     PostgreSQL connection string instead of the embedded SQLite database (zones, records
                          and bucket metadata)
   --blobs-dir DIR        folder of object bodies (default DATA_DIR/blobs; shared by nodes on one PostgreSQL)
@@ -77,7 +82,7 @@ async function main(argv: string[]): Promise<number> {
   const generated = running.generatedCredentials;
   if (generated) {
     process.stdout.write(`stratus: generated admin credentials (shown once; saved in ${generated.file}):\n`
-      + `  X-Auth-Email: ${generated.email}\n  X-Auth-Key:   ${generated.key}\n`);
+      + `  X-Auth-Email: ${generated.email}\n  X-Auth-Key:   ${generated.key}\n  Authorization: Bearer ${generated.apiToken}\n`);
   }
   const s3Generated = running.generatedS3Credentials;
   if (s3Generated) {

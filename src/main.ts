@@ -41,7 +41,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   });
   let generatedCredentials: GeneratedCredentials | undefined;
   try {
-    generatedCredentials = await bootstrapCredentials(database.db, { dataDir: config.dataDir, authEmail: config.authEmail, authKey: config.authKey, clock });
+    generatedCredentials = await bootstrapCredentials(database.db, { dataDir: config.dataDir, authEmail: config.authEmail, authKey: config.authKey, apiToken: config.apiToken, clock });
   } catch (err) {
     await database.close();
     throw err;

@@ -1,8 +1,10 @@
 /**
  * Credentials at start. With `authEmail` and `authKey` configured (`STRATUS_AUTH_EMAIL`/`STRATUS_AUTH_KEY`)
  * the admin user and its account are created or updated. Without them, the first start on an empty store
- * generates a key, writes `{email, key}` to `<dataDir>/credentials.json` (mode 0600) and reports it once so
- * that the CLI can print it; later starts find the user and report nothing.
+ * generates a key and a full-access API token, writes `{email, key, api_token}` to
+ * `<dataDir>/credentials.json` (mode 0600) and reports them once so that the CLI can print them; later
+ * starts find the user and report nothing. A configured `apiToken` (`STRATUS_API_TOKEN`) is stored as a
+ * full-access token of the admin user (the configured one, else the first user).
  */
 import { writeSecretJson } from '../shared/secret-file.js';
 import path from 'node:path';
@@ -10,6 +12,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
 import { countUsers, upsertUser } from './users.js';
+import { isValidKey } from './keys.js';
+import { TokensService, fullAccessPolicies, generateTokenValue } from './tokens.js';
 
 /** E-mail of the generated admin user. */
 export const GENERATED_ADMIN_EMAIL = 'admin@example.com';
@@ -20,6 +24,8 @@ export const CREDENTIALS_FILE = 'credentials.json';
 export interface GeneratedCredentials {
   email: string;
   key: string;
+  /** A full-access API token (`Authorization: Bearer`). */
+  apiToken: string;
   /** Where they were saved. */
   file: string;
 }
@@ -29,21 +35,37 @@ export interface BootstrapOptions {
   dataDir: string;
   authEmail: string | undefined;
   authKey: string | undefined;
+  /** A token value to store as the admin's full-access token. */
+  apiToken?: string | undefined;
   clock: Clock;
 }
+
+/** Name of the full-access token made at start. */
+const ADMIN_TOKEN_NAME = 'Stratus admin token';
 
 /** Applies the configured credentials or generates the first ones; returns generated credentials, if any. */
 export async function bootstrapCredentials(db: Kysely<Database>, opts: BootstrapOptions): Promise<GeneratedCredentials | undefined> {
   if ((opts.authEmail === undefined) !== (opts.authKey === undefined)) {
     throw new Error('STRATUS_AUTH_EMAIL and STRATUS_AUTH_KEY must be given together (or neither)');
   }
+  if (opts.apiToken !== undefined && !isValidKey(opts.apiToken)) throw new Error('STRATUS_API_TOKEN must be 1 to 200 characters of A-Z a-z 0-9 _ . ~ + / = -');
+  const tokens = new TokensService(db, opts.clock);
   if (opts.authEmail !== undefined && opts.authKey !== undefined) {
-    await upsertUser(db, { email: opts.authEmail, key: opts.authKey, clock: opts.clock });
+    const admin = await upsertUser(db, { email: opts.authEmail, key: opts.authKey, clock: opts.clock });
+    if (opts.apiToken !== undefined) await tokens.ensure(admin.userId, ADMIN_TOKEN_NAME, opts.apiToken, fullAccessPolicies(admin.userId));
     return undefined;
   }
-  if ((await countUsers(db)) > 0) return undefined;
+  if ((await countUsers(db)) > 0) {
+    if (opts.apiToken !== undefined) {
+      const first = await db.selectFrom('users').select('id').orderBy('created_on').orderBy('id').executeTakeFirstOrThrow();
+      await tokens.ensure(first.id, ADMIN_TOKEN_NAME, opts.apiToken, fullAccessPolicies(first.id));
+    }
+    return undefined;
+  }
   const created = await upsertUser(db, { email: GENERATED_ADMIN_EMAIL, clock: opts.clock });
+  const apiToken = opts.apiToken ?? generateTokenValue();
+  await tokens.ensure(created.userId, ADMIN_TOKEN_NAME, apiToken, fullAccessPolicies(created.userId));
   const file = path.join(opts.dataDir, CREDENTIALS_FILE);
-  writeSecretJson(file, { email: created.email, key: created.key });
-  return { email: created.email, key: created.key, file };
+  writeSecretJson(file, { email: created.email, key: created.key, api_token: apiToken });
+  return { email: created.email, key: created.key, apiToken, file };
 }

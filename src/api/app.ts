@@ -15,6 +15,8 @@ import { ZonesService } from '../zones/zones-service.js';
 import { RecordsService } from '../zones/records-service.js';
 import { accountRoutes } from './routes/accounts.js';
 import { zoneRoutes } from './routes/zones.js';
+import { tokenRoutes } from './routes/tokens.js';
+import { userRoutes } from './routes/user.js';
 import { dnsRecordRoutes } from './routes/dns-records.js';
 import { registerLifecycleRoutes } from './routes/lifecycle.js';
 import { recordsBatchRoutes } from './routes/records-batch.js';
@@ -40,10 +42,12 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     await next();
   });
   registerLifecycleRoutes(api, deps); // before auth: /deprecations is public; lifecycle routes authenticate themselves
-  api.use('*', authMiddleware(deps.db));
+  api.use('*', authMiddleware(deps.db, deps.clock));
 
   api.route('/', accountRoutes(deps.db, deps.clock));
-  api.route('/', zoneRoutes());
+  api.route('/', userRoutes(deps.db));
+  api.route('/', tokenRoutes(deps.db, deps.clock));
+  api.route('/', zoneRoutes(deps.db));
   // Routes of other resources under /zones/:zone_id/… go here, before the DNS record routes: GET
   // …/dns_records/:dns_record_id would otherwise match their fixed words (export, usage, …).
   api.route('/', recordsBatchRoutes(deps.config.plan.recordsPerBatch));

@@ -1,69 +1,112 @@
 /**
- * Authentication of v4 requests by `X-Auth-Email` + `X-Auth-Key` (the global API key scheme):
+ * Authentication of v4 requests, by the global API key (`X-Auth-Email` + `X-Auth-Key`) or by an API token
+ * (`Authorization: Bearer <token>`):
  *
- * - neither header (and no `Authorization`): 400, 9106 `Missing X-Auth-Key, X-Auth-Email or Authorization headers`
- *   (also when only one of the pair is sent);
+ * - no credentials (or only half of the pair, without a token): 400, 9106 `Missing X-Auth-Key, X-Auth-Email or Authorization headers`;
  * - a header of the wrong shape: 400, 6003 `Invalid request headers` with `error_chain` 6102 (e-mail) / 6103 (key)
  *   / 6111 (a malformed `Authorization`);
  * - a well-formed pair that matches no user: 403, 9103 `Unknown X-Auth-Key or X-Auth-Email`;
- * - `Authorization: Bearer …` alone: API tokens are not supported; 401, 10000 `Authentication error`, with a
- *   message that says to use the e-mail and key. When the pair is sent as well (the SDK sends every
- *   configured credential), the pair is used.
+ * - a token that is unknown, disabled, expired or not yet valid: 401, 10000 `Authentication error`; a token
+ *   used from an address its `request_ip` condition excludes: 403, 9109;
+ * - when the pair and a token are both sent (the SDK sends every configured credential), the pair is used.
  *
- * Successful look-ups are remembered for {@link AUTH_CACHE_MS} (in memory, keyed by e-mail and key: only pairs
- * that matched a user are kept, so hashing the key on every request is not needed), so a key changed by
- * `stratus user add` in another process takes effect within that time.
+ * A token's request also gets its route's requirement (`route-permissions.ts`); user- and account-scoped
+ * requirements are checked here, zone-scoped ones where the zone is loaded (`zone-access.ts`).
+ *
+ * Successful look-ups are remembered for {@link AUTH_CACHE_MS} (in memory, keyed by the credentials: only
+ * credentials that matched are kept, so hashing on every request is not needed), so a key or token changed
+ * in another process takes effect within that time.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Kysely } from 'kysely';
-import type { ApiEnv } from './context.js';
+import type { ApiEnv, AuthUser } from './context.js';
 import type { Database } from '../db/schema.js';
+import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import { authenticate } from '../accounts/users.js';
 import { isValidEmail, isValidKey } from '../accounts/keys.js';
-import type { AuthUser } from './context.js';
+import { TokensService, tokenChangeGeneration } from '../accounts/tokens.js';
+import { routeRequirement } from './route-permissions.js';
+import { checkTokenRequirement } from './token-access.js';
 
 /** How long a successful authentication is remembered. */
 export const AUTH_CACHE_MS = 5000;
 /** Most remembered authentications (the cache starts over when full). */
 const AUTH_CACHE_SIZE = 10_000;
+/** Shape of an acceptable `Authorization` value. */
+const BEARER = /^Bearer ([A-Za-z0-9_.~+/=-]+)$/;
 
-/** Builds the authentication middleware; it sets `user` on the context. */
-export function authMiddleware(db: Kysely<Database>): MiddlewareHandler<ApiEnv> {
-  const remembered = new Map<string, { user: AuthUser; until: number }>();
+/** Remembered identities by credentials (forgotten at once when this process changes a token). */
+class IdentityCache {
+  private readonly entries = new Map<string, { user: AuthUser; until: number; generation: number }>();
+
+  async get(key: string, look: () => Promise<AuthUser | undefined>): Promise<AuthUser | undefined> {
+    const now = Date.now();
+    const generation = tokenChangeGeneration();
+    const hit = this.entries.get(key);
+    if (hit && hit.until > now && hit.generation === generation) return hit.user;
+    const user = await look();
+    if (user) {
+      if (this.entries.size >= AUTH_CACHE_SIZE) this.entries.clear();
+      this.entries.set(key, { user, until: now + AUTH_CACHE_MS, generation });
+    }
+    return user;
+  }
+}
+
+/** Builds the authentication middleware; it sets `user` (and, for tokens, `requirement`) on the context. */
+export function authMiddleware(db: Kysely<Database>, clock: Clock): MiddlewareHandler<ApiEnv> {
+  const cache = new IdentityCache();
+  const tokens = new TokensService(db, clock);
   return async (c, next) => {
     const email = c.req.header('x-auth-email');
     const key = c.req.header('x-auth-key');
     const authorization = c.req.header('authorization');
-    if (email === undefined || key === undefined) {
-      if (authorization !== undefined && email === undefined && key === undefined) rejectAuthorization(authorization);
+    if (email !== undefined && key !== undefined) {
+      c.set('user', await byKey(cache, db, email.trim(), key.trim()));
+    } else if (authorization !== undefined && (email === undefined || key === undefined)) {
+      const user = await byToken(cache, tokens, authorization.trim());
+      if (!user.token!.grants.allowsAddress(clientAddress(c))) {
+        throw new AppError(9109, `Cannot use the access token from location: ${clientAddress(c) ?? 'unknown'}`, 403);
+      }
+      c.set('user', user);
+      const requirement = routeRequirement(c.req.method, c.req.path.replace(/^\/client\/v4/, ''));
+      if (requirement) c.set('requirement', requirement);
+      checkTokenRequirement(c);
+    } else {
       throw new AppError(9106, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers', 400);
     }
-    const chain: { code: number; message: string }[] = [];
-    if (!isValidEmail(email.trim())) chain.push({ code: 6102, message: 'Invalid format for X-Auth-Email header' });
-    if (!isValidKey(key.trim())) chain.push({ code: 6103, message: 'Invalid format for X-Auth-Key header' });
-    if (chain.length > 0) throw new AppError(6003, 'Invalid request headers', 400, { chain });
-    const cacheKey = `${email.trim().toLowerCase()}\n${key.trim()}`;
-    const now = Date.now();
-    const hit = remembered.get(cacheKey);
-    let user = hit && hit.until > now ? hit.user : undefined;
-    if (!user) {
-      user = await authenticate(db, email.trim(), key.trim());
-      if (!user) throw new AppError(9103, 'Unknown X-Auth-Key or X-Auth-Email', 403);
-      if (remembered.size >= AUTH_CACHE_SIZE) remembered.clear();
-      remembered.set(cacheKey, { user, until: now + AUTH_CACHE_MS });
-    }
-    c.set('user', user);
     await next();
   };
 }
 
-/** Answers a request that carries only an `Authorization` header. */
-function rejectAuthorization(value: string): never {
-  if (!/^Bearer [A-Za-z0-9_.~+/=-]+$/.test(value.trim())) {
+/** The user of an e-mail and key pair. */
+async function byKey(cache: IdentityCache, db: Kysely<Database>, email: string, key: string): Promise<AuthUser> {
+  const chain: { code: number; message: string }[] = [];
+  if (!isValidEmail(email)) chain.push({ code: 6102, message: 'Invalid format for X-Auth-Email header' });
+  if (!isValidKey(key)) chain.push({ code: 6103, message: 'Invalid format for X-Auth-Key header' });
+  if (chain.length > 0) throw new AppError(6003, 'Invalid request headers', 400, { chain });
+  const user = await cache.get(`key\n${email.toLowerCase()}\n${key}`, () => authenticate(db, email, key));
+  if (!user) throw new AppError(9103, 'Unknown X-Auth-Key or X-Auth-Email', 403);
+  return user;
+}
+
+/** The user (with its token's grants) of a bearer token. */
+async function byToken(cache: IdentityCache, tokens: TokensService, authorization: string): Promise<AuthUser> {
+  const value = BEARER.exec(authorization)?.[1];
+  if (value === undefined) {
     throw new AppError(6003, 'Invalid request headers', 400, { chain: [{ code: 6111, message: 'Invalid format for Authorization header' }] });
   }
-  throw new AppError(10000, 'Authentication error', 401, {
-    others: [new AppError(10000, 'API tokens are not supported by Stratus: authenticate with X-Auth-Email and X-Auth-Key', 401)],
+  const user = await cache.get(`token\n${value}`, async () => {
+    const found = await tokens.authenticate(value);
+    return found && { ...found.user, token: { id: found.row.id, accountId: found.row.account_id, grants: found.grants } };
   });
+  if (!user) throw new AppError(10000, 'Authentication error', 401);
+  return user;
+}
+
+/** The client's address (undefined when the request did not come over a socket, as in `app.request`). */
+function clientAddress(c: Context<ApiEnv>): string | undefined {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress;
 }

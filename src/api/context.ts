@@ -5,6 +5,8 @@
 import type { EnvelopeMessage } from './envelope.js';
 import type { ZonesService } from '../zones/zones-service.js';
 import type { RecordsService } from '../zones/records-service.js';
+import type { TokenGrants } from '../accounts/token-policy.js';
+import type { RouteRequirement } from './route-permissions.js';
 
 /** The authenticated caller. */
 export interface AuthUser {
@@ -12,6 +14,13 @@ export interface AuthUser {
   email: string;
   /** Accounts the user may act on. */
   accountIds: string[];
+  /** Set when the request authenticated with an API token: what the token may do. */
+  token?: {
+    id: string;
+    /** The owning account of an account-owned token; null for a user's token. */
+    accountId: string | null;
+    grants: TokenGrants;
+  };
 }
 
 /** Hono variables of a v4 request. */
@@ -20,6 +29,8 @@ export interface ApiVariables {
   /** YYYY-MM-DD: the date the deprecation schedule is evaluated at for this request. */
   apiDate: string;
   user: AuthUser;
+  /** What the route needs from an API token (set for token requests to routes a token may call). */
+  requirement?: RouteRequirement;
   /** Extra entries for the envelope's `messages` (deprecation notices, warnings). */
   messages: EnvelopeMessage[];
   /** The services routes call (set for every request). */

@@ -47,6 +47,8 @@ export interface Config {
   /** Admin credentials created or updated at start. */
   authEmail: string | undefined;
   authKey: string | undefined;
+  /** An API token value created at start with every permission on the admin's accounts (`--api-token`). */
+  apiToken: string | undefined;
   /** PostgreSQL connection string; undefined means the embedded SQLite database in the data folder. */
   databaseUrl: string | undefined;
   /** Folder of object bodies (`<dataDir>/blobs` by default); nodes sharing a PostgreSQL database share it too. */
@@ -124,6 +126,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     apiDate,
     authEmail: get('auth-email'),
     authKey: get('auth-key'),
+    apiToken: get('api-token'),
     databaseUrl: get('database-url'),
     blobsDir: path.resolve(get('blobs-dir') ?? path.join(dataDir, 'blobs')),
     blobsS3: blobsS3Config(get),

@@ -29,6 +29,7 @@ const e = (code: number, status: number, message: string, when: string, source: 
 
 /** Codes of authentication, accounts, zones and records (owned by api/, accounts/, zones/). */
 const API_CODES: CatalogueEntry[] = [
+  e(1000, 401, 'Invalid API Token', 'GET /user/tokens/verify (or /accounts/:account_id/tokens/verify) without a token of that owner'),
   e(1004, 400, 'DNS Validation Error', 'record create/update validation failed; before api date 2024-10-01 it wraps the root causes in `error_chain`'),
   e(1061, 400, '<name> already exists', 'POST /zones with the name of an existing zone (of any account)'),
   e(1100, 400, 'Invalid zone name …', 'POST /zones without a valid `name`', 'stratus'),
@@ -44,6 +45,7 @@ const API_CODES: CatalogueEntry[] = [
   e(1112, 400, 'Other records exist at <name>; an NS record below the apex delegates its name …', 'creating NS below the apex where records of other types exist', 'stratus'),
   e(1113, 400, 'Invalid account name / type / settings …', 'POST /accounts without a `name` of 1 to 100 characters, with a `type` other than standard or enterprise, or with `settings` that is not an object', 'stratus'),
   e(1120, 0, 'Zone <name> has no A, AAAA or CNAME record; every zone needs at least one record that resolves a name to an address.', 'notice in `messages` of a record list and of GET dns_settings for a zone without an address record', 'stratus'),
+  e(1150, 400, 'Invalid policies / name / condition / not_before / expires_on / status …', 'a token body (POST or PUT …/tokens) with a bad field: unknown permission group, unknown resource key, a zone or account that is not the owner\'s, a bad CIDR, expires_on not after not_before', 'stratus'),
   e(6003, 400, 'Invalid request headers', 'malformed auth headers (chain: 6102, 6103, 6111) and other header problems (chain: 6120, 6121)'),
   e(6007, 400, 'Malformed JSON in request body', 'a request body that is not JSON (an empty body counts as `{}`)'),
   e(6102, 0, 'Invalid format for X-Auth-Email header', 'in `error_chain` of 6003; also by `stratus user add` for a bad e-mail'),
@@ -55,11 +57,12 @@ const API_CODES: CatalogueEntry[] = [
   e(9021, 400, 'Invalid TTL. Must be between <min> and 86400 seconds, or 1 for automatic.', '`ttl` not 1 and outside min..86400 (min: plan.minTtl, default 60), or not an integer'),
   e(9103, 403, 'Unknown X-Auth-Key or X-Auth-Email', 'well-formed credentials that match no user'),
   e(9106, 400, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers', 'no credentials, or only one of the e-mail/key pair'),
+  e(9109, 403, 'Unauthorized to access requested resource / Cannot use the access token from location: <address>', 'an API token without the capability the route needs on its zone, account or user (or calling POST /accounts); a token used from an address its request_ip condition excludes'),
   e(9300, 400, 'DNS record has <n> tags, exceeding the quota of <max>.', 'more tags than plan.tagsPerRecord (default 20)'),
   e(9301, 400, 'Invalid tag …: use "name:value" with a name of 1 to 32 letters, digits, "_" or "-".', 'a tag that is not a `name:value` string with a valid name', 'stratus'),
   e(9302, 400, 'Tag "<name>" has a value longer than 100 characters.', 'a tag value over 100 characters', 'stratus'),
   e(9313, 400, 'DNS record comment exceeds the maximum length of <max> characters.', 'comment longer than plan.commentMaxLength (default 500), containing CR/LF, or not a string'),
-  e(10000, 401, 'Authentication error', '`Authorization: Bearer` without the e-mail/key pair: API tokens are not supported (a second entry says so)'),
+  e(10000, 401, 'Authentication error', 'an unknown, disabled, expired or not-yet-valid API token (401); a token that holds nothing on the zone of the path (403); also the message code of a successful token verify'),
   e(81044, 404, 'Record does not exist.', 'unknown or malformed record id'),
   e(81045, 400, 'Record quota exceeded.', 'the zone already holds plan.recordsPerZone records'),
   e(81053, 400, 'An A, AAAA, or CNAME record with that host already exists.', 'creating a CNAME where any record exists at the name'),

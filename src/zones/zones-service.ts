@@ -32,6 +32,8 @@ export const ZONE_TYPES = ['full', 'partial', 'secondary'] as const;
 /** Who is asking: the accounts the caller may act on. */
 export interface Caller {
   accountIds: readonly string[];
+  /** For API tokens: which zones of those accounts a list may show (all when absent). */
+  zoneScope?: { all: boolean; accountIds: readonly string[]; zoneIds: readonly string[] };
 }
 
 /** Filters and paging of {@link ZonesService.list}. */
@@ -105,10 +107,9 @@ export class ZonesService {
     return this.owned(ZONE_BY_ID, caller, zoneId, path);
   }
 
-  /** Like {@link get}, but only the zone's id and name (the same 7003 for an unknown, malformed or foreign id). */
-  async ref(caller: Caller, zoneId: string, path: string): Promise<{ id: string; name: string }> {
-    const { id, name } = await this.owned(ZONE_REF_BY_ID, caller, zoneId, path);
-    return { id, name };
+  /** Like {@link get}, but only the zone's id, name and account (the same 7003 for an unknown, malformed or foreign id). */
+  ref(caller: Caller, zoneId: string, path: string): Promise<{ id: string; name: string; account_id: string }> {
+    return this.owned(ZONE_REF_BY_ID, caller, zoneId, path);
   }
 
   /** The row `template` reads for the zone, when the zone belongs to one of the caller's accounts; else 7003. */
@@ -121,10 +122,17 @@ export class ZonesService {
 
   /** One page of the caller's zones and the number of matches. */
   async list(caller: Caller, q: ZoneListQuery): Promise<{ zones: ZoneWithAccount[]; total: number }> {
-    if (caller.accountIds.length === 0) return { zones: [], total: 0 };
+    const scope = caller.zoneScope;
+    if (caller.accountIds.length === 0 || (scope && !scope.all && scope.accountIds.length + scope.zoneIds.length === 0)) return { zones: [], total: 0 };
     let query = this.db.selectFrom('zones')
       .innerJoin('accounts', 'accounts.id', 'zones.account_id')
       .where('zones.account_id', 'in', caller.accountIds);
+    if (scope && !scope.all) {
+      query = query.where((eb) => eb.or([
+        ...(scope.accountIds.length > 0 ? [eb('zones.account_id', 'in', scope.accountIds)] : []),
+        ...(scope.zoneIds.length > 0 ? [eb('zones.id', 'in', scope.zoneIds)] : []),
+      ]));
+    }
     if (q.name !== undefined) query = query.where('zones.name', '=', normalizeZoneName(q.name) ?? q.name.toLowerCase());
     if (q.status !== undefined) query = query.where('zones.status', '=', q.status);
     if (q.accountId !== undefined) query = query.where('zones.account_id', '=', q.accountId);
@@ -138,9 +146,8 @@ export class ZonesService {
     return { zones, total: Number(count.n) };
   }
 
-  /** Deletes the caller's zone and all its records. */
-  async delete(caller: Caller, zoneId: string, path: string): Promise<void> {
-    await this.get(caller, zoneId, path);
+  /** Deletes the caller's zone and all its records (the caller has checked the zone with {@link get}). */
+  async delete(zoneId: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('dns_records').where('zone_id', '=', zoneId).execute();
       await trx.deleteFrom('zones').where('id', '=', zoneId).execute();

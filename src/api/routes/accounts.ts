@@ -1,4 +1,7 @@
-/** `GET /accounts`, `POST /accounts`, `GET /accounts/:account_id`: only the caller's accounts exist for it. */
+/**
+ * `GET /accounts`, `POST /accounts`, `GET /accounts/:account_id`: only the caller's accounts exist for it (for
+ * an API token, those it reaches); accounts are created with the global key only.
+ */
 import { Hono } from 'hono';
 import type { Kysely } from 'kysely';
 import type { ApiEnv } from '../context.js';
@@ -10,6 +13,7 @@ import { AppError } from '../../shared/errors.js';
 import { parseChoice, parsePaging } from '../paging.js';
 import { ok, okPage } from '../respond.js';
 import { applyLegacyAccountFields, publicAccountSettings } from '../../settings/legacy.js';
+import { unauthorized, visibleAccountIds } from '../token-access.js';
 
 /** The account object of API responses. */
 export function accountView(a: AccountRow): Record<string, unknown> {
@@ -30,6 +34,7 @@ export function accountRoutes(db: Kysely<Database>, clock: Clock): Hono<ApiEnv> 
   // POST /accounts: a new account with the caller as its member. `settings` may carry the legacy fields
   // default_nameservers / use_account_custom_ns_by_default (kept in sync with zone_defaults.nameservers.type).
   app.post('/accounts', async (c) => {
+    if (c.get('user').token) throw unauthorized(); // accounts are created with the global key only
     const fields = await readJsonObject(c);
     const name = typeof fields.name === 'string' ? fields.name.trim() : '';
     if (name === '' || name.length > 100) throw new AppError(1113, 'Invalid account name: send "name", a string of 1 to 100 characters', 400);
@@ -47,12 +52,12 @@ export function accountRoutes(db: Kysely<Database>, clock: Clock): Hono<ApiEnv> 
   app.get('/accounts', async (c) => {
     const { page, perPage } = parsePaging(c.req.query('page'), c.req.query('per_page'), { defaultPerPage: 20, maxPerPage: 50 });
     parseChoice('direction', c.req.query('direction'), ['asc', 'desc'], 'asc');
-    const { accounts, total } = await listAccounts(db, c.get('user').accountIds, page, perPage);
+    const { accounts, total } = await listAccounts(db, await visibleAccountIds(db, c.get('user')), page, perPage);
     return okPage(c, accounts.map(accountView), page, perPage, total);
   });
   app.get('/accounts/:account_id', async (c) => {
     const id = c.req.param('account_id');
-    const account = await getAccount(db, c.get('user').accountIds, id);
+    const account = await getAccount(db, await visibleAccountIds(db, c.get('user')), id);
     if (!account) throw new AppError(7003, `Could not route to ${c.req.path}, perhaps your object identifier is invalid?`, 404);
     return ok(c, accountView(account));
   });

@@ -9,13 +9,17 @@ import { parseChoice, parsePaging } from '../paging.js';
 import { ok, okPage } from '../respond.js';
 import { zoneView } from '../zone-view.js';
 import { requireZone } from '../zone-access.js';
+import { authorizeAccount, zoneListScope } from '../token-access.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
 
 /** Routes of zones. */
-export function zoneRoutes(): Hono<ApiEnv> {
+export function zoneRoutes(db: Kysely<Database>): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.post('/zones', async (c) => {
     const body = await readJsonObject(c);
     const account = body.account as { id?: unknown } | undefined;
+    if (typeof account?.id === 'string' && c.get('user').accountIds.includes(account.id)) authorizeAccount(c, account.id, ['zone:edit']);
     const zone = await c.get('services').zones.create(c.get('user'), {
       name: body.name,
       accountId: typeof account === 'object' && account !== null ? account.id : undefined,
@@ -26,7 +30,9 @@ export function zoneRoutes(): Hono<ApiEnv> {
   app.get('/zones', async (c) => {
     const q = (k: string) => c.req.query(k);
     const { page, perPage } = parsePaging(q('page'), q('per_page'), { defaultPerPage: 20, maxPerPage: 1000 });
-    const { zones, total } = await c.get('services').zones.list(c.get('user'), {
+    const user = c.get('user');
+    const zoneScope = await zoneListScope(db, user);
+    const { zones, total } = await c.get('services').zones.list(zoneScope ? { ...user, zoneScope } : user, {
       ...(q('name') !== undefined ? { name: q('name')! } : {}),
       ...(q('status') !== undefined ? { status: q('status')! } : {}),
       ...(q('account.id') !== undefined ? { accountId: q('account.id')! } : {}),
@@ -43,9 +49,9 @@ export function zoneRoutes(): Hono<ApiEnv> {
     return ok(c, zoneView(zone, c.get('user').email));
   });
   app.delete('/zones/:zone_id', async (c) => {
-    const zoneId = c.req.param('zone_id');
-    await c.get('services').zones.delete(c.get('user'), zoneId, c.req.path);
-    return ok(c, { id: zoneId });
+    const zone = await requireZone(c, c.req.param('zone_id'));
+    await c.get('services').zones.delete(zone.id);
+    return ok(c, { id: zone.id });
   });
   return app;
 }

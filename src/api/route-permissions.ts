@@ -1,0 +1,60 @@
+/**
+ * What an API token needs for each v4 route: the capability (any one of a list) and the resource it is
+ * checked on (the zone of the path, the account of the path, or the token's user). The global key needs
+ * none of this. A route that is not listed grants a token nothing: resource access fails closed
+ * (`zone-access.ts`, `token-access.ts`), so a new route must add its row here.
+ */
+import type { Capability } from '../accounts/permission-groups.js';
+
+/** The resource a requirement is checked on. */
+export type RequirementScope = 'zone' | 'account' | 'user' | 'none';
+
+/** What a token needs for one request. */
+export interface RouteRequirement {
+  scope: RequirementScope;
+  /** Any one of these suffices; empty with scope `zone` means "any capability on the zone". */
+  anyOf: readonly Capability[];
+}
+
+interface Rule extends RouteRequirement {
+  methods: readonly string[];
+  pattern: RegExp;
+}
+
+const READ = ['GET', 'HEAD'];
+const WRITE = ['POST', 'PUT', 'PATCH', 'DELETE'];
+const ID = '[^/]+';
+
+const rule = (methods: readonly string[], path: string, scope: RequirementScope, anyOf: readonly Capability[]): Rule =>
+  ({ methods, pattern: new RegExp(`^${path}/?$`), scope, anyOf });
+
+/** The rules, most specific first. */
+const RULES: readonly Rule[] = [
+  rule(READ, '/user', 'none', []), // production asks for User Details Read; Stratus lets any token see its user
+  rule(READ, '/user/tokens/verify', 'none', []),
+  rule(READ, `/accounts/${ID}/tokens/verify`, 'none', []),
+  rule(READ, '/user/tokens(?:/.*)?', 'user', ['user_tokens:read']),
+  rule(WRITE, '/user/tokens(?:/.*)?', 'user', ['user_tokens:edit']),
+  rule(READ, `/accounts/${ID}/tokens(?:/.*)?`, 'account', ['account_tokens:read']),
+  rule(WRITE, `/accounts/${ID}/tokens(?:/.*)?`, 'account', ['account_tokens:edit']),
+  rule(READ, `/accounts/${ID}/dns_settings`, 'account', ['account_dns_settings:read']),
+  rule(WRITE, `/accounts/${ID}/dns_settings`, 'account', ['account_dns_settings:edit']),
+  rule(WRITE, `/accounts/${ID}`, 'account', ['account_settings:edit']),
+  rule(READ, `/accounts(?:/${ID})?`, 'none', []),
+  rule(READ, `/zones/${ID}/dns_records(?:/.*)?`, 'zone', ['dns:read']),
+  rule(WRITE, `/zones/${ID}/dns_records(?:/.*)?`, 'zone', ['dns:edit']),
+  rule(READ, `/zones/${ID}/dns_settings(?:/.*)?`, 'zone', ['zone_dns_settings:read', 'dns:read']),
+  rule(WRITE, `/zones/${ID}/dns_settings(?:/.*)?`, 'zone', ['zone_dns_settings:edit', 'dns:edit']),
+  rule(READ, `/zones/${ID}/settings(?:/.*)?`, 'zone', ['zone_settings:read']),
+  rule(WRITE, `/zones/${ID}/settings(?:/.*)?`, 'zone', ['zone_settings:edit']),
+  rule(READ, `/zones/${ID}`, 'zone', []),
+  rule(WRITE, `/zones/${ID}`, 'zone', ['zone:edit']),
+  rule(READ, '/zones', 'none', []),
+  rule(['POST'], '/zones', 'account', ['zone:edit']),
+];
+
+/** The requirement of a request (method, path below `/client/v4`), or undefined when a token may not call it. */
+export function routeRequirement(method: string, path: string): RouteRequirement | undefined {
+  const found = RULES.find((r) => r.methods.includes(method) && r.pattern.test(path));
+  return found ? { scope: found.scope, anyOf: found.anyOf } : undefined;
+}
