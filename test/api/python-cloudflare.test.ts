@@ -12,6 +12,9 @@ const run = promisify(execFile);
 const PYTHON = '/usr/bin/python3';
 const available = fs.existsSync(PYTHON) && fs.existsSync('/usr/lib/python3/dist-packages/CloudFlare');
 
+/** Production's id of the DNS Write permission group. */
+const DNS_WRITE_GROUP = '4755a26eedb94da69e1066d98aa820be';
+
 describe.skipIf(!available)('python3-cloudflare (certbot calls)', () => {
   let server: TestServer;
   let home: string;
@@ -24,16 +27,20 @@ describe.skipIf(!available)('python3-cloudflare (certbot calls)', () => {
     fs.rmSync(home, { recursive: true, force: true });
   });
 
-  it('looks the zone up by name, creates the TXT record, finds it with a filtered list and deletes it', async () => {
-    await createZone(server, 'certbot-py.example');
+  it.each(['global key', 'API token'])('looks the zone up by name, creates the TXT record, finds it with a filtered list and deletes it (%s)', async (how) => {
+    const zone = how === 'API token' ? 'certbot-token.example' : 'certbot-py.example';
+    const zoneId = await createZone(server, zone);
+    const credentials = how === 'API token'
+      ? { STRATUS_TOKEN: (await server.sdk().user.tokens.create({ name: 'certbot', policies: [{ effect: 'allow', permission_groups: [{ id: DNS_WRITE_GROUP }], resources: { [`com.cloudflare.api.account.zone.${zoneId}`]: '*' } }] })).value! }
+      : { STRATUS_EMAIL: server.email, STRATUS_KEY: server.key };
     const { stdout } = await run(PYTHON, [path.join(import.meta.dirname, 'python/certbot_flow.py')], {
       cwd: home,
-      env: { PATH: '/usr/bin:/bin', HOME: home, CLOUDFLARE_API_URL: server.apiBase, STRATUS_EMAIL: server.email, STRATUS_KEY: server.key, ZONE: 'certbot-py.example' },
+      env: { PATH: '/usr/bin:/bin', HOME: home, CLOUDFLARE_API_URL: server.apiBase, ...credentials, ZONE: zone },
     });
     const out = JSON.parse(stdout) as Record<string, any>;
     expect(out.sub_lookup).toEqual([]);
-    expect(out.zone_names).toEqual(['certbot-py.example']);
-    expect(out.created).toEqual({ name: '_acme-challenge.www.certbot-py.example', type: 'TXT', content: '"certbot-token-Abc_123"', ttl: 120 });
+    expect(out.zone_names).toEqual([zone]);
+    expect(out.created).toEqual({ name: `_acme-challenge.www.${zone}`, type: 'TXT', content: '"certbot-token-Abc_123"', ttl: 120 });
     expect(out.found_ids).toEqual([out.created_id]);
     expect(out.deleted).toEqual({ id: out.created_id });
     expect(out.after).toEqual([]);

@@ -1,5 +1,6 @@
 /**
- * The whole DNS-01 loop (reference clients-and-peers §2): certbot with its Cloudflare plugin writes the
+ * The whole DNS-01 loop (reference clients-and-peers §2): certbot with its Cloudflare plugin, holding an API
+ * token with DNS Write on the one zone (the setup its documentation recommends), writes the
  * challenge TXT through Stratus's v4 API, pebble (an ACME test CA) validates it by asking Stratus's DNS
  * server, and a certificate is issued. Skipped, with the reason printed, when certbot or pebble is missing.
  */
@@ -48,10 +49,13 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** Production's id of the DNS Write permission group. */
+const DNS_WRITE_GROUP = '4755a26eedb94da69e1066d98aa820be';
+
 describe.skipIf(missing.length > 0)('DNS-01 with certbot and pebble', () => {
   it('issues a certificate validated through Stratus DNS', async () => {
     server = await startTestServer();
-    await createZone(server, ZONE);
+    const zoneId = await createZone(server, ZONE);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-dns01-'));
     await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
       '-days', '30', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1']);
@@ -68,7 +72,11 @@ describe.skipIf(missing.length > 0)('DNS-01 with certbot and pebble', () => {
     pebble.stdout!.on('data', (d: Buffer) => { pebbleLog += d.toString(); });
     pebble.stderr!.on('data', (d: Buffer) => { pebbleLog += d.toString(); });
     await waitForPort(acme);
-    fs.writeFileSync(path.join(dir, 'cf.ini'), `dns_cloudflare_email = ${server.email}\ndns_cloudflare_api_key = ${server.key}\n`, { mode: 0o600 });
+    // The setup certbot's documentation recommends: an API token with DNS Write on the one zone only.
+    const token = await server.sdk().user.tokens.create({ name: 'certbot', policies: [{
+      effect: 'allow', permission_groups: [{ id: DNS_WRITE_GROUP }], resources: { [`com.cloudflare.api.account.zone.${zoneId}`]: '*' },
+    }] });
+    fs.writeFileSync(path.join(dir, 'cf.ini'), `dns_cloudflare_api_token = ${token.value}\n`, { mode: 0o600 });
     const le = path.join(dir, 'le');
     const result = await run(CERTBOT, ['certonly', '--non-interactive', '--agree-tos', '-m', 'admin@example.com',
       '--server', `https://127.0.0.1:${acme}/dir`, '--config-dir', le, '--work-dir', le, '--logs-dir', le,

@@ -9,10 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import Cloudflare from 'cloudflare';
 import { CreateBucketCommand, GetObjectCommand, ListBucketsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TEST_S3_ACCESS_KEY_ID, TEST_S3_SECRET, type TestServer } from '../helpers/server.js';
 import { createZone } from '../helpers/api.js';
+import { AUTH_CACHE_MS } from '../../src/api/auth.js';
 import { freshPostgresUrl, withPostgresAdmin as admin } from '../helpers/postgres.js';
 import { dig } from '../dns-server/dig.js';
 
@@ -74,6 +76,18 @@ describe('Stratus on PostgreSQL', () => {
     expect((await dig(a.dnsPort!, 'www.pg-nodes.example', 'A')).answer).toEqual(want);
     const onB = await eventually(() => dig(b.dnsPort!, 'www.pg-nodes.example', 'A'), (r) => JSON.stringify(r.answer) === JSON.stringify(want));
     expect(onB.answer).toEqual(want);
+  });
+
+  it('serves an API token made on one node from the other; a token deleted on one node stops on the other', async () => {
+    const zoneId = await createZone(a, 'pg-token.example');
+    const made = await a.sdk().user.tokens.create({ name: 'pg', policies: [{ effect: 'allow', permission_groups: [{ id: '4755a26eedb94da69e1066d98aa820be' }], resources: { [`com.cloudflare.api.account.zone.${zoneId}`]: '*' } }] });
+    const onB = new Cloudflare({ apiToken: made.value!, baseURL: b.apiBase, maxRetries: 0 });
+    const rec = await onB.dns.records.create({ zone_id: zoneId, type: 'TXT', name: 'tok', content: '"from b"', ttl: 120 });
+    expect(rec.name).toBe('tok.pg-token.example');
+    await a.sdk().user.tokens.delete(made.id!);
+    // b remembers a successful authentication for AUTH_CACHE_MS at most.
+    await new Promise((r) => setTimeout(r, AUTH_CACHE_MS + 100));
+    await expect(onB.user.tokens.verify()).rejects.toBeInstanceOf(Cloudflare.AuthenticationError);
   });
 
   it('lets only one of two nodes win conflicting concurrent writes', async () => {

@@ -1,7 +1,7 @@
 """The calls certbot's dns-cloudflare plugin makes, through Debian's python3-cloudflare (2.11).
 
-Reads CLOUDFLARE_API_URL, STRATUS_EMAIL, STRATUS_KEY and ZONE from the environment; prints one JSON line
-with what it saw, for the calling test to check.
+Reads CLOUDFLARE_API_URL, ZONE and either STRATUS_TOKEN (an API token) or STRATUS_EMAIL and STRATUS_KEY
+from the environment; prints one JSON line with what it saw, for the calling test to check.
 """
 import json
 import os
@@ -9,7 +9,10 @@ import sys
 
 import CloudFlare
 
-cf = CloudFlare.CloudFlare(email=os.environ["STRATUS_EMAIL"], key=os.environ["STRATUS_KEY"])
+if "STRATUS_TOKEN" in os.environ:
+    cf = CloudFlare.CloudFlare(token=os.environ["STRATUS_TOKEN"])
+else:
+    cf = CloudFlare.CloudFlare(email=os.environ["STRATUS_EMAIL"], key=os.environ["STRATUS_KEY"])
 zone = os.environ["ZONE"]
 record_name = "_acme-challenge.www." + zone
 token = "certbot-token-Abc_123"
