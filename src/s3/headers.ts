@@ -6,6 +6,15 @@ import { createHash } from 'node:crypto';
 import type { StoreHTTPMetadata, StoreObject, StoreRange } from '../store/index.js';
 import { S3Error } from './errors.js';
 
+/** Content-MD5 as 16 raw bytes (the binding's md5 option), or undefined when absent; InvalidDigest when malformed. */
+export function contentMd5(headers: Headers): Uint8Array | undefined {
+  const value = headers.get('content-md5');
+  if (value === null) return undefined;
+  const bytes = Buffer.from(value, 'base64');
+  if (bytes.length !== 16 || bytes.toString('base64') !== value) throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.', 400);
+  return new Uint8Array(bytes);
+}
+
 /** S3 storage class names and the binding's. */
 const TO_STORE_CLASS: Record<string, string> = { STANDARD: 'Standard', STANDARD_IA: 'InfrequentAccess' };
 const TO_S3_CLASS: Record<string, string> = { Standard: 'STANDARD', InfrequentAccess: 'STANDARD_IA' };

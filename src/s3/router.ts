@@ -9,6 +9,7 @@ import * as listing from './operations/listing.js';
 import * as objects from './operations/objects.js';
 import * as multipart from './operations/multipart.js';
 import * as tagging from './operations/tagging.js';
+import * as cors from './operations/cors.js';
 
 /** One operation: its name (logged) and its handler. */
 export interface Operation {
@@ -19,7 +20,7 @@ export interface Operation {
 const op = (name: string, run: (r: S3Request) => Promise<Response>): Operation => ({ name, run });
 
 /** Bucket subresources that exist in S3 but not here: answered NotImplemented (501). */
-const UNSUPPORTED_BUCKET = ['acl', 'cors', 'policy', 'lifecycle', 'tagging', 'encryption', 'website', 'logging', 'notification', 'replication', 'object-lock', 'ownershipControls', 'publicAccessBlock', 'accelerate', 'requestPayment', 'analytics', 'inventory', 'metrics', 'intelligent-tiering'];
+const UNSUPPORTED_BUCKET = ['acl', 'policy', 'lifecycle', 'tagging', 'encryption', 'website', 'logging', 'notification', 'replication', 'object-lock', 'ownershipControls', 'publicAccessBlock', 'accelerate', 'requestPayment', 'analytics', 'inventory', 'metrics', 'intelligent-tiering'];
 const UNSUPPORTED_OBJECT = ['acl', 'retention', 'legal-hold', 'torrent', 'restore', 'select', 'attributes'];
 
 function unsupported(query: URLSearchParams, names: string[]): string | undefined {
@@ -37,6 +38,12 @@ export function route(r: S3Request): Operation {
   if (r.key === undefined) {
     const missing = unsupported(q, UNSUPPORTED_BUCKET);
     if (missing) return op(`Bucket?${missing}`, async () => buckets.notImplemented(`The bucket subresource ?${missing}`));
+    if (q.has('cors')) {
+      if (method === 'GET') return op('GetBucketCors', cors.getBucketCors);
+      if (method === 'PUT') return op('PutBucketCors', cors.putBucketCors);
+      if (method === 'DELETE') return op('DeleteBucketCors', cors.deleteBucketCors);
+      throw s3Error('MethodNotAllowed', 405);
+    }
     switch (method) {
       case 'GET':
         if (q.has('location')) return op('GetBucketLocation', buckets.getBucketLocation);

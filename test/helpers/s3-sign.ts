@@ -15,10 +15,20 @@ function testSigner(): SignatureV4 {
   });
 }
 
-/** The headers of a request to `base` (scheme, host and port) and raw `path`, signed; `host` is among them. */
-export async function signedHeaders(method: string, base: URL, path: string, headers: Record<string, string> = {}): Promise<Record<string, string>> {
+/** `a=1&b` as the signer's query object (values decoded). */
+function queryOf(search: string): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(search));
+}
+
+/**
+ * The headers of a request to `base` (scheme, host and port) and raw `target` (path, possibly with `?query`),
+ * signed; `host` is among them.
+ */
+export async function signedHeaders(method: string, base: URL, target: string, headers: Record<string, string> = {}): Promise<Record<string, string>> {
+  const q = target.indexOf('?');
   const signed = await testSigner().sign({
-    method, protocol: base.protocol, hostname: base.hostname, port: Number(base.port), path, query: {},
+    method, protocol: base.protocol, hostname: base.hostname, port: Number(base.port),
+    path: q < 0 ? target : target.slice(0, q), query: q < 0 ? {} : queryOf(target.slice(q + 1)),
     headers: { host: base.host, ...headers },
   });
   return signed.headers;

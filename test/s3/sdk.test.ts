@@ -11,10 +11,11 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateBucketCommand,
   CreateMultipartUploadCommand, DeleteBucketCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand,
   HeadBucketCommand, HeadObjectCommand, ListBucketsCommand, ListMultipartUploadsCommand, ListObjectsCommand,
-  ListObjectsV2Command, ListPartsCommand, PutObjectCommand, S3Client, S3ServiceException, UploadPartCommand,
+  ListObjectsV2Command, ListPartsCommand, PutObjectCommand, type S3Client, UploadPartCommand,
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { presignedUrl as presign, signedHeaders } from '../helpers/s3-sign.js';
+import { s3Failure, testS3Client } from '../helpers/s3-sdk.js';
 import { openBucketStore, type BucketStore } from '../../src/index.js';
 import { startTestServer, TEST_S3_ACCESS_KEY_ID, TEST_S3_SECRET, type TestServer } from '../helpers/server.js';
 
@@ -23,25 +24,10 @@ let s3: S3Client;
 let binding: BucketStore;
 
 function client(secret = TEST_S3_SECRET): S3Client {
-  return new S3Client({
-    endpoint: server.running.s3Url!,
-    region: 'auto',
-    forcePathStyle: true,
-    credentials: { accessKeyId: TEST_S3_ACCESS_KEY_ID, secretAccessKey: secret },
-    maxAttempts: 1,
-  });
+  return testS3Client(server.running.s3Url!, { credentials: { accessKeyId: TEST_S3_ACCESS_KEY_ID, secretAccessKey: secret } });
 }
 
-/** The S3 error a command fails with (code and HTTP status). */
-async function failure(p: Promise<unknown>): Promise<{ name: string; status: number | undefined }> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof S3ServiceException) return { name: err.name, status: err.$metadata.httpStatusCode };
-    throw err;
-  }
-  throw new Error('expected the command to fail');
-}
+const failure = s3Failure;
 
 /** A presigned URL for this server, as @aws-sdk/s3-request-presigner makes it. */
 const presignedUrl = (method: string, path: string, expiresIn = 300, signingDate = new Date()): Promise<string> =>

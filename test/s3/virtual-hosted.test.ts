@@ -8,11 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import {
   CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, ListBucketsCommand,
-  ListObjectsV2Command, PutObjectCommand, S3Client,
+  ListObjectsV2Command, PutObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { openBucketStore, type BucketStore } from '../../src/index.js';
-import { startTestServer, TEST_S3_ACCESS_KEY_ID, TEST_S3_SECRET, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { testS3Client } from '../helpers/s3-sdk.js';
 import { loopbackLookup, requestVia } from '../helpers/loopback.js';
 import { presignedUrl, signedHeaders } from '../helpers/s3-sign.js';
 
@@ -32,13 +33,7 @@ const agent = new http.Agent({ lookup: resolver.lookup });
 beforeAll(async () => {
   server = await startTestServer({ flags: { 's3-domain': 's3.localhost' } });
   port = Number(new URL(server.running.s3Url!).port);
-  s3 = new S3Client({
-    endpoint: `http://s3.localhost:${port}`,
-    region: 'auto',
-    credentials: { accessKeyId: TEST_S3_ACCESS_KEY_ID, secretAccessKey: TEST_S3_SECRET },
-    requestHandler: new NodeHttpHandler({ httpAgent: agent }),
-    maxAttempts: 1,
-  });
+  s3 = testS3Client(`http://s3.localhost:${port}`, { forcePathStyle: false, requestHandler: new NodeHttpHandler({ httpAgent: agent }) });
   binding = await openBucketStore({ dataDir: server.dataDir });
 });
 

@@ -5,7 +5,7 @@ import { existingBucket, keyOf, type S3Request } from '../context.js';
 import { S3Error, s3Error, toS3Error } from '../errors.js';
 import { verifiedBody } from '../body.js';
 import {
-  customMetadataFrom, httpMetadataFrom, objectHeaders, preconditionsFrom, rangeFrom, RESPONSE_OVERRIDES,
+  contentMd5, customMetadataFrom, httpMetadataFrom, objectHeaders, preconditionsFrom, rangeFrom, RESPONSE_OVERRIDES,
   ssecKeyFrom, ssecResponseHeaders, storageClassFrom,
 } from '../headers.js';
 import { evaluateReadPreconditions } from '../preconditions.js';
@@ -15,15 +15,6 @@ import { readSmallBody } from './small-body.js';
 /** Headers every write answer carries: the new etag and, for SSE-C, the key's algorithm and MD5. */
 function writtenHeaders(obj: StoreObject): Headers {
   return new Headers({ etag: obj.httpEtag, ...ssecResponseHeaders(obj.ssecKeyMd5) });
-}
-
-/** Content-MD5 as the binding's md5 option (16 raw bytes). */
-function contentMd5(headers: Headers): Uint8Array | undefined {
-  const value = headers.get('content-md5');
-  if (value === null) return undefined;
-  const bytes = Buffer.from(value, 'base64');
-  if (bytes.length !== 16 || bytes.toString('base64') !== value) throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.', 400);
-  return new Uint8Array(bytes);
 }
 
 /** PUT /bucket/key */
