@@ -14,6 +14,8 @@ import { bootstrapCredentials, type GeneratedCredentials } from './accounts/boot
 import { openServedBucketStore } from './store/served.js';
 import { resolveS3Credentials } from './s3/credentials.js';
 import { startS3Server, type RunningS3 } from './s3/server.js';
+import { tokenPrincipals } from './s3/token-principal.js';
+import { TokensService } from './accounts/tokens.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -66,7 +68,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     if (config.s3) {
       const credentials = resolveS3Credentials({ dataDir: config.dataDir, accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey });
       if (credentials.generatedFile) s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
-      s3 = await startS3Server({ listen: config.s3, store, credentials, region: config.s3Region, domain: config.s3Domain, logger, clock });
+      s3 = await startS3Server({ listen: config.s3, store, credentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock)), region: config.s3Region, domain: config.s3Domain, logger, clock });
     }
   } catch (err) {
     await closeStores();

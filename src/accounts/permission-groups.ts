@@ -1,6 +1,7 @@
 /**
  * The API token permission groups Stratus honours: the production service's ids, names and scopes for the
- * groups that govern what Stratus serves (zones, DNS records, zone and DNS settings, accounts, API tokens),
+ * groups that govern what Stratus serves (zones, DNS records, zone and DNS settings, accounts, API tokens,
+ * buckets and objects over the S3 API),
  * each mapped to the capabilities it grants. A Write group grants its Read capability too. Tokens may name
  * only these groups (`GET /user/tokens/permission_groups` lists them).
  */
@@ -14,10 +15,14 @@ export type Capability =
   | 'account_settings:read' | 'account_settings:edit'
   | 'account_dns_settings:read' | 'account_dns_settings:edit'
   | 'account_tokens:read' | 'account_tokens:edit'
-  | 'user_tokens:read' | 'user_tokens:edit';
+  | 'user_tokens:read' | 'user_tokens:edit'
+  /** Buckets themselves (list, create, delete, their CORS): account-level R2 Storage groups. */
+  | 'storage:read' | 'storage:edit'
+  /** Objects in a bucket (S3 object operations). */
+  | 'bucket_item:read' | 'bucket_item:edit';
 
 /** The resource kind a group applies to (production's scope names). */
-export type PermissionScope = 'com.cloudflare.api.account.zone' | 'com.cloudflare.api.account' | 'com.cloudflare.api.user';
+export type PermissionScope = 'com.cloudflare.api.account.zone' | 'com.cloudflare.api.account' | 'com.cloudflare.api.user' | 'com.cloudflare.edge.r2.bucket';
 
 /** One permission group. */
 export interface PermissionGroup {
@@ -32,6 +37,7 @@ export interface PermissionGroup {
 const ZONE: PermissionScope = 'com.cloudflare.api.account.zone';
 const ACCOUNT: PermissionScope = 'com.cloudflare.api.account';
 const USER: PermissionScope = 'com.cloudflare.api.user';
+const BUCKET: PermissionScope = 'com.cloudflare.edge.r2.bucket';
 
 /** A Read group and its Write group over one capability family. */
 function pair(family: string, scope: PermissionScope, label: string, readId: string, writeId: string, what: string): PermissionGroup[] {
@@ -53,6 +59,11 @@ export const PERMISSION_GROUPS: readonly PermissionGroup[] = [
   ...pair('zone_dns_settings', ZONE, 'Zone DNS Settings', '0a6cfe8cd3ed445e918579e2fb13087b', 'c4df38be41c247b3b4b7702e76eadae0', 'Zone DNS Settings'),
   ...pair('zone', ZONE, 'Zone', 'c8fed203ed3043cba015a93ad1616f1f', 'e6d2666161e84845a636613608cee8d5', 'zone management'),
   ...pair('zone_settings', ZONE, 'Zone Settings', '517b21aee92c4d89936c976ba6e4be55', '3030687196b94b638145a3953da2b699', 'zone settings'),
+  // Storage over the S3 API (a token's id and the SHA-256 of its value are an S3 key pair, as in production).
+  { id: '6a018a9f2fc74eb6b293b0c548f38b39', name: 'Workers R2 Storage Bucket Item Read', description: 'Grants read access to Cloudflare R2 Bucket Scoped Storage', scope: BUCKET, grants: ['bucket_item:read'] },
+  { id: '2efd5506f9c8494dacb1fa10a3e7d5b6', name: 'Workers R2 Storage Bucket Item Write', description: 'Grants write access to Cloudflare R2 Bucket Scoped Storage', scope: BUCKET, grants: ['bucket_item:read', 'bucket_item:edit'] },
+  { id: 'b4992e1108244f5d8bfbd5744320c2e1', name: 'Workers R2 Storage Read', description: 'Grants read access to Cloudflare R2 Storage', scope: ACCOUNT, grants: ['storage:read', 'bucket_item:read'] },
+  { id: 'bf7481a1826f439697cb59a20b22293e', name: 'Workers R2 Storage Write', description: 'Grants write access to Cloudflare R2 Storage', scope: ACCOUNT, grants: ['storage:read', 'storage:edit', 'bucket_item:read', 'bucket_item:edit'] },
 ];
 
 const BY_ID = new Map(PERMISSION_GROUPS.map((g) => [g.id, g]));

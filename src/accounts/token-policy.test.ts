@@ -56,6 +56,21 @@ describe('token policies', () => {
     expect(zonesOnly.allowsAccount('dns:read', A)).toBe(false);
   });
 
+  it('R2 groups: bucket keys cover one bucket (or all with *) of a member account; account groups cover every bucket', () => {
+    const g = grants([
+      allow(['2efd5506f9c8494dacb1fa10a3e7d5b6'], { [`com.cloudflare.edge.r2.bucket.${A}_default_photos`]: '*' }),
+      allow(['b4992e1108244f5d8bfbd5744320c2e1'], { [`com.cloudflare.api.account.${B}`]: '*' }),
+    ]);
+    expect(g.allowsBucket('bucket_item:edit', 'photos', [A])).toBe(true);
+    expect(g.allowsBucket('bucket_item:edit', 'photos', [B])).toBe(false);
+    expect(g.allowsBucket('bucket_item:edit', 'videos', [A])).toBe(false);
+    expect(g.allowsBucket('bucket_item:read', 'videos', [B])).toBe(true);
+    expect(g.allowsBucket('bucket_item:edit', 'videos', [B])).toBe(false);
+    expect(g.allowsAnyAccount('storage:read', [A, B])).toBe(true);
+    expect(g.allowsAnyAccount('storage:edit', [A, B])).toBe(false);
+    expect(() => grants([allow(['2efd5506f9c8494dacb1fa10a3e7d5b6'], { [`com.cloudflare.edge.r2.bucket.${A}_default_No_Caps`]: '*' })])).toThrow(/resources key/);
+  });
+
   it('request_ip: in and not_in, IPv4, IPv6 and IPv4-mapped addresses', () => {
     const g = grants([allow([DNS_READ], { 'com.cloudflare.api.account.zone.*': '*' })], { request_ip: { in: ['192.0.2.0/24', '2001:db8::/32'], not_in: ['192.0.2.7'] } });
     expect(g.allowsAddress('192.0.2.1')).toBe(true);

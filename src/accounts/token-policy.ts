@@ -4,7 +4,8 @@
  *
  * - a policy is `{effect: allow|deny, permission_groups: [{id}], resources: {<key>: "*" | {<zone key>: "*"}}}`;
  * - resource keys: `com.cloudflare.api.account.zone.<zone id>` (or `.zone.*`: every zone),
- *   `com.cloudflare.api.account.<account id>` (or `.account.*`), `com.cloudflare.api.user.<user id>`;
+ *   `com.cloudflare.api.account.<account id>` (or `.account.*`), `com.cloudflare.api.user.<user id>`,
+ *   `com.cloudflare.edge.r2.bucket.<account id>_default_<bucket or *>`;
  *   an account key with `"*"` also covers every zone of the account for zone groups; an account key whose
  *   value is an object covers the zones named inside it (`{"com.cloudflare.api.account.zone.*": "*"}`: all);
  * - a capability is granted when an allow policy grants it on a covering resource and no deny policy names
@@ -34,6 +35,8 @@ export type TokenOwner = { kind: 'user'; userId: string } | { kind: 'account'; a
 const ZONE_KEY = /^com\.cloudflare\.api\.account\.zone\.(\*|[0-9a-f]{32})$/;
 const ACCOUNT_KEY = /^com\.cloudflare\.api\.account\.(\*|[0-9a-f]{32})$/;
 const USER_KEY = /^com\.cloudflare\.api\.user\.(\*|[0-9a-f]{32})$/;
+/** `com.cloudflare.edge.r2.bucket.<account id>_default_<bucket name or *>`. */
+const BUCKET_KEY = /^com\.cloudflare\.edge\.r2\.bucket\.([0-9a-f]{32})_default_(\*|[a-z0-9][a-z0-9-]{1,61}[a-z0-9])$/;
 
 /** Code of every policy or condition validation error. */
 export const TOKEN_POLICY_ERROR = 1150;
@@ -47,6 +50,7 @@ function keyScopes(key: string, value: unknown): PermissionScope[] {
   if (ZONE_KEY.test(key)) return ['com.cloudflare.api.account.zone'];
   if (ACCOUNT_KEY.test(key)) return typeof value === 'string' ? ['com.cloudflare.api.account', 'com.cloudflare.api.account.zone'] : ['com.cloudflare.api.account.zone'];
   if (USER_KEY.test(key)) return ['com.cloudflare.api.user'];
+  if (BUCKET_KEY.test(key)) return ['com.cloudflare.edge.r2.bucket'];
   return [];
 }
 
@@ -91,7 +95,12 @@ function checkResource(where: string, key: string, value: unknown, owner: TokenO
   const zone = ZONE_KEY.exec(key);
   const account = ACCOUNT_KEY.exec(key);
   const user = USER_KEY.exec(key);
-  if (!zone && !account && !user) throw invalid(`Invalid ${where}.resources key ${JSON.stringify(key)}: use com.cloudflare.api.account.zone.<zone id>, com.cloudflare.api.account.<account id> or com.cloudflare.api.user.<user id>`);
+  const bucket = BUCKET_KEY.exec(key);
+  if (!zone && !account && !user && !bucket) throw invalid(`Invalid ${where}.resources key ${JSON.stringify(key)}: use com.cloudflare.api.account.zone.<zone id>, com.cloudflare.api.account.<account id>, com.cloudflare.api.user.<user id> or com.cloudflare.edge.r2.bucket.<account id>_default_<bucket>`);
+  if (bucket) {
+    if (owner.kind === 'account' && bucket[1] !== owner.accountId) throw invalid(`Invalid ${where}.resources: an account token covers its own account's buckets only (${key})`);
+    accountIds.add(bucket[1]!);
+  }
   if (user) {
     if (owner.kind === 'account') throw invalid(`Invalid ${where}.resources: an account token cannot hold user resources (${key})`);
     if (user[1] !== '*' && user[1] !== owner.userId) throw invalid(`Invalid ${where}.resources: ${key} is not the token owner's user`);
@@ -169,6 +178,23 @@ export class TokenGrants {
   /** True when the token holds `cap` on the account. */
   allowsAccount(cap: Capability, accountId: string): boolean {
     return this.decide(cap, (key, value) => value === '*' && (key === `com.cloudflare.api.account.${accountId}` || key === 'com.cloudflare.api.account.*'));
+  }
+
+  /** True when the token holds `cap` on the bucket, through one of `accountIds` (buckets are shared by the accounts). */
+  allowsBucket(cap: Capability, bucket: string, accountIds: readonly string[]): boolean {
+    return this.decide(cap, (key, value) => {
+      if (value !== '*') return false;
+      if (key === 'com.cloudflare.api.account.*') return true;
+      const account = ACCOUNT_KEY.exec(key)?.[1];
+      if (account !== undefined) return accountIds.includes(account);
+      const m = BUCKET_KEY.exec(key);
+      return m !== null && accountIds.includes(m[1]!) && (m[2] === '*' || m[2] === bucket);
+    });
+  }
+
+  /** True when the token holds `cap` (a bucket-level one) on one of `accountIds`. */
+  allowsAnyAccount(cap: Capability, accountIds: readonly string[]): boolean {
+    return accountIds.some((a) => this.allowsAccount(cap, a));
   }
 
   /** True when the token holds `cap` on the user. */

@@ -178,7 +178,21 @@ export class TokensService {
 
   /** The active token with this value and its user, or undefined (unknown, disabled, expired or not yet valid). */
   async authenticate(value: string): Promise<AuthenticatedToken | undefined> {
-    const row = await this.db.selectFrom('api_tokens').selectAll().where('value_hash', '=', hashKey(value)).executeTakeFirst();
+    return this.usable(await this.db.selectFrom('api_tokens').selectAll().where('value_hash', '=', hashKey(value)).executeTakeFirst());
+  }
+
+  /**
+   * The S3 key pair of a token, as production derives it: the access key id is the token's id and the secret
+   * the SHA-256 hex of its value (what Stratus stores). Undefined unless the token is usable.
+   */
+  async s3Principal(accessKeyId: string): Promise<{ secret: string; token: AuthenticatedToken } | undefined> {
+    if (!/^[0-9a-f]{32}$/.test(accessKeyId)) return undefined;
+    const token = await this.usable(await this.db.selectFrom('api_tokens').selectAll().where('id', '=', accessKeyId).executeTakeFirst());
+    return token && { secret: token.row.value_hash, token };
+  }
+
+  /** The token with its grants and user, when it may authenticate now. */
+  private async usable(row: TokenRow | undefined): Promise<AuthenticatedToken | undefined> {
     const now = this.clock.now();
     if (!row || tokenStatus(row, now) !== 'active') return undefined;
     if (row.not_before !== null && Date.parse(row.not_before) > now.getTime()) return undefined;

@@ -25,38 +25,22 @@ import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import { authenticate } from '../accounts/users.js';
 import { isValidEmail, isValidKey } from '../accounts/keys.js';
-import { TokensService, tokenChangeGeneration } from '../accounts/tokens.js';
+import { TokensService } from '../accounts/tokens.js';
+import { REMEMBER_MS, Remembered } from '../accounts/remembered.js';
 import { routeRequirement } from './route-permissions.js';
 import { checkTokenRequirement } from './token-access.js';
 
 /** How long a successful authentication is remembered. */
-export const AUTH_CACHE_MS = 5000;
-/** Most remembered authentications (the cache starts over when full). */
-const AUTH_CACHE_SIZE = 10_000;
+export const AUTH_CACHE_MS = REMEMBER_MS;
 /** Shape of an acceptable `Authorization` value. */
 const BEARER = /^Bearer ([A-Za-z0-9_.~+/=-]+)$/;
 
-/** Remembered identities by credentials (forgotten at once when this process changes a token). */
-class IdentityCache {
-  private readonly entries = new Map<string, { user: AuthUser; until: number; generation: number }>();
-
-  async get(key: string, look: () => Promise<AuthUser | undefined>): Promise<AuthUser | undefined> {
-    const now = Date.now();
-    const generation = tokenChangeGeneration();
-    const hit = this.entries.get(key);
-    if (hit && hit.until > now && hit.generation === generation) return hit.user;
-    const user = await look();
-    if (user) {
-      if (this.entries.size >= AUTH_CACHE_SIZE) this.entries.clear();
-      this.entries.set(key, { user, until: now + AUTH_CACHE_MS, generation });
-    }
-    return user;
-  }
-}
+/** Remembered identities by credentials. */
+type IdentityCache = Remembered<AuthUser>;
 
 /** Builds the authentication middleware; it sets `user` (and, for tokens, `requirement`) on the context. */
 export function authMiddleware(db: Kysely<Database>, clock: Clock): MiddlewareHandler<ApiEnv> {
-  const cache = new IdentityCache();
+  const cache: IdentityCache = new Remembered<AuthUser>();
   const tokens = new TokensService(db, clock);
   return async (c, next) => {
     const email = c.req.header('x-auth-email');

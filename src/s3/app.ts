@@ -1,15 +1,17 @@
 /**
  * The S3-compatible edge as one fetch handler: find the bucket and key (path-style `/bucket/key`, or
  * virtual-hosted `bucket.<domain>/key`: `addressing.ts`), verify
- * the SigV4 signature (header or presigned query), route to an operation, and answer failures as S3 XML
+ * the SigV4 signature (header or presigned query) of the instance's key pair or of an API token's derived pair,
+ * route to an operation, check what the key may do (`access.ts`), and answer failures as S3 XML
  * errors; answer CORS preflights without a signature and add CORS headers to answers (`cors-edge.ts`).
  * Operations call only the bucket store's public API, so S3 and edge scripts share buckets,
  * objects and multipart uploads.
  */
 import { randomBytes } from 'node:crypto';
-import type { S3Deps, S3Request } from './context.js';
+import type { S3Deps, S3Principal, S3Request } from './context.js';
 import { S3Error, errorResponse } from './errors.js';
-import { S3AuthError, verifySigV4, type SignedRequestInfo } from './sigv4.js';
+import { S3AuthError, claimedAccessKeyId, verifySigV4, type SignedRequestInfo } from './sigv4.js';
+import { authorizeOperation } from './access.js';
 import { route } from './router.js';
 import { addressOf } from './addressing.js';
 import { preflight, withCorsHeaders } from './cors-edge.js';
@@ -33,9 +35,11 @@ export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Respons
       if (isPreflight) {
         res = await preflight(deps, req, bucket, key);
       } else {
-        const r: S3Request = { req, url, query: url.searchParams, headers: req.headers, auth: authenticate(deps, req), bucket, key, requestId, deps };
+        const { auth, principal } = await authenticate(deps, req);
+        const r: S3Request = { req, url, query: url.searchParams, headers: req.headers, auth, principal, bucket, key, requestId, deps };
         const chosen = route(r);
         operation = chosen.name;
+        authorizeOperation(r, chosen.name);
         res = await chosen.run(r);
       }
       res.headers.set('x-amz-request-id', requestId);
@@ -53,10 +57,13 @@ export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Respons
   };
 }
 
-/** The verified signature of a request; S3Error when it is missing or wrong. */
-function authenticate(deps: S3Deps, req: Request): SignedRequestInfo {
+/** The verified signature of a request and who signed it; S3Error when it is missing or wrong. */
+async function authenticate(deps: S3Deps, req: Request): Promise<{ auth: SignedRequestInfo; principal: S3Principal }> {
+  const claimed = claimedAccessKeyId(req);
+  const principal = claimed === undefined ? undefined : await deps.principalFor(claimed);
   try {
-    return verifySigV4({ method: req.method, url: req.url, headers: req.headers }, (id) => deps.secretFor(id), deps.now());
+    const auth = verifySigV4({ method: req.method, url: req.url, headers: req.headers }, (id) => (id === claimed ? principal?.secret : undefined), deps.now());
+    return { auth, principal: principal! };
   } catch (err) {
     if (err instanceof S3AuthError) throw new S3Error(err.code, err.message, err.status, err.details);
     throw err;

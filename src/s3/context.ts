@@ -7,14 +7,24 @@ import { s3Error } from './errors.js';
 /** Long-lived dependencies of the S3 edge. */
 export interface S3Deps {
   store: BucketStore;
-  /** The secret of an access key id, or undefined when the id is unknown. */
-  secretFor(accessKeyId: string): string | undefined;
+  /** Who holds an access key id (its secret, and what it may do), or undefined when the id is unknown. */
+  principalFor(accessKeyId: string): Promise<S3Principal | undefined>;
   logger: Logger;
   /** Region name reported by GetBucketLocation (requests may be signed for any region). */
   region: string;
   /** Domain of virtual-hosted-style addressing (`<bucket>.<domain>`), lowercase; undefined: path-style only. */
   domain?: string | undefined;
   now(): Date;
+}
+
+/** What an S3 operation needs: to read or change objects of a bucket, or to read or change buckets themselves. */
+export type S3Need = { bucketItems: 'read' | 'edit'; bucket: string } | { buckets: 'read' | 'edit' };
+
+/** The holder of an access key. */
+export interface S3Principal {
+  secret: string;
+  /** Whether it may do what an operation needs; absent: everything (the instance's own key pair). */
+  may?(need: S3Need): boolean;
 }
 
 /** One request, routed. */
@@ -24,6 +34,8 @@ export interface S3Request {
   query: URLSearchParams;
   headers: Headers;
   auth: SignedRequestInfo;
+  /** Who signed it. */
+  principal: S3Principal;
   /** Bucket and key from the path (path-style) or from the host and path (virtual-hosted style). */
   bucket: string | undefined;
   key: string | undefined;

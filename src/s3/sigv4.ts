@@ -92,6 +92,14 @@ export function signaturesEqual(expected: string, provided: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The access key id a request claims (header `Credential=` or presigned `X-Amz-Credential`), unverified. */
+export function claimedAccessKeyId(req: { url: string; headers: Headers }): string | undefined {
+  const header = /Credential=([^/,\s]+)\//.exec(req.headers.get('authorization') ?? '')?.[1];
+  if (header !== undefined) return header;
+  const credential = new URL(req.url).searchParams.get('X-Amz-Credential');
+  return credential?.split('/')[0] || undefined;
+}
+
 /**
  * Verifies a SigV4-signed S3 request (header or presigned) and returns what it was signed with.
  * `url` is the full URL as received; `now` is the server's clock. Throws `S3AuthError`; a request with

@@ -1,0 +1,48 @@
+/**
+ * What each S3 operation needs from the key that signed it, and the check. The instance's own key pair may
+ * do everything; a key pair derived from an API token (`docs/api-tokens.md`) may do what the token's
+ * R2 permission groups grant: bucket-level operations (list, create, delete buckets, set CORS) need Workers R2
+ * Storage Read/Write on an account, object operations the Bucket Item groups on the bucket (or the account
+ * groups); a copy also needs to read its source bucket. A refusal is `AccessDenied` (403).
+ */
+import type { S3Need, S3Request } from './context.js';
+import { S3Error } from './errors.js';
+
+const BUCKETS_READ = new Set(['ListBuckets']);
+const BUCKETS_EDIT = new Set(['CreateBucket', 'DeleteBucket', 'PutBucketCors', 'DeleteBucketCors']);
+const ITEMS_READ = new Set(['GetBucketCors', 'GetBucketLocation', 'GetBucketVersioning', 'HeadBucket', 'ListMultipartUploads', 'ListObjectVersions',
+  'ListObjectsV2', 'ListObjects', 'GetObjectTagging', 'ListParts', 'GetObject', 'HeadObject']);
+const ITEMS_EDIT = new Set(['DeleteObjects', 'DeleteObjectTagging', 'UploadPart', 'PutObject', 'AbortMultipartUpload', 'DeleteObject',
+  'CreateMultipartUpload', 'CompleteMultipartUpload', 'CopyObject', 'UploadPartCopy']);
+
+/** What the operation needs (none for operations that are answered NotImplemented). */
+export function needsOf(r: S3Request, operation: string): S3Need[] {
+  if (BUCKETS_READ.has(operation)) return [{ buckets: 'read' }];
+  if (BUCKETS_EDIT.has(operation)) return [{ buckets: 'edit' }];
+  if (ITEMS_READ.has(operation)) return [{ bucketItems: 'read', bucket: r.bucket! }];
+  if (!ITEMS_EDIT.has(operation)) return [];
+  const needs: S3Need[] = [{ bucketItems: 'edit', bucket: r.bucket! }];
+  const source = copySourceBucket(r.headers.get('x-amz-copy-source'));
+  if (source !== undefined) needs.push({ bucketItems: 'read', bucket: source });
+  return needs;
+}
+
+/** Refuses the request when its key may not do what the operation needs. */
+export function authorizeOperation(r: S3Request, operation: string): void {
+  const may = r.principal.may;
+  if (!may) return;
+  if (!needsOf(r, operation).every((need) => may(need))) throw new S3Error('AccessDenied', 'Access Denied', 403);
+}
+
+/** The bucket named by `x-amz-copy-source` (`[/]bucket/key[?versionId=…]`, URL-encoded). */
+function copySourceBucket(header: string | null): string | undefined {
+  if (header === null) return undefined;
+  const path = header.startsWith('/') ? header.slice(1) : header;
+  const slash = path.indexOf('/');
+  if (slash <= 0) return undefined;
+  try {
+    return decodeURIComponent(path.slice(0, slash));
+  } catch {
+    return undefined;
+  }
+}
