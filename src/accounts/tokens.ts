@@ -107,25 +107,20 @@ export class TokensService {
   async create(manager: TokenManager, body: Record<string, unknown>): Promise<{ row: TokenRow; value: string }> {
     const fields = await this.validate(manager, body);
     const value = generateTokenValue();
-    const now = isoTimestamp(this.clock.now());
-    const row: TokenRow = {
-      id: newId(), user_id: manager.userId, account_id: manager.owner.kind === 'account' ? manager.owner.accountId : null,
-      value_hash: hashKey(value), status: 'active', issued_on: now, modified_on: now, last_used_on: null, ...fields,
-    };
-    await this.db.insertInto('api_tokens').values(row).execute();
+    const row = await this.insert(value, { user_id: manager.userId, account_id: manager.owner.kind === 'account' ? manager.owner.accountId : null, ...fields });
     return { row, value };
   }
 
-  /** Stores a token with a value chosen by the operator (the bootstrap token); replaces one with the same value. */
+  /** Stores a user's token with a value chosen by the operator (the bootstrap token), unless that value is already a token. */
   async ensure(userId: string, name: string, value: string, policies: TokenPolicy[]): Promise<TokenRow> {
-    const hash = hashKey(value);
-    const existing = await this.db.selectFrom('api_tokens').selectAll().where('value_hash', '=', hash).executeTakeFirst();
-    if (existing) return existing;
+    const existing = await this.db.selectFrom('api_tokens').selectAll().where('value_hash', '=', hashKey(value)).executeTakeFirst();
+    return existing ?? this.insert(value, { user_id: userId, account_id: null, name, policies: JSON.stringify(policies), condition: null, not_before: null, expires_on: null });
+  }
+
+  /** Inserts an active token with this value. */
+  private async insert(value: string, fields: Omit<TokenRow, 'id' | 'value_hash' | 'status' | 'issued_on' | 'modified_on' | 'last_used_on'>): Promise<TokenRow> {
     const now = isoTimestamp(this.clock.now());
-    const row: TokenRow = {
-      id: newId(), user_id: userId, account_id: null, name, value_hash: hash, status: 'active', policies: JSON.stringify(policies),
-      condition: null, not_before: null, expires_on: null, issued_on: now, modified_on: now, last_used_on: null,
-    };
+    const row: TokenRow = { id: newId(), value_hash: hashKey(value), status: 'active', issued_on: now, modified_on: now, last_used_on: null, ...fields };
     await this.db.insertInto('api_tokens').values(row).execute();
     return row;
   }

@@ -35,12 +35,9 @@ export const AUTH_CACHE_MS = REMEMBER_MS;
 /** Shape of an acceptable `Authorization` value. */
 const BEARER = /^Bearer ([A-Za-z0-9_.~+/=-]+)$/;
 
-/** Remembered identities by credentials. */
-type IdentityCache = Remembered<AuthUser>;
-
 /** Builds the authentication middleware; it sets `user` (and, for tokens, `requirement`) on the context. */
 export function authMiddleware(db: Kysely<Database>, clock: Clock): MiddlewareHandler<ApiEnv> {
-  const cache: IdentityCache = new Remembered<AuthUser>();
+  const cache = new Remembered<AuthUser>();
   const tokens = new TokensService(db, clock);
   return async (c, next) => {
     const email = c.req.header('x-auth-email');
@@ -50,9 +47,8 @@ export function authMiddleware(db: Kysely<Database>, clock: Clock): MiddlewareHa
       c.set('user', await byKey(cache, db, email.trim(), key.trim()));
     } else if (authorization !== undefined && (email === undefined || key === undefined)) {
       const user = await byToken(cache, tokens, authorization.trim());
-      if (!user.token!.grants.allowsAddress(clientAddress(c))) {
-        throw new AppError(9109, `Cannot use the access token from location: ${clientAddress(c) ?? 'unknown'}`, 403);
-      }
+      const address = clientAddress(c);
+      if (!user.token!.grants.allowsAddress(address)) throw new AppError(9109, `Cannot use the access token from location: ${address ?? 'unknown'}`, 403);
       c.set('user', user);
       const requirement = routeRequirement(c.req.method, c.req.path.replace(/^\/client\/v4/, ''));
       if (requirement) c.set('requirement', requirement);
@@ -65,7 +61,7 @@ export function authMiddleware(db: Kysely<Database>, clock: Clock): MiddlewareHa
 }
 
 /** The user of an e-mail and key pair. */
-async function byKey(cache: IdentityCache, db: Kysely<Database>, email: string, key: string): Promise<AuthUser> {
+async function byKey(cache: Remembered<AuthUser>, db: Kysely<Database>, email: string, key: string): Promise<AuthUser> {
   const chain: { code: number; message: string }[] = [];
   if (!isValidEmail(email)) chain.push({ code: 6102, message: 'Invalid format for X-Auth-Email header' });
   if (!isValidKey(key)) chain.push({ code: 6103, message: 'Invalid format for X-Auth-Key header' });
@@ -76,7 +72,7 @@ async function byKey(cache: IdentityCache, db: Kysely<Database>, email: string, 
 }
 
 /** The user (with its token's grants) of a bearer token. */
-async function byToken(cache: IdentityCache, tokens: TokensService, authorization: string): Promise<AuthUser> {
+async function byToken(cache: Remembered<AuthUser>, tokens: TokensService, authorization: string): Promise<AuthUser> {
   const value = BEARER.exec(authorization)?.[1];
   if (value === undefined) {
     throw new AppError(6003, 'Invalid request headers', 400, { chain: [{ code: 6111, message: 'Invalid format for Authorization header' }] });

@@ -27,7 +27,8 @@ describe('route requirements of API tokens', () => {
     ['GET', '/user/tokens/permission_groups', 'user', ['user_tokens:read']],
     ['PUT', `/user/tokens/${Z}/value`, 'user', ['user_tokens:edit']],
   ])('%s %s', (method, path, scope, anyOf) => {
-    expect(routeRequirement(method, path)).toEqual({ scope, anyOf });
+    const accountId = scope === 'account' && path.startsWith('/accounts/') ? { accountId: A } : {};
+    expect(routeRequirement(method, path)).toEqual({ scope, anyOf, ...accountId });
   });
 
   it('routes not listed give a token nothing', () => {

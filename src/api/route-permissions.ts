@@ -14,6 +14,8 @@ export interface RouteRequirement {
   scope: RequirementScope;
   /** Any one of these suffices; empty with scope `zone` means "any capability on the zone". */
   anyOf: readonly Capability[];
+  /** The account of the path (`/accounts/:account_id/…`), for scope `account`. */
+  accountId?: string;
 }
 
 interface Rule extends RouteRequirement {
@@ -56,5 +58,7 @@ const RULES: readonly Rule[] = [
 /** The requirement of a request (method, path below `/client/v4`), or undefined when a token may not call it. */
 export function routeRequirement(method: string, path: string): RouteRequirement | undefined {
   const found = RULES.find((r) => r.methods.includes(method) && r.pattern.test(path));
-  return found ? { scope: found.scope, anyOf: found.anyOf } : undefined;
+  if (!found) return undefined;
+  const accountId = found.scope === 'account' ? /^\/accounts\/([^/]+)/.exec(path)?.[1] : undefined;
+  return { scope: found.scope, anyOf: found.anyOf, ...(accountId !== undefined ? { accountId } : {}) };
 }

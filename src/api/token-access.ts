@@ -28,10 +28,7 @@ export function checkTokenRequirement(c: Context<ApiEnv>): void {
   if (req.scope === 'user') {
     if (token.accountId !== null || !req.anyOf.some((cap) => token.grants.allowsUser(cap, user.id))) throw unauthorized();
   }
-  if (req.scope === 'account') {
-    const accountId = /^\/client\/v4\/accounts\/([^/]+)/.exec(c.req.path)?.[1];
-    if (accountId !== undefined) authorizeAccount(c, accountId, req.anyOf);
-  }
+  if (req.scope === 'account' && req.accountId !== undefined) authorizeAccount(c, req.accountId, req.anyOf);
 }
 
 /** Refuses a token that lacks every one of `anyOf` on the account (members only; the route checks membership). */

@@ -47,11 +47,12 @@ export function tokenRoutes(db: Kysely<Database>, clock: Clock): Hono<ApiEnv> {
     });
 
     app.get(`${base}/permission_groups`, (c) => {
-      ownerOf(c);
+      const forUser = ownerOf(c).kind === 'user'; // account tokens cannot hold user groups
       const name = c.req.query('name');
       const scope = c.req.query('scope');
-      const groups = PERMISSION_GROUPS.filter((g) => (name === undefined || g.name === name) && (scope === undefined || g.scope === scope));
-      const view = groups.filter((g) => c.req.path.startsWith('/client/v4/user/') || g.scope !== 'com.cloudflare.api.user').map(permissionGroupView);
+      const view = PERMISSION_GROUPS
+        .filter((g) => (name === undefined || g.name === name) && (scope === undefined || g.scope === scope) && (forUser || g.scope !== 'com.cloudflare.api.user'))
+        .map(permissionGroupView);
       return okPage(c, view, 1, Math.max(view.length, 1), view.length);
     });
 
