@@ -1,0 +1,54 @@
+/**
+ * The seam between the edge's control plane (scripts, versions, routes, secrets and subdomains kept in the
+ * database and managed through the v4 Workers routes: `src/scripts/`) and its data plane (the runtime that
+ * runs script versions in workerd behind the `--edge` listener: `src/runtime/`). The control plane implements
+ * {@link EdgeCatalog}; the runtime only reads it.
+ */
+
+/** One module of a script version, as uploaded (wrangler's multipart parts). */
+export interface ScriptModule {
+  /** Module name as imported by other modules (`index.js`, `data/config.json`). */
+  name: string;
+  /** `esm` (ES module), `commonjs`, `text`, `data` (ArrayBuffer), `wasm`, `json`, `sourcemap`. */
+  type: 'esm' | 'commonjs' | 'text' | 'data' | 'wasm' | 'json' | 'sourcemap';
+  content: Uint8Array;
+}
+
+/** A binding of a script version, as the runtime needs it (secret values decrypted, in memory only). */
+export type ScriptBinding =
+  | { type: 'r2_bucket'; name: string; bucketName: string }
+  | { type: 'plain_text'; name: string; text: string }
+  | { type: 'secret_text'; name: string; text: string }
+  | { type: 'json'; name: string; json: unknown };
+
+/** Everything the runtime needs to run one version of a script. Versions are immutable. */
+export interface ScriptBundle {
+  accountId: string;
+  scriptName: string;
+  versionId: string;
+  /** Name of the entry module (one of `modules`). */
+  mainModule: string;
+  modules: ScriptModule[];
+  compatibilityDate: string;
+  compatibilityFlags: string[];
+  bindings: ScriptBinding[];
+}
+
+/** What the edge does with one request. */
+export type EdgeTarget =
+  /** Run this script version (a route matched, or a workers-subdomain hostname). */
+  | { kind: 'script'; accountId: string; scriptName: string; versionId: string; zoneId?: string }
+  /** A proxied hostname without a matching route (or a no-script route): reverse-proxy to the origin. */
+  | { kind: 'origin'; zoneId: string; hostname: string; origin: string }
+  /** Not a hostname the edge serves: answer with production's error page and this status. */
+  | { kind: 'unknown'; status: number; reason: string };
+
+/** The control plane as the edge runtime sees it. */
+export interface EdgeCatalog {
+  /** The target of a request by its Host (lowercase, without port) and URL path. */
+  resolve(host: string, path: string): Promise<EdgeTarget>;
+  /** A version's bundle, or null when it no longer exists. */
+  bundle(versionId: string): Promise<ScriptBundle | null>;
+  /** Calls `listener` whenever routes, deployments or versions may have changed (on any node). Returns an unsubscribe. */
+  onChange(listener: () => void): () => void;
+}
