@@ -3,6 +3,7 @@
  * edit a step that has shipped.
  */
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { zoneOwnersMigration } from './migration-0004-zone-owners.js';
 
 const migrations: Record<string, Migration> = {
   '0001_dns': {
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('api_tokens_owner').on('api_tokens').columns(['user_id', 'account_id']).execute();
     },
   },
+  '0004_zone_owners': zoneOwnersMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
