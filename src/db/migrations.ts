@@ -95,6 +95,12 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
+/** Brings the schema to the named migration (tests of a migration start from the step before it). */
+export async function migrateTo(db: Kysely<any>, target: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateTo(target);
+  if (error) throw new Error(`database migration to ${target} failed: ${String(error)}`);
+}
+
 /** Brings the schema up to date; safe to call on every start and from several nodes (PostgreSQL locks). */
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
   const migrator = new Migrator({ db, provider });
