@@ -81,6 +81,22 @@ export class ZoneOwnership {
   }
 }
 
+/**
+ * Decides again (deactivating only) every active zone that lies below another account's active zone or
+ * shares its name: run at start, so that zones stored before the ownership rules existed, or changed by a
+ * node that stopped half-way, are brought in line before the DNS server loads them. One query, then work
+ * only for the zones that may be in breach.
+ */
+export async function reconcileActiveZones(db: Kysely<Database>, ownership: ZoneOwnership): Promise<number> {
+  const active = await db.selectFrom('zones').select(['id', 'name', 'account_id']).where('status', '=', 'active').execute();
+  const byName = new Map(active.map((z) => [z.name, z]));
+  const suspects = active.filter((z) => ancestorsOf(z.name).some((n) => { const p = byName.get(n); return p !== undefined && p.account_id !== z.account_id; }));
+  suspects.sort((x, y) => x.name.split('.').length - y.name.split('.').length);
+  let changed = 0;
+  for (const z of suspects) if (await ownership.reconsider(z.id, false)) changed++;
+  return changed;
+}
+
 /** The NS targets at `name` in the zone `zoneId`. */
 async function nsTargets(db: Kysely<Database>, zoneId: string, name: string): Promise<string[]> {
   const rows = await db.selectFrom('dns_records').select('content').where('zone_id', '=', zoneId).where('type', '=', 'NS').where('name', '=', name).execute();

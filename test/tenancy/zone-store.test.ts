@@ -7,12 +7,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import Cloudflare from 'cloudflare';
 import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateTo, migrateToLatest } from '../../src/db/migrations.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { accountId, api } from '../helpers/api.js';
 import { addUser } from '../helpers/users.js';
+import { openDatabase } from '../../src/db/database.js';
+import { dig } from '../dns-server/dig.js';
 
 describe('migration 0004 on SQLite', () => {
   it('rebuilds zones without the store-wide unique name, keeping rows, and enforces the new indexes', async () => {
@@ -57,3 +60,35 @@ describe('racing creates on one node', () => {
     expect(both.map((r) => r.body.result.status).sort()).toEqual(['active', 'pending']);
   });
 });
+
+describe('zones stored before the ownership rules', () => {
+  it('a takeover stored by an older version is moved at start and never served', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-reconcile-'));
+    let server = await startTestServer({ dataDir });
+    try {
+      const a = server.sdk();
+      const parent = await a.zones.create({ account: { id: await accountId(server) }, name: 'pre-rules.example', type: 'full' });
+      await a.dns.records.create({ zone_id: parent.id, type: 'TXT', name: 'www', content: 'a', ttl: 300 } as never);
+      const other = await addUser(server, 'old-b@example.org');
+      const child = await other.sdk().zones.create({ account: { id: other.accountId }, name: 'www.pre-rules.example', type: 'full' });
+      await other.sdk().dns.records.create({ zone_id: child.id, type: 'TXT', name: '@', content: 'b', ttl: 300 } as never);
+      await server.stop();
+      // What an older version stored: every zone active.
+      const database = await openDatabase({ dataDir });
+      await database.db.updateTable('zones').set({ status: 'active' }).execute();
+      await database.close();
+
+      server = await startTestServer({ dataDir });
+      const b = addUserSdk(server, other.email, other.key);
+      expect((await b.zones.get({ zone_id: child.id })).status).toBe('moved');
+      expect((await dig(server.dnsPort!, 'www.pre-rules.example', 'TXT')).answer).toEqual(['www.pre-rules.example. 300 IN TXT "a"']);
+    } finally {
+      await server.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+function addUserSdk(server: TestServer, email: string, key: string): Cloudflare {
+  return new Cloudflare({ apiEmail: email, apiKey: key, baseURL: server.apiBase, maxRetries: 0 });
+}
