@@ -3,7 +3,7 @@
  * held name (and names below it with `include_subdomains`) with production's 1428, and from activating a
  * subdomain setup below it; releasing the hold, for good or until a date, lets them in again.
  */
-import type Cloudflare from 'cloudflare';
+import Cloudflare from 'cloudflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { accountId, api } from '../helpers/api.js';
@@ -105,5 +105,21 @@ describe('zone holds', () => {
     expect(bCopy.status).toBe('pending');
     expect((await b.zones.holds.create({ zone_id: bCopy.id, include_subdomains: true })).hold).toBe(true);
     expect((await addZone(a, aAccount, 'deep.open-a.com')).status).toBe('active');
+  });
+
+  it('API tokens need Zone Read to see a hold and Zone Write to change it or run an activation check', async () => {
+    const ZONE_READ = 'c8fed203ed3043cba015a93ad1616f1f';
+    const DNS_WRITE = '4755a26eedb94da69e1066d98aa820be';
+    const token = async (group: string) => {
+      const made = await a.user.tokens.create({ name: `hold-${group}`, policies: [{ effect: 'allow', permission_groups: [{ id: group }], resources: { [`com.cloudflare.api.account.zone.${held}`]: '*' } }] } as never) as { value: string };
+      return new Cloudflare({ apiToken: made.value, baseURL: server.apiBase, maxRetries: 0 });
+    };
+    const reader = await token(ZONE_READ);
+    expect((await reader.zones.holds.get({ zone_id: held })).include_subdomains).toBe(true);
+    expect(await errorCode(reader.zones.holds.create({ zone_id: held }))).toBe(9109);
+    expect(await errorCode(reader.zones.holds.delete({ zone_id: held }))).toBe(9109);
+    expect(await errorCode(reader.zones.activationCheck.trigger({ zone_id: held }))).toBe(9109);
+    const dns = await token(DNS_WRITE);
+    expect(await errorCode(dns.zones.holds.get({ zone_id: held }))).toBe(9109);
   });
 });
