@@ -184,6 +184,15 @@ describe('subdomain setup: delegation activates, removing it deactivates', () =>
     expect((await dig(port, 'shop.victim-a.com', 'A')).answer).toEqual(['shop.victim-a.com. 300 IN A 198.51.100.10']);
   });
 
+  it('editing a delegating NS record (PATCH, PUT) moves the child and brings it back', async () => {
+    const ns = (await a.dns.records.list({ zone_id: victim, type: 'NS', name: { exact: 'shop.victim-a.com' } } as never)).result;
+    const first = ns.find((r) => r.content === NS[0])!;
+    await a.dns.records.edit(first.id!, { zone_id: victim, type: 'NS', name: 'shop', content: 'ns.elsewhere.example' } as never);
+    expect(await statusOf(b, child)).toBe('moved');
+    await a.dns.records.update(first.id!, { zone_id: victim, type: 'NS', name: 'shop', content: NS[0], ttl: 1 } as never);
+    expect(await statusOf(b, child)).toBe('active');
+  });
+
   it('a zone-file import into the parent delegates a further child', async () => {
     const api = (await addZone(b, bAccount, 'api.victim-a.com')).id;
     expect(await statusOf(b, api)).toBe('pending');
