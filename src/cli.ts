@@ -41,6 +41,8 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
                          the S3 key pair (default: generated on first start into DATA_DIR/s3-credentials.json)
   --s3-region NAME       region the S3 API reports (default auto; requests may be signed for any region)
   --s3-domain DOMAIN     also address buckets virtual-hosted style: Host BUCKET.DOMAIN (default: path-style only)
+  --zone-name-allow N,…  let tenants add these names and the names below them even when they are public
+                         suffixes or the instance's own (name servers' domain, S3 domain); docs/security.md
 `;
 
 /** Splits `--name value` / `--name=value` flags from positional arguments. */

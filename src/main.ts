@@ -9,6 +9,7 @@ import { httpServerOptions } from './api/middleware/deprecation-framing.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import { ZoneChangeFeed } from './zones/change-feed.js';
+import { reconcileActiveZones, ZoneOwnership } from './zones/zone-ownership.js';
 import { startDnsServer } from './dns-server/server.js';
 import { bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
 import { openServedBucketStore } from './store/served.js';
@@ -49,6 +50,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     throw err;
   }
   const changeFeed = new ZoneChangeFeed();
+  await reconcileActiveZones(database.db, new ZoneOwnership(database.db, clock, changeFeed)).catch(async (err: unknown) => { await database.close(); throw err; });
   const dns = await startDnsServer({
     db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
     transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,

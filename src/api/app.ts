@@ -21,6 +21,10 @@ import { dnsRecordRoutes } from './routes/dns-records.js';
 import { registerLifecycleRoutes } from './routes/lifecycle.js';
 import { recordsBatchRoutes } from './routes/records-batch.js';
 import { recordsImportExportRoutes } from './routes/records-import-export.js';
+import { zoneOwnershipRoutes } from './routes/zone-ownership.js';
+import { NamePolicy } from '../zones/name-policy.js';
+import { ZoneHolds } from '../zones/zone-holds.js';
+import { listenerNames } from '../config/reserved-names.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -48,6 +52,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   api.route('/', userRoutes(deps.db));
   api.route('/', tokenRoutes(deps.db, deps.clock));
   api.route('/', zoneRoutes(deps.db));
+  api.route('/', zoneOwnershipRoutes());
   // Routes of other resources under /zones/:zone_id/… go here, before the DNS record routes: GET
   // …/dns_records/:dns_record_id would otherwise match their fixed words (export, usage, …).
   api.route('/', recordsBatchRoutes(deps.config.plan.recordsPerBatch));
@@ -69,8 +74,12 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
 
 /** The services behind the v4 routes. */
 export function createServices(deps: ApiDeps): ApiServices {
+  const names = new NamePolicy({ nameservers: deps.config.nameservers, listenerNames: listenerNames(deps.config), allow: deps.config.zoneNameAllow });
+  const zones = new ZonesService(deps.db, deps.clock, deps.changeFeed, deps.config.nameservers, { names });
+  const onNsChange = (zone: { name: string }) => zones.ownership.reconsiderBelow(zone.name, true);
   return {
-    zones: new ZonesService(deps.db, deps.clock, deps.changeFeed, deps.config.nameservers),
-    records: new RecordsService(deps.db, deps.clock, deps.changeFeed, deps.config.plan, deps.config.serviceRanges),
+    zones,
+    records: new RecordsService(deps.db, deps.clock, deps.changeFeed, deps.config.plan, deps.config.serviceRanges, onNsChange),
+    holds: new ZoneHolds(deps.db, deps.clock),
   };
 }

@@ -2,6 +2,7 @@
  * Per-request state of the v4 API, set by middleware and read by routes: the api date the request is served
  * as of, the authenticated user, and messages to add to the envelope.
  */
+import type { ZoneHolds } from '../zones/zone-holds.js';
 import type { EnvelopeMessage } from './envelope.js';
 import type { ZonesService } from '../zones/zones-service.js';
 import type { RecordsService } from '../zones/records-service.js';
@@ -41,6 +42,7 @@ export interface ApiVariables {
 export interface ApiServices {
   zones: ZonesService;
   records: RecordsService;
+  holds: ZoneHolds;
 }
 
 /** The Hono environment type of the v4 API. */

@@ -14,6 +14,11 @@ describe('route requirements of API tokens', () => {
     ['GET', `/zones/${Z}/dns_settings`, 'zone', ['zone_dns_settings:read', 'dns:read']],
     ['PATCH', `/zones/${Z}/dns_settings/use_apex_ns`, 'zone', ['zone_dns_settings:edit', 'dns:edit']],
     ['PATCH', `/zones/${Z}/settings/http2`, 'zone', ['zone_settings:edit']],
+    ['GET', `/zones/${Z}/hold`, 'zone', ['zone:read']],
+    ['POST', `/zones/${Z}/hold`, 'zone', ['zone:edit']],
+    ['PATCH', `/zones/${Z}/hold`, 'zone', ['zone:edit']],
+    ['DELETE', `/zones/${Z}/hold`, 'zone', ['zone:edit']],
+    ['PUT', `/zones/${Z}/activation_check`, 'zone', ['zone:edit']],
     ['GET', `/zones/${Z}`, 'zone', []],
     ['DELETE', `/zones/${Z}`, 'zone', ['zone:edit']],
     ['GET', '/zones', 'none', []],
@@ -34,5 +39,6 @@ describe('route requirements of API tokens', () => {
   it('routes not listed give a token nothing', () => {
     expect(routeRequirement('POST', '/accounts')).toBeUndefined();
     expect(routeRequirement('GET', `/zones/${Z}/firewall/rules`)).toBeUndefined();
+    expect(routeRequirement('GET', `/zones/${Z}/activation_check`)).toBeUndefined();
   });
 });

@@ -57,6 +57,8 @@ export interface Config {
   blobsS3: BlobsS3Config | undefined;
   /** Name servers assigned to new zones. */
   nameservers: string[];
+  /** Names (with everything below them) exempt from the rules on names nobody may add as a zone (`--zone-name-allow`). */
+  zoneNameAllow: string[];
   /** Address ranges of the service's own network: A/AAAA content inside them is refused. */
   serviceRanges: string[];
   /** Edge addresses that proxied records answer with over DNS. */
@@ -131,6 +133,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     blobsDir: path.resolve(get('blobs-dir') ?? path.join(dataDir, 'blobs')),
     blobsS3: blobsS3Config(get),
     nameservers: list('nameservers', ['ns1.stratus.invalid', 'ns2.stratus.invalid']).map((n) => n.toLowerCase().replace(/\.$/, '')),
+    zoneNameAllow: list('zone-name-allow', []).map((n) => n.toLowerCase().replace(/\.$/, '')),
     serviceRanges: list('service-ranges', DEFAULT_SERVICE_RANGES),
     edgeIpv4: list('edge-ipv4', ['192.0.2.10', '192.0.2.11']),
     edgeIpv6: list('edge-ipv6', ['2001:db8::10', '2001:db8::11']),

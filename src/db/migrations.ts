@@ -3,6 +3,7 @@
  * edit a step that has shipped.
  */
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { zoneOwnersMigration } from './migration-0004-zone-owners.js';
 
 const migrations: Record<string, Migration> = {
   '0001_dns': {
@@ -89,9 +90,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('api_tokens_owner').on('api_tokens').columns(['user_id', 'account_id']).execute();
     },
   },
+  '0004_zone_owners': zoneOwnersMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Brings the schema to the named migration (tests of a migration start from the step before it). */
+export async function migrateTo(db: Kysely<any>, target: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateTo(target);
+  if (error) throw new Error(`database migration to ${target} failed: ${String(error)}`);
+}
 
 /** Brings the schema up to date; safe to call on every start and from several nodes (PostgreSQL locks). */
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

@@ -47,6 +47,12 @@ export interface ZonesTable {
   zone_settings: string;
   created_on: string;
   modified_on: string;
+  /** When the zone last became active (null: never active). */
+  activated_on: string | null;
+  /** Zone hold: enforced once this time has passed; null when the zone has no hold in force or scheduled. */
+  hold_after: string | null;
+  /** 1 when the hold also covers names below the zone. */
+  hold_include_subdomains: Generated<number>;
 }
 
 /** A DNS record of a zone, stored in its normalized form. */

@@ -145,7 +145,7 @@ export class ZoneCache {
 
   /** Loads every zone (at start). */
   async loadAll(): Promise<void> {
-    const rows = await this.db.selectFrom('zones').select(['id']).execute();
+    const rows = await this.db.selectFrom('zones').select(['id']).where('status', '=', 'active').execute();
     await Promise.all(rows.map((r) => this.refresh(r.id)));
   }
 
@@ -261,7 +261,7 @@ export class ZoneCache {
     if (this.polling || this.closed) return;
     this.polling = true;
     try {
-      const rows = await this.db.selectFrom('zones').select(['id', 'serial']).execute();
+      const rows = await this.db.selectFrom('zones').select(['id', 'serial']).where('status', '=', 'active').execute(); // served zones only
       const seen = new Set<string>();
       const work: Promise<void>[] = [];
       for (const r of rows) {
