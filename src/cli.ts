@@ -9,6 +9,7 @@ import { startStratus } from './main.js';
 import { openDatabase } from './db/database.js';
 import { upsertUser } from './accounts/users.js';
 import { AppError } from './shared/errors.js';
+import { IncidentLog } from './shared/incident-log.js';
 import { DEV_USAGE, devCommand } from './runtime/dev-command.js';
 
 const USAGE = `usage: stratus <command> [flags]
@@ -79,6 +80,9 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig(flags, process.env);
   const logger = createLogger(config.logLevel);
   const running = await startStratus(config, logger);
+  // A promise nobody awaited must not stop DNS, the v4 API and S3 together: log it (once per incident) instead.
+  const stray = new IncidentLog(logger);
+  process.on('unhandledRejection', (reason) => stray.failure(`unhandled promise rejection: ${reason instanceof Error ? reason.message : String(reason)}`, reason, 'unhandled promise rejection (a bug: please report it)'));
   process.stdout.write(`stratus: v4 API listening on ${running.httpUrl}/client/v4\n`);
   process.stdout.write(`stratus: DNS listening on ${running.dnsHost.includes(':') ? `[${running.dnsHost}]` : running.dnsHost}:${running.dnsPort} (UDP and TCP)\n`);
   if (running.s3Url) process.stdout.write(`stratus: S3 API listening on ${running.s3Url} (${config.s3Domain ? `path-style, or virtual-hosted as BUCKET.${config.s3Domain}` : 'path-style addressing'})\n`);
