@@ -165,6 +165,7 @@ describe('PostgreSQL faults under load', () => {
     }
     const report = await writers.stop();
     expect(report.malformed, summary(report)).toEqual([]);
+    for (const key of report.byStatus.keys()) expect(['200', '503:1280'], summary(report)).toContain(key);
     expect(node.child.exitCode, node.output()).toBeNull();
     const names = await recordNames(node, zoneId, ZONE);
     const batches = new Map<string, number>();
