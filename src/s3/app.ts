@@ -57,13 +57,26 @@ export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Respons
   };
 }
 
-/** The verified signature of a request and who signed it; S3Error when it is missing or wrong. */
+/**
+ * The verified signature of a request and who signed it; S3Error when it is missing or wrong. A signature
+ * that does not match a remembered secret is checked once more against a fresh look-up, so a token rolled
+ * on another node works here at once with its new value.
+ */
 async function authenticate(deps: S3Deps, req: Request): Promise<{ auth: SignedRequestInfo; principal: S3Principal }> {
   const claimed = claimedAccessKeyId(req);
-  const principal = claimed === undefined ? undefined : await deps.principalFor(claimed);
+  const verify = (principal: S3Principal | undefined) =>
+    verifySigV4({ method: req.method, url: req.url, headers: req.headers }, (id) => (id === claimed ? principal?.secret : undefined), deps.now());
+  let principal = claimed === undefined ? undefined : await deps.principalFor(claimed);
   try {
-    const auth = verifySigV4({ method: req.method, url: req.url, headers: req.headers }, (id) => (id === claimed ? principal?.secret : undefined), deps.now());
-    return { auth, principal: principal! };
+    try {
+      return { auth: verify(principal), principal: principal! };
+    } catch (err) {
+      if (!(err instanceof S3AuthError) || err.code !== 'SignatureDoesNotMatch' || claimed === undefined) throw err;
+      const fresh = await deps.principalFor(claimed, true);
+      if (fresh?.secret === principal?.secret) throw err;
+      principal = fresh;
+      return { auth: verify(principal), principal: principal! };
+    }
   } catch (err) {
     if (err instanceof S3AuthError) throw new S3Error(err.code, err.message, err.status, err.details);
     throw err;

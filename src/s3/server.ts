@@ -18,7 +18,7 @@ export interface S3ServerOptions {
   /** The instance's own key pair (may do everything). */
   credentials: S3Credentials;
   /** Key pairs derived from API tokens (`TokensService.s3Principal`), when the v4 API's tokens are served too. */
-  tokenPrincipal?: (accessKeyId: string) => Promise<S3Principal | undefined>;
+  tokenPrincipal?: (accessKeyId: string, fresh?: boolean) => Promise<S3Principal | undefined>;
   region: string;
   domain?: string | undefined;
   logger: Logger;
@@ -30,7 +30,7 @@ export async function startS3Server(opts: S3ServerOptions): Promise<RunningS3> {
   const { credentials } = opts;
   const handler = createS3Handler({
     store: opts.store,
-    principalFor: async (id) => (id === credentials.accessKeyId ? { secret: credentials.secretAccessKey } : opts.tokenPrincipal?.(id)),
+    principalFor: async (id, fresh) => (id === credentials.accessKeyId ? { secret: credentials.secretAccessKey } : opts.tokenPrincipal?.(id, fresh)),
     logger: opts.logger.child({ component: 's3' }),
     region: opts.region,
     domain: opts.domain,
