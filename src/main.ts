@@ -6,6 +6,7 @@ import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { createApiApp } from './api/app.js';
 import { httpServerOptions } from './api/middleware/deprecation-framing.js';
+import { v4ParserError } from './api/envelope.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import { ZoneChangeFeed } from './zones/change-feed.js';
@@ -75,7 +76,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     throw err;
   }
 
-  const http = await listenHttp(app.fetch, config.http, httpServerOptions);
+  const http = await listenHttp(app.fetch, config.http, { serverOptions: httpServerOptions, parserError: v4ParserError });
 
   return {
     httpUrl: http.url,

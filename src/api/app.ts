@@ -10,6 +10,7 @@ import { apiDateMiddleware } from './api-date.js';
 import { errorEntries, failureBody } from './envelope.js';
 import { AppError } from '../shared/errors.js';
 import { authMiddleware } from './auth.js';
+import { headerBytesMiddleware } from './middleware/header-bytes.js';
 import type { ApiServices } from './context.js';
 import { ZonesService } from '../zones/zones-service.js';
 import { RecordsService } from '../zones/records-service.js';
@@ -35,6 +36,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     c.set('messages', []);
     await next();
   });
+  api.use('*', headerBytesMiddleware()); // before anything reads a header
   api.use('*', apiDateMiddleware(deps.config.apiDate, deps.clock));
   const services = createServices(deps);
   api.use('*', async (c, next) => {

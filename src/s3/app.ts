@@ -15,12 +15,16 @@ import { authorizeOperation } from './access.js';
 import { route } from './router.js';
 import { addressOf } from './addressing.js';
 import { preflight, withCorsHeaders } from './cors-edge.js';
+import { headerWithControlByte, rawHeadersOf } from '../shared/header-bytes.js';
 
 /** Builds the handler. */
-export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Response> {
-  return async (req) => {
+export function createS3Handler(deps: S3Deps): (req: Request, env?: unknown) => Promise<Response> {
+  return async (req, env) => {
     const requestId = randomBytes(8).toString('hex').toUpperCase();
     const url = new URL(req.url);
+    const raw = rawHeadersOf(env);
+    const badHeader = raw && headerWithControlByte(raw);
+    if (badHeader !== undefined) return controlByteResponse(badHeader, url.pathname, requestId, req.method === 'HEAD');
     const head = req.method === 'HEAD';
     const isPreflight = req.method === 'OPTIONS';
     let resource = url.pathname;
@@ -81,4 +85,13 @@ async function authenticate(deps: S3Deps, req: Request): Promise<{ auth: SignedR
     if (err instanceof S3AuthError) throw new S3Error(err.code, err.message, err.status, err.details);
     throw err;
   }
+}
+
+/**
+ * The answer to a request whose header holds a control byte (`shared/header-bytes.ts`), before anything reads
+ * the headers: 400 InvalidArgument naming the header, never its value (it may be a credential).
+ */
+function controlByteResponse(header: string, resource: string, requestId: string, head: boolean): Response {
+  const err = new S3Error('InvalidArgument', 'A header value holds a control character.', 400, { ArgumentName: header });
+  return errorResponse(err, resource, requestId, head);
 }

@@ -4,6 +4,7 @@ import type { BucketStore } from '../store/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { Clock } from '../shared/clock.js';
 import { createS3Handler } from './app.js';
+import { s3ParserError } from './errors.js';
 import { listenHttp, type HttpListener } from '../shared/http-listener.js';
 import type { S3Credentials } from './credentials.js';
 import type { S3Principal } from './context.js';
@@ -36,5 +37,5 @@ export async function startS3Server(opts: S3ServerOptions): Promise<RunningS3> {
     domain: opts.domain,
     now: () => opts.clock.now(),
   });
-  return listenHttp(handler, opts.listen);
+  return listenHttp(handler, opts.listen, { parserError: s3ParserError });
 }
