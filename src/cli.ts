@@ -41,6 +41,8 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
                          the S3 key pair (default: generated on first start into DATA_DIR/s3-credentials.json)
   --s3-region NAME       region the S3 API reports (default auto; requests may be signed for any region)
   --s3-domain DOMAIN     also address buckets virtual-hosted style: Host BUCKET.DOMAIN (default: path-style only)
+  --api-body-limit BYTES largest v4 request body; larger ones are refused with 413 before they are read
+                         (default 104857600, production's 100 MB)
 `;
 
 /** Splits `--name value` / `--name=value` flags from positional arguments. */

@@ -11,6 +11,7 @@ import { errorEntries, failureBody } from './envelope.js';
 import { AppError } from '../shared/errors.js';
 import { authMiddleware } from './auth.js';
 import { headerBytesMiddleware } from './middleware/header-bytes.js';
+import { bodyLimitMiddleware } from './body-limit.js';
 import type { ApiServices } from './context.js';
 import { ZonesService } from '../zones/zones-service.js';
 import { RecordsService } from '../zones/records-service.js';
@@ -37,6 +38,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     await next();
   });
   api.use('*', headerBytesMiddleware()); // before anything reads a header
+  api.use('*', bodyLimitMiddleware(deps.config.apiBodyLimit)); // before authentication: an oversized body is never read
   api.use('*', apiDateMiddleware(deps.config.apiDate, deps.clock));
   const services = createServices(deps);
   api.use('*', async (c, next) => {

@@ -78,7 +78,12 @@ export interface Config {
   /** Domain of virtual-hosted-style S3 addressing (`<bucket>.<domain>`); undefined: path-style only. */
   s3Domain: string | undefined;
   logLevel: string;
+  /** Largest v4 request body in bytes (`--api-body-limit`; production's API: 100 MB on Free and Pro plans). */
+  apiBodyLimit: number;
 }
+
+/** Default of `--api-body-limit`: 100 MB, production's API upload limit on the Free and Pro plans. */
+export const DEFAULT_API_BODY_LIMIT = 100 * 1024 * 1024;
 
 /** The production service's published IPv4 and IPv6 ranges; records may not point into them. */
 export const DEFAULT_SERVICE_RANGES = [
@@ -150,6 +155,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     s3Region: get('s3-region') ?? 'auto',
     s3Domain: s3Domain(get('s3-domain')),
     logLevel: get('log-level') ?? 'info',
+    apiBodyLimit: int('api-body-limit', DEFAULT_API_BODY_LIMIT, 1024, 2 ** 31),
   };
 }
 

@@ -51,6 +51,8 @@ const API_CODES: CatalogueEntry[] = [
   e(6102, 0, 'Invalid format for X-Auth-Email header', 'in `error_chain` of 6003; also by `stratus user add` for a bad e-mail'),
   e(6103, 0, 'Invalid format for X-Auth-Key header', 'in `error_chain` of 6003; also by `stratus user add` for a bad key'),
   e(6111, 0, 'Invalid format for Authorization header', 'in `error_chain` of 6003: an Authorization header that is not `Bearer <token>`'),
+  e(6130, 400, 'Request body nested too deeply: at most <max> levels of arrays and objects are accepted', 'a JSON body nesting arrays and objects deeper than 64 levels (checked before parsing)', 'stratus'),
+  e(6131, 413, 'Request body too large: at most <limit> bytes are accepted', 'a v4 request body over `--api-body-limit` (default 100 MB, production\'s limit): refused from its Content-Length before it is read, or as soon as a chunked body passes it', 'stratus'),
   e(7000, 404, 'No route for that URI', 'unknown path'),
   e(7003, 404, 'Could not route to <path>, perhaps your object identifier is invalid?', 'unknown, malformed or foreign zone id (and account id): the same answer whether or not the object exists'),
   e(9004, 400, 'This record type cannot be proxied.', '`proxied: true` on a type other than A, AAAA, CNAME'),
