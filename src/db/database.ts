@@ -1,6 +1,7 @@
 /**
  * Opens the relational store: the embedded SQLite file in the data folder by default, or PostgreSQL when a
- * connection string is configured. Both run the same migrations and are used through one Kysely instance.
+ * connection string is configured. Both run the same migrations and are used through one Kysely instance,
+ * whose unique-constraint violations arrive as AppErrors (`unique-violation.ts`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
 import { migrateToLatest } from './migrations.js';
+import { withUniqueViolations } from './unique-violation.js';
 
 /** An open relational store. */
 export interface OpenDatabase {
@@ -36,7 +38,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase>
     pool.on('error', (err) => opts.onConnectionLost?.(err));
     // bigint columns (the serial) come back as numbers: serials stay far below 2^53.
     pg.types.setTypeParser(20, (v) => Number(v));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: withUniqueViolations(new PostgresDialect({ pool })) });
     await migrateToLatest(db);
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
@@ -51,7 +53,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase>
   // file into memory so that a miss is a page fault on the OS cache instead of a read() call and a copy.
   sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   sqlite.pragma(`mmap_size = ${MMAP_BYTES}`);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: withUniqueViolations(new SqliteDialect({ database: cachingStatements(sqlite) })) });
   await migrateToLatest(db);
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }

@@ -31,7 +31,7 @@ const e = (code: number, status: number, message: string, when: string, source: 
 const API_CODES: CatalogueEntry[] = [
   e(1000, 401, 'Invalid API Token', 'GET /user/tokens/verify (or /accounts/:account_id/tokens/verify) without a token of that owner'),
   e(1004, 400, 'DNS Validation Error', 'record create/update validation failed; before api date 2024-10-01 it wraps the root causes in `error_chain`'),
-  e(1061, 400, '<name> already exists', 'POST /zones with the name of an existing zone (of any account)'),
+  e(1061, 400, '<name> already exists', 'POST /zones with the name of an existing zone (of any account), also when another node created it at the same moment'),
   e(1100, 400, 'Invalid zone name …', 'POST /zones without a valid `name`', 'stratus'),
   e(1101, 400, 'Invalid or unknown account …', 'POST /zones without `account.id`, or with an account the caller is not a member of', 'stratus'),
   e(1102, 400, 'Invalid zone type …', 'POST /zones with `type` other than full, partial, secondary', 'stratus'),
@@ -45,6 +45,7 @@ const API_CODES: CatalogueEntry[] = [
   e(1112, 400, 'Other records exist at <name>; an NS record below the apex delegates its name …', 'creating NS below the apex where records of other types exist', 'stratus'),
   e(1113, 400, 'Invalid account name / type / settings …', 'POST /accounts without a `name` of 1 to 100 characters, with a `type` other than standard or enterprise, or with `settings` that is not an object', 'stratus'),
   e(1120, 0, 'Zone <name> has no A, AAAA or CNAME record; every zone needs at least one record that resolves a name to an address.', 'notice in `messages` of a record list and of GET dns_settings for a zone without an address record', 'stratus'),
+  e(1199, 400, '<what> already exists …', 'a write that lost a race on a unique key without a more specific code (users, tokens, accounts): a concurrent request created the same object first (`db/unique-violation.ts`)', 'stratus'),
   e(1150, 400, 'Invalid policies / name / condition / not_before / expires_on / status …', 'a token body (POST or PUT …/tokens) with a bad field: unknown permission group, unknown resource key, a zone or account that is not the owner\'s, a bad CIDR, expires_on not after not_before', 'stratus'),
   e(6003, 400, 'Invalid request headers', 'malformed auth headers (chain: 6102, 6103, 6111) and other header problems (chain: 6120, 6121)'),
   e(6007, 400, 'Malformed JSON in request body', 'a request body that is not JSON (an empty body counts as `{}`)'),

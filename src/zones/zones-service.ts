@@ -8,6 +8,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, ZonesTable } from '../db/schema.js';
+import { UniqueViolationError } from '../db/unique-violation.js';
 import { AppError } from '../shared/errors.js';
 import { QueryTemplate } from '../db/query-template.js';
 import { isoTimestamp, type Clock } from '../shared/clock.js';
@@ -97,6 +98,10 @@ export class ZonesService {
         name_servers: JSON.stringify(this.nameservers), serial: initialSerial(now), dns_settings: initialDnsSettings(parseJsonObject(account?.settings), this.nameservers), zone_settings: '{}',
         created_on: stamp, modified_on: stamp,
       }).execute();
+    }).catch((err: unknown) => {
+      // Another node inserted the same name between the check and the insert.
+      if (err instanceof UniqueViolationError && err.on('zones')) throw new AppError(err.code, `${name} already exists`, 400);
+      throw err;
     });
     this.changeFeed.publish({ zoneId: id, kind: 'created' });
     return this.get(caller, id, '');
