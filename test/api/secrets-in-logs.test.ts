@@ -53,7 +53,7 @@ describe('secrets never reach a log line or an error body', () => {
       { authorization: `Bearer ${server.key}` },
       { authorization: `Basic ${server.key}` },
       { authorization: `Bearer ${server.key}`, 'x-auth-email': server.email },
-    ]) expect((await call(v4, { headers })).status).toBeGreaterThanOrEqual(400);
+    ] as Record<string, string>[]) expect((await call(v4, { headers })).status).toBeGreaterThanOrEqual(400);
     expect((await call(v4, { headers: { 'x-auth-email': server.email, 'x-auth-key': server.key } })).status).toBe(200);
 
     const made = await server.sdk().user.tokens.create({ name: 'logged', policies: [
