@@ -165,6 +165,21 @@ describe('over the API and the DNS server', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0]!.code).toBe(9514);
   });
+
+  it('TXT records at one name: 8,192 characters together, then 400 9526; the name still answers over TCP', async () => {
+    for (const ch of 'abcd') {
+      const res = await api(server, 'POST', `/zones/${zoneId}/dns_records`, { type: 'TXT', name: 'txt-total', content: ch.repeat(2048) });
+      expect(res.status).toBe(200);
+    }
+    const over = await api(server, 'POST', `/zones/${zoneId}/dns_records`, { type: 'TXT', name: 'txt-total', content: 'e' });
+    expect(over.status).toBe(400);
+    expect(over.body.errors[0]).toEqual({ code: 9526, message: 'Content for TXT records at txt-total.wire-limits.example is invalid: together they would be 8193 characters long; the limit is 8192.' });
+    const answer = await eventuallyAnswered(async () => {
+      const r = await dig(server.dnsPort!, 'txt-total.wire-limits.example', 'TXT', { tcp: true });
+      return r.answer.length === 4 ? r : { answer: [] };
+    });
+    expect(answer).toHaveLength(4);
+  });
 });
 
 /** The answer section once the record is served (the zone cache swaps snapshots shortly after a write). */

@@ -16,7 +16,7 @@ export type { RecordTypeSpec, RecordValue, RecordValueContext, RecordValueInput,
 export { RECORD_TYPE_SPECS } from './registry.js';
 export { parseSvcParams, formatSvcParams, type SvcParam, type SvcValue } from './svc-params.js';
 export { srvNameParts } from './srv.js';
-export { txtPlainText, txtStrings } from './txt.js';
+export { txtPlainText, txtStrings, txtCharacters, TXT_NAME_MAX_CHARACTERS } from './txt.js';
 
 /**
  * Validates and normalizes `content`/`data`/`priority`, then checks that the value encodes on the wire as the
