@@ -166,6 +166,14 @@ describe('over the API and the DNS server', () => {
     expect(bad.body.errors[0]!.code).toBe(9514);
   });
 
+  it('SVCB parameters with escapes are served as validated (read back by dig)', async () => {
+    const value = 'alpn="h2\\\\,x,h3" key65000="a b\\"c" port=8443';
+    const res = await api(server, 'POST', `/zones/${zoneId}/dns_records`, { type: 'HTTPS', name: 'svc', data: { priority: 1, target: '.', value } });
+    expect(res.status).toBe(200);
+    const answer = await eventuallyAnswered(() => dig(server.dnsPort!, 'svc.wire-limits.example', 'HTTPS'));
+    expect(answer).toEqual(['svc.wire-limits.example. 300 IN HTTPS 1 . alpn="h2\\\\,x,h3" port=8443 key65000="a b\\"c"']);
+  });
+
   it('TXT records at one name: 8,192 characters together, then 400 9526; the name still answers over TCP', async () => {
     for (const ch of 'abcd') {
       const res = await api(server, 'POST', `/zones/${zoneId}/dns_records`, { type: 'TXT', name: 'txt-total', content: ch.repeat(2048) });
