@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import { createHash } from 'node:crypto';
-import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { accountId } from '../helpers/api.js';
@@ -52,6 +52,10 @@ describe('S3 keys with dot segments and empty segments', () => {
     }
     const listed = (await s3.send(new ListObjectsV2Command({ Bucket: 'dots' }))).Contents!.map((o) => o.Key);
     expect(listed.sort()).toEqual([...KEYS].sort());
+    const listedV1 = (await s3.send(new ListObjectsCommand({ Bucket: 'dots' }))).Contents!.map((o) => o.Key);
+    expect(listedV1.sort()).toEqual([...KEYS].sort());
+    const underA = (await s3.send(new ListObjectsV2Command({ Bucket: 'dots', Prefix: 'a/', Delimiter: '/' })));
+    expect(underA.CommonPrefixes!.map((p) => p.Prefix).sort()).toEqual(['a/.../', 'a/../', 'a/./', 'a//'].sort());
     // `a/b` was never written: `a/./b` and `a/../b` did not land there.
     expect(await s3Failure(s3.send(new GetObjectCommand({ Bucket: 'dots', Key: 'a/b' })))).toEqual({ name: 'NoSuchKey', status: 404 });
     expect(await s3Failure(s3.send(new GetObjectCommand({ Bucket: 'dots', Key: 'b' })))).toEqual({ name: 'NoSuchKey', status: 404 });
