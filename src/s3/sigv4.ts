@@ -312,6 +312,8 @@ function parsePresigned(query: Map<string, string>, headers: Headers, now: Date)
 }
 
 function parseCredential(value: string, fail: (why: string) => S3AuthError) {
+  // Never echo a control byte into an error document (XML cannot carry most of them).
+  if (/[\x00-\x1f\x7f]/.test(value)) throw fail('the Credential holds a control character.');
   const parts = value.split('/');
   const [accessKeyId, date, region, service, terminal] = parts;
   if (parts.length !== 5 || parts.some((p) => p === '')) {
