@@ -7,6 +7,7 @@ import { openDatabase } from './db/database.js';
 import { createApiApp } from './api/app.js';
 import { httpServerOptions } from './api/middleware/deprecation-framing.js';
 import { v4ParserError } from './api/envelope.js';
+import { refuseBeforeContinue } from './api/body-limit.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import { ZoneChangeFeed } from './zones/change-feed.js';
@@ -76,7 +77,9 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     throw err;
   }
 
-  const http = await listenHttp(app.fetch, config.http, { serverOptions: httpServerOptions, parserError: v4ParserError });
+  const http = await listenHttp(app.fetch, config.http, {
+    serverOptions: httpServerOptions, parserError: v4ParserError, beforeContinue: refuseBeforeContinue(config.apiBodyLimit),
+  });
 
   return {
     httpUrl: http.url,

@@ -2,7 +2,8 @@
  * The v4 API's request body limits, enforced before a body is read:
  *
  * - size: `--api-body-limit` bytes (default: production's 100 MB). A `Content-Length` above it is refused
- *   with 413 before anything else runs (the body is never read; the connection closes); a chunked body is
+ *   with 413 before anything else runs (the body is never read; the connection closes), and before the
+ *   client sends it when it asked `Expect: 100-continue` (curl does for large bodies); a chunked body is
  *   counted while it is read and refused as soon as it passes the limit;
  * - JSON nesting: at most {@link MAX_JSON_DEPTH} levels of arrays and objects, checked by a scan of the text
  *   before it is parsed, so no parser, validator or error path ever recurses deeper (400 in the envelope).
@@ -17,6 +18,19 @@ export const MAX_JSON_DEPTH = 64;
 export const BODY_TOO_LARGE = 6131;
 /** Code of a JSON body nested deeper than {@link MAX_JSON_DEPTH} (400). */
 export const BODY_TOO_DEEP = 6130;
+
+/**
+ * The answer to an `Expect: 100-continue` request whose `Content-Length` is over `limit` (given to the HTTP
+ * listener, so the client is refused before it sends the body); undefined otherwise.
+ */
+export function refuseBeforeContinue(limit: number): (req: { headers: Record<string, string | string[] | undefined> }) => { status: number; contentType: string; body: string } | undefined {
+  return (req) => {
+    const declared = req.headers['content-length'];
+    if (typeof declared !== 'string' || !/^\d+$/.test(declared.trim()) || Number(declared) <= limit) return undefined;
+    const { code, message } = tooLarge(limit);
+    return { status: 413, contentType: 'application/json', body: JSON.stringify({ result: null, success: false, errors: [{ code, message }], messages: [] }) };
+  };
+}
 
 /** The body limit of each request, by request object (set by {@link bodyLimitMiddleware}). */
 const limits = new WeakMap<Request, number>();

@@ -1,6 +1,6 @@
 /** Starts a web-standard fetch handler on an HTTP listener (`@hono/node-server`) and reports where it listens. */
 import type { AddressInfo, Socket } from 'node:net';
-import { STATUS_CODES, type ServerOptions } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
 
 /** A running HTTP listener. */
@@ -27,6 +27,11 @@ export interface ListenOptions {
    * are never echoed.
    */
   parserError?: (status: number) => ParserErrorAnswer;
+  /**
+   * Decides a request that sent `Expect: 100-continue` before its body is sent: an answer refuses it (the
+   * client never uploads the body); undefined lets it continue as usual (Node's default sends 100 Continue).
+   */
+  beforeContinue?: (req: IncomingMessage) => (ParserErrorAnswer & { status: number }) | undefined;
 }
 
 /** Listens on `host:port` (port 0 picks a free one); rejects when the address cannot be bound. */
@@ -35,13 +40,27 @@ export async function listenHttp(
   listen: { host: string; port: number },
   options: ServerOptions | ListenOptions = {},
 ): Promise<HttpListener> {
-  const opts: ListenOptions = 'serverOptions' in options || 'parserError' in options ? options as ListenOptions : { serverOptions: options as ServerOptions };
+  const opts: ListenOptions = 'serverOptions' in options || 'parserError' in options || 'beforeContinue' in options
+    ? options as ListenOptions : { serverOptions: options as ServerOptions };
   const server = await new Promise<ServerType>((resolve, reject) => {
     const s = serve({ fetch, hostname: listen.host, port: listen.port, ...(opts.serverOptions ? { serverOptions: opts.serverOptions } : {}) }, () => resolve(s));
     s.once('error', reject);
   });
   const answer = opts.parserError;
   if (answer) server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerParserError(err, socket, answer));
+  const decide = opts.beforeContinue;
+  if (decide) {
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      const refusal = decide(req);
+      if (!refusal) {
+        res.writeContinue();
+        server.emit('request', req, res);
+        return;
+      }
+      res.writeHead(refusal.status, { 'content-type': refusal.contentType, 'content-length': Buffer.byteLength(refusal.body), connection: 'close' });
+      res.end(refusal.body);
+    });
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

@@ -3,6 +3,7 @@
  * before it is read (from its Content-Length, or while a chunked body is read), and a JSON body nested
  * deeper than the bound is a 400 in the envelope on every route that reads JSON, with no stack overflow.
  */
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { accountId, api, createZone } from '../helpers/api.js';
@@ -39,6 +40,29 @@ describe('request body limits', () => {
       expect(JSON.parse(res.body)).toEqual({ result: null, success: false, messages: [],
         errors: [{ code: 6131, message: `Request body too large: at most ${LIMIT} bytes are accepted` }] });
     }
+  });
+
+  it('answers Expect: 100-continue with 413 before the body is sent, and with 100 Continue under the limit', async () => {
+    const refused = await rawHttp(server.running.httpPort,
+      `POST /client/v4/zones HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${LIMIT + 1}\r\n\r\n`);
+    expect(refused.status).toBe(413);
+    expect(JSON.parse(refused.body).errors[0].code).toBe(6131);
+
+    const body = JSON.stringify({ name: 'continued.example', account: { id: account } });
+    const socket = net.connect(server.running.httpPort, '127.0.0.1');
+    let received = '';
+    const seen = (text: string) => new Promise<void>((resolve) => {
+      const check = () => { if (received.includes(text)) { socket.off('data', onData); resolve(); } };
+      const onData = (d: Buffer) => { received += d.toString('latin1'); check(); };
+      socket.on('data', onData);
+      check();
+    });
+    socket.write(`POST /client/v4/zones HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nExpect: 100-continue\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n`);
+    await seen('HTTP/1.1 100 Continue');
+    socket.write(body);
+    await seen('"success":true');
+    socket.destroy();
+    expect(received).toMatch(/HTTP\/1\.1 200 OK/);
   });
 
   it('refuses a chunked body as soon as it passes the limit', async () => {
