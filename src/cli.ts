@@ -47,6 +47,8 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
   --shutdown-timeout S   on SIGTERM or SIGINT, requests in flight get S seconds to finish (default 30)
   --database-timeout S   a PostgreSQL query without an answer for S seconds fails and its connection is
                          replaced (default 30)
+  --api-body-limit BYTES largest v4 request body; larger ones are refused with 413 before they are read
+                         (default 104857600, production's 100 MB)
 `;
 
 /** Splits `--name value` / `--name=value` flags from positional arguments. */

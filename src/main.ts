@@ -6,6 +6,8 @@ import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { createApiApp } from './api/app.js';
 import { httpServerOptions } from './api/middleware/deprecation-framing.js';
+import { v4ParserError } from './api/envelope.js';
+import { refuseBeforeContinue } from './api/body-limit.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import { ZoneChangeFeed } from './zones/change-feed.js';
@@ -79,14 +81,16 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     if (config.s3) {
       const credentials = resolveS3Credentials({ dataDir: config.dataDir, accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey });
       if (credentials.generatedFile) s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
-      s3 = await startS3Server({ listen: config.s3, store, credentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock)), region: config.s3Region, domain: config.s3Domain, logger, clock });
+      s3 = await startS3Server({ listen: config.s3, store, credentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock), clock), region: config.s3Region, domain: config.s3Domain, logger, clock });
     }
   } catch (err) {
     await closeStores();
     throw err;
   }
 
-  const http = await listenHttp(app.fetch, config.http, httpServerOptions);
+  const http = await listenHttp(app.fetch, config.http, {
+    serverOptions: httpServerOptions, parserError: v4ParserError, beforeContinue: refuseBeforeContinue(config.apiBodyLimit),
+  });
 
   return {
     httpUrl: http.url,

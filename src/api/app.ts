@@ -12,6 +12,8 @@ import { AppError } from '../shared/errors.js';
 import { faultResponse } from './fault-response.js';
 import { IncidentLog } from '../shared/incident-log.js';
 import { authMiddleware } from './auth.js';
+import { headerBytesMiddleware } from './middleware/header-bytes.js';
+import { bodyLimitMiddleware } from './body-limit.js';
 import type { ApiServices } from './context.js';
 import { ZonesService } from '../zones/zones-service.js';
 import { RecordsService } from '../zones/records-service.js';
@@ -41,6 +43,8 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     c.set('messages', []);
     await next();
   });
+  api.use('*', headerBytesMiddleware()); // before anything reads a header
+  api.use('*', bodyLimitMiddleware(deps.config.apiBodyLimit)); // before authentication: an oversized body is never read
   api.use('*', apiDateMiddleware(deps.config.apiDate, deps.clock));
   const services = createServices(deps);
   api.use('*', async (c, next) => {

@@ -21,6 +21,8 @@ export interface AuthUser {
     /** The owning account of an account-owned token; null for a user's token. */
     accountId: string | null;
     grants: TokenGrants;
+    /** The token's `expires_on` (RFC 3339), null when it never expires: remembered authentications end there. */
+    expiresOn: string | null;
   };
 }
 

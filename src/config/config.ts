@@ -84,7 +84,12 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** A PostgreSQL query without an answer this long breaks its connection and fails (ms). */
   databaseTimeoutMs: number;
+  /** Largest v4 request body in bytes (`--api-body-limit`; production's API: 100 MB on Free and Pro plans). */
+  apiBodyLimit: number;
 }
+
+/** Default of `--api-body-limit`: 100 MB, production's API upload limit on the Free and Pro plans. */
+export const DEFAULT_API_BODY_LIMIT = 100 * 1024 * 1024;
 
 /** The production service's published IPv4 and IPv6 ranges; records may not point into them. */
 export const DEFAULT_SERVICE_RANGES = [
@@ -159,6 +164,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     logLevel: get('log-level') ?? 'info',
     shutdownTimeoutMs: int('shutdown-timeout', 30, 0, 3600) * 1000,
     databaseTimeoutMs: int('database-timeout', 30, 1, 3600) * 1000,
+    apiBodyLimit: int('api-body-limit', DEFAULT_API_BODY_LIMIT, 1024, 2 ** 31),
   };
 }
 

@@ -7,8 +7,11 @@ import { s3Error } from './errors.js';
 /** Long-lived dependencies of the S3 edge. */
 export interface S3Deps {
   store: BucketStore;
-  /** Who holds an access key id (its secret, and what it may do), or undefined when the id is unknown. */
-  principalFor(accessKeyId: string): Promise<S3Principal | undefined>;
+  /**
+   * Who holds an access key id (its secret, and what it may do), or undefined when the id is unknown;
+   * `fresh` skips any remembered look-up (a signature that fails against a remembered secret is retried so).
+   */
+  principalFor(accessKeyId: string, fresh?: boolean): Promise<S3Principal | undefined>;
   logger: Logger;
   /** Region name reported by GetBucketLocation (requests may be signed for any region). */
   region: string;

@@ -4,6 +4,7 @@ import type { BucketStore } from '../store/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { Clock } from '../shared/clock.js';
 import { createS3Handler } from './app.js';
+import { s3ParserError } from './errors.js';
 import { listenHttp, type HttpListener } from '../shared/http-listener.js';
 import type { S3Credentials } from './credentials.js';
 import type { S3Principal } from './context.js';
@@ -18,7 +19,7 @@ export interface S3ServerOptions {
   /** The instance's own key pair (may do everything). */
   credentials: S3Credentials;
   /** Key pairs derived from API tokens (`TokensService.s3Principal`), when the v4 API's tokens are served too. */
-  tokenPrincipal?: (accessKeyId: string) => Promise<S3Principal | undefined>;
+  tokenPrincipal?: (accessKeyId: string, fresh?: boolean) => Promise<S3Principal | undefined>;
   region: string;
   domain?: string | undefined;
   logger: Logger;
@@ -30,11 +31,11 @@ export async function startS3Server(opts: S3ServerOptions): Promise<RunningS3> {
   const { credentials } = opts;
   const handler = createS3Handler({
     store: opts.store,
-    principalFor: async (id) => (id === credentials.accessKeyId ? { secret: credentials.secretAccessKey } : opts.tokenPrincipal?.(id)),
+    principalFor: async (id, fresh) => (id === credentials.accessKeyId ? { secret: credentials.secretAccessKey } : opts.tokenPrincipal?.(id, fresh)),
     logger: opts.logger.child({ component: 's3' }),
     region: opts.region,
     domain: opts.domain,
     now: () => opts.clock.now(),
   });
-  return listenHttp(handler, opts.listen);
+  return listenHttp(handler, opts.listen, { parserError: s3ParserError });
 }
