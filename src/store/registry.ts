@@ -16,8 +16,8 @@ const DEFAULT_UPLOAD_LIMIT = 1000;
 
 /** The public view of a registry row (`name` as given: the namespace view strips its account prefix). */
 export function toInfo(b: BucketRecord, name = b.name): BucketInfo {
-  const storageClass: StorageClass = b.storageClass === 'InfrequentAccess' ? 'InfrequentAccess' : 'Standard';
-  return { name, created: new Date(b.created), storageClass, ...(b.location ? { location: b.location } : {}) };
+  const storageClass = b.storageClass as StorageClass | null | undefined;
+  return { name, created: new Date(b.created), ...(storageClass ? { storageClass } : {}), ...(b.location ? { location: b.location } : {}) };
 }
 
 /** Aborts uploads past their age limit (everywhere) and schedules deletion of their parts. */

@@ -180,8 +180,8 @@ export interface BucketInfo {
   name: string;
   /** When the bucket was created, or first written to if it was never created explicitly. */
   created: Date;
-  /** Default storage class of objects put without one. */
-  storageClass: StorageClass;
+  /** Default storage class of objects put without one, when set (absent: Standard). */
+  storageClass?: StorageClass;
   /** Location hint given at creation (lowercase), if any. */
   location?: string;
 }

@@ -9,6 +9,12 @@ import { beginLocked } from './postgres-schema.js';
 import { keyBytes } from './metadata-rows.js';
 import * as SQL from './postgres-sql.js';
 
+/** A registry row without its unset settings (buckets registered by a first write have none). */
+function record(row: BucketRecord): BucketRecord {
+  const { storageClass, location, ...rest } = row;
+  return { ...rest, ...(storageClass ? { storageClass } : {}), ...(location ? { location } : {}) };
+}
+
 const BUCKET_COLUMNS = 'name, created, storage_class AS "storageClass", location';
 
 /** Bucket registry statements beyond the original name and creation date. */
@@ -24,7 +30,8 @@ export class PostgresBuckets {
   }
 
   async get(name: string): Promise<BucketRecord | null> {
-    return (await this.pool.query<BucketRecord>(`SELECT ${BUCKET_COLUMNS} FROM store_buckets WHERE name = $1`, [name])).rows[0] ?? null;
+    const row = (await this.pool.query<BucketRecord>(`SELECT ${BUCKET_COLUMNS} FROM store_buckets WHERE name = $1`, [name])).rows[0];
+    return row ? record(row) : null;
   }
 
   /** Buckets whose name starts with `prefix`, by name (`COLLATE "C"`: byte order). */
@@ -32,7 +39,7 @@ export class PostgresBuckets {
     const upper = prefix === '' ? null : prefixUpperBoundText(prefix);
     const where = prefix === '' ? '' : upper === null ? 'WHERE name >= $1' : 'WHERE name >= $1 AND name < $2';
     const args = prefix === '' ? [] : upper === null ? [prefix] : [prefix, upper];
-    return (await this.pool.query<BucketRecord>(`SELECT ${BUCKET_COLUMNS} FROM store_buckets ${where} ORDER BY name`, args)).rows;
+    return (await this.pool.query<BucketRecord>(`SELECT ${BUCKET_COLUMNS} FROM store_buckets ${where} ORDER BY name`, args)).rows.map(record);
   }
 
   setStorageClass(name: string, storageClass: string): Promise<boolean> {

@@ -7,6 +7,12 @@ import type { Database } from 'better-sqlite3';
 import type { BucketRecord, NewBucketSettings } from '../ports.js';
 import { prefixUpperBoundText } from '../keys.js';
 
+/** A registry row without its unset settings (buckets registered by a first write have none). */
+function record(row: BucketRecord): BucketRecord {
+  const { storageClass, location, ...rest } = row;
+  return { ...rest, ...(storageClass ? { storageClass } : {}), ...(location ? { location } : {}) };
+}
+
 const BUCKET_COLUMNS = 'name, created, storage_class AS storageClass, location';
 
 /** Bucket registry statements beyond the original name and creation date. */
@@ -21,16 +27,17 @@ export class SqliteBuckets {
   }
 
   get(name: string): BucketRecord | null {
-    return (this.db.prepare(`SELECT ${BUCKET_COLUMNS} FROM store_buckets WHERE name = ?`).get(name) as BucketRecord | undefined) ?? null;
+    const row = this.db.prepare(`SELECT ${BUCKET_COLUMNS} FROM store_buckets WHERE name = ?`).get(name) as BucketRecord | undefined;
+    return row ? record(row) : null;
   }
 
   /** Buckets whose name starts with `prefix`, by name (TEXT compares as UTF-8 bytes). */
   list(prefix = ''): BucketRecord[] {
-    if (prefix === '') return this.db.prepare(`SELECT ${BUCKET_COLUMNS} FROM store_buckets ORDER BY name`).all() as BucketRecord[];
+    if (prefix === '') return (this.db.prepare(`SELECT ${BUCKET_COLUMNS} FROM store_buckets ORDER BY name`).all() as BucketRecord[]).map(record);
     const upper = prefixUpperBoundText(prefix);
-    return (upper === null
+    return ((upper === null
       ? this.db.prepare(`SELECT ${BUCKET_COLUMNS} FROM store_buckets WHERE name >= ? ORDER BY name`).all(prefix)
-      : this.db.prepare(`SELECT ${BUCKET_COLUMNS} FROM store_buckets WHERE name >= ? AND name < ? ORDER BY name`).all(prefix, upper)) as BucketRecord[];
+      : this.db.prepare(`SELECT ${BUCKET_COLUMNS} FROM store_buckets WHERE name >= ? AND name < ? ORDER BY name`).all(prefix, upper)) as BucketRecord[]).map(record);
   }
 
   setStorageClass(name: string, storageClass: string): boolean {
