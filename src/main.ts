@@ -10,7 +10,7 @@ import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import { ZoneChangeFeed } from './zones/change-feed.js';
 import { startDnsServer } from './dns-server/server.js';
-import { bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
+import { adminAccountId, bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
 import { openServedBucketStore } from './store/served.js';
 import { resolveS3Credentials } from './s3/credentials.js';
 import { startS3Server, type RunningS3 } from './s3/server.js';
@@ -31,6 +31,8 @@ export interface RunningStratus {
   s3Url?: string;
   /** S3 credentials generated at this start (first start without configured ones): print them once. */
   generatedS3Credentials?: { accessKeyId: string; secretAccessKey: string; file: string };
+  /** The admin's account (the instance's S3 key pair acts for it). */
+  adminAccountId: string;
   /** Stops every listener and closes the stores. */
   close(): Promise<void>;
 }
@@ -42,8 +44,10 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     onConnectionLost: (err) => logger.warn({ err }, 'PostgreSQL closed an idle connection; a new one opens when needed'),
   });
   let generatedCredentials: GeneratedCredentials | undefined;
+  let adminAccount: string;
   try {
     generatedCredentials = await bootstrapCredentials(database.db, { dataDir: config.dataDir, authEmail: config.authEmail, authKey: config.authKey, apiToken: config.apiToken, clock });
+    adminAccount = await adminAccountId(database.db, config.authEmail);
   } catch (err) {
     await database.close();
     throw err;
@@ -57,6 +61,8 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   const store = await openServedBucketStore({
     dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsDir: config.blobsDir, blobsS3: config.blobsS3, clock, logger,
   }).catch(async (err: unknown) => { await dns.close(); await database.close(); throw err; });
+  // Buckets written before buckets belonged to accounts become the admin's (once per store).
+  await store.adoptBuckets(adminAccount).catch(async (err: unknown) => { await store.close(); await dns.close(); await database.close(); throw err; });
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
@@ -68,7 +74,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     if (config.s3) {
       const credentials = resolveS3Credentials({ dataDir: config.dataDir, accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey });
       if (credentials.generatedFile) s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
-      s3 = await startS3Server({ listen: config.s3, store, credentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock)), region: config.s3Region, domain: config.s3Domain, logger, clock });
+      s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock)), region: config.s3Region, domain: config.s3Domain, logger, clock });
     }
   } catch (err) {
     await closeStores();
@@ -82,6 +88,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     httpPort: http.port,
     dnsHost: dns.host,
     dnsPort: dns.port,
+    adminAccountId: adminAccount,
     ...(generatedCredentials ? { generatedCredentials } : {}),
     ...(s3 ? { s3Url: s3.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),

@@ -8,16 +8,22 @@
  * objects and multipart uploads.
  */
 import { randomBytes } from 'node:crypto';
-import type { S3Deps, S3Principal, S3Request } from './context.js';
+import type { S3Deps, S3HandlerDeps, S3Principal, S3Request } from './context.js';
 import { S3Error, errorResponse } from './errors.js';
 import { S3AuthError, claimedAccessKeyId, verifySigV4, type SignedRequestInfo } from './sigv4.js';
-import { authorizeOperation } from './access.js';
+import { authorizeOperation, requestAccount } from './access.js';
 import { route } from './router.js';
 import { addressOf } from './addressing.js';
 import { preflight, withCorsHeaders } from './cors-edge.js';
 
+/** The dependencies of one request: the buckets of `accountId` only. */
+function scoped(deps: S3HandlerDeps, accountId: string): S3Deps {
+  const { store, defaultAccountId: _default, ...rest } = deps;
+  return { ...rest, store: store.forAccount(accountId) };
+}
+
 /** Builds the handler. */
-export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Response> {
+export function createS3Handler(deps: S3HandlerDeps): (req: Request) => Promise<Response> {
   return async (req) => {
     const requestId = randomBytes(8).toString('hex').toUpperCase();
     const url = new URL(req.url);
@@ -27,16 +33,21 @@ export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Respons
     let operation = isPreflight ? 'PreflightCors' : 'unknown';
     let bucket: string | undefined;
     let res: Response;
+    // Until the key is known, the host's account (else the default one) answers CORS for this request.
+    let view: S3Deps | undefined;
     try {
       const address = addressOf(url.hostname, url.pathname, deps.domain);
       const key = address.key;
       bucket = address.bucket;
+      view = scoped(deps, address.account ?? deps.defaultAccountId);
       resource = bucket === undefined ? '/' : key === undefined ? `/${bucket}` : `/${bucket}/${key}`;
       if (isPreflight) {
-        res = await preflight(deps, req, bucket, key);
+        res = await preflight(view, req, bucket, key);
       } else {
         const { auth, principal } = await authenticate(deps, req);
-        const r: S3Request = { req, url, query: url.searchParams, headers: req.headers, auth, principal, bucket, key, requestId, deps };
+        const accountId = requestAccount(principal, address.account, deps.defaultAccountId);
+        view = scoped(deps, accountId);
+        const r: S3Request = { req, url, query: url.searchParams, headers: req.headers, auth, principal, accountId, bucket, key, requestId, deps: view };
         const chosen = route(r);
         operation = chosen.name;
         authorizeOperation(r, chosen.name);
@@ -53,12 +64,12 @@ export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Respons
         res = errorResponse(new S3Error('InternalError', 'We encountered an internal error. Please try again.', 500), resource, requestId, head);
       }
     }
-    return isPreflight ? res : withCorsHeaders(deps, req, bucket, res);
+    return isPreflight || !view ? res : withCorsHeaders(view, req, bucket, res);
   };
 }
 
 /** The verified signature of a request and who signed it; S3Error when it is missing or wrong. */
-async function authenticate(deps: S3Deps, req: Request): Promise<{ auth: SignedRequestInfo; principal: S3Principal }> {
+async function authenticate(deps: S3HandlerDeps, req: Request): Promise<{ auth: SignedRequestInfo; principal: S3Principal }> {
   const claimed = claimedAccessKeyId(req);
   const principal = claimed === undefined ? undefined : await deps.principalFor(claimed);
   try {

@@ -15,8 +15,10 @@ export type RunningS3 = HttpListener;
 export interface S3ServerOptions {
   listen: ListenAddress;
   store: BucketStore;
-  /** The instance's own key pair (may do everything). */
+  /** The instance's own key pair (may do everything in the admin's account). */
   credentials: S3Credentials;
+  /** The admin's account: the instance key pair acts for it. */
+  adminAccountId: string;
   /** Key pairs derived from API tokens (`TokensService.s3Principal`), when the v4 API's tokens are served too. */
   tokenPrincipal?: (accessKeyId: string) => Promise<S3Principal | undefined>;
   region: string;
@@ -30,6 +32,7 @@ export async function startS3Server(opts: S3ServerOptions): Promise<RunningS3> {
   const { credentials } = opts;
   const handler = createS3Handler({
     store: opts.store,
+    defaultAccountId: opts.adminAccountId,
     principalFor: async (id) => (id === credentials.accessKeyId ? { secret: credentials.secretAccessKey } : opts.tokenPrincipal?.(id)),
     logger: opts.logger.child({ component: 's3' }),
     region: opts.region,
