@@ -16,6 +16,7 @@ import { resolveS3Credentials } from './s3/credentials.js';
 import { startS3Server, type RunningS3 } from './s3/server.js';
 import { tokenPrincipals } from './s3/token-principal.js';
 import { TokensService } from './accounts/tokens.js';
+import { TempCredentials } from './s3/temp-credentials.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -57,12 +58,13 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
     transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,
   }).catch(async (err: unknown) => { await database.close(); throw err; });
-  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
   const store = await openServedBucketStore({
     dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsDir: config.blobsDir, blobsS3: config.blobsS3, clock, logger,
   }).catch(async (err: unknown) => { await dns.close(); await database.close(); throw err; });
   // Buckets written before buckets belonged to accounts become the admin's (once per store).
   await store.adoptBuckets(adminAccount).catch(async (err: unknown) => { await store.close(); await dns.close(); await database.close(); throw err; });
+  const tempCredentials = new TempCredentials(new TokensService(database.db, clock), clock);
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials });
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
@@ -74,7 +76,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     if (config.s3) {
       const credentials = resolveS3Credentials({ dataDir: config.dataDir, accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey });
       if (credentials.generatedFile) s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
-      s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock)), region: config.s3Region, domain: config.s3Domain, logger, clock });
+      s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tempCredentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock)), region: config.s3Region, domain: config.s3Domain, logger, clock });
     }
   } catch (err) {
     await closeStores();

@@ -21,6 +21,7 @@ import { dnsRecordRoutes } from './routes/dns-records.js';
 import { registerLifecycleRoutes } from './routes/lifecycle.js';
 import { recordsBatchRoutes } from './routes/records-batch.js';
 import { recordsImportExportRoutes } from './routes/records-import-export.js';
+import { r2Routes } from './r2/routes.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -48,6 +49,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   api.route('/', userRoutes(deps.db));
   api.route('/', tokenRoutes(deps.db, deps.clock));
   api.route('/', zoneRoutes(deps.db));
+  if (deps.store) api.route('/', r2Routes(deps.store, deps.tempCredentials));
   // Routes of other resources under /zones/:zone_id/… go here, before the DNS record routes: GET
   // …/dns_records/:dns_record_id would otherwise match their fixed words (export, usage, …).
   api.route('/', recordsBatchRoutes(deps.config.plan.recordsPerBatch));

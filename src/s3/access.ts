@@ -29,9 +29,14 @@ export function needsOf(r: S3Request, operation: string): S3Need[] {
 
 /** Refuses the request when its key may not do what the operation needs in the request's account. */
 export function authorizeOperation(r: S3Request, operation: string): void {
-  const may = r.principal.may;
+  const { may, reaches } = r.principal;
   if (!may) return;
   if (!needsOf(r, operation).every((need) => may(need, r.accountId))) throw new S3Error('AccessDenied', 'Access Denied', 403);
+  if (!reaches || operation === 'ListBuckets') return;
+  const listPrefix = r.key === undefined ? r.query.get('prefix') ?? '' : undefined;
+  const source = copySource(r.headers.get('x-amz-copy-source'));
+  const sourceReached = source === undefined || reaches(source.bucket, source.key, undefined);
+  if (!reaches(r.bucket, r.key, listPrefix) || !sourceReached) throw new S3Error('AccessDenied', 'Access Denied', 403);
 }
 
 /**
@@ -51,12 +56,17 @@ export function requestAccount(principal: S3Principal, hostAccount: string | und
 
 /** The bucket named by `x-amz-copy-source` (`[/]bucket/key[?versionId=…]`, URL-encoded). */
 function copySourceBucket(header: string | null): string | undefined {
+  return copySource(header)?.bucket;
+}
+
+/** Bucket and key named by `x-amz-copy-source`. */
+function copySource(header: string | null): { bucket: string; key: string } | undefined {
   if (header === null) return undefined;
-  const path = header.startsWith('/') ? header.slice(1) : header;
+  const path = (header.startsWith('/') ? header.slice(1) : header).replace(/\?.*$/, '');
   const slash = path.indexOf('/');
   if (slash <= 0) return undefined;
   try {
-    return decodeURIComponent(path.slice(0, slash));
+    return { bucket: decodeURIComponent(path.slice(0, slash)), key: decodeURIComponent(path.slice(slash + 1)) };
   } catch {
     return undefined;
   }

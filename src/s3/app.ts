@@ -71,7 +71,8 @@ export function createS3Handler(deps: S3HandlerDeps): (req: Request) => Promise<
 /** The verified signature of a request and who signed it; S3Error when it is missing or wrong. */
 async function authenticate(deps: S3HandlerDeps, req: Request): Promise<{ auth: SignedRequestInfo; principal: S3Principal }> {
   const claimed = claimedAccessKeyId(req);
-  const principal = claimed === undefined ? undefined : await deps.principalFor(claimed);
+  const session = req.headers.get('x-amz-security-token') ?? new URL(req.url).searchParams.get('X-Amz-Security-Token') ?? undefined;
+  const principal = claimed === undefined ? undefined : await deps.principalFor(claimed, session);
   try {
     const auth = verifySigV4({ method: req.method, url: req.url, headers: req.headers }, (id) => (id === claimed ? principal?.secret : undefined), deps.now());
     return { auth, principal: principal! };

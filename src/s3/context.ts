@@ -16,8 +16,11 @@ export interface S3HandlerDeps extends Omit<S3Deps, 'store'> {
 export interface S3Deps {
   /** The buckets of the request's account (names are per account). */
   store: BucketNamespace;
-  /** Who holds an access key id (its secret, and what it may do), or undefined when the id is unknown. */
-  principalFor(accessKeyId: string): Promise<S3Principal | undefined>;
+  /**
+   * Who holds an access key id (its secret, and what it may do), or undefined when the id is unknown;
+   * `sessionToken` is the request's `x-amz-security-token` (temporary credentials).
+   */
+  principalFor(accessKeyId: string, sessionToken?: string): Promise<S3Principal | undefined>;
   logger: Logger;
   /** Region name reported by GetBucketLocation (requests may be signed for any region). */
   region: string;
@@ -39,6 +42,11 @@ export interface S3Principal {
   accountIds?: string[];
   /** Whether it may do what an operation needs in the account; absent: everything (the instance's own key pair). */
   may?(need: S3Need, accountId: string): boolean;
+  /**
+   * For keys limited to a bucket and some objects or prefixes (temporary credentials): whether a request on
+   * `bucket` reaches `key`, or for a request without a key, the listing prefix it asks for.
+   */
+  reaches?(bucket: string | undefined, key: string | undefined, listPrefix: string | undefined): boolean;
 }
 
 /** One request, routed. */

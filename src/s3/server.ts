@@ -7,6 +7,7 @@ import { createS3Handler } from './app.js';
 import { listenHttp, type HttpListener } from '../shared/http-listener.js';
 import type { S3Credentials } from './credentials.js';
 import type { S3Principal } from './context.js';
+import type { TempCredentials } from './temp-credentials.js';
 
 /** A running S3 listener. */
 export type RunningS3 = HttpListener;
@@ -19,6 +20,8 @@ export interface S3ServerOptions {
   credentials: S3Credentials;
   /** The admin's account: the instance key pair acts for it. */
   adminAccountId: string;
+  /** Temporary credentials (`temp-credentials.ts`): requests carrying a session token. */
+  tempCredentials?: TempCredentials;
   /** Key pairs derived from API tokens (`TokensService.s3Principal`), when the v4 API's tokens are served too. */
   tokenPrincipal?: (accessKeyId: string) => Promise<S3Principal | undefined>;
   region: string;
@@ -33,7 +36,11 @@ export async function startS3Server(opts: S3ServerOptions): Promise<RunningS3> {
   const handler = createS3Handler({
     store: opts.store,
     defaultAccountId: opts.adminAccountId,
-    principalFor: async (id) => (id === credentials.accessKeyId ? { secret: credentials.secretAccessKey } : opts.tokenPrincipal?.(id)),
+    principalFor: async (id, session) => {
+      if (id === credentials.accessKeyId) return { secret: credentials.secretAccessKey };
+      if (session !== undefined) return opts.tempCredentials?.principal(id, session);
+      return opts.tokenPrincipal?.(id);
+    },
     logger: opts.logger.child({ component: 's3' }),
     region: opts.region,
     domain: opts.domain,
