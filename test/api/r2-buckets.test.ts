@@ -151,4 +151,31 @@ describe('v4 bucket routes', () => {
     await testS3Client(server.running.s3Url!).send(new CreateBucketCommand({ Bucket: 'admin-s3-made' }));
     expect((await other.r2.buckets.list({ account_id: second.accountId })).buckets!.map((b) => b.name)).toEqual(['admin-only']);
   });
+
+  it('API tokens: R2 groups decide what each route allows, per account and per bucket', async () => {
+    const other = second.sdk();
+    const acct = second.accountId;
+    await other.r2.buckets.create({ account_id: acct, name: 'tok-a' });
+    await other.r2.buckets.create({ account_id: acct, name: 'tok-b' });
+    const tokenSdk = async (groups: string[], resources: Record<string, string>) => {
+      const t = await other.user.tokens.create({ name: 't', policies: [{ effect: 'allow', permission_groups: groups.map((id) => ({ id })), resources }] });
+      return new (sdk.constructor as typeof Cloudflare)({ apiToken: t.value!, baseURL: server.apiBase, maxRetries: 0 });
+    };
+    const accountKey = `com.cloudflare.api.account.${acct}`;
+    const reader = await tokenSdk(['b4992e1108244f5d8bfbd5744320c2e1'], { [accountKey]: '*' }); // Workers R2 Storage Read
+    expect((await reader.r2.buckets.list({ account_id: acct })).buckets!.map((b) => b.name)).toEqual(['admin-only', 'tok-a', 'tok-b']);
+    expect(await failure(reader.r2.buckets.create({ account_id: acct, name: 'tok-c' }))).toEqual({ status: 403, code: 9109 });
+    expect(await failure(reader.r2.buckets.delete('tok-a', { account_id: acct }))).toEqual({ status: 403, code: 9109 });
+    expect(await failure(reader.r2.buckets.objects.upload('x', 'x', { account_id: acct, bucket_name: 'tok-a' }))).toEqual({ status: 403, code: 9109 });
+    // A bucket-scoped Bucket Item Write token: objects of its bucket only, no bucket management.
+    const item = await tokenSdk(['2efd5506f9c8494dacb1fa10a3e7d5b6'], { [`com.cloudflare.edge.r2.bucket.${acct}_default_tok-a`]: '*' });
+    await item.r2.buckets.objects.upload('in-a.txt', 'a', { account_id: acct, bucket_name: 'tok-a' });
+    expect(await failure(item.r2.buckets.objects.upload('in-b.txt', 'b', { account_id: acct, bucket_name: 'tok-b' }))).toEqual({ status: 403, code: 9109 });
+    expect(await failure(item.r2.buckets.list({ account_id: acct }))).toEqual({ status: 403, code: 9109 });
+    // A token without R2 groups, and any token on another account's path.
+    const dns = await tokenSdk(['4755a26eedb94da69e1066d98aa820be'], { [accountKey]: '*' });
+    expect(await failure(dns.r2.buckets.list({ account_id: acct }))).toEqual({ status: 403, code: 9109 });
+    expect(await failure(reader.r2.buckets.list({ account_id: account }))).toEqual({ status: 403, code: 9109 });
+    expect(await failure(item.r2.buckets.objects.get('s.txt', { account_id: account, bucket_name: 'admin-only' }))).toEqual({ status: 404, code: 7003 });
+  });
 });
