@@ -22,8 +22,9 @@ import type {
 } from '../ports.js';
 import { adoptLegacyBuckets, prepareDatabase, UploadState } from './sqlite-schema.js';
 import { SqliteBuckets } from './sqlite-buckets.js';
+import { listUploadRows } from './sqlite-uploads.js';
 import { OBJECT_COLUMNS, objectValues, toPart, toRecord, toUpload, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
-import { prefixUpperBound, prefixUpperBoundText } from '../keys.js';
+import { prefixUpperBound } from '../keys.js';
 
 const INSERT_OBJECT = `INSERT OR REPLACE INTO store_objects (${OBJECT_COLUMNS.join(', ')}) VALUES (${OBJECT_COLUMNS.map(() => '?').join(',')})`;
 
@@ -368,39 +369,7 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async listUploads(bucket: string, opts: UploadScanOptions): Promise<UploadRecord[]> {
-    return this.db
-      .transaction((): UploadRecord[] => {
-        const where = ['bucket = ?', 'state = 0'];
-        const args: unknown[] = [bucket];
-        if (opts.prefix.length > 0) {
-          where.push('key >= ?');
-          args.push(opts.prefix);
-          const upper = prefixUpperBoundText(opts.prefix);
-          if (upper !== null) {
-            where.push('key < ?');
-            args.push(upper);
-          }
-        }
-        if (opts.keyMarker !== undefined) {
-          const marker =
-            opts.uploadIdMarker === undefined
-              ? undefined
-              : (this.q('SELECT created FROM store_uploads WHERE upload_id = ? AND bucket = ? AND key = ?').get(opts.uploadIdMarker, bucket, opts.keyMarker) as
-                  | { created: number }
-                  | undefined);
-          if (marker) {
-            where.push('(key, created, upload_id) > (?, ?, ?)');
-            args.push(opts.keyMarker, marker.created, opts.uploadIdMarker);
-          } else {
-            where.push('key > ?');
-            args.push(opts.keyMarker);
-          }
-        }
-        args.push(opts.limit);
-        const sql = `SELECT * FROM store_uploads WHERE ${where.join(' AND ')} ORDER BY key, created, upload_id LIMIT ?`;
-        return (this.q(sql).all(...args) as UploadRow[]).map(toUpload);
-      })
-      .deferred();
+    return listUploadRows(this.db, bucket, opts);
   }
 
   async takeGarbage(before: number, limit: number): Promise<string[]> {
