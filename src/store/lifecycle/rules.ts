@@ -122,7 +122,8 @@ export function parseLifecycleRules(value: unknown): LifecycleRule[] {
         problems.push(`${where}: a storage class transition must come before the objects are deleted`);
       }
     }
-    if (!rule.deleteObjectsTransition && !rule.abortMultipartUploadsTransition && (rule.storageClassTransitions ?? []).length === 0) {
+    const actions = [r.deleteObjectsTransition, r.abortMultipartUploadsTransition, r.storageClassTransitions].filter((a) => a !== undefined);
+    if (actions.length === 0 || (Array.isArray(r.storageClassTransitions) && actions.length === 1 && r.storageClassTransitions.length === 0)) {
       problems.push(`${where} has no action: give deleteObjectsTransition, abortMultipartUploadsTransition or storageClassTransitions`);
     }
     return rule;
