@@ -4,7 +4,8 @@
  * expiry) and a MAC keyed by the parent access key's secret; the secret access key is derived from the same
  * secret and the access key id. A request presents the id, signs with the secret and sends the session token
  * (`x-amz-security-token`, or `X-Amz-Security-Token` in a presigned URL). They are refused once expired
- * (`ExpiredToken`), and as soon as the parent token is deleted, disabled or expires.
+ * (`ExpiredToken`), and as soon as the parent token is deleted, disabled or expires; they never allow more than
+ * the parent token's R2 permission groups allow.
  *
  * Permissions, as production names them: `admin-read-write` and `admin-read-only` also allow the bucket's own
  * settings (CORS); `object-read-write` and `object-read-only` allow objects only. `objects` and `prefixes`
@@ -51,13 +52,24 @@ export class TempCredentials {
   constructor(private readonly tokens: TokensService, private readonly clock: Clock) {}
 
   /**
-   * The parent key's secret when `parentAccessKeyId` is a usable API token of someone who may act in
-   * `accountId`, else undefined.
+   * The parent key's secret and what the parent may do, when `parentAccessKeyId` is a usable API token of
+   * someone who may act in `accountId`; else undefined.
    */
-  async parentSecret(parentAccessKeyId: string, accountId: string): Promise<string | undefined> {
-    const parent = await this.tokens.s3Principal(parentAccessKeyId);
-    if (!parent || !parent.token.user.accountIds.includes(accountId)) return undefined;
-    return parent.secret;
+  async parent(parentAccessKeyId: string, accountId: string): Promise<{ secret: string; may: (need: S3Need) => boolean } | undefined> {
+    const found = await this.tokens.s3Principal(parentAccessKeyId);
+    if (!found || !found.token.user.accountIds.includes(accountId)) return undefined;
+    const { grants } = found.token;
+    const may = (need: S3Need): boolean => ('buckets' in need
+      ? grants.allowsAccount(`storage:${need.buckets}`, accountId)
+      : grants.allowsBucket(`bucket_item:${need.bucketItems}`, need.bucket, [accountId]));
+    return { secret: found.secret, may };
+  }
+
+  /** Whether the parent's own permissions cover `permission` on `bucket` (credentials never exceed their parent). */
+  static covers(parentMay: (need: S3Need) => boolean, permission: TempPermission, bucket: string): boolean {
+    const write = permission.endsWith('read-write');
+    const items = parentMay({ bucketItems: write ? 'edit' : 'read', bucket });
+    return permission.startsWith('admin-') ? items && parentMay({ buckets: write ? 'edit' : 'read' }) : items;
   }
 
   /** New credentials for `grant` (without id and expiry), signed with the parent's secret. */
@@ -83,8 +95,9 @@ export class TempCredentials {
       return undefined;
     }
     if (typeof grant !== 'object' || grant === null || grant.accessKeyId !== accessKeyId || typeof grant.parentAccessKeyId !== 'string') return undefined;
-    const secret = await this.parentSecret(grant.parentAccessKeyId, grant.accountId);
-    if (secret === undefined) return undefined;
+    const parent = await this.parent(grant.parentAccessKeyId, grant.accountId);
+    if (parent === undefined) return undefined;
+    const { secret } = parent;
     const expected = Buffer.from(mac(secret, 'session', payload), 'hex');
     const given = Buffer.from(signature, 'hex');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
@@ -92,7 +105,8 @@ export class TempCredentials {
     return {
       secret: mac(secret, 'secret', `${accessKeyId}\n${payload}`),
       accountIds: [grant.accountId],
-      may: (need: S3Need, accountId: string) => accountId === grant.accountId && allows(grant, need),
+      // Never more than the parent may do now (its policies can change after issue).
+      may: (need: S3Need, accountId: string) => accountId === grant.accountId && allows(grant, need) && parent.may(need),
       reaches: (bucket, key, listPrefix) => reaches(grant, bucket, key, listPrefix),
     };
   }

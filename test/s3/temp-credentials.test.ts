@@ -98,6 +98,13 @@ describe('temporary S3 credentials', () => {
     expect(await fails(issue({ permission: 'everything' }))).toEqual([400, 10040]);
     expect(await fails(issue({ bucket: 'no-such-bucket' }))).toEqual([400, 10040]);
     expect(await fails(issue({ parentAccessKeyId: 'f'.repeat(32) }))).toEqual([400, 10040]);
+    // A parent whose own groups do not cover the permission (here: read-only items on the bucket).
+    const weak = await server.sdk().user.tokens.create({
+      name: 'weak', policies: [{ effect: 'allow', permission_groups: [{ id: '6a018a9f2fc74eb6b293b0c548f38b39' }], resources: { [`com.cloudflare.edge.r2.bucket.${account}_default_temp-b`]: '*' } }],
+    });
+    expect(await fails(issue({ parentAccessKeyId: weak.id, permission: 'object-read-write' }))).toEqual([400, 10040]);
+    expect(await fails(issue({ parentAccessKeyId: weak.id, permission: 'admin-read-only' }))).toEqual([400, 10040]);
+    expect(await text(client(await issue({ parentAccessKeyId: weak.id })), 'temp-b', 'pub/a.txt')).toBe('body of pub/a.txt');
     const second = await addUser(server, 'temp-second@example.com');
     const other = second.sdk();
     expect(await fails(other.r2.temporaryCredentials.create({ account_id: account, bucket: 'temp-b', parentAccessKeyId: parentId, permission: 'object-read-only', ttlSeconds: 60 }))).toEqual([404, 7003]);

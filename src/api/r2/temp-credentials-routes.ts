@@ -2,11 +2,12 @@
  * `POST /accounts/:account_id/r2/temp-access-credentials` as production takes it: `{bucket, parentAccessKeyId,
  * permission, ttlSeconds, objects?, prefixes?}` gives `{accessKeyId, secretAccessKey, sessionToken}`, accepted
  * by the S3 API until `ttlSeconds` have passed (s3/temp-credentials.ts). The parent must be an S3 key of the
- * account (an API token id of a member); the bucket must be the account's.
+ * account (an API token id of a member) whose R2 groups cover the permission asked; the bucket must be the
+ * account's.
  */
 import { Hono } from 'hono';
 import type { ApiEnv } from '../context.js';
-import { TEMP_PERMISSIONS, MAX_TEMP_TTL_SECONDS, type TempCredentials, type TempPermission } from '../../s3/temp-credentials.js';
+import { TEMP_PERMISSIONS, MAX_TEMP_TTL_SECONDS, TempCredentials, type TempPermission } from '../../s3/temp-credentials.js';
 import { readJsonObject } from '../body.js';
 import { ok } from '../respond.js';
 import { requireAccount } from '../routes/dns-settings.js';
@@ -41,9 +42,10 @@ export function r2TempCredentialRoutes(temp: TempCredentials, bucketExists: (acc
     const prefixes = stringList(body.prefixes, 'prefixes', problems);
     if (problems.length > 0) throw invalidArgument(problems.join('; '));
     if (!(await bucketExists(accountId, bucket))) throw invalidArgument(`The bucket ${bucket} does not exist in this account`);
-    const secret = await temp.parentSecret(parent, accountId);
-    if (secret === undefined) throw invalidArgument('parentAccessKeyId is not an active R2 access key of this account');
-    return ok(c, temp.issue(secret, { parentAccessKeyId: parent, accountId, bucket, permission, objects, prefixes }, ttl as number));
+    const found = await temp.parent(parent, accountId);
+    if (found === undefined) throw invalidArgument('parentAccessKeyId is not an active R2 access key of this account');
+    if (!TempCredentials.covers(found.may, permission, bucket)) throw invalidArgument(`The parent access key may not grant ${permission} on ${bucket}`);
+    return ok(c, temp.issue(found.secret, { parentAccessKeyId: parent, accountId, bucket, permission, objects, prefixes }, ttl as number));
   });
   return app;
 }
