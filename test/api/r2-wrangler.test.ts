@@ -69,6 +69,22 @@ describe('wrangler r2', () => {
     expect((await run(['r2', 'bucket', 'list'])).stdout).not.toContain('wr-demo');
   }, 300_000);
 
+  it('sets and lists CORS and lifecycle rules', async () => {
+    expect((await run(['r2', 'bucket', 'create', 'wr-config'])).code).toBe(0);
+    const corsFile = path.join(work, 'cors.json');
+    fs.writeFileSync(corsFile, JSON.stringify({ rules: [{ allowed: { origins: ['https://app.example.com'], methods: ['GET', 'HEAD'] }, maxAgeSeconds: 120 }] }));
+    const setCors = await run(['r2', 'bucket', 'cors', 'set', 'wr-config', '--file', corsFile, '--force']);
+    expect(setCors.code, setCors.stderr + setCors.stdout).toBe(0);
+    const cors = await run(['r2', 'bucket', 'cors', 'list', 'wr-config']);
+    expect(cors.stdout).toMatch(/allowed_origins:\s+https:\/\/app\.example\.com/);
+    expect(cors.stdout).toMatch(/max_age_seconds:\s+120/);
+    const add = await run(['r2', 'bucket', 'lifecycle', 'add', 'wr-config', 'expire-logs', 'logs/', '--expire-days', '30', '--force']);
+    expect(add.code, add.stderr + add.stdout).toBe(0);
+    const rules = await run(['r2', 'bucket', 'lifecycle', 'list', 'wr-config']);
+    expect(rules.stdout).toMatch(/name:\s+Default Multipart Abort Rule/);
+    expect(rules.stdout).toMatch(/name:\s+expire-logs[\s\S]*prefix:\s+logs\/[\s\S]*action:\s+Expire objects after 30 days/);
+  }, 300_000);
+
   it("a second user's token manages its own account's buckets and reaches nothing of the admin's", async () => {
     await run(['r2', 'bucket', 'create', 'wr-admin']);
     const second = await addUser(server, 'wrangler-second@example.com');
