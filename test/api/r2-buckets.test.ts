@@ -121,6 +121,12 @@ describe('v4 bucket routes', () => {
     await sdk.r2.buckets.objects.delete('dir/hello.txt', { account_id: account, bucket_name: 'v4-objects' });
     const gone = await api(server, 'GET', `/accounts/${account}/r2/buckets/v4-objects/objects/dir/hello.txt`);
     expect([gone.status, gone.body.errors[0].code]).toEqual([404, 10007]);
+    // A body without Content-Length (chunked) is refused rather than buffered.
+    const chunked = await fetch(`${server.apiBase}/accounts/${account}/r2/buckets/v4-objects/objects/chunked`, {
+      method: 'PUT', headers: { 'x-auth-email': server.email, 'x-auth-key': server.key }, duplex: 'half',
+      body: new ReadableStream({ start(ctl) { ctl.enqueue(new TextEncoder().encode('x')); ctl.close(); } }),
+    } as RequestInit);
+    expect([chunked.status, ((await chunked.json()) as { errors: { code: number }[] }).errors[0]!.code]).toEqual([400, 10040]);
     const noBucket = await api(server, 'PUT', `/accounts/${account}/r2/buckets/nope-bucket/objects/x`, 'x');
     expect([noBucket.status, noBucket.body.errors[0].code]).toEqual([404, 10006]);
   });

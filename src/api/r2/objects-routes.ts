@@ -69,8 +69,9 @@ export function r2ObjectRoutes(store: BucketStore): Hono<ApiEnv> {
     const storageClass = parseStorageClass(c.req.header('cf-r2-storage-class'), 'cf-r2-storage-class header');
     const httpMetadata = httpMetadataOf(c);
     const length = c.req.header('content-length');
+    if (length === undefined || !/^\d+$/.test(length)) throw invalidArgument('Send the object with a Content-Length header (the body is streamed into the bucket)');
     const raw = c.req.raw.body;
-    const body = raw && length !== undefined && /^\d+$/.test(length) ? withKnownLength(raw, Number(length)) : new Uint8Array(await c.req.arrayBuffer());
+    const body = raw ? withKnownLength(raw, Number(length)) : new Uint8Array(0);
     let obj: StoreObject | null;
     try {
       obj = await bucket.put(c.req.param('key'), body, { httpMetadata, ...(storageClass ? { storageClass } : {}) });
