@@ -47,6 +47,7 @@ const RULES: readonly Rule[] = [
   rule(READ, `/accounts/${ID}/r2/buckets(?:/.*)?`, 'account', ['storage:read']),
   rule(WRITE, `/accounts/${ID}/r2/buckets(?:/.*)?`, 'account', ['storage:edit']),
   rule(['POST'], `/accounts/${ID}/r2/temp-access-credentials`, 'account', ['storage:edit']),
+  rule(['POST'], '/graphql', 'none', []), // the account is in the query: the route checks Workers R2 Storage Read on it
   rule(WRITE, `/accounts/${ID}`, 'account', ['account_settings:edit']),
   rule(READ, `/accounts(?:/${ID})?`, 'none', []),
   rule(READ, `/zones/${ID}/dns_records(?:/.*)?`, 'zone', ['dns:read']),

@@ -146,6 +146,12 @@ describe('v4 bucket routes', () => {
       const res = await fetch(`${server.apiBase}${path}`, { method, headers: { 'x-auth-email': 'r2-second@example.com', 'x-auth-key': (second as unknown as { key: string }).key, 'content-type': 'application/json' }, ...(method === 'PUT' || method === 'POST' ? { body: '{}' } : {}) });
       expect([method, path, res.status, ((await res.json()) as { errors: { code: number }[] }).errors[0]!.code]).toEqual([method, path, 404, 7003]);
     }
+    // The bucket analytics wrangler reads: nothing about another account.
+    const q = { query: 'query getR2StorageMetrics { r2StorageAdaptiveGroups }', variables: { accountTag: account, filter: { bucketName: 'admin-only' } } };
+    const spy = await fetch(`${server.apiBase}/graphql`, { method: 'POST', headers: { 'x-auth-email': 'r2-second@example.com', 'x-auth-key': (second as unknown as { key: string }).key, 'content-type': 'application/json' }, body: JSON.stringify(q) });
+    expect(await spy.json()).toEqual({ data: { viewer: { accounts: [] } }, errors: null });
+    const mine = await api(server, 'POST', '/graphql', q);
+    expect(mine.body).toMatchObject({ data: { viewer: { accounts: [{ r2StorageAdaptiveGroups: [{ max: { objectCount: 1, payloadSize: 6 } }] }] } } });
     // Its own account: nothing of the admin's, and the same name is free.
     expect((await other.r2.buckets.list({ account_id: second.accountId })).buckets).toEqual([]);
     expect(await failure(other.r2.buckets.get('admin-only', { account_id: second.accountId }))).toEqual({ status: 404, code: 10006 });

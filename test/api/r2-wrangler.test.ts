@@ -39,9 +39,6 @@ describe('wrangler r2', () => {
     expect(created.stdout).toContain("Created bucket 'wr-demo'");
     const listed = await run(['r2', 'bucket', 'list']);
     expect(listed.stdout).toMatch(/name:\s+wr-demo/);
-    const info = await run(['r2', 'bucket', 'info', 'wr-demo', '--json']);
-    expect(info.code, info.stderr).toBe(0);
-    expect(JSON.parse(info.stdout.slice(info.stdout.indexOf('{')))).toMatchObject({ name: 'wr-demo', default_storage_class: 'Standard' });
 
     const file = path.join(work, 'page.html');
     const body = '<h1>hello from wrangler</h1>\n'.repeat(5000);
@@ -52,6 +49,11 @@ describe('wrangler r2', () => {
     const got = await testS3Client(server.running.s3Url!).send(new GetObjectCommand({ Bucket: 'wr-demo', Key: 'site/index.html' }));
     expect(await got.Body!.transformToString()).toBe(body);
     expect([got.ContentType, got.CacheControl, got.ContentLanguage]).toEqual(['text/html', 'max-age=300', 'en']);
+    const info = await run(['r2', 'bucket', 'info', 'wr-demo', '--json']);
+    expect(info.code, info.stderr).toBe(0);
+    expect(JSON.parse(info.stdout.slice(info.stdout.indexOf('{')))).toMatchObject({
+      name: 'wr-demo', default_storage_class: 'Standard', object_count: '1', bucket_size: '145 kB',
+    });
     const out = path.join(work, 'back.html');
     const fetched = await run(['r2', 'object', 'get', 'wr-demo/site/index.html', '--file', out, '--remote']);
     expect(fetched.code, fetched.stderr).toBe(0);
