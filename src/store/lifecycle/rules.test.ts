@@ -65,8 +65,15 @@ describe('decisions', () => {
     expect(uploadAborted(rules, 'x', 0, 7 * DAY - 1)).toBe(false);
     expect(uploadAborted(rules, 'x', 0, 7 * DAY)).toBe(true);
   });
-  it('scans each enabled prefix once, dropping prefixes another covers', () => {
-    expect(rulePrefixes(rules)).toEqual(['']);
-    expect(rulePrefixes(rules.filter((r) => r.id === 'logs'))).toEqual(['logs/']);
+  it('scans each enabled prefix once, only for what its rules act on, dropping prefixes another covers', () => {
+    expect(rulePrefixes(rules, 'objects')).toEqual(['logs/']);
+    expect(rulePrefixes(rules, 'uploads')).toEqual(['']);
+    expect(rulePrefixes(defaultLifecycleRules(), 'objects')).toEqual([]);
+    const nested = parseLifecycleRules([
+      { id: 'a', enabled: true, conditions: { prefix: 'a/' }, deleteObjectsTransition: { condition: { type: 'Age', maxAge: 1 } } },
+      { id: 'b', enabled: true, conditions: { prefix: 'a/b/' }, deleteObjectsTransition: { condition: { type: 'Age', maxAge: 1 } } },
+      { id: 'c', enabled: true, conditions: { prefix: 'c/' }, deleteObjectsTransition: { condition: { type: 'Age', maxAge: 1 } } },
+    ]);
+    expect(rulePrefixes(nested, 'objects')).toEqual(['a/', 'c/']);
   });
 });

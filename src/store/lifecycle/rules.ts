@@ -150,8 +150,14 @@ export function uploadAborted(rules: readonly LifecycleRule[], key: string, crea
     && dueAt(r.abortMultipartUploadsTransition.condition, created) <= now);
 }
 
-/** Key prefixes the enabled rules look at (a rule with prefix '' covers everything). */
-export function rulePrefixes(rules: readonly LifecycleRule[]): string[] {
-  const prefixes = [...new Set(rules.filter((r) => r.enabled).map((r) => r.conditions.prefix))].sort();
+/**
+ * Key prefixes the enabled rules acting on `what` look at (objects: deletions and transitions; uploads:
+ * aborts), with prefixes another one covers dropped (a rule with prefix '' covers everything).
+ */
+export function rulePrefixes(rules: readonly LifecycleRule[], what: 'objects' | 'uploads'): string[] {
+  const acts = (r: LifecycleRule): boolean => (what === 'uploads'
+    ? r.abortMultipartUploadsTransition !== undefined
+    : r.deleteObjectsTransition !== undefined || (r.storageClassTransitions ?? []).length > 0);
+  const prefixes = [...new Set(rules.filter((r) => r.enabled && acts(r)).map((r) => r.conditions.prefix))].sort();
   return prefixes.filter((p, i) => !prefixes.slice(0, i).some((q) => p.startsWith(q)));
 }

@@ -28,9 +28,12 @@ export async function applyLifecycle(ctx: StoreContext, holder: string): Promise
     const stored = await ctx.meta.getBucketLifecycle(bucket);
     if (stored === null) continue;
     const rules = JSON.parse(stored) as LifecycleRule[];
-    for (const prefix of rulePrefixes(rules)) {
-      if (!(await sweepObjects(ctx, bucket, rules, prefix, lease, report))) break;
-      if (!(await sweepUploads(ctx, bucket, rules, prefix, lease, report))) break;
+    let held = true;
+    for (const prefix of rulePrefixes(rules, 'objects')) {
+      if (held) held = await sweepObjects(ctx, bucket, rules, prefix, lease, report);
+    }
+    for (const prefix of rulePrefixes(rules, 'uploads')) {
+      if (held) held = await sweepUploads(ctx, bucket, rules, prefix, lease, report);
     }
   }
   if (report.deletedObjects + report.abortedUploads > 0) ctx.collector.schedule();
