@@ -116,6 +116,12 @@ describe('v4 bucket routes', () => {
     expect(res.headers.get('content-type')).toBe('text/plain');
     expect(res.headers.get('cache-control')).toBe('max-age=60');
     expect(res.headers.get('etag')).toBe(`"${put.etag}"`);
+    const url = `${server.apiBase}/accounts/${account}/r2/buckets/v4-objects/objects/dir/hello.txt`;
+    const auth = { 'x-auth-email': server.email, 'x-auth-key': server.key };
+    const part = await fetch(url, { headers: { ...auth, range: 'bytes=6-' } });
+    expect([part.status, part.headers.get('content-range'), await part.text()]).toEqual([206, 'bytes 6-10/11', 'world']);
+    expect((await fetch(url, { headers: { ...auth, 'if-none-match': `"${put.etag}"` } })).status).toBe(304);
+    expect((await fetch(url, { headers: { ...auth, 'if-match': '"nope"' } })).status).toBe(412);
     const listed = await api(server, 'GET', `/accounts/${account}/r2/buckets/v4-objects/objects?prefix=dir/`);
     expect(listed.body.result.map((o: { key: string }) => o.key)).toEqual(['dir/hello.txt']);
     await sdk.r2.buckets.objects.delete('dir/hello.txt', { account_id: account, bucket_name: 'v4-objects' });

@@ -3,7 +3,8 @@
  * --remote` and the SDK's `r2.buckets.objects.*` call them: PUT streams the body into the bucket with the
  * HTTP metadata headers (Content-Type, Content-Disposition, Content-Encoding, Content-Language,
  * Cache-Control, Expires) and `cf-r2-storage-class`; GET streams the body back with its metadata as headers
- * (errors stay v4 envelopes); DELETE removes the key; GET without a key lists (`prefix`, `delimiter`,
+ * (errors stay v4 envelopes), honouring Range and the conditional headers (If-None-Match, If-Modified-Since:
+ * 304; If-Match, If-Unmodified-Since: 412); DELETE removes the key; GET without a key lists (`prefix`, `delimiter`,
  * `cursor`, `start_after`, `per_page`). A token needs the Bucket Item groups on the bucket (or the account).
  */
 import { Hono, type Context } from 'hono';
@@ -83,19 +84,27 @@ export function r2ObjectRoutes(store: BucketStore): Hono<ApiEnv> {
 
   app.get(`${base}/:key{.+}`, async (c) => {
     const bucket = await target(c, 'read');
+    const headers = c.req.raw.headers;
+    const ranged = headers.has('range');
     let obj;
     try {
-      obj = await bucket.get(c.req.param('key'));
+      obj = await bucket.get(c.req.param('key'), { onlyIf: headers, ...(ranged ? { range: headers } : {}) });
     } catch (err) {
       throw toAppError(err);
     }
-    if (!obj || !('body' in obj)) throw noSuchKey();
-    const headers = new Headers();
-    obj.writeHttpMetadata(headers);
-    headers.set('etag', obj.httpEtag);
-    headers.set('last-modified', obj.uploaded.toUTCString());
-    headers.set('content-length', String(obj.size));
-    return new Response(obj.body, { status: 200, headers });
+    if (!obj) throw noSuchKey();
+    const out = new Headers();
+    obj.writeHttpMetadata(out);
+    out.set('etag', obj.httpEtag);
+    out.set('last-modified', obj.uploaded.toUTCString());
+    if (!('body' in obj)) {
+      // A precondition failed: If-Match / If-Unmodified-Since is 412, If-None-Match / If-Modified-Since 304.
+      return new Response(null, { status: headers.has('if-match') || headers.has('if-unmodified-since') ? 412 : 304, headers: out });
+    }
+    const { offset, length } = obj.range ?? { offset: 0, length: obj.size };
+    out.set('content-length', String(length));
+    if (ranged && obj.range) out.set('content-range', `bytes ${offset}-${offset + length - 1}/${obj.size}`);
+    return new Response(obj.body, { status: ranged && obj.range ? 206 : 200, headers: out });
   });
 
   app.delete(`${base}/:key{.+}`, async (c) => {
