@@ -13,13 +13,14 @@ import type { Logger } from './shared/logger.js';
 import { ZoneChangeFeed } from './zones/change-feed.js';
 import { reconcileActiveZones, ZoneOwnership } from './zones/zone-ownership.js';
 import { startDnsServer } from './dns-server/server.js';
-import { bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
+import { adminAccountId, bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
 import { openServedBucketStore } from './store/served.js';
 import { resolveS3Credentials } from './s3/credentials.js';
 import { startS3Server, type RunningS3 } from './s3/server.js';
 import { tokenPrincipals } from './s3/token-principal.js';
 import { TokensService } from './accounts/tokens.js';
 import { HealthState } from './shared/health.js';
+import { TempCredentials } from './s3/temp-credentials.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -40,6 +41,8 @@ export interface RunningStratus {
    * readiness endpoint: `health.snapshot()`).
    */
   health: HealthState;
+  /** The admin's account (the instance's S3 key pair acts for it). */
+  adminAccountId: string;
   /**
    * Stops accepting (HTTP and S3), lets requests in flight finish for up to `graceMs` (default: the configured
    * shutdown timeout) and closes what is still open, then stops DNS and closes the stores (every acknowledged
@@ -53,8 +56,10 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   const health = new HealthState(logger);
   const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, health, queryTimeoutMs: config.databaseTimeoutMs });
   let generatedCredentials: GeneratedCredentials | undefined;
+  let adminAccount: string;
   try {
     generatedCredentials = await bootstrapCredentials(database.db, { dataDir: config.dataDir, authEmail: config.authEmail, authKey: config.authKey, apiToken: config.apiToken, clock });
+    adminAccount = await adminAccountId(database.db, config.authEmail);
   } catch (err) {
     await database.close();
     throw err;
@@ -65,11 +70,14 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
     transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,
   }).catch(async (err: unknown) => { await database.close(); throw err; });
-  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
   const store = await openServedBucketStore({
     dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsDir: config.blobsDir, blobsS3: config.blobsS3, clock, logger,
     health, databaseQueryTimeoutMs: config.databaseTimeoutMs,
   }).catch(async (err: unknown) => { await dns.close(); await database.close(); throw err; });
+  // Buckets written before buckets belonged to accounts become the admin's (once per store).
+  await store.adoptBuckets(adminAccount).catch(async (err: unknown) => { await store.close(); await dns.close(); await database.close(); throw err; });
+  const tempCredentials = new TempCredentials(new TokensService(database.db, clock), clock);
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials });
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
@@ -81,7 +89,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     if (config.s3) {
       const credentials = resolveS3Credentials({ dataDir: config.dataDir, accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey });
       if (credentials.generatedFile) s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
-      s3 = await startS3Server({ listen: config.s3, store, credentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock), clock), region: config.s3Region, domain: config.s3Domain, logger, clock });
+      s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tempCredentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock), clock), region: config.s3Region, domain: config.s3Domain, logger, clock });
     }
   } catch (err) {
     await closeStores();
@@ -97,6 +105,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     httpPort: http.port,
     dnsHost: dns.host,
     dnsPort: dns.port,
+    adminAccountId: adminAccount,
     ...(generatedCredentials ? { generatedCredentials } : {}),
     ...(s3 ? { s3Url: s3.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),

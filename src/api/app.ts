@@ -29,6 +29,7 @@ import { zoneOwnershipRoutes } from './routes/zone-ownership.js';
 import { NamePolicy } from '../zones/name-policy.js';
 import { ZoneHolds } from '../zones/zone-holds.js';
 import { listenerNames } from '../config/reserved-names.js';
+import { r2Routes } from './r2/routes.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -59,6 +60,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   api.route('/', tokenRoutes(deps.db, deps.clock));
   api.route('/', zoneRoutes(deps.db));
   api.route('/', zoneOwnershipRoutes());
+  if (deps.store) api.route('/', r2Routes(deps.store, deps.tempCredentials));
   // Routes of other resources under /zones/:zone_id/… go here, before the DNS record routes: GET
   // …/dns_records/:dns_record_id would otherwise match their fixed words (export, usage, …).
   api.route('/', recordsBatchRoutes(deps.config.plan.recordsPerBatch));

@@ -5,6 +5,8 @@ import type { Database } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { ZoneChangeFeed } from '../zones/change-feed.js';
+import type { BucketStore } from '../store/index.js';
+import type { TempCredentials } from '../s3/temp-credentials.js';
 
 /** Dependencies of the v4 API. */
 export interface ApiDeps {
@@ -14,4 +16,8 @@ export interface ApiDeps {
   db: Kysely<Database>;
   /** Where committed zone changes are announced (the DNS server listens). */
   changeFeed: ZoneChangeFeed;
+  /** The bucket store, when buckets are served: mounts the `/accounts/:account_id/r2/…` routes. */
+  store?: BucketStore;
+  /** Issues temporary S3 credentials (`POST /accounts/:account_id/r2/temp-access-credentials`), with `store`. */
+  tempCredentials?: TempCredentials;
 }

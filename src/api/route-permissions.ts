@@ -41,6 +41,13 @@ const RULES: readonly Rule[] = [
   rule(WRITE, `/accounts/${ID}/tokens(?:/.*)?`, 'account', ['account_tokens:edit']),
   rule(READ, `/accounts/${ID}/dns_settings`, 'account', ['account_dns_settings:read']),
   rule(WRITE, `/accounts/${ID}/dns_settings`, 'account', ['account_dns_settings:edit']),
+  // Objects: the route checks the Bucket Item groups on the bucket itself (bucket-scoped tokens included).
+  rule(READ, `/accounts/${ID}/r2/buckets/${ID}/objects(?:/.*)?`, 'none', []),
+  rule(WRITE, `/accounts/${ID}/r2/buckets/${ID}/objects(?:/.*)?`, 'none', []),
+  rule(READ, `/accounts/${ID}/r2/buckets(?:/.*)?`, 'account', ['storage:read']),
+  rule(WRITE, `/accounts/${ID}/r2/buckets(?:/.*)?`, 'account', ['storage:edit']),
+  rule(['POST'], `/accounts/${ID}/r2/temp-access-credentials`, 'account', ['storage:edit']),
+  rule(['POST'], '/graphql', 'none', []), // the account is in the query: the route checks Workers R2 Storage Read on it
   rule(WRITE, `/accounts/${ID}`, 'account', ['account_settings:edit']),
   rule(READ, `/accounts(?:/${ID})?`, 'none', []),
   rule(READ, `/zones/${ID}/dns_records(?:/.*)?`, 'zone', ['dns:read']),

@@ -8,18 +8,24 @@
  * objects and multipart uploads.
  */
 import { randomBytes } from 'node:crypto';
-import type { S3Deps, S3Principal, S3Request } from './context.js';
+import type { S3Deps, S3HandlerDeps, S3Principal, S3Request } from './context.js';
 import { S3Error, errorResponse, faultToS3Error } from './errors.js';
 import { IncidentLog } from '../shared/incident-log.js';
 import { S3AuthError, claimedAccessKeyId, verifySigV4, type SignedRequestInfo } from './sigv4.js';
-import { authorizeOperation } from './access.js';
+import { authorizeOperation, requestAccount } from './access.js';
 import { route } from './router.js';
 import { addressOf } from './addressing.js';
 import { preflight, withCorsHeaders } from './cors-edge.js';
 import { headerWithControlByte, rawHeadersOf } from '../shared/header-bytes.js';
 
+/** The dependencies of one request: the buckets of `accountId` only. */
+function scoped(deps: S3HandlerDeps, accountId: string): S3Deps {
+  const { store, defaultAccountId: _default, ...rest } = deps;
+  return { ...rest, store: store.forAccount(accountId) };
+}
+
 /** Builds the handler. */
-export function createS3Handler(deps: S3Deps): (req: Request, env?: unknown) => Promise<Response> {
+export function createS3Handler(deps: S3HandlerDeps): (req: Request, env?: unknown) => Promise<Response> {
   const unexpected = new IncidentLog(deps.logger.child({ component: 's3' }));
   return async (req, env) => {
     const requestId = randomBytes(8).toString('hex').toUpperCase();
@@ -34,16 +40,21 @@ export function createS3Handler(deps: S3Deps): (req: Request, env?: unknown) => 
     let operation = isPreflight ? 'PreflightCors' : 'unknown';
     let bucket: string | undefined;
     let res: Response;
+    // Until the key is known, the host's account (else the default one) answers CORS for this request.
+    let view: S3Deps | undefined;
     try {
       const address = addressOf(url.hostname, sent.path, deps.domain);
       const key = address.key;
       bucket = address.bucket;
+      view = scoped(deps, address.account ?? deps.defaultAccountId);
       resource = bucket === undefined ? '/' : key === undefined ? `/${bucket}` : `/${bucket}/${key}`;
       if (isPreflight) {
-        res = await preflight(deps, req, bucket, key);
+        res = await preflight(view, req, bucket, key);
       } else {
         const { auth, principal } = await authenticate(deps, req, sent.url);
-        const r: S3Request = { req, url, query: url.searchParams, headers: req.headers, auth, principal, bucket, key, requestId, deps };
+        const accountId = requestAccount(principal, address.account, deps.defaultAccountId);
+        view = scoped(deps, accountId);
+        const r: S3Request = { req, url, query: url.searchParams, headers: req.headers, auth, principal, accountId, bucket, key, requestId, deps: view };
         const chosen = route(r);
         operation = chosen.name;
         authorizeOperation(r, chosen.name);
@@ -61,7 +72,7 @@ export function createS3Handler(deps: S3Deps): (req: Request, env?: unknown) => 
         res = errorResponse(new S3Error('InternalError', 'We encountered an internal error. Please try again.', 500), resource, requestId, head);
       }
     }
-    return isPreflight ? res : withCorsHeaders(deps, req, bucket, res);
+    return isPreflight || !view ? res : withCorsHeaders(view, req, bucket, res);
   };
 }
 
@@ -70,17 +81,18 @@ export function createS3Handler(deps: S3Deps): (req: Request, env?: unknown) => 
  * that does not match a remembered secret is checked once more against a fresh look-up, so a token rolled
  * on another node works here at once with its new value.
  */
-async function authenticate(deps: S3Deps, req: Request, url: string): Promise<{ auth: SignedRequestInfo; principal: S3Principal }> {
+async function authenticate(deps: S3HandlerDeps, req: Request, url: string): Promise<{ auth: SignedRequestInfo; principal: S3Principal }> {
   const claimed = claimedAccessKeyId(req);
+  const session = req.headers.get('x-amz-security-token') ?? new URL(req.url).searchParams.get('X-Amz-Security-Token') ?? undefined;
   const verify = (principal: S3Principal | undefined) =>
     verifySigV4({ method: req.method, url, headers: req.headers }, (id) => (id === claimed ? principal?.secret : undefined), deps.now());
-  let principal = claimed === undefined ? undefined : await deps.principalFor(claimed);
+  let principal = claimed === undefined ? undefined : await deps.principalFor(claimed, session);
   try {
     try {
       return { auth: verify(principal), principal: principal! };
     } catch (err) {
       if (!(err instanceof S3AuthError) || err.code !== 'SignatureDoesNotMatch' || claimed === undefined) throw err;
-      const fresh = await deps.principalFor(claimed, true);
+      const fresh = await deps.principalFor(claimed, session, true);
       if (fresh?.secret === principal?.secret) throw err;
       principal = fresh;
       return { auth: verify(principal), principal: principal! };

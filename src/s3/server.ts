@@ -8,6 +8,7 @@ import { s3ParserError } from './errors.js';
 import { listenHttp, type HttpListener } from '../shared/http-listener.js';
 import type { S3Credentials } from './credentials.js';
 import type { S3Principal } from './context.js';
+import type { TempCredentials } from './temp-credentials.js';
 
 /** A running S3 listener. */
 export type RunningS3 = HttpListener;
@@ -16,8 +17,12 @@ export type RunningS3 = HttpListener;
 export interface S3ServerOptions {
   listen: ListenAddress;
   store: BucketStore;
-  /** The instance's own key pair (may do everything). */
+  /** The instance's own key pair (may do everything in the admin's account). */
   credentials: S3Credentials;
+  /** The admin's account: the instance key pair acts for it. */
+  adminAccountId: string;
+  /** Temporary credentials (`temp-credentials.ts`): requests carrying a session token. */
+  tempCredentials?: TempCredentials;
   /** Key pairs derived from API tokens (`TokensService.s3Principal`), when the v4 API's tokens are served too. */
   tokenPrincipal?: (accessKeyId: string, fresh?: boolean) => Promise<S3Principal | undefined>;
   region: string;
@@ -31,7 +36,12 @@ export async function startS3Server(opts: S3ServerOptions): Promise<RunningS3> {
   const { credentials } = opts;
   const handler = createS3Handler({
     store: opts.store,
-    principalFor: async (id, fresh) => (id === credentials.accessKeyId ? { secret: credentials.secretAccessKey } : opts.tokenPrincipal?.(id, fresh)),
+    defaultAccountId: opts.adminAccountId,
+    principalFor: async (id, session, fresh) => {
+      if (id === credentials.accessKeyId) return { secret: credentials.secretAccessKey };
+      if (session !== undefined) return opts.tempCredentials?.principal(id, session);
+      return opts.tokenPrincipal?.(id, fresh);
+    },
     logger: opts.logger.child({ component: 's3' }),
     region: opts.region,
     domain: opts.domain,

@@ -1,9 +1,10 @@
 /**
  * S3 key pairs derived from API tokens, as production derives them: access key id = the token's id, secret =
  * the SHA-256 hex of its value. What such a key may do comes from the token's R2 permission groups
- * (`access.ts` names the needs); buckets are shared by all accounts in Stratus, so a grant through any of the
- * token's accounts counts. Look-ups are remembered like the v4 API's (`accounts/remembered.ts`): never past
- * the token's `expires_on`, forgotten at once when this process changes a token.
+ * (`access.ts` names the needs), in the account the request acts in: an account's token acts for that account,
+ * a user's token for the user's accounts (the first one unless the host names another). Look-ups are remembered
+ * like the v4 API's (`accounts/remembered.ts`): never past the token's `expires_on`, forgotten at once when this
+ * process changes a token.
  */
 import type { S3Need, S3Principal } from './context.js';
 import type { TokensService } from '../accounts/tokens.js';
@@ -17,9 +18,9 @@ export function tokenPrincipals(tokens: TokensService, clock: Clock): (accessKey
     const found = await tokens.s3Principal(accessKeyId);
     if (!found) return undefined;
     const { grants, user } = found.token;
-    const may = (need: S3Need): boolean => ('buckets' in need
-      ? grants.allowsAnyAccount(`storage:${need.buckets}`, user.accountIds)
-      : grants.allowsBucket(`bucket_item:${need.bucketItems}`, need.bucket, user.accountIds));
-    return { principal: { secret: found.secret, may }, expiresOn: found.token.row.expires_on };
+    const may = (need: S3Need, accountId: string): boolean => user.accountIds.includes(accountId) && ('buckets' in need
+      ? grants.allowsAccount(`storage:${need.buckets}`, accountId)
+      : grants.allowsBucket(`bucket_item:${need.bucketItems}`, need.bucket, [accountId]));
+    return { principal: { secret: found.secret, accountIds: user.accountIds, may }, expiresOn: found.token.row.expires_on };
   }, fresh))?.principal;
 }

@@ -12,6 +12,8 @@ import * as recordProblems from '../dns/record-types/errors.js';
 import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
 import { ZONEFILE_CODES } from '../zones/zonefile/errors.js';
 import { STORAGE_FULL_CODE, UNAVAILABLE_CODE } from './faults.js';
+import { R2_CODES } from '../api/r2/errors.js';
+import { StoreCodes } from '../store/errors.js';
 
 /** One catalogued code. */
 export interface CatalogueEntry {
@@ -108,6 +110,19 @@ const FAULT_ENTRIES: CatalogueEntry[] = [
   e(STORAGE_FULL_CODE, 507, 'Insufficient storage: the server\'s disk is full, nothing was changed. Retry once space is freed.', 'a write while the disk of the embedded store (SQLite, blob files) or of PostgreSQL is full; reads keep working', 'stratus'),
 ];
 
+/** Codes of the v4 bucket routes (owned by api/r2/). */
+const R2_ENTRIES: CatalogueEntry[] = [
+  e(R2_CODES.bucketExists, 409, 'The bucket you tried to create already exists, and you own it.', 'POST /accounts/:account_id/r2/buckets with the name of a bucket of that account (names are per account)'),
+  e(R2_CODES.invalidBucketName, 400, 'The specified bucket name is not valid.', 'a bucket name that is not 3 to 63 lowercase letters, digits and hyphens, starting and ending with a letter or digit'),
+  e(R2_CODES.noSuchBucket, 404, 'The specified bucket does not exist.', 'a bucket the account does not have (another account\'s bucket looks the same)'),
+  e(R2_CODES.noSuchKey, 404, 'The specified key does not exist.', 'GET or DELETE of a missing object through …/r2/buckets/:bucket_name/objects/:key'),
+  e(R2_CODES.bucketNotEmpty, 409, 'The bucket you tried to delete is not empty.', 'DELETE of a bucket holding objects or a multipart upload in progress'),
+  e(R2_CODES.invalidArgument, 400, '<what is wrong>', 'a bucket route body or header that does not validate: storage class, location hint, jurisdiction other than default, CORS or lifecycle rules, list parameters, temporary credentials', 'stratus'),
+  e(R2_CODES.noCors, 404, 'The CORS configuration does not exist.', 'GET …/r2/buckets/:bucket_name/cors of a bucket without rules', 'stratus'),
+  // The binding's own codes, answered as they are by the v4 object routes (…/r2/buckets/:bucket_name/objects).
+  ...Object.values(StoreCodes).map((c) => e(c.code, c.status, c.message, 'an object route whose bucket operation failed with this binding error')),
+];
+
 /** Record name and value problems (dns/record-types/errors.ts); status 400, or a `messages` warning. */
 function recordProblemEntries(): CatalogueEntry[] {
   const out: CatalogueEntry[] = [];
@@ -124,7 +139,7 @@ function recordProblemEntries(): CatalogueEntry[] {
 /** The whole catalogue, sorted by code (one entry per code). */
 export function errorCatalogue(): CatalogueEntry[] {
   const byCode = new Map<number, CatalogueEntry>();
-  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...ZONEFILE_ENTRIES, ...FAULT_ENTRIES, ...recordProblemEntries()]) {
+  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...ZONEFILE_ENTRIES, ...FAULT_ENTRIES, ...R2_ENTRIES, ...recordProblemEntries()]) {
     if (!byCode.has(entry.code)) byCode.set(entry.code, entry);
   }
   return [...byCode.values()].sort((a, b) => a.code - b.code);
