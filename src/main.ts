@@ -16,6 +16,10 @@ import { resolveS3Credentials } from './s3/credentials.js';
 import { startS3Server, type RunningS3 } from './s3/server.js';
 import { tokenPrincipals } from './s3/token-principal.js';
 import { TokensService } from './accounts/tokens.js';
+import type { EdgeCatalog } from './edge/types.js';
+import { EdgeChanges } from './scripts/edge-serial.js';
+import { SecretBox, resolveSecretsKey } from './scripts/secret-box.js';
+import { DatabaseEdgeCatalog } from './scripts/catalog.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -31,6 +35,8 @@ export interface RunningStratus {
   s3Url?: string;
   /** S3 credentials generated at this start (first start without configured ones): print them once. */
   generatedS3Credentials?: { accessKeyId: string; secretAccessKey: string; file: string };
+  /** The edge's control plane as the runtime reads it (scripts, routes, bundles). */
+  edgeCatalog: EdgeCatalog;
   /** Stops every listener and closes the stores. */
   close(): Promise<void>;
 }
@@ -53,13 +59,26 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
     transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,
   }).catch(async (err: unknown) => { await database.close(); throw err; });
-  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
   const store = await openServedBucketStore({
     dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsDir: config.blobsDir, blobsS3: config.blobsS3, clock, logger,
   }).catch(async (err: unknown) => { await dns.close(); await database.close(); throw err; });
+  const edgeChanges = new EdgeChanges();
+  let box: SecretBox;
+  try {
+    box = new SecretBox(resolveSecretsKey({ dataDir: config.dataDir, configured: config.secretsKey }).key);
+  } catch (err) {
+    await dns.close(); await store.close(); await database.close();
+    throw err;
+  }
+  // Buckets are still one namespace for the whole instance: a binding may name any registered bucket.
+  const buckets = { exists: async (_accountId: string, name: string) => (await store.bucketInfo(name)) !== null };
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, edge: { changes: edgeChanges, box, buckets } });
+  const edgeCatalog = new DatabaseEdgeCatalog({ db: database.db, box, changes: edgeChanges, workersDomain: config.workersDomain, logger });
+  edgeCatalog.start();
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
+    edgeCatalog.close();
     await dns.close();
     await store.close();
     await database.close();
@@ -85,6 +104,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     ...(generatedCredentials ? { generatedCredentials } : {}),
     ...(s3 ? { s3Url: s3.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),
+    edgeCatalog,
     async close() {
       await http.close();
       await s3?.close();

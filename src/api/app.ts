@@ -21,6 +21,13 @@ import { dnsRecordRoutes } from './routes/dns-records.js';
 import { registerLifecycleRoutes } from './routes/lifecycle.js';
 import { recordsBatchRoutes } from './routes/records-batch.js';
 import { recordsImportExportRoutes } from './routes/records-import-export.js';
+import { ScriptsService } from '../scripts/scripts-service.js';
+import { RoutesService } from '../scripts/routes-service.js';
+import { SubdomainsService } from '../scripts/subdomains.js';
+import { workersScriptRoutes } from './routes/workers-scripts.js';
+import { workersVersionRoutes } from './routes/workers-versions.js';
+import { workersAccountRoutes } from './routes/workers-account.js';
+import { workersZoneRoutes } from './routes/workers-routes.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -48,6 +55,10 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   api.route('/', userRoutes(deps.db));
   api.route('/', tokenRoutes(deps.db, deps.clock));
   api.route('/', zoneRoutes(deps.db));
+  api.route('/', workersAccountRoutes());
+  api.route('/', workersVersionRoutes(deps.db, deps.clock));
+  api.route('/', workersScriptRoutes(deps.clock));
+  api.route('/', workersZoneRoutes());
   // Routes of other resources under /zones/:zone_id/… go here, before the DNS record routes: GET
   // …/dns_records/:dns_record_id would otherwise match their fixed words (export, usage, …).
   api.route('/', recordsBatchRoutes(deps.config.plan.recordsPerBatch));
@@ -69,8 +80,12 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
 
 /** The services behind the v4 routes. */
 export function createServices(deps: ApiDeps): ApiServices {
+  const scripts = new ScriptsService({ db: deps.db, clock: deps.clock, ...deps.edge });
   return {
     zones: new ZonesService(deps.db, deps.clock, deps.changeFeed, deps.config.nameservers),
     records: new RecordsService(deps.db, deps.clock, deps.changeFeed, deps.config.plan, deps.config.serviceRanges),
+    scripts,
+    workerRoutes: new RoutesService(deps.db, deps.clock, scripts),
+    subdomains: new SubdomainsService(deps.db, deps.clock, scripts),
   };
 }

@@ -5,6 +5,9 @@ import type { Database } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { ZoneChangeFeed } from '../zones/change-feed.js';
+import type { EdgeChanges } from '../scripts/edge-serial.js';
+import type { SecretBox } from '../scripts/secret-box.js';
+import type { BucketDirectory } from '../scripts/scripts-service.js';
 
 /** Dependencies of the v4 API. */
 export interface ApiDeps {
@@ -14,4 +17,6 @@ export interface ApiDeps {
   db: Kysely<Database>;
   /** Where committed zone changes are announced (the DNS server listens). */
   changeFeed: ZoneChangeFeed;
+  /** The edge's control plane: where committed changes are announced, the secrets key, the buckets bindings may name. */
+  edge: { changes: EdgeChanges; box: SecretBox; buckets: BucketDirectory };
 }
