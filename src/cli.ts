@@ -41,6 +41,12 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
                          the S3 key pair (default: generated on first start into DATA_DIR/s3-credentials.json)
   --s3-region NAME       region the S3 API reports (default auto; requests may be signed for any region)
   --s3-domain DOMAIN     also address buckets virtual-hosted style: Host BUCKET.DOMAIN (default: path-style only)
+  --workers-domain DOMAIN
+                         domain of workers subdomains: SCRIPT.ACCOUNT-SUBDOMAIN.DOMAIN runs a Worker whose
+                         subdomain is enabled (default workers.localhost)
+  --secrets-key KEY      32 bytes (base64 or 64 hex digits) that encrypt Worker secrets at rest; nodes sharing
+                         one PostgreSQL need the same key (default: generated on first start into
+                         DATA_DIR/edge-secrets-key.json)
 `;
 
 /** Splits `--name value` / `--name=value` flags from positional arguments. */
