@@ -21,8 +21,6 @@ export const WORKERS_CODES = {
   tooLarge: 10027,
   /** A route that does not exist. */
   routeNotFound: 10029,
-  /** The account has no workers subdomain. */
-  noSubdomain: 10036,
   /** The workers subdomain is taken by another account (wrangler: "Subdomain is unavailable"). */
   subdomainUnavailable: 10031,
   /** A workers subdomain that is not a valid DNS label. */

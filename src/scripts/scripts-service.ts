@@ -77,15 +77,21 @@ export class ScriptsService {
   async upload(actor: Actor, accountId: string, name: string, upload: ParsedUpload): Promise<NewVersion & { deployment: DeploymentRow }> {
     checkScriptName(name);
     const now = isoTimestamp(this.deps.clock.now());
-    await this.deps.db.insertInto('workers_scripts').values({
+    const existing = await findScript(this.deps.db, accountId, name);
+    // A new script's row is written with its first version, after its bindings passed: a refused upload leaves nothing.
+    const planned: ScriptRow = existing ?? {
       id: newId(), account_id: accountId, name, subdomain_enabled: 0, previews_enabled: 0, settings: '{}', version_count: 0,
       last_deployed_from: actor.source, created_on: now, modified_on: now,
-    }).onConflict((oc) => oc.columns(['account_id', 'name']).doNothing()).execute();
-    const script = await this.require(accountId, name);
-    const bindings = await this.bindingsFor(script, accountId, upload);
+    };
+    const bindings = await this.bindingsFor(planned, accountId, upload);
     const result = await this.commit(async (trx) => {
-      const version = await this.addVersion(trx, script, actor, upload, bindings, {});
-      const deployment = await insertDeployment(trx, this.deploymentRow(script, actor, [{ version_id: version.id, percentage: 100 }], {}));
+      if (!existing) {
+        await trx.insertInto('workers_scripts').values(planned).onConflict((oc) => oc.columns(['account_id', 'name']).doNothing()).execute();
+        const row = await findScript(trx, accountId, name);
+        if (row?.id !== planned.id) throw new AppError(WORKERS_CODES.validation, `The Worker ${name} was created by another request at the same time; upload again.`, 400);
+      }
+      const version = await this.addVersion(trx, planned, actor, upload, bindings, {});
+      const deployment = await insertDeployment(trx, this.deploymentRow(planned, actor, [{ version_id: version.id, percentage: 100 }], {}));
       return { version, deployment };
     });
     return { script: await this.require(accountId, name), ...result };

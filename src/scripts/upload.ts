@@ -14,6 +14,9 @@
  * | `application/json` | JSON |
  * | `application/source-map` | source map (kept, not loaded) |
  *
+ * The official SDK sends `metadata` flattened into bracketed fields (`metadata[main_module]`,
+ * `metadata[bindings][][name]`, …) and modules as `files[]` parts named by their file name; both forms are read.
+ *
  * Service-worker scripts (`body_part` instead of `main_module`) and Python modules are refused with a clear
  * error. Modules are kept byte for byte.
  */
@@ -60,15 +63,16 @@ export function moduleMimeType(type: ScriptModule['type']): string {
 
 /** Reads and checks an upload body. `today` bounds the compatibility date. */
 export async function parseUpload(form: FormData, today: string): Promise<ParsedUpload> {
-  const metadata = await readMetadata(form.get('metadata'));
+  const metadata = form.has('metadata') ? await readMetadata(form.get('metadata')) : bracketed(form, 'metadata');
   if (metadata.body_part !== undefined && metadata.main_module === undefined) {
     throw invalidUpload('Service Worker syntax (metadata.body_part) is not supported by Stratus: upload an ES module Worker (metadata.main_module)');
   }
   if (typeof metadata.main_module !== 'string' || metadata.main_module === '') throw invalidUpload('metadata.main_module must name the entry module of the upload');
   const modules: ScriptModule[] = [];
   let total = 0;
-  for (const [name, part] of form.entries()) {
-    if (name === 'metadata') continue;
+  for (const [field, part] of form.entries()) {
+    if (field === 'metadata' || field.startsWith('metadata[')) continue;
+    const name = (field === 'files[]' || field === 'files') && typeof part !== 'string' ? part.name : field;
     if (typeof part === 'string') throw invalidUpload(`Module "${name}" must be a file part with a content type`);
     const mime = part.type.split(';')[0]!.trim().toLowerCase();
     const type = MODULE_TYPES[mime];
@@ -107,6 +111,38 @@ async function readMetadata(part: FormDataEntryValue | null): Promise<Record<str
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidUpload('The "metadata" part must be a JSON object');
   return value as Record<string, unknown>;
+}
+
+/**
+ * An object rebuilt from bracketed form fields (`p[a]`, `p[list][]`, `p[list][][k]`): an array of objects
+ * starts a new element when a key repeats. Values stay strings.
+ */
+function bracketed(form: FormData, prefix: string): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  let found = false;
+  for (const [field, value] of form.entries()) {
+    if (!field.startsWith(`${prefix}[`) || typeof value !== 'string') continue;
+    found = true;
+    const keys = [...field.slice(prefix.length).matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]!);
+    let node: Record<string, unknown> | unknown[] = root;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const last = i === keys.length - 1;
+      if (Array.isArray(node)) {
+        if (last) { node.push(value); break; }
+        const nextKey = keys[i + 1]!;
+        let element = node[node.length - 1] as Record<string, unknown> | undefined;
+        if (element === undefined || typeof element !== 'object' || (i + 2 === keys.length && nextKey in element)) { element = {}; node.push(element); }
+        node = element;
+        continue;
+      }
+      if (last) { node[key] = value; break; }
+      node[key] ??= keys[i + 1] === '' ? [] : {};
+      node = node[key] as Record<string, unknown> | unknown[];
+    }
+  }
+  if (!found) throw invalidUpload('The upload needs a "metadata" part (JSON)');
+  return root;
 }
 
 function compatibilityDate(value: unknown, today: string): string {

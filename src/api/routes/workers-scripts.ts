@@ -25,13 +25,25 @@ export const uploadLimit = bodyLimit({
   onError: (c) => c.json(failureBody(errorEntries(new AppError(WORKERS_CODES.tooLarge, `Your Worker exceeded the size limit of ${MAX_SCRIPT_BYTES / 1024 / 1024} MiB`, 413))), 413, { connection: 'close' }),
 });
 
-/** Reads a script upload body. */
+/**
+ * Reads a script upload body. The official SDK (7.x) sends its multipart body with `Content-Type:
+ * application/javascript` and no boundary; such a body is recognised by its first line (`--<boundary>`) and
+ * read as the multipart body it is.
+ */
 export async function readUpload(c: Context<ApiEnv>, clock: Clock): Promise<ParsedUpload> {
-  if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) throw invalidUpload('Send the Worker as multipart/form-data: a "metadata" part and one part per module');
+  const type = c.req.header('content-type') ?? '';
   let form: FormData;
   try {
-    form = await c.req.formData();
-  } catch {
+    if (/^multipart\/form-data/i.test(type)) {
+      form = await c.req.formData();
+    } else {
+      const body = new Uint8Array(await c.req.arrayBuffer());
+      const boundary = /^--([!-~ ]{1,70}?)\r\n/.exec(new TextDecoder('latin1').decode(body.subarray(0, 80)))?.[1];
+      if (boundary === undefined) throw invalidUpload('Send the Worker as multipart/form-data: a "metadata" part and one part per module');
+      form = await new Response(body, { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }).formData();
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err;
     throw invalidUpload('The multipart/form-data body cannot be read');
   }
   return parseUpload(form, todayOf(clock.now()));
