@@ -56,10 +56,12 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
 
   /** Starts polling the edge serial for changes made on other nodes. */
   start(): void {
+    let last: number | undefined;
     const poll = async () => {
       try {
         const serial = await readEdgeSerial(this.opts.db);
-        if (this.snapshot !== undefined && serial !== this.snapshot.serial && this.built === this.wanted) this.changed();
+        if (last !== undefined && serial !== last) this.changed(); // local changes were announced already; once more is harmless
+        last = serial;
       } catch (err) {
         this.opts.logger.warn({ err }, 'edge catalog: cannot read the edge serial; retrying');
       }
