@@ -27,6 +27,8 @@ const DATA = new Uint8Array([0, 1, 2, 250, 251, 252, 253, 254, 255]);
 let server: TestServer;
 let account: string;
 let auth: WranglerAuth;
+/** A token with what wrangler's docs ask for: Workers Scripts Write on the account, Workers Routes Write and Zone Read on all zones. */
+let tokenAuth: WranglerAuth;
 let project: string;
 const catalog = () => server.running.edgeCatalog;
 
@@ -94,6 +96,14 @@ beforeAll(async () => {
   s3.destroy();
   await sdk.workers.subdomains.update({ account_id: account, subdomain: 'acme' });
   project = makeProject(files('v1:'));
+  const created = await sdk.user.tokens.create({
+    name: 'wrangler',
+    policies: [
+      { effect: 'allow', permission_groups: [{ id: 'e086da7e2179491d91ee5f35b3ca210a' }], resources: { [`com.cloudflare.api.account.${account}`]: '*' } },
+      { effect: 'allow', permission_groups: [{ id: '28f4b596e7d643029c524985477ae49a' }, { id: 'c8fed203ed3043cba015a93ad1616f1f' }], resources: { 'com.cloudflare.api.account.zone.*': '*' } },
+    ],
+  } as never) as { value: string };
+  tokenAuth = { token: created.value };
 }, 60_000);
 
 afterAll(async () => {
@@ -137,16 +147,16 @@ describe('wrangler against Stratus', () => {
     expect(await catalog().resolve('nope.acme.workers.localhost', '/')).toMatchObject({ kind: 'unknown', status: 404 });
   }, 120_000);
 
-  it('redeploys: a new version and deployment, served at once', async () => {
+  it('redeploys with an API token: a new version and deployment, served at once', async () => {
     fs.writeFileSync(path.join(project, 'src/index.js'), String(files('v2:')['src/index.js']));
-    expectSuccess(await wrangler(server, account, auth, project, DEPLOY));
+    expectSuccess(await wrangler(server, account, tokenAuth, project, DEPLOY));
     const { target, bundle } = await bundleAt(`www.${ZONE}`, '/api/items');
     expect(target.versionId).not.toBe(firstVersion);
     expectModulesFromDisk(bundle);
     expect(new TextDecoder().decode(bundle.modules.find((m) => m.name === 'index.js')!.content)).toContain('v2:');
     expect((await catalog().bundle(firstVersion))!.modules.find((m) => m.name === 'index.js')!.content).not.toEqual(bundle.modules.find((m) => m.name === 'index.js')!.content);
 
-    const versions = JSON.parse(expectSuccess(await wrangler(server, account, auth, project, ['versions', 'list', '--json'])).stdout) as { id: string; metadata: { source: string; author_email: string } }[];
+    const versions = JSON.parse(expectSuccess(await wrangler(server, account, tokenAuth, project, ['versions', 'list', '--json'])).stdout) as { id: string; metadata: { source: string; author_email: string } }[];
     expect(versions.map((v) => v.id)).toEqual([firstVersion, target.versionId]);
     expect(versions[1]!.metadata).toMatchObject({ source: 'wrangler', author_email: server.email });
     const deployments = JSON.parse(expectSuccess(await wrangler(server, account, auth, project, ['deployments', 'list', '--json'])).stdout) as { versions: { version_id: string; percentage: number }[] }[];

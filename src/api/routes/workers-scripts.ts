@@ -130,8 +130,16 @@ export function workersScriptRoutes(clock: Clock): Hono<ApiEnv> {
     const rows = await c.get('services').workerRoutes.ofScript(accountId, c.req.param('script_name'));
     return ok(c, rows.map((r) => ({ ...routeView(r), zone_id: r.zone_id, zone_name: r.zone_name })));
   });
+  // A token must hold Workers Routes Write on every zone of the account ("All zones"), as in production;
+  // otherwise 10000, on which wrangler falls back to the zone routes API zone by zone.
   app.put(`${SCRIPT}/routes`, async (c) => {
     const accountId = requireWorkersAccount(c);
+    const token = c.get('user').token;
+    if (token) {
+      for (const zone of await c.get('services').zones.list(c.get('user'), { accountId, page: 1, perPage: 1_000_000, order: 'name', direction: 'asc' }).then((r) => r.zones)) {
+        if (!token.grants.allowsZone('workers_routes:edit', zone.id, accountId)) throw new AppError(10000, 'Authentication error', 403);
+      }
+    }
     const rows = await c.get('services').workerRoutes.replaceForScript(accountId, c.req.param('script_name'), await readJson(c));
     return ok(c, rows.map((r) => ({ ...routeView(r), zone_id: r.zone_id, zone_name: r.zone_name })));
   });
