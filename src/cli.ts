@@ -95,6 +95,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`stratus: generated S3 credentials (shown once; saved in ${s3Generated.file}):\n`
       + `  access key id:     ${s3Generated.accessKeyId}\n  secret access key: ${s3Generated.secretAccessKey}\n`);
   }
+  if (running.generatedSecretsKeyFile) {
+    process.stdout.write(`stratus: generated the key that encrypts Worker secrets into ${running.generatedSecretsKeyFile}; other nodes on this database need it as --secrets-key\n`);
+  }
   const stop = (signal: string) => {
     process.stdout.write(`stratus: ${signal}, stopping\n`);
     running.close().then(() => process.exit(0), (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });

@@ -35,6 +35,8 @@ export interface RunningStratus {
   s3Url?: string;
   /** S3 credentials generated at this start (first start without configured ones): print them once. */
   generatedS3Credentials?: { accessKeyId: string; secretAccessKey: string; file: string };
+  /** The file the Worker secrets key was generated into at this start (first start without --secrets-key). */
+  generatedSecretsKeyFile?: string;
   /** The edge's control plane as the runtime reads it (scripts, routes, bundles). */
   edgeCatalog: EdgeCatalog;
   /** Stops every listener and closes the stores. */
@@ -64,8 +66,11 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   }).catch(async (err: unknown) => { await dns.close(); await database.close(); throw err; });
   const edgeChanges = new EdgeChanges();
   let box: SecretBox;
+  let generatedSecretsKeyFile: string | undefined;
   try {
-    box = new SecretBox(resolveSecretsKey({ dataDir: config.dataDir, configured: config.secretsKey }).key);
+    const secretsKey = resolveSecretsKey({ dataDir: config.dataDir, configured: config.secretsKey });
+    box = new SecretBox(secretsKey.key);
+    generatedSecretsKeyFile = secretsKey.generatedFile;
   } catch (err) {
     await dns.close(); await store.close(); await database.close();
     throw err;
@@ -105,6 +110,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     ...(s3 ? { s3Url: s3.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),
     edgeCatalog,
+    ...(generatedSecretsKeyFile !== undefined ? { generatedSecretsKeyFile } : {}),
     async close() {
       await http.close();
       await s3?.close();
