@@ -144,6 +144,18 @@ export function workersScriptRoutes(clock: Clock): Hono<ApiEnv> {
     return ok(c, rows.map((r) => ({ ...routeView(r), zone_id: r.zone_id, zone_name: r.zone_name })));
   });
 
+  // Cron triggers do not run on Stratus: an empty schedule list is accepted (and read back), any schedule refused.
+  app.get(`${SCRIPT}/schedules`, async (c) => {
+    await svc(c).require(requireWorkersAccount(c), c.req.param('script_name'));
+    return ok(c, { schedules: [] });
+  });
+  app.put(`${SCRIPT}/schedules`, async (c) => {
+    await svc(c).require(requireWorkersAccount(c), c.req.param('script_name'));
+    const body = await readJson(c);
+    if (!Array.isArray(body) || body.length > 0) throw new AppError(WORKERS_CODES.validation, 'Cron triggers are not supported by Stratus: send an empty list of schedules', 400);
+    return ok(c, { schedules: [] });
+  });
+
   // Nothing refers to a Stratus Worker (no service bindings, Durable Objects or dispatch namespaces exist).
   app.get(`${SCRIPT}/references`, async (c) => {
     await svc(c).require(requireWorkersAccount(c), c.req.param('script_name'));
