@@ -113,6 +113,41 @@ describe('uploads', () => {
   });
 });
 
+describe('versions, deployments and secrets with the SDK', () => {
+  it('uploads a version, splits traffic, changes a secret and deletes a script', async () => {
+    const up = await upload('split', { main_module: 'index.js', compatibility_date: '2024-06-01' }, [okModule]);
+    expect(up.body.success).toBe(true);
+    const first = up.body.result.deployment_id as string;
+    const form = new FormData();
+    form.set('metadata', JSON.stringify({ main_module: 'index.js', compatibility_date: '2024-06-01', annotations: { 'workers/message': 'second' } }));
+    form.set('index.js', new File(['export default { fetch() { return new Response("2"); } };'], 'index.js', { type: ESM }));
+    const res = await fetch(`${server.apiBase}/accounts/${account}/workers/scripts/split/versions`, { method: 'POST', headers: { 'x-auth-email': server.email, 'x-auth-key': server.key }, body: form });
+    const second = ((await res.json()) as { result: { id: string; number: number; annotations: Record<string, string> } }).result;
+    expect(second).toMatchObject({ number: 2, annotations: { 'workers/message': 'second', 'workers/triggered_by': 'upload' } });
+    const versions = [];
+    for await (const v of sdk.workers.scripts.versions.list('split', { account_id: account })) versions.push(v.id);
+    expect(versions).toEqual([second.id, first]);
+    expect((await sdk.workers.scripts.versions.get(first, { account_id: account, script_name: 'split' })).resources.script_runtime?.compatibility_date).toBe('2024-06-01');
+
+    const deployment = await sdk.workers.scripts.deployments.create('split', { account_id: account, strategy: 'percentage', versions: [{ version_id: first, percentage: 25 }, { version_id: second.id, percentage: 75 }] });
+    expect(deployment.versions).toEqual([{ version_id: first, percentage: 25 }, { version_id: second.id, percentage: 75 }]);
+    const bad = await api(server, 'POST', `/accounts/${account}/workers/scripts/split/deployments`, { strategy: 'percentage', versions: [{ version_id: first, percentage: 50 }] });
+    expect(bad.body.errors[0]!.code).toBe(10100);
+    // a secret change needs the latest version deployed alone
+    const refused = await api(server, 'PUT', `/accounts/${account}/workers/scripts/split/secrets`, { name: 'S', text: 'v', type: 'secret_text' });
+    expect(refused.body.errors[0]!.code).toBe(10215);
+    await sdk.workers.scripts.deployments.create('split', { account_id: account, strategy: 'percentage', versions: [{ version_id: second.id, percentage: 100 }] });
+    expect(await sdk.workers.scripts.secrets.update('split', { account_id: account, name: 'S', text: 'v', type: 'secret_text' })).toEqual({ name: 'S', type: 'secret_text' });
+    const secrets = [];
+    for await (const sec of sdk.workers.scripts.secrets.list('split', { account_id: account })) secrets.push(sec);
+    expect(secrets).toEqual([{ name: 'S', type: 'secret_text' }]);
+    const missing = await api(server, 'DELETE', `/accounts/${account}/workers/scripts/split/secrets/NOPE`);
+    expect([missing.status, missing.body.errors[0]!.code]).toEqual([404, 10056]);
+    await sdk.workers.scripts.delete('split', { account_id: account });
+    expect((await api(server, 'GET', `/accounts/${account}/workers/scripts/split/versions`)).body.errors[0]!.code).toBe(10007);
+  });
+});
+
 describe('zone routes', () => {
   it('CRUD with the SDK; patterns validated against the zone; precedence and no-script routes as resolve() sees them', async () => {
     const all = await sdk.workers.routes.create({ zone_id: zoneId, pattern: `*${ZONE}/*`, script: 'sdk-script' });
