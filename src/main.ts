@@ -78,7 +78,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   // Buckets are still one namespace for the whole instance: a binding may name any registered bucket.
   const buckets = { exists: async (_accountId: string, name: string) => (await store.bucketInfo(name)) !== null };
   const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, edge: { changes: edgeChanges, box, buckets } });
-  const edgeCatalog = new DatabaseEdgeCatalog({ db: database.db, box, changes: edgeChanges, workersDomain: config.workersDomain, logger });
+  const edgeCatalog = new DatabaseEdgeCatalog({ db: database.db, box, changes: edgeChanges, workersDomain: config.workersDomain, logger, zoneChanges: changeFeed });
   edgeCatalog.start();
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];

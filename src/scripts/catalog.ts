@@ -13,6 +13,8 @@
  *   (default 1 s) after one committed on another node sharing the PostgreSQL database (the edge serial).
  *
  * The routes snapshot (route-snapshot.ts) is rebuilt whole when stale; a resolve never sees a half-built one.
+ * A hostname's zone and origin record are remembered for {@link HOST_CACHE_MS} (forgotten at once when this
+ * node's zones or records change), so serving a request usually reads no database.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -25,7 +27,16 @@ import { readEdgeSerial, type EdgeChanges } from './edge-serial.js';
 import { loadRouteSnapshot, pickVersion, type RouteSnapshot } from './route-snapshot.js';
 import { runtimeBinding, type StoredBinding } from './bindings.js';
 import { versionModules } from './script-rows.js';
-import { findOriginRecord } from './origin-record.js';
+import { findOriginRecord, type OriginRecord } from './origin-record.js';
+import type { ZoneChangeFeed } from '../zones/change-feed.js';
+
+/** How long a hostname's zone and origin record are remembered (changes made on other nodes wait this long). */
+export const HOST_CACHE_MS = 1000;
+/** Most hostnames remembered; the memory starts over when full. */
+const HOST_CACHE_SIZE = 10_000;
+
+type ZoneRef = { id: string; name: string; account_id: string };
+interface HostFacts { expires: number; zone: ZoneRef | undefined; origin?: OriginRecord | undefined; originKnown: boolean }
 
 /** Options of {@link DatabaseEdgeCatalog}. */
 export interface CatalogOptions {
@@ -37,6 +48,8 @@ export interface CatalogOptions {
   logger: Logger;
   /** How often other nodes' changes are looked for (ms). Default 1000. */
   pollMs?: number;
+  /** This node's zone changes (remembered hostnames are forgotten on each). */
+  zoneChanges?: ZoneChangeFeed;
 }
 
 /** The control plane's catalog. Call `start()` to follow other nodes, `close()` to stop. */
@@ -49,9 +62,12 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
   private building: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: () => void;
+  private readonly hosts = new Map<string, HostFacts>();
 
   constructor(private readonly opts: CatalogOptions) {
-    this.unsubscribe = opts.changes.subscribe(() => this.changed());
+    const offEdge = opts.changes.subscribe(() => this.changed());
+    const offZones = opts.zoneChanges?.subscribe(() => this.hosts.clear());
+    this.unsubscribe = () => { offEdge(); offZones?.(); };
   }
 
   /** Starts polling the edge serial for changes made on other nodes. */
@@ -89,7 +105,8 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
     const snap = await this.fresh();
     const domain = this.opts.workersDomain;
     if (host === domain || host.endsWith(`.${domain}`)) return this.workersSubdomain(snap, host.slice(0, -(domain.length + 1)));
-    const zone = await this.zoneOf(host);
+    const facts = await this.hostFacts(host);
+    const zone = facts.zone;
     if (!zone) return { kind: 'unknown', status: 530, reason: `error 1001: ${host} is not a hostname of any active zone` };
     const route = matchRoute(snap.routesByZone.get(zone.id) ?? [], scheme, host, path.startsWith('/') ? path : `/${path}`);
     if (route?.script) {
@@ -97,7 +114,11 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
       const versionId = script && pickVersion(script.traffic);
       if (versionId) return { kind: 'script', accountId: zone.account_id, scriptName: route.script, versionId, zoneId: zone.id };
     }
-    const origin = await findOriginRecord(this.opts.db, zone, host);
+    if (!facts.originKnown) {
+      facts.origin = await findOriginRecord(this.opts.db, zone, host);
+      facts.originKnown = true;
+    }
+    const origin = facts.origin;
     if (origin?.proxied) return { kind: 'origin', zoneId: zone.id, hostname: host, origin: origin.content };
     return { kind: 'unknown', status: 530, reason: origin ? `error 1001: ${host} is not proxied` : `error 1001: ${host} has no A, AAAA or CNAME record` };
   }
@@ -139,7 +160,18 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
     return versionId ? { kind: 'script', accountId: script!.accountId, scriptName: script!.name, versionId } : notFound;
   }
 
-  private async zoneOf(host: string): Promise<{ id: string; name: string; account_id: string } | undefined> {
+  /** The remembered facts of a hostname, looked up again when older than HOST_CACHE_MS. */
+  private async hostFacts(host: string): Promise<HostFacts> {
+    const now = Date.now();
+    const known = this.hosts.get(host);
+    if (known && known.expires > now) return known;
+    const facts: HostFacts = { expires: now + HOST_CACHE_MS, zone: await this.zoneOf(host), originKnown: false };
+    if (this.hosts.size >= HOST_CACHE_SIZE) this.hosts.clear();
+    this.hosts.set(host, facts);
+    return facts;
+  }
+
+  private async zoneOf(host: string): Promise<ZoneRef | undefined> {
     const labels = host.split('.');
     const suffixes = labels.map((_, i) => labels.slice(i).join('.'));
     const zones = await this.opts.db.selectFrom('zones').select(['id', 'name', 'account_id'])

@@ -176,6 +176,15 @@ describe('zone routes', () => {
       const res = await api(server, 'POST', `/zones/${zoneId}/workers/routes`, body);
       expect([res.status, res.body.errors[0]?.code]).toEqual([code === 10007 ? 404 : 400, code]);
     }
+    // a record changed on this node counts at once (the remembered origin is forgotten)
+    const apex = (await sdk.dns.records.list({ zone_id: zoneId, name: { exact: ZONE }, type: 'A' })).result[0]!;
+    await sdk.dns.records.edit(apex.id, { zone_id: zoneId, type: 'A', name: ZONE, content: '198.51.100.21', proxied: true, ttl: 1 });
+    expect(await catalog().resolve(`shop.${ZONE}`, '/cart')).toMatchObject({ kind: 'origin', origin: 'origin.example.net' });
+    await sdk.workers.routes.update(moved.id, { zone_id: zoneId, pattern: `${ZONE}/static/*` });
+    expect(await catalog().resolve(ZONE, '/static/app.css')).toMatchObject({ kind: 'origin', origin: '198.51.100.21' });
+    await sdk.dns.records.edit(apex.id, { zone_id: zoneId, type: 'A', name: ZONE, content: '198.51.100.21', proxied: false, ttl: 300 });
+    expect(await catalog().resolve(ZONE, '/static/app.css')).toMatchObject({ kind: 'unknown', status: 530 });
+    await sdk.dns.records.edit(apex.id, { zone_id: zoneId, type: 'A', name: ZONE, content: '198.51.100.20', proxied: true, ttl: 1 });
     await sdk.workers.routes.delete(moved.id, { zone_id: zoneId });
     expect((await api(server, 'GET', `/zones/${zoneId}/workers/routes/${moved.id}`)).body.errors[0]!.code).toBe(10029);
   });
