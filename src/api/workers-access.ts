@@ -24,7 +24,7 @@ export function actorOf(c: Context<ApiEnv>): Actor {
   return { userId: user.id, email: user.email, source };
 }
 
-/** Today's date (UTC) as YYYY-MM-DD: the latest compatibility date an upload may name. */
-export function todayOf(now: Date): string {
+/** The latest compatibility date an upload may name: today anywhere on Earth (UTC + 1 day), YYYY-MM-DD. */
+export function latestCompatibilityDate(now: Date): string {
   return new Date(now.getTime() + 24 * 3600 * 1000).toISOString().slice(0, 10);
 }

@@ -4,7 +4,7 @@
  * is unique per zone; its script, when given, must be a script of the zone's account. Every write bumps the
  * edge serial.
  */
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, WorkersRoutesTable } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
 import { isoTimestamp } from '../shared/clock.js';
@@ -120,7 +120,7 @@ export class RoutesService {
     return { pattern, script };
   }
 
-  private async refuseDuplicate(trx: import('kysely').Transaction<Database>, zoneId: string, pattern: string, except: string | undefined): Promise<void> {
+  private async refuseDuplicate(trx: Transaction<Database>, zoneId: string, pattern: string, except: string | undefined): Promise<void> {
     let q = trx.selectFrom('workers_routes').select('id').where('zone_id', '=', zoneId).where('pattern', '=', pattern);
     if (except !== undefined) q = q.where('id', '!=', except);
     if (await q.executeTakeFirst()) throw new AppError(WORKERS_CODES.duplicateRoute, `A route with the pattern "${pattern}" already exists in this zone.`, 400);

@@ -67,6 +67,11 @@ export function listDeploymentRows(db: Db, scriptId: string, limit = 10): Promis
   return db.selectFrom('workers_deployments').selectAll().where('script_id', '=', scriptId).orderBy('seq', 'desc').limit(limit).execute();
 }
 
+/** One deployment of the script, or undefined. */
+export function findDeployment(db: Db, scriptId: string, deploymentId: string): Promise<DeploymentRow | undefined> {
+  return db.selectFrom('workers_deployments').selectAll().where('script_id', '=', scriptId).where('id', '=', deploymentId).executeTakeFirst();
+}
+
 /** The active (newest) deployment of the script. */
 export async function activeDeployment(db: Db, scriptId: string): Promise<DeploymentRow | undefined> {
   return (await listDeploymentRows(db, scriptId, 1))[0];

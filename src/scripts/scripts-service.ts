@@ -5,7 +5,7 @@
  * Every write is one transaction that also bumps the edge serial; local listeners hear of it after commit.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
 import { isoTimestamp } from '../shared/clock.js';
@@ -195,7 +195,7 @@ export class ScriptsService {
   }
 
   /** Runs `fn` in a transaction that bumps the edge serial; announces the change after commit. */
-  async commit<T>(fn: (trx: import('kysely').Transaction<Database>) => Promise<T>): Promise<T> {
+  async commit<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     const result = await this.deps.db.transaction().execute(async (trx) => {
       const value = await fn(trx);
       await bumpEdgeSerial(trx);
@@ -215,7 +215,7 @@ export class ScriptsService {
     });
   }
 
-  private async addVersion(trx: import('kysely').Transaction<Database>, script: ScriptRow, actor: Actor, upload: ParsedUpload, bindings: StoredBinding[], extra: Record<string, string>): Promise<VersionRow> {
+  private async addVersion(trx: Transaction<Database>, script: ScriptRow, actor: Actor, upload: ParsedUpload, bindings: StoredBinding[], extra: Record<string, string>): Promise<VersionRow> {
     const now = isoTimestamp(this.deps.clock.now());
     const bumped = await trx.updateTable('workers_scripts')
       .set((eb) => ({ version_count: eb('version_count', '+', 1), modified_on: now, last_deployed_from: actor.source }))

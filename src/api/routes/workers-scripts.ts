@@ -15,7 +15,7 @@ import { MAX_SCRIPT_BYTES, moduleMimeType, parseUpload, type ParsedUpload } from
 import { WORKERS_CODES, invalidUpload } from '../../scripts/errors.js';
 import { scriptView, settingsView } from '../../scripts/views.js';
 import { routeView } from '../../scripts/routes-service.js';
-import { actorOf, requireWorkersAccount, todayOf } from '../workers-access.js';
+import { actorOf, requireWorkersAccount, latestCompatibilityDate } from '../workers-access.js';
 
 const SCRIPT = '/accounts/:account_id/workers/scripts/:script_name';
 
@@ -46,7 +46,7 @@ export async function readUpload(c: Context<ApiEnv>, clock: Clock): Promise<Pars
     if (err instanceof AppError) throw err;
     throw invalidUpload('The multipart/form-data body cannot be read');
   }
-  return parseUpload(form, todayOf(clock.now()));
+  return parseUpload(form, latestCompatibilityDate(clock.now()));
 }
 
 /** The script routes. */

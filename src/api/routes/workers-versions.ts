@@ -17,7 +17,7 @@ import { AppError } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { WORKERS_CODES } from '../../scripts/errors.js';
 import { deploymentView, versionListItem, versionView } from '../../scripts/views.js';
-import { countVersions, listDeploymentRows, listVersionRows } from '../../scripts/script-rows.js';
+import { countVersions, findDeployment, listDeploymentRows, listVersionRows } from '../../scripts/script-rows.js';
 import { actorOf, requireWorkersAccount } from '../workers-access.js';
 import { readUpload, uploadLimit } from './workers-scripts.js';
 import type { Kysely } from 'kysely';
@@ -59,7 +59,7 @@ export function workersVersionRoutes(db: Kysely<Database>, clock: Clock): Hono<A
   });
   app.get(`${SCRIPT}/deployments/:deployment_id`, async (c) => {
     const s = await script(c);
-    const found = (await listDeploymentRows(db, s.id, 1_000_000)).find((d) => d.id === c.req.param('deployment_id'));
+    const found = await findDeployment(db, s.id, c.req.param('deployment_id'));
     if (!found) throw new AppError(WORKERS_CODES.scriptNotFound, 'Deployment not found.', 404);
     return ok(c, deploymentView(found));
   });
