@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { accountId as adminAccount, createZone } from '../helpers/api.js';
 import { testS3Client } from '../helpers/s3-sdk.js';
 import { openDatabase } from '../../src/db/database.js';
+import { addUser } from '../helpers/users.js';
 import { expectSuccess, makeProject, wrangler, type WranglerAuth } from './wrangler.js';
 
 const ZONE = 'edge-wrangler.test';
@@ -191,6 +192,20 @@ describe('wrangler against Stratus', () => {
     expect(bundle.bindings.map((b) => b.name).sort()).toEqual(['BUCKET', 'CONFIG', 'GREETING']);
     expect(JSON.parse(expectSuccess(await wrangler(server, account, auth, project, ['secret', 'list'])).stdout)).toEqual([]);
   }, 180_000);
+
+  it("another user's wrangler is refused on the first account and finds no such Worker in its own", async () => {
+    const other = await addUser(server, 'other-wrangler@example.com');
+    const otherAuth = { email: other.email, key: other.key };
+    for (const args of [['deployments', 'list', '--json'], ['secret', 'list'], ['delete', '--force']]) {
+      const foreign = await wrangler(server, account, otherAuth, project, args);
+      expect(foreign.code, args.join(' ')).not.toBe(0);
+      expect(foreign.stdout + foreign.stderr, args.join(' ')).toContain('[code: 7003]');
+    }
+    const own = await wrangler(server, other.accountId, otherAuth, project, ['deployments', 'list', '--json']);
+    expect(own.code).not.toBe(0);
+    expect(own.stdout + own.stderr).toContain('[code: 10007]');
+    expect(await catalog().resolve(`www.${ZONE}`, '/api/x')).toMatchObject({ kind: 'script', accountId: account, scriptName: 'hello' });
+  }, 120_000);
 
   it('deletes the Worker: its routes and subdomain stop serving it', async () => {
     expectSuccess(await wrangler(server, account, auth, project, ['delete']));
