@@ -30,6 +30,7 @@ describe('route patterns', () => {
     ['ftp://example.com/*', 'http:// or https://'],
     ['*/*', 'hostname'],
     ['exa mple.com/*', 'whitespace'],
+    ['example.com/a\u0000b', 'control characters'],
     ['-bad-.example.com/*', 'valid hostname'],
   ])('refuses %j', (raw, problem) => {
     const p = parseRoutePattern(raw);

@@ -57,7 +57,7 @@ export function parseRoutePattern(raw: string): RoutePattern | string {
   const slash = rest.indexOf('/');
   let hostPart = slash === -1 ? rest : rest.slice(0, slash);
   const pathPart = slash === -1 ? '/' : rest.slice(slash);
-  if (/\s/.test(rest)) return 'a route pattern may not contain whitespace';
+  if (/[\s\u0000-\u001f\u007f]/.test(rest)) return 'a route pattern may not contain whitespace or control characters';
   if (pathPart.includes('?') || pathPart.includes('#')) return 'route patterns may not contain query parameters or fragments';
   if (hostPart.includes(':')) return 'route patterns may not contain a port';
   hostPart = hostPart.toLowerCase();

@@ -8,12 +8,12 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, WorkersRoutesTable } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
 import { isoTimestamp } from '../shared/clock.js';
-import { newId } from '../shared/ids.js';
+import { isId, newId } from '../shared/ids.js';
 import { AppError } from '../shared/errors.js';
 import { parseRoutePattern, patternInZone, type RoutePattern } from '../edge/route-match.js';
 import { WORKERS_CODES, scriptNotFound } from './errors.js';
 import { findScript } from './script-rows.js';
-import type { ScriptsService } from './scripts-service.js';
+import { checkScriptName, type ScriptsService } from './scripts-service.js';
 
 /** A stored route. */
 export type RouteRow = Selectable<WorkersRoutesTable>;
@@ -37,7 +37,7 @@ export class RoutesService {
 
   /** One route of the zone, or 404. */
   async get(zoneId: string, routeId: string): Promise<RouteRow> {
-    const row = await this.db.selectFrom('workers_routes').selectAll().where('zone_id', '=', zoneId).where('id', '=', routeId).executeTakeFirst();
+    const row = !isId(routeId) ? undefined : await this.db.selectFrom('workers_routes').selectAll().where('zone_id', '=', zoneId).where('id', '=', routeId).executeTakeFirst();
     if (!row) throw new AppError(WORKERS_CODES.routeNotFound, 'Route not found', 404);
     return row;
   }
@@ -116,6 +116,7 @@ export class RoutesService {
     if (!patternInZone(pattern, zone.name)) throw invalidRoute(`The route "${pattern.pattern}" is not inside zone ${zone.name}: route patterns must include the zone's name`);
     const script = body.script === undefined || body.script === null || body.script === '' ? null : body.script;
     if (script !== null && typeof script !== 'string') throw invalidRoute('"script" must be the name of a Worker');
+    if (script !== null) checkScriptName(script);
     if (script !== null && !(await findScript(this.db, zone.account_id, script))) throw scriptNotFound();
     return { pattern, script };
   }

@@ -49,6 +49,8 @@ export interface ScriptsDeps {
 export interface NewVersion { script: ScriptRow; version: VersionRow }
 
 const NAME = /^[a-z0-9_][a-z0-9_-]{0,62}$/;
+/** Shape of version and deployment ids. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Checks a Worker name (production: lowercase letters, digits, `-` and `_`, at most 63 characters). */
 export function checkScriptName(name: string): void {
@@ -61,7 +63,7 @@ export class ScriptsService {
 
   /** The account's script, or 404 10007. */
   async require(accountId: string, name: string): Promise<ScriptRow> {
-    const script = await findScript(this.deps.db, accountId, name);
+    const script = NAME.test(name) ? await findScript(this.deps.db, accountId, name) : undefined;
     if (!script) throw scriptNotFound();
     return script;
   }
@@ -117,7 +119,7 @@ export class ScriptsService {
 
   /** The version of a script, or 404 10007. */
   async version(script: ScriptRow, versionId: string): Promise<VersionRow> {
-    const v = await findVersion(this.deps.db, script.id, versionId);
+    const v = UUID.test(versionId) ? await findVersion(this.deps.db, script.id, versionId) : undefined;
     if (!v) throw new AppError(WORKERS_CODES.scriptNotFound, `Version ${versionId} of this Worker does not exist.`, 404);
     return v;
   }

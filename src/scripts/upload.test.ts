@@ -69,6 +69,11 @@ describe('script uploads', () => {
     const bad = new FormData();
     bad.set('metadata', '{"main_module":"a.js"');
     await expect(parseUpload(bad, TODAY)).rejects.toThrow('not valid JSON');
+    const ctl = new FormData();
+    ctl.set('metadata', JSON.stringify({ main_module: 'a.js' }));
+    ctl.set('a.js', file('export default {}', 'a.js', 'application/javascript+module'));
+    ctl.set('b\u0000.js', file('x', 'b.js', 'application/javascript+module'));
+    await expect(parseUpload(ctl, TODAY)).rejects.toThrow('without control characters');
     const str = new FormData();
     str.set('metadata', JSON.stringify({ main_module: 'a.js' }));
     str.set('a.js', 'export default {}');

@@ -80,6 +80,7 @@ export async function parseUpload(form: FormData, today: string): Promise<Parsed
       const what = mime.startsWith('text/x-python') ? 'Python modules are not supported by Stratus' : `use one of ${Object.keys(MODULE_TYPES).join(', ')}`;
       throw invalidUpload(`Module "${name}" has content type "${part.type || '(none)'}": ${what}`);
     }
+    if (name === '' || name.length > 1024 || /[\u0000-\u001f\u007f]/.test(name)) throw invalidUpload(`Module name ${JSON.stringify(name)} must be 1 to 1024 characters without control characters`);
     if (modules.some((m) => m.name === name)) throw invalidUpload(`Module "${name}" appears more than once`);
     const content = new Uint8Array(await part.arrayBuffer());
     total += content.byteLength;

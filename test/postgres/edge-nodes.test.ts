@@ -98,6 +98,19 @@ it('a deploy, a route and a secret made on one node serve on the other', async (
   await back;
   expect(await eventually(() => x.running.edgeCatalog.resolve(`www.${ZONE}`, '/app/x'), (t) => t.kind === 'origin')).toMatchObject({ kind: 'origin', origin: '198.51.100.30' });
 
+  // malformed names and ids (a NUL byte PostgreSQL cannot hold) are clear refusals, never a 500
+  for (const [method, p, body, status, code] of [
+    ['GET', `/accounts/${account}/workers/scripts/a%00b/settings`, undefined, 404, 10007],
+    ['GET', `/accounts/${account}/workers/scripts/multi/versions/%00`, undefined, 404, 10007],
+    ['GET', `/accounts/${account}/workers/scripts/multi/deployments/%00`, undefined, 404, 10007],
+    ['GET', `/zones/${zoneId}/workers/routes/%00`, undefined, 404, 10029],
+    ['POST', `/zones/${zoneId}/workers/routes`, { pattern: `x.${ZONE}/*`, script: 'a\u0000b' }, 400, 10016],
+    ['PUT', `/accounts/${account}/workers/scripts/multi/secrets`, { name: 'N\u0000UL', text: 'v\u0000', type: 'secret_text' }, 200, undefined],
+  ] as const) {
+    const res = await api(y, method, p, body);
+    expect([res.status, res.body.errors[0]?.code], `${method} ${p}`).toEqual([status, code]);
+  }
+
   // a node with another secrets key cannot read the secret, and says why
   const stranger = await startTestServer({ flags: { 'database-url': url, 'blobs-dir': blobsDir, 'secrets-key': randomBytes(32).toString('hex') } });
   try {

@@ -16,6 +16,7 @@ import { pageInfo, successBody } from '../envelope.js';
 import { AppError } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { WORKERS_CODES } from '../../scripts/errors.js';
+import { UUID } from '../../scripts/scripts-service.js';
 import { deploymentView, versionListItem, versionView } from '../../scripts/views.js';
 import { countVersions, findDeployment, listDeploymentRows, listVersionRows } from '../../scripts/script-rows.js';
 import { actorOf, requireWorkersAccount } from '../workers-access.js';
@@ -59,7 +60,8 @@ export function workersVersionRoutes(db: Kysely<Database>, clock: Clock): Hono<A
   });
   app.get(`${SCRIPT}/deployments/:deployment_id`, async (c) => {
     const s = await script(c);
-    const found = await findDeployment(db, s.id, c.req.param('deployment_id'));
+    const id = c.req.param('deployment_id');
+    const found = UUID.test(id) ? await findDeployment(db, s.id, id) : undefined;
     if (!found) throw new AppError(WORKERS_CODES.scriptNotFound, 'Deployment not found.', 404);
     return ok(c, deploymentView(found));
   });
