@@ -14,7 +14,7 @@ import { AppError } from '../shared/errors.js';
 import type { ScriptModule } from '../edge/types.js';
 import { WORKERS_CODES, scriptNotFound } from './errors.js';
 import { validateBindings, type StoredBinding } from './bindings.js';
-import type { ParsedUpload } from './upload.js';
+import { compatibilityDate, stringList, type ParsedUpload } from './upload.js';
 import type { SecretBox } from './secret-box.js';
 import { bumpEdgeSerial, type EdgeChanges } from './edge-serial.js';
 import {
@@ -187,6 +187,42 @@ export class ScriptsService {
     for (const key of ['logpush', 'observability', 'tags', 'tail_consumers'] as const) if (key in patch) settings[key] = patch[key];
     await this.deps.db.updateTable('workers_scripts').set({ settings: JSON.stringify(settings), modified_on: isoTimestamp(this.deps.clock.now()) }).where('id', '=', script.id).execute();
     return settings;
+  }
+
+  /**
+   * `PATCH …/settings`: `bindings` (validated as at upload, against the served version), `compatibility_date`
+   * and `compatibility_flags` make a copy of the served version, deployed at once; `logpush`, `tags`,
+   * `tail_consumers` and `observability` update the script's own settings.
+   */
+  async editSettings(actor: Actor, accountId: string, name: string, settings: Record<string, unknown>, today: string): Promise<ScriptRow> {
+    const script = await this.require(accountId, name);
+    const served = await this.currentVersion(script);
+    if (!served) throw scriptNotFound();
+    const versioned = ['bindings', 'compatibility_date', 'compatibility_flags'].some((k) => settings[k] !== undefined);
+    if (versioned) {
+      const previous = JSON.parse(served.bindings) as StoredBinding[];
+      const bindings = settings.bindings === undefined ? previous : await validateBindings(settings.bindings, {
+        previous, keepTypes: undefined,
+        seal: (_n, text) => this.deps.box.seal(text, script.id),
+        bucketExists: (bucket) => this.deps.buckets.exists(accountId, bucket),
+      });
+      const upload: ParsedUpload = {
+        mainModule: served.main_module, modules: await versionModules(this.deps.db, served.id),
+        compatibilityDate: settings.compatibility_date === undefined ? served.compatibility_date : compatibilityDate(settings.compatibility_date, today),
+        compatibilityFlags: stringList(settings.compatibility_flags, 'compatibility_flags') ?? JSON.parse(served.compatibility_flags) as string[],
+        bindings: [], keepBindings: [], annotations: {},
+      };
+      await this.commit(async (trx) => {
+        const version = await this.addVersion(trx, script, actor, upload, bindings, { 'workers/triggered_by': 'version_settings' });
+        await insertDeployment(trx, this.deploymentRow(script, actor, [{ version_id: version.id, percentage: 100 }], { 'workers/triggered_by': 'version_settings' }));
+      });
+    }
+    const plain: Record<string, unknown> = {};
+    for (const key of ['logpush', 'tags', 'tail_consumers', 'observability'] as const) {
+      if (settings[key] !== undefined) plain[key] = key === 'logpush' ? settings[key] === true || settings[key] === 'true' : settings[key];
+    }
+    if (Object.keys(plain).length > 0) await this.patchSettings(accountId, name, plain);
+    return this.require(accountId, name);
   }
 
   /** Turns the script's `<name>.<subdomain>` hostname on or off. */

@@ -101,16 +101,17 @@ export async function parseUpload(form: FormData, today: string): Promise<Parsed
   };
 }
 
-async function readMetadata(part: FormDataEntryValue | null): Promise<Record<string, unknown>> {
-  if (part === null) throw invalidUpload('The upload needs a "metadata" part (JSON)');
+/** The JSON object of a form part (`metadata`, `settings`). */
+export async function readMetadata(part: FormDataEntryValue | null, what = 'metadata'): Promise<Record<string, unknown>> {
+  if (part === null) throw invalidUpload(`The body needs a "${what}" part (JSON)`);
   const text = typeof part === 'string' ? part : await part.text();
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw invalidUpload('The "metadata" part is not valid JSON');
+    throw invalidUpload(`The "${what}" part is not valid JSON`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidUpload('The "metadata" part must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidUpload(`The "${what}" part must be a JSON object`);
   return value as Record<string, unknown>;
 }
 
@@ -118,7 +119,7 @@ async function readMetadata(part: FormDataEntryValue | null): Promise<Record<str
  * An object rebuilt from bracketed form fields (`p[a]`, `p[list][]`, `p[list][][k]`): an array of objects
  * starts a new element when a key repeats. Values stay strings.
  */
-function bracketed(form: FormData, prefix: string): Record<string, unknown> {
+export function bracketed(form: FormData, prefix: string): Record<string, unknown> {
   const root: Record<string, unknown> = {};
   let found = false;
   for (const [field, value] of form.entries()) {
@@ -142,18 +143,20 @@ function bracketed(form: FormData, prefix: string): Record<string, unknown> {
       node = node[key] as Record<string, unknown> | unknown[];
     }
   }
-  if (!found) throw invalidUpload('The upload needs a "metadata" part (JSON)');
+  if (!found) throw invalidUpload(`The body needs a "${prefix}" part (JSON)`);
   return root;
 }
 
-function compatibilityDate(value: unknown, today: string): string {
+/** A compatibility date of metadata or settings (the default when absent). */
+export function compatibilityDate(value: unknown, today: string): string {
   if (value === undefined || value === null || value === '') return DEFAULT_COMPATIBILITY_DATE;
   if (typeof value !== 'string' || !isCalendarDate(value)) throw invalidUpload(`Invalid compatibility_date ${JSON.stringify(value)}: use YYYY-MM-DD`);
   if (value > today) throw invalidUpload(`Can't set compatibility date in the future: ${value} (today is ${today})`);
   return value;
 }
 
-function stringList(value: unknown, field: string): string[] | undefined {
+/** A list of strings of metadata or settings, without repeats. */
+export function stringList(value: unknown, field: string): string[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw invalidUpload(`metadata.${field} must be an array of strings`);
   return [...new Set(value as string[])];

@@ -83,6 +83,24 @@ describe('uploads', () => {
     expect((form.get('data.json') as File).type).toBe('application/json');
   });
 
+  it("the SDK edits a script's settings: bindings and flags make a new deployed version, logpush is kept", async () => {
+    const edited = await sdk.workers.scripts.scriptAndVersionSettings.edit('sdk-script', {
+      account_id: account,
+      settings: { bindings: [{ type: 'plain_text', name: 'MODE', text: 'edited' }, { type: 'inherit', name: 'B' }], compatibility_flags: ['nodejs_compat', 'url_standard'], logpush: true },
+    });
+    expect(edited).toMatchObject({ logpush: true, compatibility_date: '2024-06-01', compatibility_flags: ['nodejs_compat', 'url_standard'] });
+    expect(edited.bindings).toEqual([{ name: 'MODE', type: 'plain_text', text: 'edited' }, { name: 'B', type: 'r2_bucket', bucket_name: 'api-bucket' }]);
+    const got = await sdk.workers.scripts.scriptAndVersionSettings.get('sdk-script', { account_id: account });
+    expect(got.bindings).toEqual(edited.bindings);
+    const deployments = (await api(server, 'GET', `/accounts/${account}/workers/scripts/sdk-script/deployments`)).body.result.deployments;
+    expect(deployments[0].annotations).toEqual({ 'workers/triggered_by': 'version_settings' });
+    const bundle = (await catalog().bundle(deployments[0].versions[0].version_id))!;
+    expect(bundle.modules.map((m) => m.name)).toEqual(['main.js', 'data.json', 'main.js.map']);
+    expect(bundle.compatibilityFlags).toEqual(['nodejs_compat', 'url_standard']);
+    const refused = await sdk.workers.scripts.scriptAndVersionSettings.edit('sdk-script', { account_id: account, settings: { bindings: [{ type: 'queue', name: 'Q' } as never] } }).catch((e: { status: number; errors: { code: number; message: string }[] }) => e);
+    expect(refused).toMatchObject({ status: 400, errors: [{ code: 10021, message: expect.stringContaining('binding Q of type queue is not supported') }] });
+  });
+
   it.each([
     ['an unsupported binding type, named', { bindings: [{ type: 'kv_namespace', name: 'CACHE', namespace_id: 'x' }] }, 10021, 'binding CACHE of type kv_namespace is not supported'],
     ['a bucket that does not exist', { bindings: [{ type: 'r2_bucket', name: 'B', bucket_name: 'no-such-bucket' }] }, 10021, 'references bucket "no-such-bucket", which does not exist'],

@@ -11,7 +11,7 @@ import { ok } from '../respond.js';
 import { errorEntries, failureBody } from '../envelope.js';
 import { AppError } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
-import { MAX_SCRIPT_BYTES, moduleMimeType, parseUpload, type ParsedUpload } from '../../scripts/upload.js';
+import { MAX_SCRIPT_BYTES, bracketed, moduleMimeType, parseUpload, readMetadata, type ParsedUpload } from '../../scripts/upload.js';
 import { WORKERS_CODES, invalidUpload } from '../../scripts/errors.js';
 import { scriptView, settingsView } from '../../scripts/views.js';
 import { routeView } from '../../scripts/routes-service.js';
@@ -31,22 +31,22 @@ export const uploadLimit = bodyLimit({
  * read as the multipart body it is.
  */
 export async function readUpload(c: Context<ApiEnv>, clock: Clock): Promise<ParsedUpload> {
+  return parseUpload(await readForm(c), latestCompatibilityDate(clock.now()));
+}
+
+/** A multipart body (also one sent without a boundary in its content type, as the SDK's uploads are). */
+async function readForm(c: Context<ApiEnv>): Promise<FormData> {
   const type = c.req.header('content-type') ?? '';
-  let form: FormData;
   try {
-    if (/^multipart\/form-data/i.test(type)) {
-      form = await c.req.formData();
-    } else {
-      const body = new Uint8Array(await c.req.arrayBuffer());
-      const boundary = /^--([!-~ ]{1,70}?)\r\n/.exec(new TextDecoder('latin1').decode(body.subarray(0, 80)))?.[1];
-      if (boundary === undefined) throw invalidUpload('Send the Worker as multipart/form-data: a "metadata" part and one part per module');
-      form = await new Response(body, { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }).formData();
-    }
+    if (/^multipart\/form-data/i.test(type)) return await c.req.formData();
+    const body = new Uint8Array(await c.req.arrayBuffer());
+    const boundary = /^--([!-~ ]{1,70}?)\r\n/.exec(new TextDecoder('latin1').decode(body.subarray(0, 80)))?.[1];
+    if (boundary === undefined) throw invalidUpload('Send the Worker as multipart/form-data: a "metadata" part and one part per module');
+    return await new Response(body, { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }).formData();
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw invalidUpload('The multipart/form-data body cannot be read');
   }
-  return parseUpload(form, latestCompatibilityDate(clock.now()));
 }
 
 /** The script routes. */
@@ -101,6 +101,15 @@ export function workersScriptRoutes(clock: Clock): Hono<ApiEnv> {
 
   app.get(`${SCRIPT}/settings`, async (c) => {
     const script = await svc(c).require(requireWorkersAccount(c), c.req.param('script_name'));
+    return ok(c, settingsView(script, await svc(c).currentVersion(script)));
+  });
+  // PATCH settings (multipart `settings`, JSON or the SDK's bracketed fields): bindings and compatibility make a
+  // new version of the served one, deployed at once; logpush, tags, tail_consumers, observability are kept as is.
+  app.patch(`${SCRIPT}/settings`, uploadLimit, async (c) => {
+    const accountId = requireWorkersAccount(c);
+    const form = await readForm(c);
+    const settings = form.has('settings') ? await readMetadata(form.get('settings'), 'settings') : bracketed(form, 'settings');
+    const script = await svc(c).editSettings(actorOf(c), accountId, c.req.param('script_name'), settings, latestCompatibilityDate(clock.now()));
     return ok(c, settingsView(script, await svc(c).currentVersion(script)));
   });
   app.get(`${SCRIPT}/script-settings`, async (c) => {
