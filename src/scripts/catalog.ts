@@ -28,6 +28,7 @@ import { loadRouteSnapshot, pickVersion, type RouteSnapshot } from './route-snap
 import { runtimeBinding, type StoredBinding } from './bindings.js';
 import { versionModules } from './script-rows.js';
 import { findOriginRecord, type OriginRecord } from './origin-record.js';
+import { UUID } from './scripts-service.js';
 import type { ZoneChangeFeed } from '../zones/change-feed.js';
 
 /** How long a hostname's zone and origin record are remembered (changes made on other nodes wait this long). */
@@ -124,6 +125,7 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
   }
 
   async bundle(versionId: string): Promise<ScriptBundle | null> {
+    if (!UUID.test(versionId)) return null;
     const row = await this.opts.db.selectFrom('workers_versions').innerJoin('workers_scripts', 'workers_scripts.id', 'workers_versions.script_id')
       .select(['workers_versions.id', 'workers_versions.script_id', 'workers_versions.main_module', 'workers_versions.compatibility_date',
         'workers_versions.compatibility_flags', 'workers_versions.bindings', 'workers_scripts.account_id', 'workers_scripts.name'])
