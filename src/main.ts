@@ -17,9 +17,7 @@ import { startS3Server, type RunningS3 } from './s3/server.js';
 import { tokenPrincipals } from './s3/token-principal.js';
 import { TokensService } from './accounts/tokens.js';
 import type { EdgeCatalog } from './edge/types.js';
-import { EdgeChanges } from './scripts/edge-serial.js';
-import { SecretBox, resolveSecretsKey } from './scripts/secret-box.js';
-import { DatabaseEdgeCatalog } from './scripts/catalog.js';
+import { startControlPlane, type ControlPlane } from './scripts/control-plane.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -64,26 +62,18 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   const store = await openServedBucketStore({
     dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsDir: config.blobsDir, blobsS3: config.blobsS3, clock, logger,
   }).catch(async (err: unknown) => { await dns.close(); await database.close(); throw err; });
-  const edgeChanges = new EdgeChanges();
-  let box: SecretBox;
-  let generatedSecretsKeyFile: string | undefined;
+  let edge: ControlPlane;
   try {
-    const secretsKey = resolveSecretsKey({ dataDir: config.dataDir, configured: config.secretsKey });
-    box = new SecretBox(secretsKey.key);
-    generatedSecretsKeyFile = secretsKey.generatedFile;
+    edge = startControlPlane({ db: database.db, dataDir: config.dataDir, secretsKey: config.secretsKey, workersDomain: config.workersDomain, logger, zoneChanges: changeFeed, store });
   } catch (err) {
     await dns.close(); await store.close(); await database.close();
     throw err;
   }
-  // Buckets are still one namespace for the whole instance: a binding may name any registered bucket.
-  const buckets = { exists: async (_accountId: string, name: string) => (await store.bucketInfo(name)) !== null };
-  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, edge: { changes: edgeChanges, box, buckets } });
-  const edgeCatalog = new DatabaseEdgeCatalog({ db: database.db, box, changes: edgeChanges, workersDomain: config.workersDomain, logger, zoneChanges: changeFeed });
-  edgeCatalog.start();
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, edge: edge.apiDeps });
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
-    edgeCatalog.close();
+    edge.close();
     await dns.close();
     await store.close();
     await database.close();
@@ -109,8 +99,8 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     ...(generatedCredentials ? { generatedCredentials } : {}),
     ...(s3 ? { s3Url: s3.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),
-    edgeCatalog,
-    ...(generatedSecretsKeyFile !== undefined ? { generatedSecretsKeyFile } : {}),
+    edgeCatalog: edge.catalog,
+    ...(edge.generatedSecretsKeyFile !== undefined ? { generatedSecretsKeyFile: edge.generatedSecretsKeyFile } : {}),
     async close() {
       await http.close();
       await s3?.close();
