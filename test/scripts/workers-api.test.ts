@@ -242,6 +242,17 @@ describe('API tokens', () => {
     const made = await raw('POST', `/zones/${zoneId}/workers/routes`, routes, { pattern: `w.${ZONE}/*`, script: 'by-writer' });
     expect(made.body.errors).toEqual([]);
     expect((await raw('GET', `/accounts/${account}/workers/scripts`, routes)).status).toBe(403);
+    // PUT …/scripts/:name/routes needs Workers Routes Write on every zone of the account (wrangler falls back on 10000)
+    const oneZone = (await sdk.user.tokens.create({ name: 'one zone', policies: [
+      { effect: 'allow', permission_groups: [{ id: SCRIPTS_WRITE }], resources: { [`com.cloudflare.api.account.${account}`]: '*' } },
+      { effect: 'allow', permission_groups: [{ id: ROUTES_WRITE }], resources: { [`com.cloudflare.api.account.zone.${zoneId}`]: '*' } },
+    ] } as never) as { value: string }).value;
+    await createZone(server, `second-${ZONE}`);
+    const partial = await raw('PUT', `/accounts/${account}/workers/scripts/by-writer/routes`, oneZone, [{ pattern: `w2.${ZONE}/*` }]);
+    expect([partial.status, partial.body.errors[0]!.code]).toEqual([403, 10000]);
+    const allZones = await token([SCRIPTS_WRITE, ROUTES_WRITE], { [`com.cloudflare.api.account.${account}`]: '*' });
+    const replaced = await raw('PUT', `/accounts/${account}/workers/scripts/by-writer/routes`, allZones, [{ pattern: `w2.${ZONE}/*` }]);
+    expect(replaced.body.result.map((r: { pattern: string }) => r.pattern)).toEqual([`w2.${ZONE}/*`]);
     const readOnly = await token([ROUTES_READ], { [`com.cloudflare.api.account.zone.${zoneId}`]: '*' });
     expect((await raw('POST', `/zones/${zoneId}/workers/routes`, readOnly, { pattern: `v.${ZONE}/*` })).body.errors[0]!.code).toBe(9109);
   });
