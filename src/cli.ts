@@ -49,6 +49,12 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
                          replaced (default 30)
   --api-body-limit BYTES largest v4 request body; larger ones are refused with 413 before they are read
                          (default 104857600, production's 100 MB)
+  --workers-domain DOMAIN
+                         domain of workers subdomains: SCRIPT.ACCOUNT-SUBDOMAIN.DOMAIN runs a Worker whose
+                         subdomain is enabled (default workers.localhost)
+  --secrets-key KEY      32 bytes (base64 or 64 hex digits) that encrypt Worker secrets at rest; nodes sharing
+                         one PostgreSQL need the same key (default: generated on first start into
+                         DATA_DIR/edge-secrets-key.json)
 `;
 
 /** Splits `--name value` / `--name=value` flags from positional arguments. */
@@ -101,6 +107,9 @@ async function main(argv: string[]): Promise<number> {
       + `  access key id:     ${s3Generated.accessKeyId}\n  secret access key: ${s3Generated.secretAccessKey}\n`);
   }
   let stopping = false;
+  if (running.generatedSecretsKeyFile) {
+    process.stdout.write(`stratus: generated the key that encrypts Worker secrets into ${running.generatedSecretsKeyFile}; other nodes on this database need it as --secrets-key\n`);
+  }
   const stop = (signal: string) => {
     if (stopping) {
       process.stdout.write(`stratus: ${signal} again, exiting without waiting\n`);

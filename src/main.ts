@@ -21,6 +21,8 @@ import { tokenPrincipals } from './s3/token-principal.js';
 import { TokensService } from './accounts/tokens.js';
 import { HealthState } from './shared/health.js';
 import { TempCredentials } from './s3/temp-credentials.js';
+import type { EdgeCatalog } from './edge/types.js';
+import { startControlPlane, type ControlPlane } from './scripts/control-plane.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -43,6 +45,10 @@ export interface RunningStratus {
   health: HealthState;
   /** The admin's account (the instance's S3 key pair acts for it). */
   adminAccountId: string;
+  /** The file the Worker secrets key was generated into at this start (first start without --secrets-key). */
+  generatedSecretsKeyFile?: string;
+  /** The edge's control plane as the runtime reads it (scripts, routes, bundles). */
+  edgeCatalog: EdgeCatalog;
   /**
    * Stops accepting (HTTP and S3), lets requests in flight finish for up to `graceMs` (default: the configured
    * shutdown timeout) and closes what is still open, then stops DNS and closes the stores (every acknowledged
@@ -77,10 +83,18 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   // Buckets written before buckets belonged to accounts become the admin's (once per store).
   await store.adoptBuckets(adminAccount).catch(async (err: unknown) => { await store.close(); await dns.close(); await database.close(); throw err; });
   const tempCredentials = new TempCredentials(new TokensService(database.db, clock), clock);
-  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials });
+  let edge: ControlPlane;
+  try {
+    edge = startControlPlane({ db: database.db, dataDir: config.dataDir, secretsKey: config.secretsKey, workersDomain: config.workersDomain, logger, zoneChanges: changeFeed, store });
+  } catch (err) {
+    await dns.close(); await store.close(); await database.close();
+    throw err;
+  }
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: edge.apiDeps });
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
+    edge.close();
     await dns.close();
     await store.close();
     await database.close();
@@ -110,6 +124,8 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     ...(s3 ? { s3Url: s3.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),
     health,
+    edgeCatalog: edge.catalog,
+    ...(edge.generatedSecretsKeyFile !== undefined ? { generatedSecretsKeyFile: edge.generatedSecretsKeyFile } : {}),
     async close(graceMs = config.shutdownTimeoutMs) {
       await Promise.all([http.close(graceMs), s3?.close(graceMs)]);
       await closeStores();

@@ -48,12 +48,18 @@ const RULES: readonly Rule[] = [
   rule(WRITE, `/accounts/${ID}/r2/buckets(?:/.*)?`, 'account', ['storage:edit']),
   rule(['POST'], `/accounts/${ID}/r2/temp-access-credentials`, 'account', ['storage:edit']),
   rule(['POST'], '/graphql', 'none', []), // the account is in the query: the route checks Workers R2 Storage Read on it
+  rule(READ, `/accounts/${ID}/workers/(?:scripts|services|subdomain|subdomains|tails)(?:/.*)?`, 'account', ['workers_scripts:read']),
+  rule(WRITE, `/accounts/${ID}/workers/(?:scripts|services|subdomain)(?:/.*)?`, 'account', ['workers_scripts:edit']),
+  // wrangler delete lists KV namespaces to clean up a Workers Site; Stratus has none, so Workers Scripts Read suffices.
+  rule(READ, `/accounts/${ID}/storage/kv/namespaces`, 'account', ['workers_scripts:read']),
   rule(WRITE, `/accounts/${ID}`, 'account', ['account_settings:edit']),
   rule(READ, `/accounts(?:/${ID})?`, 'none', []),
   rule(READ, `/zones/${ID}/dns_records(?:/.*)?`, 'zone', ['dns:read']),
   rule(WRITE, `/zones/${ID}/dns_records(?:/.*)?`, 'zone', ['dns:edit']),
   rule(READ, `/zones/${ID}/dns_settings(?:/.*)?`, 'zone', ['zone_dns_settings:read', 'dns:read']),
   rule(WRITE, `/zones/${ID}/dns_settings(?:/.*)?`, 'zone', ['zone_dns_settings:edit', 'dns:edit']),
+  rule(READ, `/zones/${ID}/workers/routes(?:/.*)?`, 'zone', ['workers_routes:read']),
+  rule(WRITE, `/zones/${ID}/workers/routes(?:/.*)?`, 'zone', ['workers_routes:edit']),
   rule(READ, `/zones/${ID}/settings(?:/.*)?`, 'zone', ['zone_settings:read']),
   rule(WRITE, `/zones/${ID}/settings(?:/.*)?`, 'zone', ['zone_settings:edit']),
   rule(READ, `/zones/${ID}/hold`, 'zone', ['zone:read']),

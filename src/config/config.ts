@@ -79,6 +79,10 @@ export interface Config {
   s3Region: string;
   /** Domain of virtual-hosted-style S3 addressing (`<bucket>.<domain>`); undefined: path-style only. */
   s3Domain: string | undefined;
+  /** Domain of workers subdomains: `<script>.<account subdomain>.<workersDomain>` (`--workers-domain`). */
+  workersDomain: string;
+  /** Key that encrypts script secrets at rest (`--secrets-key`); undefined: generated into the data folder. */
+  secretsKey: string | undefined;
   logLevel: string;
   /** On SIGTERM/SIGINT, requests in flight get this long to finish before their connections are closed (ms). */
   shutdownTimeoutMs: number;
@@ -161,6 +165,8 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     s3SecretAccessKey: get('s3-secret-access-key'),
     s3Region: get('s3-region') ?? 'auto',
     s3Domain: s3Domain(get('s3-domain')),
+    workersDomain: dnsName(get('workers-domain') ?? 'workers.localhost', 'workers-domain', 'workers.example.com'),
+    secretsKey: get('secrets-key'),
     logLevel: get('log-level') ?? 'info',
     shutdownTimeoutMs: int('shutdown-timeout', 30, 0, 3600) * 1000,
     databaseTimeoutMs: int('database-timeout', 30, 1, 3600) * 1000,
@@ -195,6 +201,16 @@ function s3Domain(value: string | undefined): string | undefined {
   const label = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
   if (domain.length > 253 || !new RegExp(`^${label}(?:\\.${label})*$`).test(domain)) {
     throw new ConfigError(`--s3-domain must be a DNS name such as s3.example.com (no scheme or port), got "${value}"`);
+  }
+  return domain;
+}
+
+/** A DNS name flag's value (`--workers-domain`), lowercased, surrounding dots dropped. */
+function dnsName(value: string, flag: string, example: string): string {
+  const domain = value.trim().toLowerCase().replace(/^\.+|\.+$/g, '');
+  const label = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+  if (domain.length > 253 || !new RegExp(`^${label}(?:\\.${label})*$`).test(domain)) {
+    throw new ConfigError(`--${flag} must be a DNS name such as ${example} (no scheme or port), got "${value}"`);
   }
   return domain;
 }

@@ -14,6 +14,7 @@ import { ZONEFILE_CODES } from '../zones/zonefile/errors.js';
 import { STORAGE_FULL_CODE, UNAVAILABLE_CODE } from './faults.js';
 import { R2_CODES } from '../api/r2/errors.js';
 import { StoreCodes } from '../store/errors.js';
+import { WORKERS_CODES } from '../scripts/errors.js';
 
 /** One catalogued code. */
 export interface CatalogueEntry {
@@ -123,6 +124,22 @@ const R2_ENTRIES: CatalogueEntry[] = [
   ...Object.values(StoreCodes).map((c) => e(c.code, c.status, c.message, 'an object route whose bucket operation failed with this binding error')),
 ];
 
+/** Workers codes (owned by scripts/: scripts, versions, deployments, secrets, routes, subdomains). */
+const WORKERS_ENTRIES: CatalogueEntry[] = [
+  e(WORKERS_CODES.scriptNotFound, 404, 'This Worker does not exist on your account.', 'a script (or its version, deployment) that is not in the path\'s account; also GET …/workers/subdomain when the account has none (wrangler then offers to register one)'),
+  e(WORKERS_CODES.invalidName, 400, 'Invalid Worker name …', 'a script name that is not 1 to 63 lowercase letters, digits, "-" or "_"', 'stratus'),
+  e(WORKERS_CODES.duplicateRoute, 400, 'A route with the pattern … already exists in this zone. / The route … is already assigned to …', 'creating a route whose pattern the zone already has; PUT …/scripts/:name/routes with a pattern of another script', 'stratus'),
+  e(WORKERS_CODES.validation, 400, 'binding <name> of type <type> … / metadata.… / Module "<name>" …', 'a script upload that fails validation: an unsupported binding type (named), a bucket that does not exist, a missing main module, a module content type Stratus does not load, a compatibility date in the future, Service Worker syntax'),
+  e(WORKERS_CODES.invalidRoute, 400, 'Invalid route pattern …', 'a route pattern that is not valid (infix wildcard, query, port) or not inside its zone; a custom domain route', 'stratus'),
+  e(WORKERS_CODES.tooLarge, 400, 'Your Worker exceeded the size limit of 32 MiB', 'modules (source maps included) over 32 MiB; 413 when the whole body is larger', 'stratus'),
+  e(WORKERS_CODES.routeNotFound, 404, 'Route not found', 'an unknown route id of the zone', 'stratus'),
+  e(WORKERS_CODES.subdomainUnavailable, 400, 'Subdomain <name> is unavailable.', 'PUT …/workers/subdomain (or GET …/workers/subdomains/:name) with a subdomain another account holds'),
+  e(WORKERS_CODES.invalidSubdomain, 400, 'Invalid subdomain …', 'a workers subdomain that is not a DNS label', 'stratus'),
+  e(WORKERS_CODES.secretNotFound, 404, 'Secret <name> does not exist on this Worker.', 'GET or DELETE of a secret the Worker does not have', 'stratus'),
+  e(WORKERS_CODES.invalidDeployment, 400, 'versions must list …', 'a deployment body with bad versions or percentages that do not add up to 100', 'stratus'),
+  e(WORKERS_CODES.versionNotDeployed, 400, 'Secret edit failed: the latest version of this Worker is not the deployed one. …', 'a secret change while the latest version is not the one deployed at 100%'),
+];
+
 /** Record name and value problems (dns/record-types/errors.ts); status 400, or a `messages` warning. */
 function recordProblemEntries(): CatalogueEntry[] {
   const out: CatalogueEntry[] = [];
@@ -139,7 +156,7 @@ function recordProblemEntries(): CatalogueEntry[] {
 /** The whole catalogue, sorted by code (one entry per code). */
 export function errorCatalogue(): CatalogueEntry[] {
   const byCode = new Map<number, CatalogueEntry>();
-  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...ZONEFILE_ENTRIES, ...FAULT_ENTRIES, ...R2_ENTRIES, ...recordProblemEntries()]) {
+  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...ZONEFILE_ENTRIES, ...FAULT_ENTRIES, ...R2_ENTRIES, ...WORKERS_ENTRIES, ...recordProblemEntries()]) {
     if (!byCode.has(entry.code)) byCode.set(entry.code, entry);
   }
   return [...byCode.values()].sort((a, b) => a.code - b.code);
