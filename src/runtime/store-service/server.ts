@@ -57,8 +57,9 @@ async function runGet(bucket: StoreBucket, req: any): Promise<Answer> {
     }
     case 'list': {
       const include = Array.isArray(req.include) ? req.include.map((i: number) => (i === 0 ? 'httpMetadata' : 'customMetadata')) : undefined;
+      // workerd sends the limit as an unsigned 32-bit number: -2 arrives as 4294967294.
       const page = await bucket.list({
-        ...(req.limit !== undefined ? { limit: req.limit } : {}), ...(req.prefix !== undefined ? { prefix: req.prefix } : {}),
+        ...(req.limit !== undefined ? { limit: req.limit | 0 } : {}), ...(req.prefix !== undefined ? { prefix: req.prefix } : {}),
         ...(req.cursor !== undefined ? { cursor: req.cursor } : {}), ...(req.delimiter !== undefined ? { delimiter: req.delimiter } : {}),
         ...(req.startAfter !== undefined ? { startAfter: req.startAfter } : {}), ...(include ? { include } : {}),
       });
@@ -153,7 +154,7 @@ export async function startStoreService(opts: { secret: string; bucketFor: Bucke
       }
     } catch (err) {
       const e = protocolError(err);
-      if (e.v4code === 10001) log.error({ err, action, bucket: binding.bucket }, 'bucket operation failed');
+      if (e.v4code === 10001) log.warn({ action, bucket: binding.bucket }, 'bucket operation failed (10001)');
       answer = { status: e.status, error: e };
     }
     await send(res, answer);
