@@ -16,6 +16,8 @@ import { resolveS3Credentials } from './s3/credentials.js';
 import { startS3Server, type RunningS3 } from './s3/server.js';
 import { tokenPrincipals } from './s3/token-principal.js';
 import { TokensService } from './accounts/tokens.js';
+import type { EdgeCatalog } from './edge/types.js';
+import { startEdge, type RunningEdge } from './runtime/start-edge.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -29,6 +31,8 @@ export interface RunningStratus {
   dnsPort: number;
   /** `http://host:port` of the S3-compatible API, unless it is turned off. */
   s3Url?: string;
+  /** `http://host:port` of the edge listener, unless it is turned off. */
+  edgeUrl?: string;
   /** S3 credentials generated at this start (first start without configured ones): print them once. */
   generatedS3Credentials?: { accessKeyId: string; secretAccessKey: string; file: string };
   /** Stops every listener and closes the stores. */
@@ -36,7 +40,7 @@ export interface RunningStratus {
 }
 
 /** Starts Stratus with the given configuration. */
-export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningStratus> {
+export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock, edgeCatalog?: EdgeCatalog): Promise<RunningStratus> {
   const database = await openDatabase({
     dataDir: config.dataDir, url: config.databaseUrl,
     onConnectionLost: (err) => logger.warn({ err }, 'PostgreSQL closed an idle connection; a new one opens when needed'),
@@ -58,6 +62,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsDir: config.blobsDir, blobsS3: config.blobsS3, clock, logger,
   }).catch(async (err: unknown) => { await dns.close(); await database.close(); throw err; });
   let s3: RunningS3 | undefined;
+  let edge: RunningEdge | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
     await dns.close();
@@ -70,7 +75,16 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
       if (credentials.generatedFile) s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
       s3 = await startS3Server({ listen: config.s3, store, credentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock)), region: config.s3Region, domain: config.s3Domain, logger, clock });
     }
+    if (config.edge) {
+      // Buckets by name for now; the account-scoped registry plugs in here (accountId is the script's account).
+      edge = await startEdge({
+        listen: config.edge, catalog: edgeCatalog, logger, originPort: config.originPort, scriptOutbound: config.scriptOutbound,
+        cpuMs: config.scriptCpuMs, memoryMb: config.scriptMemoryMb,
+        bucketFor: (_accountId, bucketName, options) => store.bucket(bucketName, options),
+      });
+    }
   } catch (err) {
+    await s3?.close();
     await closeStores();
     throw err;
   }
@@ -84,9 +98,11 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     dnsPort: dns.port,
     ...(generatedCredentials ? { generatedCredentials } : {}),
     ...(s3 ? { s3Url: s3.url } : {}),
+    ...(edge ? { edgeUrl: edge.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),
     async close() {
       await http.close();
+      await edge?.close();
       await s3?.close();
       await closeStores();
     },
