@@ -8,7 +8,8 @@
  * drains (SIGTERM: it stops accepting and finishes its requests) and exits. Deploys never close the port.
  *
  * Invariants:
- * - At most one build runs at a time; requests waiting for versions share it.
+ * - Builds and replacements run one at a time, in order; a build takes every version wanted so far, so
+ *   requests waiting for versions share it.
  * - A version whose worker does not load is left out of the generation and answered as a 1101 page; the
  *   others keep serving.
  * - A generation that exits unexpectedly, stops answering its watchdog ping within the CPU limit (a script
@@ -67,7 +68,8 @@ export class EdgeRuntime {
   private readonly secret = crypto.randomBytes(24).toString('hex');
   private readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-edge-'));
   private current: Generation | undefined;
-  private building: Promise<void> | undefined;
+  /** Builds and replacements run one after another on this chain. */
+  private tail: Promise<void> = Promise.resolve();
   private readonly wanted = new Set<string>();
   private readonly failed = new Map<string, number>();
   private nextGeneration = 1;
@@ -133,13 +135,15 @@ export class EdgeRuntime {
     throw new Error(`version ${versionId} is not served after three generations`);
   }
 
-  /** Builds the next generation with the wanted versions (coalesced: one build at a time). */
+  /** Builds the next generation with the wanted versions, after any build or replacement already queued. */
   private build(): Promise<void> {
-    if (!this.building) {
-      this.building = this.rebuild().finally(() => { this.building = undefined; });
-      return this.building;
-    }
-    return this.building.then(() => (this.wanted.size > 0 ? this.build() : undefined));
+    return this.enqueue(() => this.rebuild());
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.tail.then(task);
+    this.tail = run.catch(() => undefined);
+    return run;
   }
 
   private async rebuild(): Promise<void> {
@@ -244,8 +248,7 @@ export class EdgeRuntime {
         }
       }
     };
-    const run = relaunch();
-    this.building = (this.building ?? Promise.resolve()).then(() => run, () => run);
+    void this.enqueue(relaunch);
   }
 
   /** Tells the live generation to drop its cached routes (after a deploy or a route change). */
@@ -262,7 +265,7 @@ export class EdgeRuntime {
     this.closed = true;
     this.watchdog?.stop();
     this.unsubscribe?.();
-    await this.building?.catch(() => undefined);
+    await this.tail;
     await this.current?.process.stop(graceMs);
     await this.control.close();
     await this.store.close();
