@@ -64,8 +64,8 @@ export async function startControlService(secretText: string, h: ControlHandlers
       }
     };
     run().catch((err: unknown) => {
-      log.error({ err, path: req.url }, 'edge control request failed');
-      if (!res.headersSent) json(res, 500, { error: 'failed' });
+      log.warn({ path: req.url, reason: (err as Error).message }, 'edge control request failed');
+      if (!res.headersSent) json(res, 500, { error: (err as Error).message });
       else res.destroy();
     });
   });

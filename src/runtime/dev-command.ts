@@ -7,9 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, parseListen } from '../config/config.js';
 import { createLogger } from '../shared/logger.js';
-import { startDevServer } from './dev-server.js';
+import { startDevServer, ScriptLoadError } from './dev-server.js';
 import { ScriptConfigError } from './script-config.js';
-import { ScriptLoadError } from './script-host.js';
 
 /** Usage text of `stratus dev`, for the CLI's help. */
 export const DEV_USAGE = `  dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--data-dir DIR] [--timeout-ms N] [--memory-mb N]
@@ -19,7 +18,7 @@ export const DEV_USAGE = `  dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--d
             --http 127.0.0.1:8787, --data-dir ./.stratus, --timeout-ms 30000, --memory-mb 512
 `;
 
-const DEFAULT_CONFIGS = ['stratus.toml', 'wrangler.toml', 'wrangler.json'];
+const DEFAULT_CONFIGS = ['stratus.toml', 'wrangler.toml', 'wrangler.json', 'wrangler.jsonc'];
 
 /** Runs `stratus dev`; resolves -1 while serving (the process stays up), or an exit code on failure. */
 export async function devCommand(args: string[], flags: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -44,6 +43,7 @@ export async function devCommand(args: string[], flags: Record<string, string>, 
       timeoutMs: int('timeout-ms', 30_000),
       memoryLimitMb: int('memory-mb', 512),
     });
+    for (const w of running.warnings) process.stderr.write(`stratus dev: warning: ${w}\n`);
     process.stdout.write(`stratus dev: listening on ${running.url}\n`);
     const stop = (signal: string) => {
       process.stdout.write(`stratus dev: ${signal}, stopping\n`);

@@ -50,6 +50,8 @@ export interface EdgeRuntimeOptions {
   memoryMb?: number;
   /** Largest request body, bytes. Default 100 MiB (production's smallest plan limit). */
   maxRequestBytes?: number;
+  /** Error pages show the script's exception (`stratus dev`); never on a shared edge. */
+  exposeErrors?: boolean;
 }
 
 interface Generation {
@@ -71,7 +73,7 @@ export class EdgeRuntime {
   /** Builds and replacements run one after another on this chain. */
   private tail: Promise<void> = Promise.resolve();
   private readonly wanted = new Set<string>();
-  private readonly failed = new Map<string, number>();
+  private readonly failed = new Map<string, { at: number; reason: string }>();
   private nextGeneration = 1;
   private closed = false;
   private unsubscribe: (() => void) | undefined;
@@ -125,8 +127,8 @@ export class EdgeRuntime {
       if (this.closed) return null;
       const live = this.current;
       if (live?.versions.has(versionId)) return live.process.internalPort;
-      const failedAt = this.failed.get(versionId);
-      if (failedAt !== undefined && Date.now() - failedAt < 10_000) throw new Error(`version ${versionId} failed to load`);
+      const failed = this.failed.get(versionId);
+      if (failed !== undefined && Date.now() - failed.at < 10_000) throw new Error(failed.reason);
       const bundle = await this.opts.catalog?.bundle(versionId);
       if (!bundle) return null;
       this.wanted.add(versionId);
@@ -169,7 +171,7 @@ export class EdgeRuntime {
     } catch (err) {
       if (!(err instanceof WorkerdStartError)) throw err;
       if (adding.length === 1) {
-        this.failed.set(adding[0]!.versionId, Date.now());
+        this.failed.set(adding[0]!.versionId, { at: Date.now(), reason: err.message });
         this.log.warn({ script: adding[0]!.scriptName, version: adding[0]!.versionId, reason: err.message }, 'script version failed to load');
         return undefined;
       }
@@ -193,7 +195,7 @@ export class EdgeRuntime {
     const config: SupervisorConfig = {
       versions: Object.fromEntries([...versions.keys()].map((v) => [v, versionBindingName(v)])),
       secret: this.secret, cacheMs: 30_000, wallMs: this.opts.wallMs ?? 0,
-      maxRequestBytes: this.opts.maxRequestBytes ?? 100 * 1024 * 1024, colo: 'STR',
+      maxRequestBytes: this.opts.maxRequestBytes ?? 100 * 1024 * 1024, colo: 'STR', exposeErrors: this.opts.exposeErrors ?? false,
     };
     const bundles = [...versions.values()].map((b) => this.clampDate(b));
     const file = writeGenerationConfig({ dir, supervisorSource: supervisorSource(), supervisorConfig: config, versions: bundles, services: this.services });

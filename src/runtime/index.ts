@@ -2,6 +2,5 @@
 export { startEdge, type RunningEdge } from './start-edge.js';
 export { EdgeRuntime, type EdgeRuntimeOptions } from './edge-runtime.js';
 export type { BucketResolver } from './store-service/server.js';
-export { startDevServer, type DevServerOptions, type RunningDevServer } from './dev-server.js';
-export { ScriptHost, ScriptLoadError, type ScriptHostOptions } from './script-host.js';
+export { startDevServer, ScriptLoadError, type DevServerOptions, type RunningDevServer } from './dev-server.js';
 export { loadScriptConfig, validateScriptConfig, ScriptConfigError, isJsIdentifier, isBucketName, type ScriptConfig, type BucketBinding } from './script-config.js';

@@ -40,7 +40,7 @@ describe('edge: isolation of scripts', () => {
     target = http.createServer((_req, res) => { hits++; res.end('private data'); });
     await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
     targetPort = (target.address() as AddressInfo).port;
-    h = await startEdgeHarness({ cpuMs: 1500, memoryMb: 300 });
+    h = await startEdgeHarness({ cpuMs: 1500, memoryMb: 300, wallMs: 2000 });
     h.catalog.deploy('ok.example.com', 'export default { fetch() { return new Response("still serving"); } }');
   }, 60_000);
   afterAll(async () => {
@@ -86,6 +86,15 @@ describe('edge: isolation of scripts', () => {
     } finally {
       await h2.close();
     }
+  });
+
+  it('answers 1102 (503) to a script still waiting at the wall-time limit; the others keep serving meanwhile', async () => {
+    h.catalog.deploy('slow.example.com', 'export default { async fetch() { await new Promise((r) => setTimeout(r, 60_000)); return new Response("late"); } }');
+    const slow = edgeRequest(h.edge.url, 'slow.example.com');
+    expect((await edgeRequest(h.edge.url, 'ok.example.com')).body).toBe('still serving');
+    const res = await slow;
+    expect(res.status).toBe(503);
+    expect(res.body).toContain('1102');
   });
 
   it('stops a script that loops forever; the node keeps serving the others', async () => {

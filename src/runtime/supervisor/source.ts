@@ -52,14 +52,14 @@ async function runScript(request, env, target, ray, forwarded) {
   } catch (err) {
     if (err instanceof LimitError) return page(503, 1102, 'Worker exceeded resource limits', 'The script exceeded its time limit.', ray);
     console.error('script ' + target.scriptName + ' (version ' + target.versionId + ') threw: ' + (err && err.stack || err));
-    return page(500, 1101, 'Worker threw exception', 'The script threw an exception while handling the request.', ray);
+    return page(500, 1101, 'Worker threw exception', CONFIG.exposeErrors ? String(err && err.stack || err) : 'The script threw an exception while handling the request.', ray);
   }
 }
 
 async function handOff(request, env, target, ray, forwarded) {
   const res = await env.CONTROL.fetch('http://control/ensure', { headers: { 'x-version': target.versionId } });
   if (res.status === 404) return page(500, 1101, 'Worker threw exception', 'The script version no longer exists.', ray);
-  if (!res.ok) return page(500, 1101, 'Worker threw exception', 'The script failed to load.', ray);
+  if (!res.ok) return page(500, 1101, 'Worker threw exception', CONFIG.exposeErrors ? await res.text() : 'The script failed to load.', ray);
   const { port } = await res.json();
   const url = new URL(request.url);
   forwarded.set(INTERNAL, CONFIG.secret);
@@ -145,4 +145,6 @@ export interface SupervisorConfig {
   maxRequestBytes: number;
   /** The ray id's location suffix. */
   colo: string;
+  /** Error pages carry the script's exception (`stratus dev`). */
+  exposeErrors: boolean;
 }
