@@ -12,10 +12,12 @@ import { ScriptConfigError } from './script-config.js';
 
 /** Usage text of `stratus dev`, for the CLI's help. */
 export const DEV_USAGE = `  dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--data-dir DIR] [--timeout-ms N] [--memory-mb N]
-            run an edge script (export default { fetch(request, env, ctx) }) with the buckets of its
-            config (TOML or JSON: main, compatibility_date, compatibility_flags, store_buckets);
-            defaults: config ./stratus.toml, ./wrangler.toml or ./wrangler.json if present,
-            --http 127.0.0.1:8787, --data-dir ./.stratus, --timeout-ms 30000, --memory-mb 512
+            run an edge script (export default { fetch(request, env, ctx) }) in workerd with the
+            bindings of its config (wrangler.toml/.json/.jsonc: name, main, compatibility_date,
+            compatibility_flags, vars, r2_buckets or store_buckets; other keys accepted or warned about);
+            defaults: config ./stratus.toml, ./wrangler.toml, ./wrangler.json or ./wrangler.jsonc if
+            present, --http 127.0.0.1:8787, --data-dir ./.stratus, --timeout-ms 30000 (CPU limit),
+            --memory-mb 1024 (runtime process)
 `;
 
 const DEFAULT_CONFIGS = ['stratus.toml', 'wrangler.toml', 'wrangler.json', 'wrangler.jsonc'];
@@ -41,7 +43,7 @@ export async function devCommand(args: string[], flags: Record<string, string>, 
       dataDir: path.resolve(flags['data-dir'] ?? env.STRATUS_DATA_DIR ?? './.stratus'),
       logger,
       timeoutMs: int('timeout-ms', 30_000),
-      memoryLimitMb: int('memory-mb', 512),
+      memoryLimitMb: int('memory-mb', 1024),
     });
     for (const w of running.warnings) process.stderr.write(`stratus dev: warning: ${w}\n`);
     process.stdout.write(`stratus dev: listening on ${running.url}\n`);

@@ -23,8 +23,10 @@ export interface DevServerOptions {
   http: ListenAddress;
   dataDir: string;
   logger: Logger;
-  /** Time limit of one request (its answer, and the runtime's responsiveness), ms. Default 30000. */
+  /** CPU limit: longest the script may keep the runtime from answering, ms. Default 30000. */
   timeoutMs?: number;
+  /** Wall-time limit of a script's answer, ms (1102 page). Default none, as production. */
+  wallTimeoutMs?: number;
   /** Memory limit of the runtime process, MiB. Default 1024. */
   memoryLimitMb?: number;
   /** Plain-text variables on env (besides the config's `vars`). */
@@ -78,7 +80,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<RunningDev
   const runtime = new EdgeRuntime({
     listen: opts.http, catalog, logger: opts.logger, exposeErrors: true,
     bucketFor: (_account, name, options) => store.bucket(name, options),
-    cpuMs: timeoutMs, wallMs: timeoutMs, memoryMb: opts.memoryLimitMb ?? 1024,
+    cpuMs: timeoutMs, wallMs: opts.wallTimeoutMs ?? 0, memoryMb: opts.memoryLimitMb ?? 1024,
     ...(opts.scriptOutbound ? { scriptOutbound: opts.scriptOutbound } : {}),
   });
   try {

@@ -40,7 +40,7 @@ describe('edge: isolation of scripts', () => {
     target = http.createServer((_req, res) => { hits++; res.end('private data'); });
     await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
     targetPort = (target.address() as AddressInfo).port;
-    h = await startEdgeHarness({ cpuMs: 1500, memoryMb: 300, wallMs: 2000 });
+    h = await startEdgeHarness({ cpuMs: 3000, memoryMb: 300, wallMs: 2000 });
     h.catalog.deploy('ok.example.com', 'export default { fetch() { return new Response("still serving"); } }');
   }, 60_000);
   afterAll(async () => {

@@ -20,11 +20,16 @@ describe('stratus dev with a bucket binding', () => {
   let dev: RunningDevServer;
   const start = async () => startDevServer({
     configFile: writeConfig(),
-    http: { host: '127.0.0.1', port: 0 }, dataDir, logger: silentLogger(), timeoutMs: 1500,
+    http: { host: '127.0.0.1', port: 0 }, dataDir, logger: silentLogger(), timeoutMs: 3000,
   });
   const writeConfig = () => {
     const file = path.join(dataDir, 'wrangler.toml');
-    fs.writeFileSync(file, `main = ${JSON.stringify(SCRIPT)}\ncompatibility_date = "2025-01-01"\n\n[[store_buckets]]\nbinding = "BUCKET"\nbucket_name = "site-assets"\n`);
+    // A real project's file: deploy-only keys, production's r2_buckets, and a key Stratus does not know.
+    fs.writeFileSync(file, [
+      'name = "bucket-app"', `main = ${JSON.stringify(SCRIPT)}`, 'compatibility_date = "2025-01-01"', 'workers_dev = true',
+      'account_id = "0123456789abcdef0123456789abcdef"', 'routes = [{ pattern = "assets.example.com/*", zone_name = "example.com" }]',
+      'frobnicate = true', '', '[[r2_buckets]]', 'binding = "BUCKET"', 'bucket_name = "site-assets"', 'preview_bucket_name = "site-assets-dev"', '',
+    ].join('\n'));
     return file;
   };
 
@@ -35,6 +40,10 @@ describe('stratus dev with a bucket binding', () => {
   afterAll(async () => {
     await dev?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('reads a real wrangler.toml: deploy-only keys accepted, an unknown key is a warning naming it', () => {
+    expect(dev.warnings).toEqual(['wrangler.toml: frobnicate is not a key Stratus knows; ignored']);
   });
 
   it('puts, gets and lists objects through the script', async () => {

@@ -21,7 +21,7 @@ describe('stratus dev: isolation and limits', () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-dev-'));
     dev = await startDevServer({
       script: fixture('echo.mjs'), http: { host: '127.0.0.1', port: 0 }, dataDir, logger: silentLogger(),
-      timeoutMs: 1500, memoryLimitMb: 300, vars: { GREETING: 'hi' },
+      timeoutMs: 3000, memoryLimitMb: 300, vars: { GREETING: 'hi' },
     });
   });
   afterAll(async () => {

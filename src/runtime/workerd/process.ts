@@ -4,6 +4,7 @@
  * socket is listening; a process that exits before that failed to start (its stderr says why).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createRequire } from 'node:module';
 import type { Logger } from '../../shared/logger.js';
@@ -13,6 +14,12 @@ const workerd = createRequire(import.meta.url)('workerd') as { default: string; 
 export const WORKERD_BINARY: string = workerd.default;
 /** The newest compatibility date this workerd supports. */
 export const WORKERD_COMPATIBILITY_DATE: string = workerd.compatibilityDate;
+
+/**
+ * util-linux `setpriv`, when present: workerd is started through it with `--pdeathsig KILL`, so a workerd
+ * never outlives a Stratus that was killed (it would keep the edge port open).
+ */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p));
 
 /** A workerd that failed to start (bad config, a script that does not load). */
 export class WorkerdStartError extends Error {
@@ -57,7 +64,9 @@ export class WorkerdProcess {
 
   /** Starts workerd and resolves once it serves; rejects with {@link WorkerdStartError} when it cannot. */
   static start(opts: WorkerdStartOptions): Promise<WorkerdProcess> {
-    const child = spawn(WORKERD_BINARY, ['serve', opts.configFile, '--socket-fd=edge=3', '--control-fd=4'], {
+    const args = ['serve', opts.configFile, '--socket-fd=edge=3', '--control-fd=4'];
+    const [command, argv] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', WORKERD_BINARY, ...args]] : [WORKERD_BINARY, args];
+    const child = spawn(command, argv, {
       stdio: ['ignore', 'pipe', 'pipe', opts.edgeFd, 'pipe'],
       env: {},
     });
