@@ -52,6 +52,8 @@ export interface EdgeRuntimeOptions {
   maxRequestBytes?: number;
   /** Error pages show the script's exception (`stratus dev`); never on a shared edge. */
   exposeErrors?: boolean;
+  /** Most script versions one generation holds (the oldest added leave first). Default 500. */
+  maxVersions?: number;
 }
 
 interface Generation {
@@ -158,6 +160,10 @@ export class EdgeRuntime {
       if (bundle) adding.push(bundle);
     }
     if (adding.length === 0) return;
+    // Versions are kept in the order they were added; past the cap the oldest leave (a later request for one
+    // brings it back through the same hand-off).
+    const cap = Math.max(1, (this.opts.maxVersions ?? 500) - adding.length);
+    for (const v of [...base.keys()].slice(0, Math.max(0, base.size - cap))) base.delete(v);
     const next = await this.tryLaunch(base, adding);
     if (next) this.swap(next);
   }

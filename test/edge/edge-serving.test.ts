@@ -93,6 +93,36 @@ describe('edge: scripts and origins through --edge', () => {
     expect((await edgeRequest(h.edge.url, 'deploy.example.com')).body).toBe('v2');
   });
 
+  it('runs a multi-module upload: ES, CommonJS, text, data, JSON and wasm modules, source maps ignored', async () => {
+    const enc = (t: string) => new TextEncoder().encode(t);
+    // (module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))
+    const wasm = Uint8Array.from([0, 97, 115, 109, 1, 0, 0, 0, 1, 7, 1, 96, 2, 127, 127, 1, 127, 3, 2, 1, 0, 7, 7, 1, 3, 97, 100, 100, 0, 0, 10, 9, 1, 7, 0, 32, 0, 32, 1, 106, 11]);
+    h.catalog.deploy('modules.example.com', `
+      import { shout } from './lib/util.js';
+      import legacy from './legacy.cjs';
+      import greeting from './greeting.txt';
+      import raw from './raw.bin';
+      import conf from './conf.json';
+      import add from './add.wasm';
+      export default { async fetch() {
+        const { exports } = await WebAssembly.instantiate(add);
+        return Response.json({ text: shout(greeting), legacy: legacy.name, bytes: raw.byteLength, conf, sum: exports.add(2, 3) });
+      } };`, {
+      modules: [
+        { name: 'lib/util.js', type: 'esm', content: enc('export const shout = (s) => s.toUpperCase();') },
+        { name: 'legacy.cjs', type: 'commonjs', content: enc('module.exports = { name: "cjs" };') },
+        { name: 'greeting.txt', type: 'text', content: enc('hello') },
+        { name: 'raw.bin', type: 'data', content: Uint8Array.from([1, 2, 3]) },
+        { name: 'conf.json', type: 'json', content: enc('{"a":[1,2]}') },
+        { name: 'add.wasm', type: 'wasm', content: wasm },
+        { name: 'index.js.map', type: 'sourcemap', content: enc('{"version":3}') },
+      ],
+    });
+    const res = await edgeRequest(h.edge.url, 'modules.example.com');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ text: 'HELLO', legacy: 'cjs', bytes: 3, conf: { a: [1, 2] }, sum: 5 });
+  });
+
   it('answers an unknown hostname with the 1001 page and status 530', async () => {
     const res = await edgeRequest(h.edge.url, 'nowhere.example.org');
     expect(res.status).toBe(530);
@@ -132,6 +162,17 @@ describe('edge: scripts and origins through --edge', () => {
       expect(res.body).toContain('Web server is down');
     } finally {
       await h2.close();
+    }
+  });
+
+  it('keeps at most maxVersions versions per generation and brings an evicted one back on demand', async () => {
+    const h4 = await startEdgeHarness({ maxVersions: 2 });
+    try {
+      for (const n of [1, 2, 3]) h4.catalog.deploy(`s${n}.example.com`, `export default { fetch() { return new Response("s${n}"); } }`);
+      for (const n of [1, 2, 3]) expect((await edgeRequest(h4.edge.url, `s${n}.example.com`)).body).toBe(`s${n}`);
+      expect((await edgeRequest(h4.edge.url, 's1.example.com')).body).toBe('s1');
+    } finally {
+      await h4.close();
     }
   });
 

@@ -2,7 +2,7 @@
  * An in-memory EdgeCatalog for the runtime's own tests (the seam between control and data plane; the real
  * catalog is the control plane's, tested end to end with wrangler at merge).
  */
-import type { EdgeCatalog, EdgeTarget, ScriptBinding, ScriptBundle } from '../../src/edge/types.js';
+import type { EdgeCatalog, EdgeTarget, ScriptBinding, ScriptBundle, ScriptModule } from '../../src/edge/types.js';
 
 /** A catalog whose hosts and versions tests set directly. */
 export class MemoryCatalog implements EdgeCatalog {
@@ -25,11 +25,11 @@ export class MemoryCatalog implements EdgeCatalog {
   }
 
   /** Adds a version of a one-module script and routes `host` to it. */
-  deploy(host: string, source: string, opts: { accountId?: string; bindings?: ScriptBinding[]; flags?: string[]; date?: string } = {}): ScriptBundle {
+  deploy(host: string, source: string, opts: { accountId?: string; bindings?: ScriptBinding[]; flags?: string[]; date?: string; modules?: ScriptModule[] } = {}): ScriptBundle {
     const versionId = `v${++this.n}-${Math.random().toString(16).slice(2, 10)}`;
     const bundle: ScriptBundle = {
       accountId: opts.accountId ?? 'acct-1', scriptName: host.split('.')[0]!, versionId, mainModule: 'index.js',
-      modules: [{ name: 'index.js', type: 'esm', content: new TextEncoder().encode(source) }],
+      modules: [{ name: 'index.js', type: 'esm', content: new TextEncoder().encode(source) }, ...(opts.modules ?? [])],
       compatibilityDate: opts.date ?? '2025-01-01', compatibilityFlags: opts.flags ?? [], bindings: opts.bindings ?? [],
     };
     this.bundles.set(versionId, bundle);
