@@ -69,7 +69,6 @@ export async function startDevServer(opts: DevServerOptions): Promise<RunningDev
   if (script === undefined) throw new ScriptConfigError('no script given: pass SCRIPT or set `main` in the config file');
   if (!fs.existsSync(script)) throw new ScriptConfigError(`script not found: ${script}`);
   fs.mkdirSync(opts.dataDir, { recursive: true });
-  for (const w of config.warnings ?? []) opts.logger.warn(w);
 
   const catalog = new DevCatalog({
     name: config.name ?? path.basename(script).replace(/\.[^.]+$/, ''), main: script,

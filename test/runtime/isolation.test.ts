@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevServer, type RunningDevServer, ScriptLoadError, ScriptConfigError } from '../../src/runtime/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
+import { eventually } from '../edge/harness.js';
 
 const fixture = (name: string) => path.join(import.meta.dirname, 'fixtures', name);
 
@@ -64,7 +65,8 @@ describe('stratus dev: isolation and limits', () => {
     const outcome = await fetch(`${dev.url}/loop`).then((r) => r.status, () => 'closed');
     expect(outcome).not.toBe(200);
     expect(dev.runtime.restarts).toBeGreaterThan(restarts);
-    const next = await fetch(`${dev.url}/counter`);
+    // A keep-alive connection to the replaced runtime may still be pooled by the client: retry on a reset.
+    const next = await eventually(() => fetch(`${dev.url}/counter`));
     expect(next.status).toBe(200);
     expect(await next.text()).toBe('1'); // a fresh runtime: module state starts over
   });
@@ -81,7 +83,7 @@ describe('stratus dev: isolation and limits', () => {
     const outcome = await fetch(`${dev.url}/hog`).then((r) => r.status, () => 'closed');
     expect(outcome).not.toBe(200);
     expect(dev.runtime.restarts).toBeGreaterThan(restarts);
-    expect((await fetch(`${dev.url}/counter`)).status).toBe(200);
+    expect((await eventually(() => fetch(`${dev.url}/counter`))).status).toBe(200);
   });
 });
 
