@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, parseListen } from '../config/config.js';
+import { ConfigError, parseCidr, parseListen } from '../config/config.js';
 import { createLogger } from '../shared/logger.js';
 import { startDevServer, ScriptLoadError } from './dev-server.js';
 import { ScriptConfigError } from './script-config.js';
@@ -17,7 +17,8 @@ export const DEV_USAGE = `  dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--d
             compatibility_flags, vars, r2_buckets or store_buckets; other keys accepted or warned about);
             defaults: config ./stratus.toml, ./wrangler.toml, ./wrangler.json or ./wrangler.jsonc if
             present, --http 127.0.0.1:8787, --data-dir ./.stratus, --timeout-ms 30000 (CPU limit),
-            --memory-mb 1024 (runtime process)
+            --memory-mb 1024 (runtime process); --script-outbound CIDRS lets the script fetch
+            those ranges (local services) besides public addresses
 `;
 
 const DEFAULT_CONFIGS = ['stratus.toml', 'wrangler.toml', 'wrangler.json', 'wrangler.jsonc'];
@@ -44,6 +45,7 @@ export async function devCommand(args: string[], flags: Record<string, string>, 
       logger,
       timeoutMs: int('timeout-ms', 30_000),
       memoryLimitMb: int('memory-mb', 1024),
+      scriptOutbound: (flags['script-outbound'] ?? '').split(',').map((c) => c.trim()).filter(Boolean).map((c) => parseCidr(c, 'script-outbound')),
     });
     for (const w of running.warnings) process.stderr.write(`stratus dev: warning: ${w}\n`);
     process.stdout.write(`stratus dev: listening on ${running.url}\n`);
