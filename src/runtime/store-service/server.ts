@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import type { BucketOptions, StoreBucket, StoreObjectBody } from '../../store/types.js';
 import type { Logger } from '../../shared/logger.js';
 import { STORE_BINDING_HEADER, STORE_SECRET_HEADER } from '../workerd/config-text.js';
-import { splitBody } from './body.js';
+import { SMALL_VALUE, splitBody } from './body.js';
 import * as dec from './decode.js';
 import { errorHeader, listJson, NO_SUCH_KEY, objectJson, PRECONDITION_FAILED, protocolError, type ProtocolError } from './encode.js';
 
@@ -70,7 +70,7 @@ async function runGet(bucket: StoreBucket, req: any): Promise<Answer> {
   }
 }
 
-async function runPut(bucket: StoreBucket, req: any, value: ReadableStream<Uint8Array>): Promise<Answer> {
+async function runPut(bucket: StoreBucket, req: any, value: ReadableStream<Uint8Array> | Uint8Array): Promise<Answer> {
   switch (req.method) {
     case 'put': {
       const o = await bucket.put(req.object, value, dec.putOptions(req));
@@ -111,9 +111,14 @@ async function send(res: http.ServerResponse, a: Answer): Promise<void> {
     const bodyLength = a.body ? a.body.range?.length ?? a.body.size : 0;
     headers['content-length'] = String(meta.length + bodyLength);
     res.writeHead(a.status, headers);
-    res.write(meta);
-    if (a.body) await pipeline(Readable.fromWeb(a.body.body as never), res);
-    else res.end();
+    if (a.body && bodyLength <= SMALL_VALUE) {
+      res.end(Buffer.concat([meta, Buffer.from(await a.body.arrayBuffer())]));
+    } else if (a.body) {
+      res.write(meta);
+      await pipeline(Readable.fromWeb(a.body.body as never), res);
+    } else {
+      res.end(meta);
+    }
     return;
   }
   const json = a.json !== undefined ? Buffer.from(JSON.stringify(a.json)) : Buffer.alloc(0);
