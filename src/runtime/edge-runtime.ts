@@ -77,6 +77,8 @@ export class EdgeRuntime {
   private readonly wanted = new Set<string>();
   private readonly failed = new Map<string, { at: number; reason: string }>();
   private nextGeneration = 1;
+  /** Replaced generations still finishing their requests. */
+  private readonly draining = new Set<WorkerdProcess>();
   private closed = false;
   private unsubscribe: (() => void) | undefined;
   private watchdog: Watchdog | undefined;
@@ -187,7 +189,7 @@ export class EdgeRuntime {
     for (const b of adding) {
       const g = await this.tryLaunch(kept, [b]);
       if (g) {
-        if (best) void best.process.stop(0);
+        if (best) this.retire(best.process, 0);
         best = g;
         kept = new Map(g.versions);
       }
@@ -227,7 +229,13 @@ export class EdgeRuntime {
     const old = this.current;
     this.current = next;
     this.log.info({ generation: next.n, versions: next.versions.size }, 'generation serving');
-    if (old) void old.process.stop(60_000);
+    if (old) this.retire(old.process);
+  }
+
+  /** Lets a replaced generation finish its requests (up to a minute), then it exits. */
+  private retire(p: WorkerdProcess, graceMs = 60_000): void {
+    this.draining.add(p);
+    void p.stop(graceMs).finally(() => this.draining.delete(p));
   }
 
   private onExit(g: Generation, exit: { code: number | null; signal: NodeJS.Signals | null }): void {
@@ -274,7 +282,9 @@ export class EdgeRuntime {
     this.watchdog?.stop();
     this.unsubscribe?.();
     await this.tail;
-    await this.current?.process.stop(graceMs);
+    const processes = [...this.draining];
+    if (this.current) processes.push(this.current.process);
+    await Promise.all(processes.map((p) => p.stop(graceMs)));
     await this.control.close();
     await this.store.close();
     await this.socket.close();
