@@ -80,6 +80,21 @@ describe('edge: scripts and origins through --edge', () => {
     await eventually(async () => expect((await edgeRequest(h.edge.url, 'deploy.example.com')).body).toBe('v2'));
   });
 
+  it('a deploy never drops a request in flight: the old generation finishes it while the new one serves', async () => {
+    h.catalog.deploy('slow.example.com', 'export default { async fetch() { await new Promise((r) => setTimeout(r, 1500)); return new Response("slow done"); } }');
+    await edgeRequest(h.edge.url, 'deploy.example.com');
+    const pidBefore = h.edge.runtime.pid;
+    const slow = edgeRequest(h.edge.url, 'slow.example.com');
+    await eventually(async () => expect(h.edge.runtime.pid).not.toBe(pidBefore)); // slow.example.com needed a new generation
+    const inFlight = edgeRequest(h.edge.url, 'slow.example.com');
+    const pidServing = h.edge.runtime.pid;
+    h.catalog.deploy('fresh.example.com', 'export default { fetch() { return new Response("fresh"); } }');
+    expect((await edgeRequest(h.edge.url, 'fresh.example.com')).body).toBe('fresh');
+    expect(h.edge.runtime.pid).not.toBe(pidServing); // and fresh.example.com another one, while inFlight ran
+    expect((await slow).body).toBe('slow done');
+    expect((await inFlight).body).toBe('slow done');
+  });
+
   it('answers 1101 (500) for a script that throws or does not load, and keeps serving the others', async () => {
     h.catalog.deploy('throws.example.com', 'export default { fetch() { throw new Error("boom"); } }');
     h.catalog.deploy('broken.example.com', 'export default { fetch() { return new Response( } }');
