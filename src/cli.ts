@@ -37,6 +37,13 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
                          --blobs-s3-region (auto), --blobs-s3-prefix (blobs/), --blobs-s3-access-key-id and
                          --blobs-s3-secret-access-key (default: the AWS credential chain)
   --dns-workers N        extra processes answering DNS over UDP (default: one per extra core, at most 3)
+  --edge HOST:PORT|off   edge listener: deployed scripts and proxied hostnames by Host (default 127.0.0.1:8080)
+  --origin-port N        port of the origins proxied hostnames are forwarded to (default 80)
+  --script-outbound CIDRS
+                         address ranges scripts may fetch besides public addresses (default none: loopback,
+                         private, link-local ranges and this host's addresses are refused)
+  --script-cpu-ms N      longest a script may keep the runtime busy before it is restarted (default 30000)
+  --script-memory-mb N   memory limit of the script runtime process (default 1024)
   --s3 HOST:PORT|off     S3-compatible API listener (default 127.0.0.1:8788)
   --s3-access-key-id ID, --s3-secret-access-key SECRET
                          the S3 key pair (default: generated on first start into DATA_DIR/s3-credentials.json)
@@ -95,6 +102,7 @@ async function main(argv: string[]): Promise<number> {
   process.on('unhandledRejection', (reason) => stray.failure(`unhandled promise rejection: ${reason instanceof Error ? reason.message : String(reason)}`, reason, 'unhandled promise rejection (a bug: please report it)'));
   process.stdout.write(`stratus: v4 API listening on ${running.httpUrl}/client/v4\n`);
   process.stdout.write(`stratus: DNS listening on ${running.dnsHost.includes(':') ? `[${running.dnsHost}]` : running.dnsHost}:${running.dnsPort} (UDP and TCP)\n`);
+  if (running.edgeUrl) process.stdout.write(`stratus: edge listening on ${running.edgeUrl} (scripts and proxied hostnames, in workerd)\n`);
   if (running.s3Url) process.stdout.write(`stratus: S3 API listening on ${running.s3Url} (${config.s3Domain ? `path-style, or virtual-hosted as BUCKET.${config.s3Domain}` : 'path-style addressing'})\n`);
   const generated = running.generatedCredentials;
   if (generated) {

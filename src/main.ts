@@ -23,6 +23,7 @@ import { HealthState } from './shared/health.js';
 import { TempCredentials } from './s3/temp-credentials.js';
 import type { EdgeCatalog } from './edge/types.js';
 import { startControlPlane, type ControlPlane } from './scripts/control-plane.js';
+import { startEdge, type RunningEdge } from './runtime/start-edge.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -36,6 +37,8 @@ export interface RunningStratus {
   dnsPort: number;
   /** `http://host:port` of the S3-compatible API, unless it is turned off. */
   s3Url?: string;
+  /** `http://host:port` of the edge listener, unless it is turned off. */
+  edgeUrl?: string;
   /** S3 credentials generated at this start (first start without configured ones): print them once. */
   generatedS3Credentials?: { accessKeyId: string; secretAccessKey: string; file: string };
   /**
@@ -57,8 +60,11 @@ export interface RunningStratus {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Starts Stratus with the given configuration. */
-export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningStratus> {
+/**
+ * Starts Stratus with the given configuration. `edgeCatalog` replaces the control plane's catalog as what the
+ * edge runtime serves (the runtime's own tests give one of theirs); the v4 Workers routes keep the real one.
+ */
+export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock, edgeCatalog?: EdgeCatalog): Promise<RunningStratus> {
   const health = new HealthState(logger);
   const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, health, queryTimeoutMs: config.databaseTimeoutMs });
   let generatedCredentials: GeneratedCredentials | undefined;
@@ -83,18 +89,19 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   // Buckets written before buckets belonged to accounts become the admin's (once per store).
   await store.adoptBuckets(adminAccount).catch(async (err: unknown) => { await store.close(); await dns.close(); await database.close(); throw err; });
   const tempCredentials = new TempCredentials(new TokensService(database.db, clock), clock);
-  let edge: ControlPlane;
+  let control: ControlPlane;
   try {
-    edge = startControlPlane({ db: database.db, dataDir: config.dataDir, secretsKey: config.secretsKey, workersDomain: config.workersDomain, logger, zoneChanges: changeFeed, store });
+    control = startControlPlane({ db: database.db, dataDir: config.dataDir, secretsKey: config.secretsKey, workersDomain: config.workersDomain, logger, zoneChanges: changeFeed, store });
   } catch (err) {
     await dns.close(); await store.close(); await database.close();
     throw err;
   }
-  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: edge.apiDeps });
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps });
   let s3: RunningS3 | undefined;
+  let edge: RunningEdge | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
-    edge.close();
+    control.close();
     await dns.close();
     await store.close();
     await database.close();
@@ -105,7 +112,16 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
       if (credentials.generatedFile) s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
       s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tempCredentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock), clock), region: config.s3Region, domain: config.s3Domain, logger, clock });
     }
+    if (config.edge) {
+      // A script's binding names a bucket of the script's own account.
+      edge = await startEdge({
+        listen: config.edge, catalog: edgeCatalog ?? control.catalog, logger, originPort: config.originPort, scriptOutbound: config.scriptOutbound,
+        cpuMs: config.scriptCpuMs, memoryMb: config.scriptMemoryMb,
+        bucketFor: (accountId, bucketName, options) => store.forAccount(accountId).bucket(bucketName, options),
+      });
+    }
   } catch (err) {
+    await s3?.close();
     await closeStores();
     throw err;
   }
@@ -122,12 +138,14 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     adminAccountId: adminAccount,
     ...(generatedCredentials ? { generatedCredentials } : {}),
     ...(s3 ? { s3Url: s3.url } : {}),
+    ...(edge ? { edgeUrl: edge.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),
     health,
-    edgeCatalog: edge.catalog,
-    ...(edge.generatedSecretsKeyFile !== undefined ? { generatedSecretsKeyFile: edge.generatedSecretsKeyFile } : {}),
+    edgeCatalog: control.catalog,
+    ...(control.generatedSecretsKeyFile !== undefined ? { generatedSecretsKeyFile: control.generatedSecretsKeyFile } : {}),
     async close(graceMs = config.shutdownTimeoutMs) {
       await Promise.all([http.close(graceMs), s3?.close(graceMs)]);
+      await edge?.close();
       await closeStores();
     },
   };

@@ -3,6 +3,7 @@
  * `STRATUS_<NAME>` environment variables, then defaults. Modules receive their slice through constructors;
  * nothing else reads `process.env`.
  */
+import net from 'node:net';
 import path from 'node:path';
 
 /** A host and port to listen on. Port 0 picks a free port. */
@@ -90,6 +91,16 @@ export interface Config {
   databaseTimeoutMs: number;
   /** Largest v4 request body in bytes (`--api-body-limit`; production's API: 100 MB on Free and Pro plans). */
   apiBodyLimit: number;
+  /** The edge listener scripts and proxied hostnames are served on (`--edge`); undefined when turned off. */
+  edge: ListenAddress | undefined;
+  /** Port of the origins proxied hostnames are forwarded to (`--origin-port`). */
+  originPort: number;
+  /** CIDRs scripts may fetch besides public addresses (`--script-outbound`). */
+  scriptOutbound: string[];
+  /** How long a script may keep the runtime from answering (CPU limit), ms (`--script-cpu-ms`). */
+  scriptCpuMs: number;
+  /** Memory limit of the node's script runtime (workerd), MiB (`--script-memory-mb`). */
+  scriptMemoryMb: number;
 }
 
 /** Default of `--api-body-limit`: 100 MB, production's API upload limit on the Free and Pro plans. */
@@ -171,7 +182,24 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     shutdownTimeoutMs: int('shutdown-timeout', 30, 0, 3600) * 1000,
     databaseTimeoutMs: int('database-timeout', 30, 1, 3600) * 1000,
     apiBodyLimit: int('api-body-limit', DEFAULT_API_BODY_LIMIT, 1024, 2 ** 31),
+    edge: get('edge') === 'off' ? undefined : parseListen(get('edge') ?? '127.0.0.1:8080', 'edge'),
+    originPort: int('origin-port', 80, 1, 65535),
+    scriptOutbound: list('script-outbound', []).map((c) => parseCidr(c, 'script-outbound')),
+    scriptCpuMs: int('script-cpu-ms', 30_000, 10, 900_000),
+    scriptMemoryMb: int('script-memory-mb', 1024, 64, 65536),
   };
+}
+
+/** Validates `ADDRESS/PREFIX` (a bare address is a single host) and returns it in CIDR form. */
+export function parseCidr(value: string, name: string): string {
+  const [address, prefix, extra] = value.split('/');
+  const family = net.isIP(address ?? '');
+  const max = family === 6 ? 128 : 32;
+  const bits = prefix === undefined ? max : Number(prefix);
+  if (family === 0 || extra !== undefined || !Number.isInteger(bits) || bits < 0 || bits > max || (prefix !== undefined && !/^\d+$/.test(prefix))) {
+    throw new ConfigError(`--${name} must be a list of CIDRs such as 10.0.0.0/8 or 2001:db8::/32, got "${value}"`);
+  }
+  return `${address}/${bits}`;
 }
 
 /** The `--blobs-s3-*` flags, or undefined without `--blobs-s3-bucket`. */
