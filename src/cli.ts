@@ -43,6 +43,9 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
   --s3-domain DOMAIN     also address buckets virtual-hosted style: Host BUCKET.DOMAIN (default: path-style only)
   --zone-name-allow N,…  let tenants add these names and the names below them even when they are public
                          suffixes or the instance's own (name servers' domain, S3 domain); docs/security.md
+  --shutdown-timeout S   on SIGTERM or SIGINT, requests in flight get S seconds to finish (default 30)
+  --database-timeout S   a PostgreSQL query without an answer for S seconds fails and its connection is
+                         replaced (default 30)
 `;
 
 /** Splits `--name value` / `--name=value` flags from positional arguments. */
@@ -91,14 +94,28 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`stratus: generated S3 credentials (shown once; saved in ${s3Generated.file}):\n`
       + `  access key id:     ${s3Generated.accessKeyId}\n  secret access key: ${s3Generated.secretAccessKey}\n`);
   }
+  let stopping = false;
   const stop = (signal: string) => {
-    process.stdout.write(`stratus: ${signal}, stopping\n`);
-    running.close().then(() => process.exit(0), (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });
+    if (stopping) {
+      process.stdout.write(`stratus: ${signal} again, exiting without waiting\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stdout.write(`stratus: ${signal}, stopping (requests in flight get up to ${config.shutdownTimeoutMs / 1000} s)\n`);
+    // The stores' own close has no deadline of its own: bound the whole stop.
+    setTimeout(() => { logger.error('stopping took too long; exiting'); process.exit(1); }, config.shutdownTimeoutMs + STORE_CLOSE_MS).unref();
+    running.close().then(() => {
+      process.stdout.write('stratus: stopped\n');
+      process.exit(0);
+    }, (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   return -1;
 }
+
+/** Time the stores get to close after the listeners stopped, on top of the shutdown timeout. */
+const STORE_CLOSE_MS = 15_000;
 
 /** `stratus user add --email E [--key K] [--data-dir DIR]`. */
 async function userCommand(args: string[], flags: Record<string, string>): Promise<number> {

@@ -17,6 +17,7 @@ import { resolveS3Credentials } from './s3/credentials.js';
 import { startS3Server, type RunningS3 } from './s3/server.js';
 import { tokenPrincipals } from './s3/token-principal.js';
 import { TokensService } from './accounts/tokens.js';
+import { HealthState } from './shared/health.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -32,16 +33,23 @@ export interface RunningStratus {
   s3Url?: string;
   /** S3 credentials generated at this start (first start without configured ones): print them once. */
   generatedS3Credentials?: { accessKeyId: string; secretAccessKey: string; file: string };
-  /** Stops every listener and closes the stores. */
-  close(): Promise<void>;
+  /**
+   * Reachability of the database, the S3 blob store and the disk, as the adapters last saw it (the hook for a
+   * readiness endpoint: `health.snapshot()`).
+   */
+  health: HealthState;
+  /**
+   * Stops accepting (HTTP and S3), lets requests in flight finish for up to `graceMs` (default: the configured
+   * shutdown timeout) and closes what is still open, then stops DNS and closes the stores (every acknowledged
+   * write is committed by then).
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Starts Stratus with the given configuration. */
 export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningStratus> {
-  const database = await openDatabase({
-    dataDir: config.dataDir, url: config.databaseUrl,
-    onConnectionLost: (err) => logger.warn({ err }, 'PostgreSQL closed an idle connection; a new one opens when needed'),
-  });
+  const health = new HealthState(logger);
+  const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, health, queryTimeoutMs: config.databaseTimeoutMs });
   let generatedCredentials: GeneratedCredentials | undefined;
   try {
     generatedCredentials = await bootstrapCredentials(database.db, { dataDir: config.dataDir, authEmail: config.authEmail, authKey: config.authKey, apiToken: config.apiToken, clock });
@@ -58,6 +66,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
   const store = await openServedBucketStore({
     dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsDir: config.blobsDir, blobsS3: config.blobsS3, clock, logger,
+    health, databaseQueryTimeoutMs: config.databaseTimeoutMs,
   }).catch(async (err: unknown) => { await dns.close(); await database.close(); throw err; });
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
@@ -87,9 +96,9 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     ...(generatedCredentials ? { generatedCredentials } : {}),
     ...(s3 ? { s3Url: s3.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),
-    async close() {
-      await http.close();
-      await s3?.close();
+    health,
+    async close(graceMs = config.shutdownTimeoutMs) {
+      await Promise.all([http.close(graceMs), s3?.close(graceMs)]);
       await closeStores();
     },
   };

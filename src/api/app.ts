@@ -9,6 +9,8 @@ import type { ApiDeps } from './deps.js';
 import { apiDateMiddleware } from './api-date.js';
 import { errorEntries, failureBody } from './envelope.js';
 import { AppError } from '../shared/errors.js';
+import { faultResponse } from './fault-response.js';
+import { IncidentLog } from '../shared/incident-log.js';
 import { authMiddleware } from './auth.js';
 import type { ApiServices } from './context.js';
 import { ZonesService } from '../zones/zones-service.js';
@@ -62,11 +64,14 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.route(API_PREFIX, api);
 
   app.notFound((c) => c.json(failureBody([{ code: 7000, message: 'No route for that URI' }]), 404));
+  const unexpected = new IncidentLog(deps.logger.child({ component: 'v4-api' }));
   app.onError((err, c) => {
+    const fault = faultResponse(err);
+    if (fault) return fault;
     if (err instanceof AppError) {
       return c.json(failureBody(errorEntries(err)), err.status as 400);
     }
-    deps.logger.error({ err, path: c.req.path }, 'unhandled error in v4 API');
+    unexpected.failure(`unhandled error in v4 API: ${err.message}`, err, 'unhandled error in v4 API');
     return c.json(failureBody([{ code: 10000, message: 'Internal Server Error' }]), 500);
   });
   return app;

@@ -80,6 +80,10 @@ export interface Config {
   /** Domain of virtual-hosted-style S3 addressing (`<bucket>.<domain>`); undefined: path-style only. */
   s3Domain: string | undefined;
   logLevel: string;
+  /** On SIGTERM/SIGINT, requests in flight get this long to finish before their connections are closed (ms). */
+  shutdownTimeoutMs: number;
+  /** A PostgreSQL query without an answer this long breaks its connection and fails (ms). */
+  databaseTimeoutMs: number;
 }
 
 /** The production service's published IPv4 and IPv6 ranges; records may not point into them. */
@@ -153,6 +157,8 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     s3Region: get('s3-region') ?? 'auto',
     s3Domain: s3Domain(get('s3-domain')),
     logLevel: get('log-level') ?? 'info',
+    shutdownTimeoutMs: int('shutdown-timeout', 30, 0, 3600) * 1000,
+    databaseTimeoutMs: int('database-timeout', 30, 1, 3600) * 1000,
   };
 }
 

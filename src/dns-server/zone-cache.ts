@@ -20,6 +20,8 @@ import type { Database } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
 import type { EdgeAddresses, ZoneSnapshot } from '../dns/snapshot.js';
 import { loadZoneSnapshot } from './zone-build.js';
+import { faultOf } from '../shared/faults.js';
+import { IncidentLog } from '../shared/incident-log.js';
 
 /** Rebuild timing of {@link ZoneCache}. */
 export interface ZoneCacheTiming {
@@ -70,6 +72,8 @@ export class ZoneCache {
   private readonly maxDelayMs: number;
   private readonly swapListeners: Array<(zoneId: string, snapshot: ZoneSnapshot | undefined) => void> = [];
   private readonly idleListeners: Array<() => void> = [];
+  /** Unexpected rebuild and poll failures, logged once per incident. */
+  private readonly failures: IncidentLog;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -79,6 +83,7 @@ export class ZoneCache {
     private readonly onNewSerial: (snapshot: ZoneSnapshot) => void = () => {},
     timing: ZoneCacheTiming = {},
   ) {
+    this.failures = new IncidentLog(logger);
     this.debounceMs = timing.debounceMs ?? 20;
     this.maxDelayMs = Math.max(this.debounceMs, timing.maxDelayMs ?? 500);
   }
@@ -176,7 +181,8 @@ export class ZoneCache {
         s.lastBuildMs = performance.now() - started;
       })
       .catch((err: unknown) => {
-        this.logger.error({ err, zoneId }, 'zone snapshot rebuild failed');
+        // A database fault is logged once per outage by the health state; the old snapshot keeps answering.
+        if (!faultOf(err)) this.failures.failure(`zone snapshot rebuild failed: ${(err as Error).message}`, err, 'zone snapshot rebuild failed; the previous snapshot keeps answering');
         s.firstDirtyAt = Date.now() + RETRY_MS;
       })
       .finally(() => this.settled(zoneId, s));
@@ -271,7 +277,7 @@ export class ZoneCache {
       for (const id of [...this.byId.keys()]) if (!seen.has(id) && !this.dirty.has(id)) this.remove(id);
       await Promise.all(work);
     } catch (err) {
-      if (!this.closed) this.logger.warn({ err }, 'zone serial poll failed');
+      if (!this.closed && !faultOf(err)) this.failures.failure('zone serial poll failed', err);
     } finally {
       this.polling = false;
     }

@@ -9,7 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { S3Deps, S3Principal, S3Request } from './context.js';
-import { S3Error, errorResponse } from './errors.js';
+import { S3Error, errorResponse, faultToS3Error } from './errors.js';
+import { IncidentLog } from '../shared/incident-log.js';
 import { S3AuthError, claimedAccessKeyId, verifySigV4, type SignedRequestInfo } from './sigv4.js';
 import { authorizeOperation } from './access.js';
 import { route } from './router.js';
@@ -18,6 +19,7 @@ import { preflight, withCorsHeaders } from './cors-edge.js';
 
 /** Builds the handler. */
 export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Response> {
+  const unexpected = new IncidentLog(deps.logger.child({ component: 's3' }));
   return async (req) => {
     const requestId = randomBytes(8).toString('hex').toUpperCase();
     const url = new URL(req.url);
@@ -44,12 +46,13 @@ export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Respons
       }
       res.headers.set('x-amz-request-id', requestId);
       deps.logger.debug({ operation, resource, status: res.status, requestId }, 's3 request');
-    } catch (err) {
+    } catch (caught) {
+      const err = faultToS3Error(caught) ?? caught;
       if (err instanceof S3Error) {
         deps.logger.debug({ operation, resource, code: err.code, requestId }, 's3 request failed');
         res = errorResponse(err, resource, requestId, head);
       } else {
-        deps.logger.error({ err, operation, resource, requestId }, 's3 request failed unexpectedly');
+        unexpected.failure(`s3 ${operation} failed unexpectedly: ${(err as Error).message}`, err, `s3 ${operation} failed unexpectedly (request ${requestId} ${resource})`);
         res = errorResponse(new S3Error('InternalError', 'We encountered an internal error. Please try again.', 500), resource, requestId, head);
       }
     }

@@ -11,6 +11,7 @@
 import * as recordProblems from '../dns/record-types/errors.js';
 import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
 import { ZONEFILE_CODES } from '../zones/zonefile/errors.js';
+import { STORAGE_FULL_CODE, UNAVAILABLE_CODE } from './faults.js';
 
 /** One catalogued code. */
 export interface CatalogueEntry {
@@ -98,6 +99,12 @@ const ZONEFILE_ENTRIES: CatalogueEntry[] = [
   e(ZONEFILE_CODES.batchTooLarge, 400, 'The batch has <n> operations; at most <max> are allowed per request.', 'batch: more operations than plan.recordsPerBatch', 'stratus'),
 ];
 
+/** Faults of the backing stores (shared/faults.ts; docs/operations.md). */
+const FAULT_ENTRIES: CatalogueEntry[] = [
+  e(UNAVAILABLE_CODE, 503, 'Service temporarily unavailable: the database cannot be reached. Retry in a few seconds.', 'the database (or the S3 blob store) cannot be reached: refused, cut, not answering within --database-timeout, restarting; with `Retry-After: 5`. Nothing was changed, except that a write whose commit was cut may have been applied (its outcome is unknown)', 'stratus'),
+  e(STORAGE_FULL_CODE, 507, 'Insufficient storage: the server\'s disk is full, nothing was changed. Retry once space is freed.', 'a write while the disk of the embedded store (SQLite, blob files) or of PostgreSQL is full; reads keep working', 'stratus'),
+];
+
 /** Record name and value problems (dns/record-types/errors.ts); status 400, or a `messages` warning. */
 function recordProblemEntries(): CatalogueEntry[] {
   const out: CatalogueEntry[] = [];
@@ -114,7 +121,7 @@ function recordProblemEntries(): CatalogueEntry[] {
 /** The whole catalogue, sorted by code (one entry per code). */
 export function errorCatalogue(): CatalogueEntry[] {
   const byCode = new Map<number, CatalogueEntry>();
-  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...ZONEFILE_ENTRIES, ...recordProblemEntries()]) {
+  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...ZONEFILE_ENTRIES, ...FAULT_ENTRIES, ...recordProblemEntries()]) {
     if (!byCode.has(entry.code)) byCode.set(entry.code, entry);
   }
   return [...byCode.values()].sort((a, b) => a.code - b.code);

@@ -9,6 +9,7 @@ import { FileBlobStore } from './adapters/file-blobs.js';
 import { Collector } from './gc.js';
 import { Bucket } from './bucket.js';
 import type { BucketSettings, StoreContext } from './context.js';
+import { NO_FAULT_REPORTER, type FaultReporter } from '../shared/faults.js';
 import { bucketInfo, createBucket, deleteBucket, getBucketCors, listBuckets, listParts, listUploads, putBucketCors } from './registry.js';
 
 /** Options of {@link openBucketStore}. */
@@ -27,6 +28,8 @@ export interface OpenBucketStoreOptions {
   sweepOnOpen?: boolean;
   /** Other adapters (tests, scale-out); default: SQLite and files in `dataDir`. */
   adapters?: { meta: MetadataStore; blobs: BlobStore };
+  /** Told of faults of the local disk and of the next successful write (the health state). */
+  health?: FaultReporter;
 }
 
 /** The date from which list honours `include` without a flag. */
@@ -55,7 +58,7 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
     gcDelayMs: opts.gcDelayMs ?? 2000,
     orphanGraceMs: opts.orphanGraceMs ?? 15 * 60 * 1000,
   });
-  const ctx: StoreContext = { meta, blobs, clock, logger, collector };
+  const ctx: StoreContext = { meta, blobs, clock, logger, collector, health: opts.health ?? NO_FAULT_REPORTER };
   if (opts.sweepOnOpen !== false) collector.track(collector.sweep());
   const interval = opts.maintenanceIntervalMs ?? 60 * 60 * 1000;
   const timer = interval > 0 ? setInterval(() => collector.track(collector.maintain()), interval) : undefined;

@@ -27,6 +27,8 @@ import { prefixUpperBound } from '../keys.js';
 import { BEGIN, beginLocked, preparePostgres, UploadState } from './postgres-schema.js';
 import { keyBytes, objectValues, toPart, toRecord, toUpload, uploadValues, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
 import * as SQL from './postgres-sql.js';
+import { createPool } from '../../db/pg-pool.js';
+import { asFault, NO_FAULT_REPORTER, type FaultReporter } from '../../shared/faults.js';
 
 /** Anything that runs a query: the pool or a client checked out of it. */
 type Queryable = pg.Pool | pg.PoolClient;
@@ -35,8 +37,12 @@ type Queryable = pg.Pool | pg.PoolClient;
 export interface PostgresMetadataOptions {
   /** Most connections this store opens (default 10). */
   maxConnections?: number;
-  /** Told when PostgreSQL drops an idle pooled connection (the pool opens a new one when next needed). */
+  /** Told when a connection breaks, idle or in use (the pool opens a new one when next needed). */
   onConnectionLost?: (err: Error) => void;
+  /** Told of every fault (database away) and of the next success (the health state). */
+  health?: FaultReporter;
+  /** A query without an answer this long breaks its connection (ms; default 30 000). */
+  queryTimeoutMs?: number;
 }
 
 /** `bigint` (OID 20) as a JS number: sizes and epoch ms stay far below 2^53. */
@@ -50,20 +56,23 @@ export class PostgresMetadataStore implements MetadataStore {
   /** Prepared-statement names by SQL text (each connection prepares a statement on its first use). */
   private readonly names = new Map<string, string>();
 
-  private constructor(private readonly pool: pg.Pool) {}
+  private constructor(private readonly pool: pg.Pool, private readonly health: FaultReporter) {}
 
   /** Opens a pool on `url`, creates the schema if missing and returns the store; `close()` ends the pool. */
   static async connect(url: string, opts: PostgresMetadataOptions = {}): Promise<PostgresMetadataStore> {
-    const pool = new pg.Pool({ connectionString: url, max: opts.maxConnections ?? 10, types: TYPES });
-    // An idle connection that breaks is dropped by the pool; the next query opens a new one.
-    pool.on('error', (err) => opts.onConnectionLost?.(err));
+    const health = opts.health ?? NO_FAULT_REPORTER;
+    // A connection that breaks (idle or in use) fails only its own queries; the next query opens a new one.
+    const pool = createPool({
+      url, max: opts.maxConnections ?? 10, types: TYPES, ...(opts.queryTimeoutMs !== undefined ? { queryTimeoutMs: opts.queryTimeoutMs } : {}),
+      onConnectionError: (err) => { health.down('database', err); opts.onConnectionLost?.(err); },
+    });
     try {
       await preparePostgres(pool);
     } catch (err) {
       await pool.end();
       throw err;
     }
-    return new PostgresMetadataStore(pool);
+    return new PostgresMetadataStore(pool, health);
   }
 
   private run<R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
@@ -72,7 +81,22 @@ export class PostgresMetadataStore implements MetadataStore {
       name = `stratus_store_${this.names.size}`;
       this.names.set(text, name);
     }
-    return db.query<R>({ name, text, values });
+    return this.guard(() => db.query<R>({ name, text, values }));
+  }
+
+  /** Runs `fn`; a fault (PostgreSQL away) is reported and thrown as an UnavailableError, a success reported. */
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    let out: T;
+    try {
+      out = await fn();
+    } catch (err) {
+      const fault = asFault(err, 'database');
+      if (!fault) throw err;
+      this.health.down(fault.component, err);
+      throw fault;
+    }
+    this.health.up('database');
+    return out;
   }
 
   private async one<R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[]): Promise<R | null> {
@@ -81,12 +105,12 @@ export class PostgresMetadataStore implements MetadataStore {
 
   /** Runs `fn` in a transaction opened by `begin` (BEGIN plus any locks); rolls back when it throws. */
   private async tx<T>(begin: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
+    const c = await this.guard(() => this.pool.connect());
     let broken: Error | undefined;
     try {
-      await c.query(begin);
+      await this.guard(() => c.query(begin));
       const out = await fn(c);
-      await c.query('COMMIT');
+      await this.guard(() => c.query('COMMIT'));
       return out;
     } catch (err) {
       await c.query('ROLLBACK').catch((e: Error) => (broken = e));
