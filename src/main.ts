@@ -18,6 +18,11 @@ import { startS3Server, type RunningS3 } from './s3/server.js';
 import { tokenPrincipals } from './s3/token-principal.js';
 import { TokensService } from './accounts/tokens.js';
 import { HealthState } from './shared/health.js';
+import { Readiness } from './ops/readiness.js';
+import { startAdminServer } from './ops/admin-server.js';
+import { installMetrics } from './ops/metrics.js';
+import { blobStoreProbe, probeDatabase } from './ops/readiness-probes.js';
+import { stratusVersion } from './ops/version.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -38,6 +43,8 @@ export interface RunningStratus {
    * readiness endpoint: `health.snapshot()`).
    */
   health: HealthState;
+  /** `http://host:port` of the admin listener (`/healthz`, `/readyz`, `/metrics`), unless it is turned off. */
+  adminUrl?: string;
   /**
    * Stops accepting (HTTP and S3), lets requests in flight finish for up to `graceMs` (default: the configured
    * shutdown timeout) and closes what is still open, then stops DNS and closes the stores (every acknowledged
@@ -46,10 +53,42 @@ export interface RunningStratus {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Starts Stratus with the given configuration. */
+/**
+ * Starts Stratus with the given configuration. The admin listener comes first, so that `/healthz` answers and
+ * `/readyz` says "starting" while the stores open and the zone snapshots load; it closes last.
+ */
 export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningStratus> {
+  installMetrics(stratusVersion());
+  const readiness = new Readiness();
+  const admin = config.admin ? await startAdminServer(config.admin, readiness) : undefined;
+  let running: RunningStratus;
+  try {
+    running = await startServices(config, logger, clock, readiness);
+  } catch (err) {
+    await admin?.close();
+    throw err;
+  }
+  readiness.serving();
+  return {
+    ...running,
+    ...(admin ? { adminUrl: admin.url } : {}),
+    async close(graceMs) {
+      readiness.stopping();
+      await running.close(graceMs);
+      await admin?.close(1000);
+    },
+  };
+}
+
+/** Opens the stores and starts the public listeners (v4 API, DNS, S3), registering their readiness probes. */
+async function startServices(config: Config, logger: Logger, clock: Clock, readiness: Readiness): Promise<RunningStratus> {
   const health = new HealthState(logger);
   const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, health, queryTimeoutMs: config.databaseTimeoutMs });
+  readiness.add(['database', 'migrations'], () => probeDatabase(database.db));
+  const blobProbe = blobStoreProbe(config.blobsDir, config.blobsS3);
+  readiness.add(['blob-store'], blobProbe.probe);
+  let zonesLoaded: (() => number) | undefined;
+  readiness.add(['dns'], async () => ({ dns: zonesLoaded ? { ok: true, detail: `${zonesLoaded()} zones served` } : { ok: false, detail: 'loading zone snapshots' } }));
   let generatedCredentials: GeneratedCredentials | undefined;
   try {
     generatedCredentials = await bootstrapCredentials(database.db, { dataDir: config.dataDir, authEmail: config.authEmail, authKey: config.authKey, apiToken: config.apiToken, clock });
@@ -62,7 +101,9 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   const dns = await startDnsServer({
     db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
     transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,
+    logRate: config.dnsLogRate, ...(config.logFormat ? { logFormat: config.logFormat } : {}),
   }).catch(async (err: unknown) => { await database.close(); throw err; });
+  zonesLoaded = () => dns.cache.all().length;
   const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
   const store = await openServedBucketStore({
     dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsDir: config.blobsDir, blobsS3: config.blobsS3, clock, logger,
@@ -71,6 +112,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
+    blobProbe.close();
     await dns.close();
     await store.close();
     await database.close();
@@ -86,7 +128,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     throw err;
   }
 
-  const http = await listenHttp(app.fetch, config.http, httpServerOptions);
+  const http = await listenHttp(app.fetch, config.http, httpServerOptions, { listener: 'v4', logger });
 
   return {
     httpUrl: http.url,

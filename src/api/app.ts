@@ -27,6 +27,7 @@ import { zoneOwnershipRoutes } from './routes/zone-ownership.js';
 import { NamePolicy } from '../zones/name-policy.js';
 import { ZoneHolds } from '../zones/zone-holds.js';
 import { listenerNames } from '../config/reserved-names.js';
+import { noteApiRequest } from './access-note.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -40,6 +41,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     c.set('requestId', randomUUID());
     c.set('messages', []);
     await next();
+    noteApiRequest(c);
   });
   api.use('*', apiDateMiddleware(deps.config.apiDate, deps.clock));
   const services = createServices(deps);

@@ -84,7 +84,16 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** A PostgreSQL query without an answer this long breaks its connection and fails (ms). */
   databaseTimeoutMs: number;
+  /** Admin listener (`/healthz`, `/readyz`, `/metrics`); undefined when turned off (`--admin off`). */
+  admin: ListenAddress | undefined;
+  /** Log line format; undefined: pretty on a terminal, JSON otherwise (decided by the CLI). */
+  logFormat: LogFormat | undefined;
+  /** DNS queries logged per second and process (access lines; the rest are counted in metrics). 0: none. */
+  dnsLogRate: number;
 }
+
+/** How log lines are written: one JSON object per line, or human-readable text. */
+export type LogFormat = 'json' | 'pretty';
 
 /** The production service's published IPv4 and IPv6 ranges; records may not point into them. */
 export const DEFAULT_SERVICE_RANGES = [
@@ -159,6 +168,9 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     logLevel: get('log-level') ?? 'info',
     shutdownTimeoutMs: int('shutdown-timeout', 30, 0, 3600) * 1000,
     databaseTimeoutMs: int('database-timeout', 30, 1, 3600) * 1000,
+    admin: get('admin') === 'off' ? undefined : parseListen(get('admin') ?? '127.0.0.1:9464', 'admin'),
+    logFormat: logFormat(get('log-format')),
+    dnsLogRate: int('dns-log-rate', 100, 0, 1_000_000),
   };
 }
 
@@ -191,6 +203,13 @@ function s3Domain(value: string | undefined): string | undefined {
     throw new ConfigError(`--s3-domain must be a DNS name such as s3.example.com (no scheme or port), got "${value}"`);
   }
   return domain;
+}
+
+/** `--log-format`: json, pretty, or undefined when not set. */
+function logFormat(value: string | undefined): LogFormat | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'json' || value === 'pretty') return value;
+  throw new ConfigError(`--log-format must be json or pretty, got "${value}"`);
 }
 
 /** Parses `HOST:PORT` (IPv6 hosts in brackets). */

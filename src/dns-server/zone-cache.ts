@@ -22,6 +22,7 @@ import type { EdgeAddresses, ZoneSnapshot } from '../dns/snapshot.js';
 import { loadZoneSnapshot } from './zone-build.js';
 import { faultOf } from '../shared/faults.js';
 import { IncidentLog } from '../shared/incident-log.js';
+import { recordZoneBuild } from '../ops/probes.js';
 
 /** Rebuild timing of {@link ZoneCache}. */
 export interface ZoneCacheTiming {
@@ -175,10 +176,12 @@ export class ZoneCache {
     s.runningVersion = target;
     this.runningCount++;
     const started = performance.now();
+    const changedAt = s.firstDirtyAt;
     const run = this.rebuild(zoneId)
       .then(() => {
         if (s.built < target) s.built = target;
         s.lastBuildMs = performance.now() - started;
+        recordZoneBuild('load', s.lastBuildMs / 1000, changedAt > 0 ? Math.max(0, Date.now() - changedAt) / 1000 : undefined);
       })
       .catch((err: unknown) => {
         // A database fault is logged once per outage by the health state; the old snapshot keeps answering.

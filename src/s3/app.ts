@@ -16,6 +16,7 @@ import { authorizeOperation } from './access.js';
 import { route } from './router.js';
 import { addressOf } from './addressing.js';
 import { preflight, withCorsHeaders } from './cors-edge.js';
+import { noteRequest } from '../ops/request-notes.js';
 
 /** Builds the handler. */
 export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Response> {
@@ -38,6 +39,7 @@ export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Respons
         res = await preflight(deps, req, bucket, key);
       } else {
         const { auth, principal } = await authenticate(deps, req);
+        noteRequest(req, { accessKeyId: auth.accessKeyId, accountId: (principal as { accountIds?: string[] }).accountIds?.[0] });
         const r: S3Request = { req, url, query: url.searchParams, headers: req.headers, auth, principal, bucket, key, requestId, deps };
         const chosen = route(r);
         operation = chosen.name;
@@ -56,6 +58,7 @@ export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Respons
         res = errorResponse(new S3Error('InternalError', 'We encountered an internal error. Please try again.', 500), resource, requestId, head);
       }
     }
+    noteRequest(req, { route: operation, requestId });
     return isPreflight ? res : withCorsHeaders(deps, req, bucket, res);
   };
 }

@@ -2,6 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server, ServerOptions } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
+import { observeHttp, type HttpObservation } from '../ops/http-observer.js';
 
 /** A running HTTP listener. */
 export interface HttpListener {
@@ -18,14 +19,20 @@ export interface HttpListener {
 /** How often a closing listener closes the keep-alive connections that became idle. */
 const IDLE_SWEEP_MS = 50;
 
-/** Listens on `host:port` (port 0 picks a free one); rejects when the address cannot be bound. */
+/**
+ * Listens on `host:port` (port 0 picks a free one); rejects when the address cannot be bound. With `observe`,
+ * every request gets an access-log line and is counted in the metrics (ops/http-observer.ts).
+ */
 export async function listenHttp(
-  fetch: (req: Request) => Response | Promise<Response>,
+  fetch: (req: Request, env?: unknown) => Response | Promise<Response>,
   listen: { host: string; port: number },
   serverOptions?: ServerOptions,
+  observe?: HttpObservation,
 ): Promise<HttpListener> {
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch, hostname: listen.host, port: listen.port, ...(serverOptions ? { serverOptions } : {}) }, () => resolve(s));
+    let handler = fetch;
+    const s = serve({ fetch: (req, env) => handler(req, env), hostname: listen.host, port: listen.port, ...(serverOptions ? { serverOptions } : {}) }, () => resolve(s));
+    if (observe) handler = observeHttp(s as Server, fetch, observe);
     s.once('error', reject);
   });
   const address = server.address() as AddressInfo;

@@ -1,0 +1,77 @@
+/**
+ * One observation per HTTP request on a listener: when the response is finished (or the client went away),
+ * one access-log line and the request metrics, with the route template and identity the application noted
+ * (request-notes.ts). Timing runs from the request's arrival to the last byte written; bytes are the response
+ * body bytes written (counted through `write`/`end`) and the request's declared Content-Length.
+ */
+import type { IncomingMessage, ServerResponse, Server } from 'node:http';
+import type { Logger } from '../shared/logger.js';
+import { attachNote, type RequestNote } from './request-notes.js';
+import { httpInFlight, recordHttpRequest, type HttpListenerName } from './http-metrics.js';
+
+/** What a listener observes its requests for. */
+export interface HttpObservation {
+  listener: HttpListenerName;
+  /** The root logger: access lines go to its `access` child, at info level. */
+  logger: Logger;
+}
+
+/** Status of a request whose client went away before the response was complete (as nginx logs it). */
+export const CLIENT_CLOSED = 499;
+
+type Fetch = (req: Request, env?: unknown) => Response | Promise<Response>;
+
+/**
+ * Wraps the application so that each request gets a note linked to its Node request, and watches `server`'s
+ * requests; call before the server accepts connections.
+ */
+export function observeHttp(server: Server, fetch: Fetch, obs: HttpObservation): Fetch {
+  const byIncoming = new WeakMap<IncomingMessage, RequestNote>();
+  const access = obs.logger.child({ component: 'access', listener: obs.listener });
+  server.prependListener('request', (incoming: IncomingMessage, res: ServerResponse) => watch(incoming, res, obs.listener, access, byIncoming));
+  return (req, env) => {
+    const note: RequestNote = {};
+    attachNote(req, note);
+    const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    if (incoming) byIncoming.set(incoming, note);
+    return fetch(req, env);
+  };
+}
+
+function watch(incoming: IncomingMessage, res: ServerResponse, listener: HttpListenerName, access: Logger, notes: WeakMap<IncomingMessage, RequestNote>): void {
+  const started = performance.now();
+  let bytes = 0;
+  const write = res.write;
+  const end = res.end;
+  res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    bytes += byteLength(chunk, rest[0]);
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof res.write;
+  res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+    if (typeof chunk !== 'function') bytes += byteLength(chunk, rest[0]);
+    return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+  } as typeof res.end;
+  httpInFlight(listener, 1);
+  res.once('close', () => {
+    httpInFlight(listener, -1);
+    const note = notes.get(incoming) ?? {};
+    const seconds = (performance.now() - started) / 1000;
+    const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED;
+    const route = note.route ?? 'unmatched';
+    const method = incoming.method ?? 'GET';
+    const bytesIn = Number(incoming.headers['content-length']) || 0;
+    recordHttpRequest({ listener, route, method, status, seconds, bytesIn, bytesOut: bytes });
+    if (!access.isLevelEnabled('info')) return;
+    access.info({
+      method, route, status, bytes, bytesIn, durationMs: Math.round(seconds * 1e6) / 1000,
+      accountId: note.accountId, userId: note.userId, accessKeyId: note.accessKeyId, requestId: note.requestId,
+      remote: incoming.socket.remoteAddress,
+    }, `${method} ${route} ${status}`);
+  });
+}
+
+function byteLength(chunk: unknown, encoding: unknown): number {
+  if (typeof chunk === 'string') return Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  if (chunk instanceof Uint8Array) return chunk.byteLength;
+  return 0;
+}
