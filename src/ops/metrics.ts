@@ -24,6 +24,8 @@ export function installMetrics(version: string): Registry {
   if (registry) return registry;
   const r = new Registry();
   collectDefaultMetrics({ register: r });
+  // Gauges named like counters (promtool's lint refuses them); their per-type versions without `_total` stay.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) r.removeSingleMetric(name);
   new Gauge({ name: 'stratus_build_info', help: 'Always 1; the labels say which build and Node.js run.', labelNames: ['version', 'node'], registers: [r] })
     .set({ version, node: process.versions.node }, 1);
   registerHttpMetrics(r);
