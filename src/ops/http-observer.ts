@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse, Server } from 'node:http';
 import type { Logger } from '../shared/logger.js';
 import { attachNote, type RequestNote } from './request-notes.js';
-import { httpInFlight, recordHttpRequest, type HttpListenerName } from './http-metrics.js';
+import { httpInFlight, recordHttpRequest, type HttpListenerName, type HttpRequestRecord } from './http-metrics.js';
 
 /** What a listener observes its requests for. */
 export interface HttpObservation {
@@ -40,6 +40,7 @@ export function observeHttp(server: Server, fetch: Fetch, obs: HttpObservation):
 
 function watch(incoming: IncomingMessage, res: ServerResponse, listener: HttpListenerName, access: Logger, notes: WeakMap<IncomingMessage, RequestNote>): void {
   const started = performance.now();
+  const remote = incoming.socket?.remoteAddress;
   let bytes = 0;
   const write = res.write;
   const end = res.end;
@@ -55,19 +56,24 @@ function watch(incoming: IncomingMessage, res: ServerResponse, listener: HttpLis
   res.once('close', () => {
     httpInFlight(listener, -1);
     const note = notes.get(incoming) ?? {};
-    const seconds = (performance.now() - started) / 1000;
-    const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED;
-    const route = note.route ?? 'unmatched';
-    const method = incoming.method ?? 'GET';
-    const bytesIn = Number(incoming.headers['content-length']) || 0;
-    recordHttpRequest({ listener, route, method, status, seconds, bytesIn, bytesOut: bytes });
-    if (!access.isLevelEnabled('info')) return;
-    access.info({
-      method, route, status, bytes, bytesIn, durationMs: Math.round(seconds * 1e6) / 1000,
-      accountId: note.accountId, userId: note.userId, accessKeyId: note.accessKeyId, requestId: note.requestId,
-      remote: incoming.socket.remoteAddress,
-    }, `${method} ${route} ${status}`);
+    recordHttpAccess(access, {
+      listener, route: note.route ?? 'unmatched', method: incoming.method ?? 'GET', status: res.writableFinished ? res.statusCode : CLIENT_CLOSED,
+      seconds: (performance.now() - started) / 1000, bytesIn: Number(incoming.headers['content-length']) || 0, bytesOut: bytes,
+    }, note, remote);
   });
+}
+
+/**
+ * Records one finished request in the metrics and writes its access line to `access` (a logger with
+ * `component: 'access'` and `listener` bound). For a listener Node does not serve itself (the edge's workerd).
+ */
+export function recordHttpAccess(access: Logger, r: HttpRequestRecord, note: RequestNote = {}, remote?: string): void {
+  recordHttpRequest(r);
+  if (!access.isLevelEnabled('info')) return;
+  access.info({
+    method: r.method, route: r.route, status: r.status, bytes: r.bytesOut, bytesIn: r.bytesIn, durationMs: Math.round(r.seconds * 1e6) / 1000,
+    accountId: note.accountId, userId: note.userId, accessKeyId: note.accessKeyId, requestId: note.requestId, remote,
+  }, `${r.method} ${r.route} ${r.status}`);
 }
 
 function byteLength(chunk: unknown, encoding: unknown): number {
