@@ -3,6 +3,7 @@
  * S3 listeners), metrics that move with real traffic (official SDK, @aws-sdk/client-s3, dig), labels that never
  * carry a name, key, bucket or account id, and a second user who learns nothing through any of it.
  */
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -116,5 +117,26 @@ describe('admin listener', () => {
     const text = await (await fetch(`${admin}/metrics`, { headers: { 'X-Auth-Email': other.email, 'X-Auth-Key': other.key } })).text();
     expect(text).not.toContain('metrics-owner');
     expect(text).not.toContain(other.accountId);
+  });
+});
+
+describe('readiness of the blob store', () => {
+  it('answers 503 naming the blob store while its folder is gone, and 200 once it is back', async () => {
+    const own = await startTestServer();
+    try {
+      const url = `${own.running.adminUrl}/readyz`;
+      expect((await fetch(url)).status).toBe(200);
+      const blobs = `${own.dataDir}/blobs`;
+      fs.renameSync(blobs, `${blobs}.away`);
+      const res = await fetch(url);
+      const body = await res.json() as { failing: string[]; checks: Record<string, { ok: boolean; detail?: string }> };
+      expect(res.status).toBe(503);
+      expect(body.failing).toEqual(['blob-store']);
+      expect(body.checks['blob-store']!.detail).toMatch(/ENOENT/);
+      fs.renameSync(`${blobs}.away`, blobs);
+      expect((await fetch(url)).status).toBe(200);
+    } finally {
+      await own.stop();
+    }
   });
 });
