@@ -73,9 +73,13 @@ export class DnsHandler {
   }
 
   private observe(buf: Uint8Array, out: Responses, from: QueryOrigin, started: number): void {
-    const seconds = (performance.now() - started) / 1000;
-    queryStats.record(buf, out[0], from.transport, seconds);
-    this.queryLog?.offer(buf, out, from, seconds);
+    try {
+      const seconds = (performance.now() - started) / 1000;
+      queryStats.record(buf, out[0], from.transport, seconds);
+      this.queryLog?.offer(buf, out, from, seconds);
+    } catch (err) {
+      this.logger.error({ err }, 'counting a query failed'); // never keeps the answer from going out
+    }
   }
 
   private respond(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {

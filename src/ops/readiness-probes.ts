@@ -12,7 +12,6 @@ import { createS3Client } from '../store/adapters/s3-client.js';
 import { describe, type PartStatus } from './readiness.js';
 
 /** `database` (a query answers) and `migrations` (every migration of this build applied). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function probeDatabase(db: Kysely<any>): Promise<Record<string, PartStatus>> {
   let applied: string[];
   try {
