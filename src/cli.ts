@@ -12,6 +12,7 @@ import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { upsertUser } from './accounts/users.js';
 import { AppError } from './shared/errors.js';
+import { IncidentLog } from './shared/incident-log.js';
 import { DEV_USAGE, devCommand } from './runtime/dev-command.js';
 
 const USAGE = `usage: stratus <command> [flags]
@@ -39,6 +40,13 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
                          --blobs-s3-region (auto), --blobs-s3-prefix (blobs/), --blobs-s3-access-key-id and
                          --blobs-s3-secret-access-key (default: the AWS credential chain)
   --dns-workers N        extra processes answering DNS over UDP (default: one per extra core, at most 3)
+  --edge HOST:PORT|off   edge listener: deployed scripts and proxied hostnames by Host (default 127.0.0.1:8080)
+  --origin-port N        port of the origins proxied hostnames are forwarded to (default 80)
+  --script-outbound CIDRS
+                         address ranges scripts may fetch besides public addresses (default none: loopback,
+                         private, link-local ranges and this host's addresses are refused)
+  --script-cpu-ms N      longest a script may keep the runtime busy before it is restarted (default 30000)
+  --script-memory-mb N   memory limit of the script runtime process (default 1024)
   --s3 HOST:PORT|off     S3-compatible API listener (default 127.0.0.1:8788)
   --s3-access-key-id ID, --s3-secret-access-key SECRET
                          the S3 key pair (default: generated on first start into DATA_DIR/s3-credentials.json)
@@ -56,6 +64,14 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
   --log-level LEVEL      trace, debug, info (default; one access line per request), warn, error, silent
   --dns-log-rate N       DNS queries given an access line per second and process (default 100; 0: none; the
                          rest are counted in /metrics)
+  --api-body-limit BYTES largest v4 request body; larger ones are refused with 413 before they are read
+                         (default 104857600, production's 100 MB)
+  --workers-domain DOMAIN
+                         domain of workers subdomains: SCRIPT.ACCOUNT-SUBDOMAIN.DOMAIN runs a Worker whose
+                         subdomain is enabled (default workers.localhost)
+  --secrets-key KEY      32 bytes (base64 or 64 hex digits) that encrypt Worker secrets at rest; nodes sharing
+                         one PostgreSQL need the same key (default: generated on first start into
+                         DATA_DIR/edge-secrets-key.json)
 `;
 
 /** Splits `--name value` / `--name=value` flags from positional arguments. */
@@ -92,6 +108,9 @@ async function main(argv: string[]): Promise<number> {
   const format = config.logFormat ?? defaultLogFormat(process.stdout.isTTY);
   const logger = createLogger(config.logLevel, format);
   const running = await startStratus({ ...config, logFormat: format }, logger);
+  // A promise nobody awaited must not stop DNS, the v4 API and S3 together: log it (once per incident) instead.
+  const stray = new IncidentLog(logger);
+  process.on('unhandledRejection', (reason) => stray.failure(`unhandled promise rejection: ${reason instanceof Error ? reason.message : String(reason)}`, reason, 'unhandled promise rejection (a bug: please report it)'));
   const banner = new Banner(format, logger);
   printListeners(banner, running, config);
   let stopping = false;
@@ -120,6 +139,7 @@ function printListeners(banner: Banner, running: RunningStratus, config: Config)
   const dnsHost = running.dnsHost.includes(':') ? `[${running.dnsHost}]` : running.dnsHost;
   banner.say(`DNS listening on ${dnsHost}:${running.dnsPort} (UDP and TCP)`, { listener: 'dns', host: running.dnsHost, port: running.dnsPort });
   if (running.s3Url) banner.say(`S3 API listening on ${running.s3Url} (${config.s3Domain ? `path-style, or virtual-hosted as BUCKET.${config.s3Domain}` : 'path-style addressing'})`, { listener: 's3', url: running.s3Url });
+  if (running.edgeUrl) banner.say(`edge listening on ${running.edgeUrl} (scripts and proxied hostnames, in workerd)`, { listener: 'edge', url: running.edgeUrl });
   if (running.adminUrl) banner.say(`admin listening on ${running.adminUrl} (/healthz, /readyz, /metrics)`, { listener: 'admin', url: running.adminUrl });
   const generated = running.generatedCredentials;
   if (generated) {
@@ -132,6 +152,10 @@ function printListeners(banner: Banner, running: RunningStratus, config: Config)
     banner.secret(`generated S3 credentials (shown once; saved in ${s3Generated.file})`,
       [`access key id:     ${s3Generated.accessKeyId}`, `secret access key: ${s3Generated.secretAccessKey}`],
       { file: s3Generated.file, accessKeyId: s3Generated.accessKeyId });
+  }
+  if (running.generatedSecretsKeyFile) {
+    banner.say(`generated the key that encrypts Worker secrets into ${running.generatedSecretsKeyFile}; other nodes on this database need it as --secrets-key`,
+      { file: running.generatedSecretsKeyFile });
   }
 }
 

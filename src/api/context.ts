@@ -8,6 +8,9 @@ import type { ZonesService } from '../zones/zones-service.js';
 import type { RecordsService } from '../zones/records-service.js';
 import type { TokenGrants } from '../accounts/token-policy.js';
 import type { RouteRequirement } from './route-permissions.js';
+import type { ScriptsService } from '../scripts/scripts-service.js';
+import type { RoutesService } from '../scripts/routes-service.js';
+import type { SubdomainsService } from '../scripts/subdomains.js';
 
 /** The authenticated caller. */
 export interface AuthUser {
@@ -21,6 +24,8 @@ export interface AuthUser {
     /** The owning account of an account-owned token; null for a user's token. */
     accountId: string | null;
     grants: TokenGrants;
+    /** The token's `expires_on` (RFC 3339), null when it never expires: remembered authentications end there. */
+    expiresOn: string | null;
   };
 }
 
@@ -43,6 +48,12 @@ export interface ApiServices {
   zones: ZonesService;
   records: RecordsService;
   holds: ZoneHolds;
+  /** Workers scripts, versions, deployments and secrets. */
+  scripts: ScriptsService;
+  /** Routes of zones and scripts. */
+  workerRoutes: RoutesService;
+  /** Accounts' workers subdomains. */
+  subdomains: SubdomainsService;
 }
 
 /** The Hono environment type of the v4 API. */

@@ -1,6 +1,6 @@
 /**
  * Names the instance's own listeners answer for, which no tenant may add as a zone (zones/name-policy.ts):
- * the virtual-hosted S3 domain and, once it exists, the workers domain. A listener with a domain adds it here.
+ * the virtual-hosted S3 domain and the workers domain. A listener with a domain adds it here.
  */
 import type { Config } from './config.js';
 
@@ -8,7 +8,6 @@ import type { Config } from './config.js';
 export function listenerNames(config: Config): string[] {
   const names: string[] = [];
   if (config.s3Domain !== undefined) names.push(config.s3Domain);
-  const workersDomain = (config as Config & { workersDomain?: string }).workersDomain; // set by the edge's --workers-domain flag
-  if (workersDomain !== undefined) names.push(workersDomain);
+  names.push(config.workersDomain);
   return names;
 }

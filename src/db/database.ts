@@ -1,6 +1,7 @@
 /**
  * Opens the relational store: the embedded SQLite file in the data folder by default, or PostgreSQL when a
- * connection string is configured. Both run the same migrations and are used through one Kysely instance.
+ * connection string is configured. Both run the same migrations and are used through one Kysely instance,
+ * whose unique-constraint violations arrive as AppErrors (`unique-violation.ts`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { faultReportingDialect } from './fault-dialect.js';
 import { NO_FAULT_REPORTER, type FaultReporter } from '../shared/faults.js';
 import type { Database } from './schema.js';
 import { migrateToLatest } from './migrations.js';
+import { withUniqueViolations } from './unique-violation.js';
 
 /** An open relational store. */
 export interface OpenDatabase {
@@ -47,7 +49,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase>
     });
     // bigint columns (the serial) come back as numbers: serials stay far below 2^53.
     pg.types.setTypeParser(20, (v) => Number(v));
-    const db = new Kysely<Database>({ dialect: withFaults(new PostgresDialect({ pool }), opts.health, 'postgres') });
+    const db = new Kysely<Database>({ dialect: withFaults(withUniqueViolations(new PostgresDialect({ pool })), opts.health, 'postgres') });
     await migrateToLatest(db);
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
@@ -62,7 +64,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase>
   // file into memory so that a miss is a page fault on the OS cache instead of a read() call and a copy.
   sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   sqlite.pragma(`mmap_size = ${MMAP_BYTES}`);
-  const db = new Kysely<Database>({ dialect: withFaults(new SqliteDialect({ database: cachingStatements(sqlite) }), opts.health, 'sqlite') });
+  const db = new Kysely<Database>({ dialect: withFaults(withUniqueViolations(new SqliteDialect({ database: cachingStatements(sqlite) })), opts.health, 'sqlite') });
   await migrateToLatest(db);
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }

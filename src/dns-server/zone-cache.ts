@@ -46,6 +46,11 @@ interface ZoneState {
   firstDirtyAt: number;
   /** How long the last rebuild took (ms): background rebuilds of big zones are spaced out accordingly. */
   lastBuildMs: number;
+  /**
+   * The last rebuild failed (the database is away): queries answer from the snapshot they have instead of
+   * waiting for rebuilds that fail too; the background retry (every RETRY_MS) catches up when it is back.
+   */
+  failing?: boolean;
 }
 
 const resolved = Promise.resolve();
@@ -142,9 +147,16 @@ export class ZoneCache {
   pendingFor(snapshot: ZoneSnapshot | undefined): Promise<unknown> | undefined {
     if (this.dirty.size === 0) return undefined;
     let own: Promise<void> | undefined;
-    if (snapshot && this.dirty.has(snapshot.zoneId)) own = this.refresh(snapshot.zoneId, false);
+    // A zone whose last rebuild failed is not waited for; a query past the retry time starts the next attempt.
+    const waitable = (id: string): boolean => {
+      const st = this.states.get(id);
+      if (!st?.failing) return true;
+      if (!st.running && st.firstDirtyAt <= Date.now()) void this.refresh(id, false);
+      return false;
+    };
+    if (snapshot && this.dirty.has(snapshot.zoneId) && waitable(snapshot.zoneId)) own = this.refresh(snapshot.zoneId, false);
     if (this.unborn.size === 0) return own;
-    const all = [...this.unborn].map((id) => this.refresh(id, false));
+    const all = [...this.unborn].filter(waitable).map((id) => this.refresh(id, false));
     if (own) all.push(own);
     return Promise.all(all);
   }
@@ -182,11 +194,13 @@ export class ZoneCache {
         if (s.built < target) s.built = target;
         s.lastBuildMs = performance.now() - started;
         recordZoneBuild('load', s.lastBuildMs / 1000, changedAt > 0 ? Math.max(0, Date.now() - changedAt) / 1000 : undefined);
+        s.failing = false;
       })
       .catch((err: unknown) => {
         // A database fault is logged once per outage by the health state; the old snapshot keeps answering.
         if (!faultOf(err)) this.failures.failure(`zone snapshot rebuild failed: ${(err as Error).message}`, err, 'zone snapshot rebuild failed; the previous snapshot keeps answering');
         s.firstDirtyAt = Date.now() + RETRY_MS;
+        s.failing = true;
       })
       .finally(() => this.settled(zoneId, s));
     s.running = run;

@@ -21,20 +21,35 @@ export const CLIENT_CLOSED = 499;
 
 type Fetch = (req: Request, env?: unknown) => Response | Promise<Response>;
 
+/** A listener's observer (see {@link observeHttp}). */
+export interface HttpObserver {
+  /** The application, wrapped so that each request gets a note linked to its Node request. */
+  fetch: Fetch;
+  /** Watches a request the listener answers itself, without the application (an `Expect: 100-continue` refusal). */
+  watch(incoming: IncomingMessage, res: ServerResponse): void;
+  /** Records a request Node's parser refused with `status` (no request line to speak of: method `other`, route `unparsed`). */
+  refusedUnparsed(status: number, remote: string | undefined): void;
+}
+
 /**
- * Wraps the application so that each request gets a note linked to its Node request, and watches `server`'s
- * requests; call before the server accepts connections.
+ * Watches `server`'s requests and wraps the application so that each request gets a note linked to its Node
+ * request; call before the server accepts connections.
  */
-export function observeHttp(server: Server, fetch: Fetch, obs: HttpObservation): Fetch {
+export function observeHttp(server: Server, fetch: Fetch, obs: HttpObservation): HttpObserver {
   const byIncoming = new WeakMap<IncomingMessage, RequestNote>();
   const access = obs.logger.child({ component: 'access', listener: obs.listener });
-  server.prependListener('request', (incoming: IncomingMessage, res: ServerResponse) => watch(incoming, res, obs.listener, access, byIncoming));
-  return (req, env) => {
-    const note: RequestNote = {};
-    attachNote(req, note);
-    const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    if (incoming) byIncoming.set(incoming, note);
-    return fetch(req, env);
+  const watchOne = (incoming: IncomingMessage, res: ServerResponse): void => watch(incoming, res, obs.listener, access, byIncoming);
+  server.prependListener('request', watchOne);
+  return {
+    fetch: (req, env) => {
+      const note: RequestNote = {};
+      attachNote(req, note);
+      const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming;
+      if (incoming) byIncoming.set(incoming, note);
+      return fetch(req, env);
+    },
+    watch: watchOne,
+    refusedUnparsed: (status, remote) => recordHttpAccess(access, { listener: obs.listener, route: 'unparsed', method: 'other', status, seconds: 0, bytesIn: 0, bytesOut: 0 }, {}, remote),
   };
 }
 

@@ -87,3 +87,12 @@ export function errorResponse(err: S3Error, resource: string, requestId: string,
   if (err.status === 503) headers.set('retry-after', String(RETRY_AFTER_SECONDS));
   return new Response(head ? null : body, { status: err.status, headers });
 }
+
+/** The S3 answer to a request Node's HTTP parser refused (`shared/http-listener.ts`), as an S3 error document. */
+export function s3ParserError(status: number): { contentType: string; body: string } {
+  const [code, message] = status === 431
+    ? ['RequestHeaderSectionTooLarge', 'Your request header section exceeds the maximum allowed size.']
+    : status === 408 ? ['RequestTimeout', 'Your socket connection to the server was not read from or written to within the timeout period.']
+      : ['InvalidRequest', 'The request is not valid HTTP: a header holds a byte that no header may hold, or the request line is malformed.'];
+  return { contentType: 'application/xml', body: xmlDocument('Error', { Code: code, Message: message }) };
+}

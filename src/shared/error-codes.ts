@@ -12,6 +12,9 @@ import * as recordProblems from '../dns/record-types/errors.js';
 import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
 import { ZONEFILE_CODES } from '../zones/zonefile/errors.js';
 import { STORAGE_FULL_CODE, UNAVAILABLE_CODE } from './faults.js';
+import { R2_CODES } from '../api/r2/errors.js';
+import { StoreCodes } from '../store/errors.js';
+import { WORKERS_CODES } from '../scripts/errors.js';
 
 /** One catalogued code. */
 export interface CatalogueEntry {
@@ -49,6 +52,7 @@ const API_CODES: CatalogueEntry[] = [
   e(1114, 400, 'Invalid hold_after / include_subdomains …', 'zone hold: `hold_after` that is not an RFC 3339 date-time, `include_subdomains` that is not a boolean', 'stratus'),
   e(1113, 400, 'Invalid account name / type / settings …', 'POST /accounts without a `name` of 1 to 100 characters, with a `type` other than standard or enterprise, or with `settings` that is not an object', 'stratus'),
   e(1120, 0, 'Zone <name> has no A, AAAA or CNAME record; every zone needs at least one record that resolves a name to an address.', 'notice in `messages` of a record list and of GET dns_settings for a zone without an address record', 'stratus'),
+  e(1199, 400, '<what> already exists …', 'a write that lost a race on a unique key without a more specific code (users, tokens, accounts): a concurrent request created the same object first (`db/unique-violation.ts`)', 'stratus'),
   e(1150, 400, 'Invalid policies / name / condition / not_before / expires_on / status …', 'a token body (POST or PUT …/tokens) with a bad field: unknown permission group, unknown resource key, a zone or account that is not the owner\'s, a bad CIDR, expires_on not after not_before', 'stratus'),
   e(1428, 400, 'The zone name provided is subject to a hold which disallows the creation of this zone. Please contact the domain owner to have this hold removed.', 'POST /zones for a name another account\'s active zone holds (`/zones/:zone_id/hold`; below it with `include_subdomains`)'),
   e(6003, 400, 'Invalid request headers', 'malformed auth headers (chain: 6102, 6103, 6111) and other header problems (chain: 6120, 6121)'),
@@ -56,6 +60,8 @@ const API_CODES: CatalogueEntry[] = [
   e(6102, 0, 'Invalid format for X-Auth-Email header', 'in `error_chain` of 6003; also by `stratus user add` for a bad e-mail'),
   e(6103, 0, 'Invalid format for X-Auth-Key header', 'in `error_chain` of 6003; also by `stratus user add` for a bad key'),
   e(6111, 0, 'Invalid format for Authorization header', 'in `error_chain` of 6003: an Authorization header that is not `Bearer <token>`'),
+  e(6130, 400, 'Request body nested too deeply: at most <max> levels of arrays and objects are accepted', 'a JSON body nesting arrays and objects deeper than 64 levels (checked before parsing)', 'stratus'),
+  e(6131, 413, 'Request body too large: at most <limit> bytes are accepted', 'a v4 request body over `--api-body-limit` (default 100 MB, production\'s limit): refused from its Content-Length before it is read, or as soon as a chunked body passes it', 'stratus'),
   e(7000, 404, 'No route for that URI', 'unknown path'),
   e(7003, 404, 'Could not route to <path>, perhaps your object identifier is invalid?', 'unknown, malformed or foreign zone id (and account id): the same answer whether or not the object exists'),
   e(9004, 400, 'This record type cannot be proxied.', '`proxied: true` on a type other than A, AAAA, CNAME'),
@@ -105,6 +111,35 @@ const FAULT_ENTRIES: CatalogueEntry[] = [
   e(STORAGE_FULL_CODE, 507, 'Insufficient storage: the server\'s disk is full, nothing was changed. Retry once space is freed.', 'a write while the disk of the embedded store (SQLite, blob files) or of PostgreSQL is full; reads keep working', 'stratus'),
 ];
 
+/** Codes of the v4 bucket routes (owned by api/r2/). */
+const R2_ENTRIES: CatalogueEntry[] = [
+  e(R2_CODES.bucketExists, 409, 'The bucket you tried to create already exists, and you own it.', 'POST /accounts/:account_id/r2/buckets with the name of a bucket of that account (names are per account)'),
+  e(R2_CODES.invalidBucketName, 400, 'The specified bucket name is not valid.', 'a bucket name that is not 3 to 63 lowercase letters, digits and hyphens, starting and ending with a letter or digit'),
+  e(R2_CODES.noSuchBucket, 404, 'The specified bucket does not exist.', 'a bucket the account does not have (another account\'s bucket looks the same)'),
+  e(R2_CODES.noSuchKey, 404, 'The specified key does not exist.', 'GET or DELETE of a missing object through …/r2/buckets/:bucket_name/objects/:key'),
+  e(R2_CODES.bucketNotEmpty, 409, 'The bucket you tried to delete is not empty.', 'DELETE of a bucket holding objects or a multipart upload in progress'),
+  e(R2_CODES.invalidArgument, 400, '<what is wrong>', 'a bucket route body or header that does not validate: storage class, location hint, jurisdiction other than default, CORS or lifecycle rules, list parameters, temporary credentials', 'stratus'),
+  e(R2_CODES.noCors, 404, 'The CORS configuration does not exist.', 'GET …/r2/buckets/:bucket_name/cors of a bucket without rules', 'stratus'),
+  // The binding's own codes, answered as they are by the v4 object routes (…/r2/buckets/:bucket_name/objects).
+  ...Object.values(StoreCodes).map((c) => e(c.code, c.status, c.message, 'an object route whose bucket operation failed with this binding error')),
+];
+
+/** Workers codes (owned by scripts/: scripts, versions, deployments, secrets, routes, subdomains). */
+const WORKERS_ENTRIES: CatalogueEntry[] = [
+  e(WORKERS_CODES.scriptNotFound, 404, 'This Worker does not exist on your account.', 'a script (or its version, deployment) that is not in the path\'s account; also GET …/workers/subdomain when the account has none (wrangler then offers to register one)'),
+  e(WORKERS_CODES.invalidName, 400, 'Invalid Worker name …', 'a script name that is not 1 to 63 lowercase letters, digits, "-" or "_"', 'stratus'),
+  e(WORKERS_CODES.duplicateRoute, 400, 'A route with the pattern … already exists in this zone. / The route … is already assigned to …', 'creating a route whose pattern the zone already has; PUT …/scripts/:name/routes with a pattern of another script', 'stratus'),
+  e(WORKERS_CODES.validation, 400, 'binding <name> of type <type> … / metadata.… / Module "<name>" …', 'a script upload that fails validation: an unsupported binding type (named), a bucket that does not exist, a missing main module, a module content type Stratus does not load, a compatibility date in the future, Service Worker syntax'),
+  e(WORKERS_CODES.invalidRoute, 400, 'Invalid route pattern …', 'a route pattern that is not valid (infix wildcard, query, port) or not inside its zone; a custom domain route', 'stratus'),
+  e(WORKERS_CODES.tooLarge, 400, 'Your Worker exceeded the size limit of 32 MiB', 'modules (source maps included) over 32 MiB; 413 when the whole body is larger', 'stratus'),
+  e(WORKERS_CODES.routeNotFound, 404, 'Route not found', 'an unknown route id of the zone', 'stratus'),
+  e(WORKERS_CODES.subdomainUnavailable, 400, 'Subdomain <name> is unavailable.', 'PUT …/workers/subdomain (or GET …/workers/subdomains/:name) with a subdomain another account holds'),
+  e(WORKERS_CODES.invalidSubdomain, 400, 'Invalid subdomain …', 'a workers subdomain that is not a DNS label', 'stratus'),
+  e(WORKERS_CODES.secretNotFound, 404, 'Secret <name> does not exist on this Worker.', 'GET or DELETE of a secret the Worker does not have', 'stratus'),
+  e(WORKERS_CODES.invalidDeployment, 400, 'versions must list …', 'a deployment body with bad versions or percentages that do not add up to 100', 'stratus'),
+  e(WORKERS_CODES.versionNotDeployed, 400, 'Secret edit failed: the latest version of this Worker is not the deployed one. …', 'a secret change while the latest version is not the one deployed at 100%'),
+];
+
 /** Record name and value problems (dns/record-types/errors.ts); status 400, or a `messages` warning. */
 function recordProblemEntries(): CatalogueEntry[] {
   const out: CatalogueEntry[] = [];
@@ -121,7 +156,7 @@ function recordProblemEntries(): CatalogueEntry[] {
 /** The whole catalogue, sorted by code (one entry per code). */
 export function errorCatalogue(): CatalogueEntry[] {
   const byCode = new Map<number, CatalogueEntry>();
-  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...ZONEFILE_ENTRIES, ...FAULT_ENTRIES, ...recordProblemEntries()]) {
+  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...ZONEFILE_ENTRIES, ...FAULT_ENTRIES, ...R2_ENTRIES, ...WORKERS_ENTRIES, ...recordProblemEntries()]) {
     if (!byCode.has(entry.code)) byCode.set(entry.code, entry);
   }
   return [...byCode.values()].sort((a, b) => a.code - b.code);

@@ -27,6 +27,8 @@ export interface ServedStoreOptions {
   health?: FaultReporter;
   /** A PostgreSQL query without an answer this long breaks its connection (ms). */
   databaseQueryTimeoutMs?: number;
+  /** Period of the lifecycle pass (default 10 minutes; 0: off). */
+  lifecycleIntervalMs?: number;
 }
 
 /** Opens the configured store; its `close()` also releases the adapters' connections. */
@@ -48,7 +50,7 @@ export async function openServedBucketStore(opts: ServedStoreOptions): Promise<B
       })
     : undefined;
   const store = await openBucketStore({
-    dataDir: opts.dataDir, clock: opts.clock, logger,
+    dataDir: opts.dataDir, clock: opts.clock, logger, lifecycleIntervalMs: opts.lifecycleIntervalMs ?? 10 * 60 * 1000,
     adapters: { meta, blobs: s3Blobs ?? new FileBlobStore(opts.blobsDir) },
     ...(opts.health ? { health: opts.health } : {}),
     ...(s3Blobs ? { gcDelayMs: S3_GC_DELAY_MS } : {}),

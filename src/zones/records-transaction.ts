@@ -20,6 +20,7 @@ import { validateRecordBody, type RecordDraft } from './record-body.js';
 import type { RecordWarning } from './record-name.js';
 import { checkNameConflicts, checkProxiedCname } from './record-rules.js';
 import { RECORD_META, recordToRow, rowToRecord, type RecordRow } from './record-rows.js';
+import { faultOf } from '../shared/faults.js';
 
 /** The zone a record operation acts on (already checked to belong to the caller). */
 export interface ZoneRef {
@@ -136,7 +137,7 @@ export class RecordsTransaction {
         out.push(record);
         this.countDelta++;
       } catch (err) {
-        throw wrap(i, err);
+        throw faultOf(err) ? err : wrap(i, err); // a store fault is no problem of draft i
       }
     }
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) await this.trx.insertInto('dns_records').values(rows.slice(i, i + INSERT_CHUNK)).execute();

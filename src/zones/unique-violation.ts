@@ -1,7 +1,7 @@
-/** Recognizing a unique-constraint violation from either database driver. */
+/** Recognizing a unique-constraint violation, translated at the data layer or straight from a driver. */
+import { UniqueViolationError, uniqueViolationOf } from '../db/unique-violation.js';
 
-/** True for a unique violation: PostgreSQL SQLSTATE 23505, SQLite SQLITE_CONSTRAINT_UNIQUE / PRIMARYKEY. */
+/** True for a unique violation: the data layer's {@link UniqueViolationError}, or a raw driver error (PostgreSQL 23505, SQLite UNIQUE / PRIMARYKEY). */
 export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return err instanceof UniqueViolationError || uniqueViolationOf(err) !== undefined;
 }

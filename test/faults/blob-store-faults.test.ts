@@ -91,10 +91,12 @@ describe('S3 blob store faults under load', () => {
   it('answers 503 while the blob store is stopped, the binding fails with 10043, and writes resume when it starts again', async () => {
     const s3 = client(direct);
     await s3.send(new PutObjectCommand({ Bucket: 'data', Key: 'seed', Body: 's'.repeat(BODY + 10) }));
-    const binding = await openServedBucketStore({
+    const served = await openServedBucketStore({
       dataDir: direct.dataDir, databaseUrl: undefined, blobsDir: '', clock: systemClock, logger: silentLogger(),
       blobsS3: { bucket: 'blobs', endpoint: provider.running.s3Url!, region: 'auto', prefix: 'b/', forcePathStyle: true, credentials: { accessKeyId: TEST_S3_ACCESS_KEY_ID, secretAccessKey: TEST_S3_SECRET } },
     });
+    // The bucket S3 wrote to is the admin's account's (docs/store.md, "Accounts").
+    const binding = served.forAccount(direct.running.adminAccountId);
     try {
       const writers = objectWriters(s3, 'data', 3, 'stop', BODY);
       await writers.waitForSuccesses(10);
@@ -113,7 +115,7 @@ describe('S3 blob store faults under load', () => {
       await expectConsistent(s3, report.acked, ['seed']);
       expect(await binding.bucket('data').head('from-binding')).toBeNull();
     } finally {
-      await binding.close();
+      await served.close();
     }
   }, 120_000);
 });

@@ -142,6 +142,7 @@ export function batchWriters(server: ApiTarget, zoneId: string, n: number, size:
       report.lastFailure = Date.now();
       const code = body?.errors?.[0]?.code;
       if (body?.success !== false || code === undefined) report.malformed.length < 5 && report.malformed.push(`${res.status} ${text.slice(0, 200)}`);
+      if (res.status === 503 && res.headers.get('retry-after') === null) report.malformed.length < 5 && report.malformed.push('503 without Retry-After');
       count(report, `${res.status}:${code}`);
     } catch (err) {
       report.lastFailure = Date.now();

@@ -16,6 +16,9 @@ import { testS3Client } from '../helpers/s3-sdk.js';
 import { dig } from '../dns-server/dig.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 import { spawnStratus, type SpawnedStratus } from './spawn.js';
+import { openServedBucketStore } from '../../src/store/served.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { silentLogger } from '../../src/shared/logger.js';
 import { batchWriters, missingObjects, missingRecords, objectWriters, recordNames, recordWriters, summary, waitUntil } from './load.js';
 
 let drop: () => Promise<void>;
@@ -25,6 +28,7 @@ let node: SpawnedStratus;
 let dataDir: string;
 let s3: S3Client;
 let zoneId: string;
+let dbUrlViaProxy: string;
 const ZONE = 'faults-pg.example';
 
 async function api(method: string, p: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
@@ -48,7 +52,8 @@ beforeAll(async () => {
   proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
   target.host = `127.0.0.1:${proxy.port}`;
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-faults-pg-'));
-  node = await spawnStratus(dataDir, { 'database-url': target.toString(), 'database-timeout': '3' });
+  dbUrlViaProxy = target.toString();
+  node = await spawnStratus(dataDir, { 'database-url': dbUrlViaProxy, 'database-timeout': '3', 'log-level': 'info' });
   const account = (await api('GET', '/accounts')).body.result[0].id;
   zoneId = (await api('POST', '/zones', { name: ZONE, account: { id: account } })).body.result.id;
   expect((await api('POST', `/zones/${zoneId}/dns_records`, { type: 'A', name: 'www', content: '192.0.2.80', ttl: 300 })).status).toBe(200);
@@ -66,6 +71,11 @@ afterAll(async () => {
   await drop?.();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
+
+/** The JSON log lines `node` printed since `from` (an offset into its output). */
+function logLines(from: number): Array<Record<string, unknown>> {
+  return node.output().slice(from).split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+}
 
 /** The process is still running and every acknowledged record is there. */
 async function expectAliveAndComplete(acked: Map<string, string>): Promise<void> {
@@ -90,9 +100,11 @@ describe('PostgreSQL faults under load', () => {
   }, 120_000);
 
   it('answers 503 with Retry-After (v4) and ServiceUnavailable (S3) while the database refuses connections for 30 s, DNS keeps answering, writes resume within 5 s', async () => {
+    const binding = await openServedBucketStore({ dataDir, databaseUrl: dbUrlViaProxy, blobsDir: path.join(dataDir, 'blobs'), blobsS3: undefined, clock: systemClock, logger: silentLogger() });
     const writers = recordWriters(node, zoneId, 4, 'down');
     const objects = objectWriters(s3, 'faults', 2, 'down');
     await writers.waitForSuccesses(20);
+    const logFrom = node.output().length;
     proxy.setMode('refuse');
     const downAt = Date.now();
     await writers.waitForStatus(503);
@@ -107,6 +119,7 @@ describe('PostgreSQL faults under load', () => {
     await waitUntil(() => Date.now() - downAt >= 30_000, 40_000, '30 s of outage');
     const objectStatus = await s3.send(new PutObjectCommand({ Bucket: 'faults', Key: 'while-down', Body: 'x' })).then(() => 200, (err: { $metadata?: { httpStatusCode?: number }; name: string }) => `${err.$metadata?.httpStatusCode}:${err.name}`);
     expect(objectStatus).toBe('503:ServiceUnavailable');
+    await expect(binding.bucket('faults').put('binding-while-down', 'v')).rejects.toThrow(/^put: Service temporarily unavailable: the database cannot be reached\. .* \(10043\)$/);
     proxy.setMode('pass');
     const backAt = Date.now();
     await writers.waitForSuccesses(1, 30_000);
@@ -119,6 +132,14 @@ describe('PostgreSQL faults under load', () => {
     for (const key of objectReport.byStatus.keys()) expect(['200', '503:ServiceUnavailable'], summary(objectReport)).toContain(key);
     await expectAliveAndComplete(report.acked);
     expect(await missingObjects(s3, 'faults', objectReport.acked)).toEqual([]);
+    await binding.bucket('faults').put('binding-after', 'v');
+    await binding.close();
+    // One incident in the log for the whole outage, closed with its count, not a line per failed request.
+    const incident = logLines(logFrom).filter((l) => l.incident === 'database');
+    expect(incident.filter((l) => String(l.msg).includes('incident opened')), JSON.stringify(incident)).toHaveLength(1);
+    const closed = incident.find((l) => String(l.msg).includes('recovered'));
+    expect(Number(closed?.failures), JSON.stringify(incident)).toBeGreaterThanOrEqual(report.byStatus.get('503:1280')!);
+    expect(incident.length, JSON.stringify(incident)).toBeLessThanOrEqual(3);
   }, 120_000);
 
   it('fails requests on a stalled network within the database timeout and serves again when it flows', async () => {
@@ -144,6 +165,7 @@ describe('PostgreSQL faults under load', () => {
     }
     const report = await writers.stop();
     expect(report.malformed, summary(report)).toEqual([]);
+    for (const key of report.byStatus.keys()) expect(['200', '503:1280'], summary(report)).toContain(key);
     expect(node.child.exitCode, node.output()).toBeNull();
     const names = await recordNames(node, zoneId, ZONE);
     const batches = new Map<string, number>();

@@ -31,7 +31,7 @@ export const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js');
 export async function spawnStratus(dataDir: string, flags: Record<string, string> = {}): Promise<SpawnedStratus> {
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`);
   const all: Record<string, string> = {
-    'data-dir': dataDir, http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', admin: '127.0.0.1:0', 'dns-workers': '0',
+    'data-dir': dataDir, http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', admin: '127.0.0.1:0', edge: 'off', 'dns-workers': '0',
     'auth-email': TEST_EMAIL, 'auth-key': TEST_KEY, 's3-access-key-id': TEST_S3_ACCESS_KEY_ID, 's3-secret-access-key': TEST_S3_SECRET,
     'log-level': 'warn', ...flags,
   };

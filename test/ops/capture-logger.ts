@@ -1,11 +1,11 @@
 /** A real pino logger (the service's options) writing its JSON lines into memory, for tests that read the logs. */
 import { pino } from 'pino';
-import type { Logger } from '../../src/shared/logger.js';
+import { loggerOptions, type Logger } from '../../src/shared/logger.js';
 
 /** A logger at `level` and every line it wrote, parsed. */
 export function captureLogger(level = 'info'): { logger: Logger; lines: () => Array<Record<string, unknown>>; text: () => string } {
   let text = '';
-  const logger = pino({ level, base: undefined }, { write: (line: string) => { text += line; } });
+  const logger = pino(loggerOptions(level), { write: (line: string) => { text += line; } });
   return {
     logger,
     text: () => text,

@@ -16,6 +16,7 @@ import type {
   CompletionBuilder,
   DeleteBucketResult,
   MetadataStore,
+  NewBucketSettings,
   ObjectRecord,
   PartRecord,
   ScanOptions,
@@ -24,7 +25,8 @@ import type {
   UploadScanOptions,
 } from '../ports.js';
 import { prefixUpperBound } from '../keys.js';
-import { BEGIN, beginLocked, preparePostgres, UploadState } from './postgres-schema.js';
+import { adoptLegacyBuckets, BEGIN, beginLocked, preparePostgres, UploadState } from './postgres-schema.js';
+import { PostgresBuckets } from './postgres-buckets.js';
 import { keyBytes, objectValues, toPart, toRecord, toUpload, uploadValues, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
 import * as SQL from './postgres-sql.js';
 import { createPool } from '../../db/pg-pool.js';
@@ -56,7 +58,11 @@ export class PostgresMetadataStore implements MetadataStore {
   /** Prepared-statement names by SQL text (each connection prepares a statement on its first use). */
   private readonly names = new Map<string, string>();
 
-  private constructor(private readonly pool: pg.Pool, private readonly health: FaultReporter) {}
+  private readonly buckets: PostgresBuckets;
+
+  private constructor(private readonly pool: pg.Pool, private readonly health: FaultReporter) {
+    this.buckets = new PostgresBuckets(pool);
+  }
 
   /** Opens a pool on `url`, creates the schema if missing and returns the store; `close()` ends the pool. */
   static async connect(url: string, opts: PostgresMetadataOptions = {}): Promise<PostgresMetadataStore> {
@@ -236,12 +242,44 @@ export class PostgresMetadataStore implements MetadataStore {
     });
   }
 
-  async createBucket(name: string, created: number): Promise<boolean> {
-    return ((await this.run(this.pool, SQL.CREATE_BUCKET, [name, created])).rowCount ?? 0) > 0;
+  async createBucket(name: string, created: number, settings?: NewBucketSettings): Promise<boolean> {
+    return this.buckets.create(name, created, settings);
   }
 
   async getBucket(name: string): Promise<BucketRecord | null> {
-    return this.one<BucketRecord>(this.pool, 'SELECT name, created FROM store_buckets WHERE name = $1', [name]);
+    return this.buckets.get(name);
+  }
+
+  setBucketStorageClass(name: string, storageClass: string): Promise<boolean> {
+    return this.buckets.setStorageClass(name, storageClass);
+  }
+
+  getBucketLifecycle(name: string): Promise<string | null> {
+    return this.buckets.getLifecycle(name);
+  }
+
+  setBucketLifecycle(name: string, lifecycle: string | null): Promise<boolean> {
+    return this.buckets.setLifecycle(name, lifecycle);
+  }
+
+  bucketsWithLifecycle(): Promise<string[]> {
+    return this.buckets.withLifecycle();
+  }
+
+  adoptBuckets(accountId: string): Promise<number> {
+    return adoptLegacyBuckets(this.pool, accountId);
+  }
+
+  deleteObjectVersion(bucket: string, key: string, version: string): Promise<boolean> {
+    return this.buckets.deleteObjectVersion(bucket, key, version);
+  }
+
+  setObjectStorageClass(bucket: string, key: string, version: string, storageClass: string): Promise<boolean> {
+    return this.buckets.setObjectStorageClass(bucket, key, version, storageClass);
+  }
+
+  takeLease(name: string, holder: string, now: number, ttlMs: number): Promise<boolean> {
+    return this.buckets.takeLease(name, holder, now, ttlMs);
   }
 
   async getBucketCors(name: string): Promise<string | null> {
@@ -252,8 +290,8 @@ export class PostgresMetadataStore implements MetadataStore {
     return ((await this.run(this.pool, 'UPDATE store_buckets SET cors = $2 WHERE name = $1', [name, cors])).rowCount ?? 0) > 0;
   }
 
-  async listBuckets(): Promise<BucketRecord[]> {
-    return (await this.run<BucketRecord>(this.pool, 'SELECT name, created FROM store_buckets ORDER BY name', [])).rows;
+  listBuckets(prefix?: string): Promise<BucketRecord[]> {
+    return this.buckets.list(prefix);
   }
 
   async deleteBucket(name: string): Promise<DeleteBucketResult> {
