@@ -14,6 +14,7 @@ import { loadConfig, type Config } from '../../src/config/config.js';
 import { startStratus, type RunningStratus } from '../../src/main.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import type { Clock } from '../../src/shared/clock.js';
+import type { EdgeCatalog } from '../../src/edge/types.js';
 
 /** Default admin e-mail of a test server. */
 export const TEST_EMAIL = 'admin@example.com';
@@ -34,6 +35,8 @@ export interface TestServerOptions {
   logger?: Logger;
   /** Keep the data folder on `stop()` even when it was created here. */
   keepDataDir?: boolean;
+  /** What the edge runtime serves instead of the control plane's catalog (with `flags: { edge: '127.0.0.1:0' }`). */
+  edgeCatalog?: EdgeCatalog;
 }
 
 /** A running test server. */
@@ -76,7 +79,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...rest,
     plan: { ...base.plan, ...plan },
   };
-  const running = await startStratus(config, opts.logger ?? silentLogger(), opts.clock);
+  const running = await startStratus(config, opts.logger ?? silentLogger(), opts.clock, opts.edgeCatalog);
   const url = running.httpUrl;
   const apiBase = `${url}/client/v4`;
   const dnsPort = (running as RunningStratus & { dnsPort?: number }).dnsPort;
