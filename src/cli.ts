@@ -5,7 +5,10 @@
  */
 import { ConfigError, loadConfig } from './config/config.js';
 import { createLogger } from './shared/logger.js';
-import { startStratus } from './main.js';
+import { startStratus, type RunningStratus } from './main.js';
+import { defaultLogFormat } from './shared/log-format.js';
+import { Banner } from './ops/banner.js';
+import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { upsertUser } from './accounts/users.js';
 import { AppError } from './shared/errors.js';
@@ -54,6 +57,13 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
   --shutdown-timeout S   on SIGTERM or SIGINT, requests in flight get S seconds to finish (default 30)
   --database-timeout S   a PostgreSQL query without an answer for S seconds fails and its connection is
                          replaced (default 30)
+  --admin HOST:PORT|off  admin listener: GET /healthz, /readyz, /metrics (default 127.0.0.1:9464; keep it private)
+  --log-format json|pretty
+                         log lines as JSON objects or human-readable text (default: pretty on a terminal, json
+                         otherwise); the startup lines follow it
+  --log-level LEVEL      trace, debug, info (default; one access line per request), warn, error, silent
+  --dns-log-rate N       DNS queries given an access line per second and process (default 100; 0: none; the
+                         rest are counted in /metrics)
   --api-body-limit BYTES largest v4 request body; larger ones are refused with 413 before they are read
                          (default 104857600, production's 100 MB)
   --workers-domain DOMAIN
@@ -95,46 +105,58 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig(flags, process.env);
-  const logger = createLogger(config.logLevel);
-  const running = await startStratus(config, logger);
+  const format = config.logFormat ?? defaultLogFormat(process.stdout.isTTY);
+  const logger = createLogger(config.logLevel, format);
+  const running = await startStratus({ ...config, logFormat: format }, logger);
   // A promise nobody awaited must not stop DNS, the v4 API and S3 together: log it (once per incident) instead.
   const stray = new IncidentLog(logger);
   process.on('unhandledRejection', (reason) => stray.failure(`unhandled promise rejection: ${reason instanceof Error ? reason.message : String(reason)}`, reason, 'unhandled promise rejection (a bug: please report it)'));
-  process.stdout.write(`stratus: v4 API listening on ${running.httpUrl}/client/v4\n`);
-  process.stdout.write(`stratus: DNS listening on ${running.dnsHost.includes(':') ? `[${running.dnsHost}]` : running.dnsHost}:${running.dnsPort} (UDP and TCP)\n`);
-  if (running.edgeUrl) process.stdout.write(`stratus: edge listening on ${running.edgeUrl} (scripts and proxied hostnames, in workerd)\n`);
-  if (running.s3Url) process.stdout.write(`stratus: S3 API listening on ${running.s3Url} (${config.s3Domain ? `path-style, or virtual-hosted as BUCKET.${config.s3Domain}` : 'path-style addressing'})\n`);
-  const generated = running.generatedCredentials;
-  if (generated) {
-    process.stdout.write(`stratus: generated admin credentials (shown once; saved in ${generated.file}):\n`
-      + `  X-Auth-Email: ${generated.email}\n  X-Auth-Key:   ${generated.key}\n  Authorization: Bearer ${generated.apiToken}\n`);
-  }
-  const s3Generated = running.generatedS3Credentials;
-  if (s3Generated) {
-    process.stdout.write(`stratus: generated S3 credentials (shown once; saved in ${s3Generated.file}):\n`
-      + `  access key id:     ${s3Generated.accessKeyId}\n  secret access key: ${s3Generated.secretAccessKey}\n`);
-  }
+  const banner = new Banner(format, logger);
+  printListeners(banner, running, config);
   let stopping = false;
-  if (running.generatedSecretsKeyFile) {
-    process.stdout.write(`stratus: generated the key that encrypts Worker secrets into ${running.generatedSecretsKeyFile}; other nodes on this database need it as --secrets-key\n`);
-  }
   const stop = (signal: string) => {
     if (stopping) {
-      process.stdout.write(`stratus: ${signal} again, exiting without waiting\n`);
+      banner.say(`${signal} again, exiting without waiting`, { signal });
       process.exit(1);
     }
     stopping = true;
-    process.stdout.write(`stratus: ${signal}, stopping (requests in flight get up to ${config.shutdownTimeoutMs / 1000} s)\n`);
+    banner.say(`${signal}, stopping (requests in flight get up to ${config.shutdownTimeoutMs / 1000} s)`, { signal });
     // The stores' own close has no deadline of its own: bound the whole stop.
     setTimeout(() => { logger.error('stopping took too long; exiting'); process.exit(1); }, config.shutdownTimeoutMs + STORE_CLOSE_MS).unref();
     running.close().then(() => {
-      process.stdout.write('stratus: stopped\n');
+      banner.say('stopped');
       process.exit(0);
     }, (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   return -1;
+}
+
+/** The listeners' addresses and any credentials generated at this start. */
+function printListeners(banner: Banner, running: RunningStratus, config: Config): void {
+  banner.say(`v4 API listening on ${running.httpUrl}/client/v4 (HTTP)`, { listener: 'v4', url: `${running.httpUrl}/client/v4` });
+  const dnsHost = running.dnsHost.includes(':') ? `[${running.dnsHost}]` : running.dnsHost;
+  banner.say(`DNS listening on ${dnsHost}:${running.dnsPort} (UDP and TCP)`, { listener: 'dns', host: running.dnsHost, port: running.dnsPort });
+  if (running.s3Url) banner.say(`S3 API listening on ${running.s3Url} (${config.s3Domain ? `path-style, or virtual-hosted as BUCKET.${config.s3Domain}` : 'path-style addressing'})`, { listener: 's3', url: running.s3Url });
+  if (running.edgeUrl) banner.say(`edge listening on ${running.edgeUrl} (scripts and proxied hostnames, in workerd)`, { listener: 'edge', url: running.edgeUrl });
+  if (running.adminUrl) banner.say(`admin listening on ${running.adminUrl} (/healthz, /readyz, /metrics)`, { listener: 'admin', url: running.adminUrl });
+  const generated = running.generatedCredentials;
+  if (generated) {
+    banner.secret(`generated admin credentials (shown once; saved in ${generated.file})`,
+      [`X-Auth-Email: ${generated.email}`, `X-Auth-Key:   ${generated.key}`, `Authorization: Bearer ${generated.apiToken}`],
+      { file: generated.file, email: generated.email });
+  }
+  const s3Generated = running.generatedS3Credentials;
+  if (s3Generated) {
+    banner.secret(`generated S3 credentials (shown once; saved in ${s3Generated.file})`,
+      [`access key id:     ${s3Generated.accessKeyId}`, `secret access key: ${s3Generated.secretAccessKey}`],
+      { file: s3Generated.file, accessKeyId: s3Generated.accessKeyId });
+  }
+  if (running.generatedSecretsKeyFile) {
+    banner.say(`generated the key that encrypts Worker secrets into ${running.generatedSecretsKeyFile}; other nodes on this database need it as --secrets-key`,
+      { file: running.generatedSecretsKeyFile });
+  }
 }
 
 /** Time the stores get to close after the listeners stopped, on top of the shutdown timeout. */

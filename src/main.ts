@@ -20,6 +20,11 @@ import { startS3Server, type RunningS3 } from './s3/server.js';
 import { tokenPrincipals } from './s3/token-principal.js';
 import { TokensService } from './accounts/tokens.js';
 import { HealthState } from './shared/health.js';
+import { Readiness } from './ops/readiness.js';
+import { startAdminServer } from './ops/admin-server.js';
+import { installMetrics } from './ops/metrics.js';
+import { blobStoreProbe, probeDatabase } from './ops/readiness-probes.js';
+import { stratusVersion } from './ops/version.js';
 import { TempCredentials } from './s3/temp-credentials.js';
 import type { EdgeCatalog } from './edge/types.js';
 import { startControlPlane, type ControlPlane } from './scripts/control-plane.js';
@@ -46,6 +51,8 @@ export interface RunningStratus {
    * readiness endpoint: `health.snapshot()`).
    */
   health: HealthState;
+  /** `http://host:port` of the admin listener (`/healthz`, `/readyz`, `/metrics`), unless it is turned off. */
+  adminUrl?: string;
   /** The admin's account (the instance's S3 key pair acts for it). */
   adminAccountId: string;
   /** The file the Worker secrets key was generated into at this start (first start without --secrets-key). */
@@ -53,7 +60,7 @@ export interface RunningStratus {
   /** The edge's control plane as the runtime reads it (scripts, routes, bundles). */
   edgeCatalog: EdgeCatalog;
   /**
-   * Stops accepting (HTTP and S3), lets requests in flight finish for up to `graceMs` (default: the configured
+   * Stops accepting (HTTP, S3 and edge), lets requests in flight finish for up to `graceMs` (default: the configured
    * shutdown timeout) and closes what is still open, then stops DNS and closes the stores (every acknowledged
    * write is committed by then).
    */
@@ -61,12 +68,46 @@ export interface RunningStratus {
 }
 
 /**
- * Starts Stratus with the given configuration. `edgeCatalog` replaces the control plane's catalog as what the
- * edge runtime serves (the runtime's own tests give one of theirs); the v4 Workers routes keep the real one.
+/**
+ * Starts Stratus with the given configuration. The admin listener comes first, so that `/healthz` answers and
+ * `/readyz` says "starting" while the stores open and the zone snapshots load; it closes last. `edgeCatalog`
+ * replaces the control plane's catalog as what the edge runtime serves (the runtime's own tests give one of
+ * theirs); the v4 Workers routes keep the real one.
  */
 export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock, edgeCatalog?: EdgeCatalog): Promise<RunningStratus> {
+  installMetrics(stratusVersion());
+  const readiness = new Readiness();
+  const admin = config.admin ? await startAdminServer(config.admin, readiness) : undefined;
+  let running: RunningStratus;
+  try {
+    running = await startServices(config, logger, clock, readiness, edgeCatalog);
+  } catch (err) {
+    await admin?.close();
+    throw err;
+  }
+  readiness.serving();
+  return {
+    ...running,
+    ...(admin ? { adminUrl: admin.url } : {}),
+    async close(graceMs) {
+      readiness.stopping();
+      await running.close(graceMs);
+      await admin?.close(1000);
+    },
+  };
+}
+
+/** Opens the stores and starts the public listeners (v4 API, DNS, S3, edge), registering their readiness probes. */
+async function startServices(config: Config, logger: Logger, clock: Clock, readiness: Readiness, edgeCatalog: EdgeCatalog | undefined): Promise<RunningStratus> {
   const health = new HealthState(logger);
   const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, health, queryTimeoutMs: config.databaseTimeoutMs });
+  readiness.add(['database', 'migrations'], () => probeDatabase(database.db));
+  const blobProbe = blobStoreProbe(config.blobsDir, config.blobsS3);
+  readiness.add(['blob-store'], blobProbe.probe);
+  let zonesLoaded: (() => number) | undefined;
+  let edge: RunningEdge | undefined;
+  if (config.edge) readiness.add(['edge'], async () => ({ edge: edge ? edge.runtime.status() : { ok: false, detail: 'starting workerd' } }));
+  readiness.add(['dns'], async () => ({ dns: zonesLoaded ? { ok: true, detail: `${zonesLoaded()} zones served` } : { ok: false, detail: 'loading zone snapshots' } }));
   let generatedCredentials: GeneratedCredentials | undefined;
   let adminAccount: string;
   try {
@@ -81,7 +122,9 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   const dns = await startDnsServer({
     db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
     transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,
+    logRate: config.dnsLogRate, ...(config.logFormat ? { logFormat: config.logFormat } : {}),
   }).catch(async (err: unknown) => { await database.close(); throw err; });
+  zonesLoaded = () => dns.cache.all().length;
   const store = await openServedBucketStore({
     dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsDir: config.blobsDir, blobsS3: config.blobsS3, clock, logger,
     health, databaseQueryTimeoutMs: config.databaseTimeoutMs,
@@ -98,9 +141,9 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   }
   const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps });
   let s3: RunningS3 | undefined;
-  let edge: RunningEdge | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
+    blobProbe.close();
     control.close();
     await dns.close();
     await store.close();
@@ -126,9 +169,18 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     throw err;
   }
 
-  const http = await listenHttp(app.fetch, config.http, {
-    serverOptions: httpServerOptions, parserError: v4ParserError, beforeContinue: refuseBeforeContinue(config.apiBodyLimit),
-  });
+  let http: Awaited<ReturnType<typeof listenHttp>>;
+  try {
+    http = await listenHttp(app.fetch, config.http, {
+      serverOptions: httpServerOptions, parserError: v4ParserError, beforeContinue: refuseBeforeContinue(config.apiBodyLimit),
+      observe: { listener: 'v4', logger },
+    });
+  } catch (err) {
+    await s3?.close();
+    await edge?.close();
+    await closeStores();
+    throw err;
+  }
 
   return {
     httpUrl: http.url,
@@ -144,8 +196,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     edgeCatalog: control.catalog,
     ...(control.generatedSecretsKeyFile !== undefined ? { generatedSecretsKeyFile: control.generatedSecretsKeyFile } : {}),
     async close(graceMs = config.shutdownTimeoutMs) {
-      await Promise.all([http.close(graceMs), s3?.close(graceMs)]);
-      await edge?.close();
+      await Promise.all([http.close(graceMs), s3?.close(graceMs), edge?.close(graceMs)]);
       await closeStores();
     },
   };

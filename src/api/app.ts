@@ -29,6 +29,7 @@ import { zoneOwnershipRoutes } from './routes/zone-ownership.js';
 import { NamePolicy } from '../zones/name-policy.js';
 import { ZoneHolds } from '../zones/zone-holds.js';
 import { listenerNames } from '../config/reserved-names.js';
+import { noteApiRequest } from './access-note.js';
 import { r2Routes } from './r2/routes.js';
 import { ScriptsService } from '../scripts/scripts-service.js';
 import { RoutesService } from '../scripts/routes-service.js';
@@ -50,6 +51,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     c.set('requestId', randomUUID());
     c.set('messages', []);
     await next();
+    noteApiRequest(c);
   });
   api.use('*', headerBytesMiddleware()); // before anything reads a header
   api.use('*', bodyLimitMiddleware(deps.config.apiBodyLimit)); // before authentication: an oversized body is never read

@@ -89,6 +89,12 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** A PostgreSQL query without an answer this long breaks its connection and fails (ms). */
   databaseTimeoutMs: number;
+  /** Admin listener (`/healthz`, `/readyz`, `/metrics`); undefined when turned off (`--admin off`). */
+  admin: ListenAddress | undefined;
+  /** Log line format; undefined: pretty on a terminal, JSON otherwise (decided by the CLI). */
+  logFormat: LogFormat | undefined;
+  /** DNS queries logged per second and process (access lines; the rest are counted in metrics). 0: none. */
+  dnsLogRate: number;
   /** Largest v4 request body in bytes (`--api-body-limit`; production's API: 100 MB on Free and Pro plans). */
   apiBodyLimit: number;
   /** The edge listener scripts and proxied hostnames are served on (`--edge`); undefined when turned off. */
@@ -102,6 +108,9 @@ export interface Config {
   /** Memory limit of the node's script runtime (workerd), MiB (`--script-memory-mb`). */
   scriptMemoryMb: number;
 }
+
+/** How log lines are written: one JSON object per line, or human-readable text. */
+export type LogFormat = 'json' | 'pretty';
 
 /** Default of `--api-body-limit`: 100 MB, production's API upload limit on the Free and Pro plans. */
 export const DEFAULT_API_BODY_LIMIT = 100 * 1024 * 1024;
@@ -181,6 +190,9 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     logLevel: get('log-level') ?? 'info',
     shutdownTimeoutMs: int('shutdown-timeout', 30, 0, 3600) * 1000,
     databaseTimeoutMs: int('database-timeout', 30, 1, 3600) * 1000,
+    admin: get('admin') === 'off' ? undefined : parseListen(get('admin') ?? '127.0.0.1:9464', 'admin'),
+    logFormat: logFormat(get('log-format')),
+    dnsLogRate: int('dns-log-rate', 100, 0, 1_000_000),
     apiBodyLimit: int('api-body-limit', DEFAULT_API_BODY_LIMIT, 1024, 2 ** 31),
     edge: get('edge') === 'off' ? undefined : parseListen(get('edge') ?? '127.0.0.1:8080', 'edge'),
     originPort: int('origin-port', 80, 1, 65535),
@@ -231,6 +243,13 @@ function s3Domain(value: string | undefined): string | undefined {
     throw new ConfigError(`--s3-domain must be a DNS name such as s3.example.com (no scheme or port), got "${value}"`);
   }
   return domain;
+}
+
+/** `--log-format`: json, pretty, or undefined when not set. */
+function logFormat(value: string | undefined): LogFormat | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'json' || value === 'pretty') return value;
+  throw new ConfigError(`--log-format must be json or pretty, got "${value}"`);
 }
 
 /** A DNS name flag's value (`--workers-domain`), lowercased, surrounding dots dropped. */

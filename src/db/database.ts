@@ -44,7 +44,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase>
     const reporter = opts.health ?? NO_FAULT_REPORTER;
     // A connection that breaks (idle or in use) fails only its own queries and is replaced when next needed.
     const pool = createPool({
-      url: opts.url, max: 10, ...(opts.queryTimeoutMs !== undefined ? { queryTimeoutMs: opts.queryTimeoutMs } : {}),
+      url: opts.url, max: 10, name: 'core', ...(opts.queryTimeoutMs !== undefined ? { queryTimeoutMs: opts.queryTimeoutMs } : {}),
       onConnectionError: (err) => { reporter.down('database', err); opts.onConnectionLost?.(err); },
     });
     // bigint columns (the serial) come back as numbers: serials stay far below 2^53.

@@ -190,3 +190,8 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
   }
   void sql; // kept for future raw-SQL steps
 }
+
+/** Names of every migration this build knows, in order (readiness compares them with the applied ones). */
+export function migrationNames(): string[] {
+  return Object.keys(migrations).sort();
+}

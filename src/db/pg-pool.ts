@@ -10,6 +10,7 @@
  * destroys its connection, which fails that query and everything queued on the connection.
  */
 import pg from 'pg';
+import { recordConnectionError, trackPool } from '../ops/probes.js';
 
 /** Options of {@link createPool}. */
 export interface PoolOptions {
@@ -23,6 +24,8 @@ export interface PoolOptions {
   connectTimeoutMs?: number;
   /** Told of every connection that breaks, idle or in use. */
   onConnectionError(err: Error): void;
+  /** The pool's name in metrics (`core`: accounts, zones and records; `buckets`: bucket metadata). */
+  name?: string;
 }
 
 /** Default of {@link PoolOptions.queryTimeoutMs}. */
@@ -38,11 +41,14 @@ export function createPool(opts: PoolOptions): pg.Pool {
     ...(opts.types ? { types: opts.types } : {}),
   });
   const queryTimeoutMs = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const name = opts.name ?? 'postgres';
+  trackPool(name, pool);
+  const broken = (err: Error) => { recordConnectionError(name); opts.onConnectionError(err); };
   // Idle connections: the pool forwards their errors here (and discards them).
-  pool.on('error', (err) => opts.onConnectionError(err));
+  pool.on('error', broken);
   pool.on('connect', (client) => {
     // Connections in use: without this listener their 'error' event would be unhandled.
-    client.on('error', (err) => opts.onConnectionError(err));
+    client.on('error', broken);
     watchQueries(client, queryTimeoutMs);
   });
   return pool;

@@ -26,6 +26,8 @@ export interface SnapshotSource {
 import { axfrMessages } from './axfr.js';
 import { isTransferAllowed } from './acl.js';
 import { PacketCache, packetKey, questionNameEnd } from './packet-cache.js';
+import { queryStats } from './query-stats.js';
+import type { QueryLog } from './query-log.js';
 
 /** Where a query came from. */
 export interface QueryOrigin {
@@ -52,10 +54,35 @@ export class DnsHandler {
     private readonly cache: SnapshotSource,
     private readonly transferAllow: readonly string[],
     private readonly logger: Logger,
+    /** Access lines of queries (rate-limited); none when absent. */
+    private readonly queryLog?: QueryLog,
   ) {}
 
-  /** Handles one message; returns the responses (possibly none), or a promise of them while a zone rebuilds. */
+  /**
+   * Handles one message; returns the responses (possibly none), or a promise of them while a zone rebuilds.
+   * Every message is counted (query-stats.ts) and offered to the query log, once its answer is known.
+   */
   handle(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {
+    const started = performance.now();
+    const out = this.respond(buf, from);
+    if (Array.isArray(out)) {
+      this.observe(buf, out, from, started);
+      return out;
+    }
+    return out.then((r) => { this.observe(buf, r, from, started); return r; });
+  }
+
+  private observe(buf: Uint8Array, out: Responses, from: QueryOrigin, started: number): void {
+    try {
+      const seconds = (performance.now() - started) / 1000;
+      queryStats.record(buf, out[0], from.transport, seconds);
+      this.queryLog?.offer(buf, out, from, seconds);
+    } catch (err) {
+      this.logger.error({ err }, 'counting a query failed'); // never keeps the answer from going out
+    }
+  }
+
+  private respond(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {
     try {
       this.packets.sync(this.cache.generation);
       const key = packetKey(buf, from.transport);

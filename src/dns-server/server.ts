@@ -12,7 +12,9 @@ import { startListeners } from './listeners.js';
 import { notifyAll, parseNotifyTarget } from './notify.js';
 import { startUdpWorkers, type UdpWorkers } from './udp-workers.js';
 import os from 'node:os';
-import { ConfigError } from '../config/config.js';
+import { ConfigError, type LogFormat } from '../config/config.js';
+import { QueryLog } from './query-log.js';
+import { trackZoneCache } from '../ops/probes.js';
 
 /** What the DNS server needs. */
 export interface DnsServerOptions {
@@ -33,6 +35,10 @@ export interface DnsServerOptions {
    * only run from the compiled build (under a TypeScript test runner everything is answered in-process).
    */
   udpWorkers?: number;
+  /** Query access lines per second and process (query-log.ts); default 100, 0: none. */
+  logRate?: number;
+  /** Format of the UDP worker processes' log lines (as the main process's). */
+  logFormat?: LogFormat;
 }
 
 /** A running DNS server. */
@@ -64,10 +70,12 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   });
   try {
     await cache.loadAll();
-    const handler = new DnsHandler(cache, opts.transferAllow, logger);
+    const logRate = opts.logRate ?? 100;
+    const handler = new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate));
     const listeners = await startListeners(handler, { host: opts.listen.host, port: opts.listen.port, tcpIdleMs: opts.tcpIdleMs ?? 10_000 }, logger);
     const workerCount = opts.udpWorkers ?? Math.min(3, Math.max(0, os.availableParallelism() - 1));
-    workers = await startUdpWorkers({ socket: listeners.udp, count: workerCount, cache, handler, logger, logLevel: opts.logger.level });
+    workers = await startUdpWorkers({ socket: listeners.udp, count: workerCount, cache, handler, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json' });
+    const untrack = trackZoneCache(cache);
     cache.startPolling(opts.pollMs ?? 2000);
     started = true;
     logger.info({ host: listeners.host, port: listeners.port, zones: cache.all().length, udpWorkers: workers?.count ?? 0 }, 'DNS server listening');
@@ -76,6 +84,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
       port: listeners.port,
       cache,
       async close() {
+        untrack();
         unsubscribe();
         await workers?.close();
         await listeners.close();

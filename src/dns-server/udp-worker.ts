@@ -12,6 +12,8 @@ import { literalLookup } from './listeners.js';
 import { createLogger } from '../shared/logger.js';
 import type { ZoneSnapshot } from '../dns/snapshot.js';
 import type { WorkerMessage } from './udp-workers.js';
+import { QueryLog } from './query-log.js';
+import { queryStats } from './query-stats.js';
 
 class WorkerZones implements SnapshotSource {
   readonly byName = new Map<string, ZoneSnapshot>();
@@ -38,10 +40,14 @@ class WorkerZones implements SnapshotSource {
   }
 }
 
-const logger = createLogger(process.argv[3] ?? 'warn').child({ component: 'dns-udp-worker', pid: process.pid });
+const rootLogger = createLogger(process.argv[3] ?? 'warn', process.argv[6] === 'pretty' ? 'pretty' : 'json');
+const logger = rootLogger.child({ component: 'dns-udp-worker', pid: process.pid });
 const epochFile = EpochFile.open(process.argv[2]!);
 const zones = new WorkerZones();
-const handler = new DnsHandler(zones, [], logger);
+const handler = new DnsHandler(zones, [], logger, new QueryLog(rootLogger.child({ pid: process.pid }), Number(process.argv[5] ?? 100)));
+/** Counts of the queries answered here go to the main process, which exposes them (query-stats.ts). */
+const STATS_EVERY_MS = 1000;
+setInterval(() => { if (!queryStats.idle) process.send?.({ t: 'stats', counts: queryStats.drain() }); }, STATS_EVERY_MS).unref();
 let epoch = -1;
 
 process.on('message', (m: WorkerMessage) => {

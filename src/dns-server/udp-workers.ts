@@ -21,6 +21,8 @@ import type { ZoneSnapshot } from '../dns/snapshot.js';
 import type { ZoneCache } from './zone-cache.js';
 import type { DnsHandler } from './handler.js';
 import { EpochFile } from './epoch.js';
+import { queryStats, type QueryCounts } from './query-stats.js';
+import type { LogFormat } from '../config/config.js';
 
 /** Messages to a worker. */
 export type WorkerMessage =
@@ -28,7 +30,7 @@ export type WorkerMessage =
   | { t: 'epoch'; epoch: number };
 
 /** Messages from a worker. */
-export type WorkerReport = { t: 'ready' } | { t: 'query'; msg: Uint8Array; address: string; port: number };
+export type WorkerReport = { t: 'ready' } | { t: 'query'; msg: Uint8Array; address: string; port: number } | { t: 'stats'; counts: QueryCounts };
 
 /** Running workers. */
 export interface UdpWorkers {
@@ -46,6 +48,9 @@ export interface UdpWorkerOptions {
   handler: DnsHandler;
   logger: Logger;
   logLevel: string;
+  /** Query access lines per second and worker (query-log.ts). */
+  logRate: number;
+  logFormat: LogFormat;
 }
 
 /** Starts the workers; undefined when none can run here (count 0, no compiled worker script, no descriptor). */
@@ -77,12 +82,13 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
 
   const ready: Promise<void>[] = [];
   for (let i = 0; i < opts.count; i++) {
-    const child = fork(script, [epoch.path, opts.logLevel, type], { stdio: ['ignore', 'inherit', 'inherit', 'ipc', fd], serialization: 'advanced' });
+    const child = fork(script, [epoch.path, opts.logLevel, type, String(opts.logRate), opts.logFormat], { stdio: ['ignore', 'inherit', 'inherit', 'ipc', fd], serialization: 'advanced' });
     workers.add(child);
     ready.push(new Promise<void>((resolve, reject) => {
       child.once('error', reject);
       child.on('message', (m: WorkerReport) => {
         if (m.t === 'ready') resolve();
+        else if (m.t === 'stats') queryStats.add(m.counts);
         else { try { answerForwarded(m); } catch (err) { opts.logger.error({ err }, 'forwarded query failed'); } }
       });
       child.once('exit', (code) => {

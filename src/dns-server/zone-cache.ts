@@ -22,6 +22,7 @@ import type { EdgeAddresses, ZoneSnapshot } from '../dns/snapshot.js';
 import { loadZoneSnapshot } from './zone-build.js';
 import { faultOf } from '../shared/faults.js';
 import { IncidentLog } from '../shared/incident-log.js';
+import { recordZoneBuild } from '../ops/probes.js';
 
 /** Rebuild timing of {@link ZoneCache}. */
 export interface ZoneCacheTiming {
@@ -187,10 +188,12 @@ export class ZoneCache {
     s.runningVersion = target;
     this.runningCount++;
     const started = performance.now();
+    const changedAt = s.firstDirtyAt;
     const run = this.rebuild(zoneId)
       .then(() => {
         if (s.built < target) s.built = target;
         s.lastBuildMs = performance.now() - started;
+        recordZoneBuild('load', s.lastBuildMs / 1000, changedAt > 0 ? Math.max(0, Date.now() - changedAt) / 1000 : undefined);
         s.failing = false;
       })
       .catch((err: unknown) => {

@@ -2,6 +2,7 @@
  * The control service: what the supervisor worker asks Node, over loopback with the per-process secret.
  * - `GET /resolve` (`x-host`, `x-path`): the catalog's target for a request.
  * - `GET /ensure` (`x-version`): makes a generation serve that version; answers its internal port.
+ * - `POST /access` (a JSON array of {@link EdgeAccessRecord}): requests the supervisor finished (access log, metrics).
  * - any request with `x-stratus-origin`: the origin proxy (origin-proxy.ts).
  */
 import http from 'node:http';
@@ -19,6 +20,54 @@ export interface ControlHandlers {
   ensure(versionId: string): Promise<number | null>;
   originPort: number;
   logger: Logger;
+  /** Receives the records of finished edge requests. */
+  access?: (records: EdgeAccessRecord[]) => void;
+}
+
+/** One request the supervisor finished, as it reports it (timing and bytes as of the response's headers). */
+export interface EdgeAccessRecord {
+  method: string;
+  /** `script:NAME`, `origin`, `unserved` or `unmatched`. */
+  route: string;
+  status: number;
+  ms: number;
+  bytesIn: number;
+  /** The response's Content-Length (0 when it streams without one). */
+  bytesOut: number;
+  accountId?: string;
+  /** The ray id the response carries. */
+  requestId: string;
+  remote?: string;
+}
+
+/** Largest access report accepted (bytes): 500 records are far below it. */
+const ACCESS_REPORT_LIMIT = 4 * 1024 * 1024;
+
+function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) { reject(new Error('access report too large')); req.destroy(); return; }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** The records of an access report; fields of the wrong type are dropped, never trusted into a log line as objects. */
+function accessRecords(text: string): EdgeAccessRecord[] {
+  const parsed: unknown = JSON.parse(text);
+  if (!Array.isArray(parsed)) throw new Error('access report is not an array');
+  const str = (v: unknown) => (typeof v === 'string' ? v.slice(0, 200) : undefined);
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
+  return parsed.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null).map((r) => ({
+    method: str(r.method) ?? 'GET', route: str(r.route) ?? 'unmatched', status: num(r.status), ms: num(r.ms),
+    bytesIn: num(r.bytesIn), bytesOut: num(r.bytesOut), requestId: str(r.requestId) ?? '',
+    ...(str(r.accountId) !== undefined ? { accountId: str(r.accountId)! } : {}), ...(str(r.remote) !== undefined ? { remote: str(r.remote)! } : {}),
+  }));
 }
 
 /** The target when no catalog is wired: every hostname is unknown. */
@@ -55,6 +104,10 @@ export async function startControlService(secretText: string, h: ControlHandlers
         const host = String(req.headers['x-host'] ?? '');
         const path = Buffer.from(String(req.headers['x-path'] ?? '/'), 'latin1').toString('utf8');
         json(res, 200, h.catalog ? await h.catalog.resolve(host, path) : NO_CATALOG_TARGET);
+      } else if (req.url === '/access' && req.method === 'POST') {
+        const records = accessRecords(await readBody(req, ACCESS_REPORT_LIMIT));
+        h.access?.(records);
+        json(res, 200, { recorded: records.length });
       } else if (req.url === '/ensure') {
         const port = await h.ensure(String(req.headers['x-version'] ?? ''));
         if (port === null) json(res, 404, { error: 'no such version' });

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, parseCidr, parseListen } from '../config/config.js';
 import { createLogger } from '../shared/logger.js';
+import { defaultLogFormat } from '../shared/log-format.js';
 import { startDevServer, ScriptLoadError } from './dev-server.js';
 import { ScriptConfigError } from './script-config.js';
 
@@ -18,7 +19,8 @@ export const DEV_USAGE = `  dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--d
             defaults: config ./stratus.toml, ./wrangler.toml, ./wrangler.json or ./wrangler.jsonc if
             present, --http 127.0.0.1:8787, --data-dir ./.stratus, --timeout-ms 30000 (CPU limit),
             --memory-mb 1024 (runtime process); --script-outbound CIDRS lets the script fetch
-            those ranges (local services) besides public addresses
+            those ranges (local services) besides public addresses; --log-format json|pretty
+            (default pretty on a terminal), one access line per request at --log-level info
 `;
 
 const DEFAULT_CONFIGS = ['stratus.toml', 'wrangler.toml', 'wrangler.json', 'wrangler.jsonc'];
@@ -36,7 +38,9 @@ export async function devCommand(args: string[], flags: Record<string, string>, 
   };
   try {
     const configFile = flags.config ?? DEFAULT_CONFIGS.map((f) => path.resolve(f)).find((f) => fs.existsSync(f));
-    const logger = createLogger(flags['log-level'] ?? env.STRATUS_LOG_LEVEL ?? 'info');
+    const format = flags['log-format'] ?? env.STRATUS_LOG_FORMAT ?? defaultLogFormat(process.stdout.isTTY);
+    if (format !== 'json' && format !== 'pretty') throw new ConfigError(`--log-format must be json or pretty, got "${format}"`);
+    const logger = createLogger(flags['log-level'] ?? env.STRATUS_LOG_LEVEL ?? 'info', format);
     const running = await startDevServer({
       script: args[0],
       configFile,

@@ -29,6 +29,7 @@ import { versionBindingName, writeGenerationConfig, type GenerationServices } fr
 import { WorkerdProcess, WorkerdStartError, WORKERD_COMPATIBILITY_DATE } from './workerd/process.js';
 import { holdListeningSocket, type HeldSocket } from './workerd/socket-holder.js';
 import { Watchdog } from './watchdog.js';
+import { edgeAccessRecorder } from './edge-access.js';
 
 /** Options of {@link EdgeRuntime}. */
 export interface EdgeRuntimeOptions {
@@ -112,6 +113,7 @@ export class EdgeRuntime {
     this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger });
     this.control = await startControlService(this.secret, {
       catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, logger: this.opts.logger,
+      access: edgeAccessRecorder(this.opts.logger),
     });
     this.services = {
       control: this.control.address, store: this.store.address, secret: this.secret,
@@ -123,6 +125,14 @@ export class EdgeRuntime {
       cpuMs: this.opts.cpuMs ?? 30_000, memoryMb: this.opts.memoryMb ?? 1024, secret: this.secret, logger: this.log,
       target: () => this.current?.process, onFailure: (why) => this.replace(why),
     });
+  }
+
+  /** Whether a live generation serves the edge socket (readiness; the watchdog replaces one that stops answering). */
+  status(): { ok: boolean; detail: string } {
+    if (this.closed) return { ok: false, detail: 'closed' };
+    const g = this.current;
+    if (!g || !g.process.alive) return { ok: false, detail: 'workerd is being replaced' };
+    return { ok: true, detail: `workerd generation ${g.n} serving ${g.versions.size} script versions` };
   }
 
   /** Makes the live generation serve `versionId`; resolves its internal port, or null if the version does not exist. */

@@ -9,7 +9,8 @@ export interface RunningEdge {
   url: string;
   port: number;
   runtime: EdgeRuntime;
-  close(): Promise<void>;
+  /** Stops the runtime; requests in flight get up to `graceMs` (default 10 s). */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -43,5 +44,5 @@ export async function startEdge(opts: EdgeRuntimeOptions): Promise<RunningEdge> 
     await runtime.close().catch(() => undefined);
     throw err;
   }
-  return { url: runtime.url, port: runtime.port, runtime, close: () => runtime.close() };
+  return { url: runtime.url, port: runtime.port, runtime, close: (graceMs) => runtime.close(graceMs) };
 }

@@ -16,6 +16,7 @@ import { authorizeOperation, requestAccount } from './access.js';
 import { route } from './router.js';
 import { addressOf } from './addressing.js';
 import { preflight, withCorsHeaders } from './cors-edge.js';
+import { noteRequest } from '../ops/request-notes.js';
 import { headerWithControlByte, rawHeadersOf } from '../shared/header-bytes.js';
 
 /** The dependencies of one request: the buckets of `accountId` only. */
@@ -33,7 +34,10 @@ export function createS3Handler(deps: S3HandlerDeps): (req: Request, env?: unkno
     const sent = asSent(req.url, env);
     const raw = rawHeadersOf(env);
     const badHeader = raw && headerWithControlByte(raw);
-    if (badHeader !== undefined) return controlByteResponse(badHeader, url.pathname, requestId, req.method === 'HEAD');
+    if (badHeader !== undefined) {
+      noteRequest(req, { requestId });
+      return controlByteResponse(badHeader, url.pathname, requestId, req.method === 'HEAD');
+    }
     const head = req.method === 'HEAD';
     const isPreflight = req.method === 'OPTIONS';
     let resource = url.pathname;
@@ -52,7 +56,9 @@ export function createS3Handler(deps: S3HandlerDeps): (req: Request, env?: unkno
         res = await preflight(view, req, bucket, key);
       } else {
         const { auth, principal } = await authenticate(deps, req, sent.url);
+        noteRequest(req, { accessKeyId: auth.accessKeyId });
         const accountId = requestAccount(principal, address.account, deps.defaultAccountId);
+        noteRequest(req, { accountId });
         view = scoped(deps, accountId);
         const r: S3Request = { req, url, query: url.searchParams, headers: req.headers, auth, principal, accountId, bucket, key, requestId, deps: view };
         const chosen = route(r);
@@ -72,6 +78,7 @@ export function createS3Handler(deps: S3HandlerDeps): (req: Request, env?: unkno
         res = errorResponse(new S3Error('InternalError', 'We encountered an internal error. Please try again.', 500), resource, requestId, head);
       }
     }
+    noteRequest(req, { route: operation, requestId });
     return isPreflight || !view ? res : withCorsHeaders(view, req, bucket, res);
   };
 }

@@ -7,6 +7,7 @@
 import type { Logger } from './logger.js';
 import { IncidentLog } from './incident-log.js';
 import type { FaultComponent } from './faults.js';
+import { recordBackendFault } from '../ops/probes.js';
 
 /** The state of one component. */
 export interface ComponentHealth {
@@ -38,6 +39,7 @@ export class HealthState {
 
   /** Reports a fault of `component` (logged once per outage, then counted). */
   down(component: FaultComponent, err: unknown): void {
+    recordBackendFault(component);
     const s = this.state.get(component);
     if (!s || s.up) this.state.set(component, { up: false, since: this.now() });
     this.incidents.failure(component, err, MESSAGES[component]);

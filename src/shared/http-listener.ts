@@ -2,6 +2,7 @@
 import type { AddressInfo, Socket } from 'node:net';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
+import { observeHttp, type HttpObservation, type HttpObserver } from '../ops/http-observer.js';
 
 /** A running HTTP listener. */
 export interface HttpListener {
@@ -37,22 +38,39 @@ export interface ListenOptions {
    * client never uploads the body); undefined lets it continue as usual (Node's default sends 100 Continue).
    */
   beforeContinue?: (req: IncomingMessage) => (ParserErrorAnswer & { status: number }) | undefined;
+  /** Every request gets an access-log line and is counted in the metrics (ops/http-observer.ts). */
+  observe?: HttpObservation;
 }
 
-/** Listens on `host:port` (port 0 picks a free one); rejects when the address cannot be bound. */
+/**
+ * Listens on `host:port` (port 0 picks a free one); rejects when the address cannot be bound. With `observe`,
+ * every request gets an access-log line and is counted in the metrics (ops/http-observer.ts), including those
+ * refused before the application sees them (parser errors, `Expect: 100-continue` refusals).
+ */
 export async function listenHttp(
   fetch: (req: Request, env?: unknown) => Response | Promise<Response>,
   listen: { host: string; port: number },
   options: ServerOptions | ListenOptions = {},
 ): Promise<HttpListener> {
-  const opts: ListenOptions = 'serverOptions' in options || 'parserError' in options || 'beforeContinue' in options
+  const opts: ListenOptions = 'serverOptions' in options || 'parserError' in options || 'beforeContinue' in options || 'observe' in options
     ? options as ListenOptions : { serverOptions: options as ServerOptions };
+  let observer: HttpObserver | undefined;
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch, hostname: listen.host, port: listen.port, ...(opts.serverOptions ? { serverOptions: opts.serverOptions } : {}) }, () => resolve(s));
+    let handler = fetch;
+    const s = serve({ fetch: (req, env) => handler(req, env), hostname: listen.host, port: listen.port, ...(opts.serverOptions ? { serverOptions: opts.serverOptions } : {}) }, () => resolve(s));
+    if (opts.observe) {
+      observer = observeHttp(s as Server, fetch, opts.observe);
+      handler = observer.fetch;
+    }
     s.once('error', reject);
   });
   const answer = opts.parserError;
-  if (answer) server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerParserError(err, socket, answer));
+  if (answer) {
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+      const status = answerParserError(err, socket, answer);
+      if (status !== undefined) observer?.refusedUnparsed(status, socket.remoteAddress);
+    });
+  }
   const decide = opts.beforeContinue;
   if (decide) {
     server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
@@ -62,6 +80,7 @@ export async function listenHttp(
         server.emit('request', req, res);
         return;
       }
+      observer?.watch(req, res);
       res.writeHead(refusal.status, { 'content-type': refusal.contentType, 'content-length': Buffer.byteLength(refusal.body), connection: 'close' });
       res.end(refusal.body);
     });
@@ -91,13 +110,14 @@ function closeGracefully(server: Server, graceMs: number | undefined): Promise<v
 }
 
 /** Answers a request the parser refused as Node would (same statuses), with a body in the interface's format. */
-function answerParserError(err: NodeJS.ErrnoException, socket: Socket, answer: (status: number) => ParserErrorAnswer): void {
+function answerParserError(err: NodeJS.ErrnoException, socket: Socket, answer: (status: number) => ParserErrorAnswer): number | undefined {
   const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
   if (err.code === 'ECONNRESET' || !socket.writable || started) {
     socket.destroy();
-    return;
+    return undefined;
   }
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   const { contentType, body } = answer(status);
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  return status;
 }

@@ -1,5 +1,6 @@
 import { pino, stdSerializers, type Logger, type LoggerOptions } from 'pino';
 import { redactError } from './log-redaction.js';
+import { logDestination, type LogFormat } from './log-format.js';
 
 export type { Logger };
 
@@ -27,9 +28,12 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
-/** The root logger; components take a child (`logger.child({ component: 'dns-server' })`). */
-export function createLogger(level: string = process.env.STRATUS_LOG_LEVEL ?? 'info'): Logger {
-  return pino(loggerOptions(level));
+/**
+ * The root logger; components take a child (`logger.child({ component: 'dns-server' })`). `format`: JSON lines
+ * (default) or human-readable lines (`log-format.ts`); either way secrets are redacted first.
+ */
+export function createLogger(level: string = process.env.STRATUS_LOG_LEVEL ?? 'info', format: LogFormat = 'json'): Logger {
+  return pino(loggerOptions(level), logDestination(format));
 }
 
 /** A logger that discards everything (tests, library use). */

@@ -112,9 +112,11 @@ export class MultipartHandle implements StoreMultipartUpload {
 
   uploadPart(partNumber: number, value: StorePartValue, options?: StoreUploadPartOptions): Promise<StoreUploadedPart> {
     const ctx = this.#ctx;
+    let size = 0;
     return run(ctx, 'uploadPart', async () => {
       const n = checkPartNumber(partNumber);
       const src = classifyValue(value, 'uploadPart');
+      size = src.length ?? 0;
       try {
         const ssec = parseSsecKey((options as Record<string, unknown> | undefined)?.ssecKey);
         requireKnownLength(src);
@@ -144,7 +146,7 @@ export class MultipartHandle implements StoreMultipartUpload {
         src.cancel(err);
         throw err;
       }
-    });
+    }, () => size);
   }
 
   abort(): Promise<void> {

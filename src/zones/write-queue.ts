@@ -17,6 +17,7 @@
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { faultOf } from '../shared/faults.js';
+import { recordGroupCommit } from '../ops/probes.js';
 
 /** Most jobs committed together. */
 export const MAX_GROUP = 256;
@@ -68,6 +69,7 @@ export class WriteQueue {
     let jobs: Job[] = [];
     const outcomes: Outcome[] = [];
     let fault: unknown;
+    const started = performance.now();
     try {
       await this.db.transaction().execute(async (trx) => {
         jobs = this.pending.splice(0, MAX_GROUP);
@@ -90,10 +92,12 @@ export class WriteQueue {
         }
       });
     } catch (err) {
+      recordGroupCommit(jobs.length, (performance.now() - started) / 1000, false);
       // The fault that broke the group, not what the rollback after it said.
       for (const job of jobs) job.reject(fault ?? err);
       return;
     }
+    recordGroupCommit(jobs.length, (performance.now() - started) / 1000, true);
     jobs.forEach((job, i) => {
       const o = outcomes[i]!;
       if (o.ok) job.resolve(o.value);

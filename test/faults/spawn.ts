@@ -14,6 +14,8 @@ export interface SpawnedStratus {
   apiBase: string;
   s3Url: string;
   dnsPort: number;
+  /** The admin listener (`--admin`), unless turned off. */
+  adminUrl?: string;
   email: string;
   key: string;
   /** Everything it printed (stdout and stderr). */
@@ -29,7 +31,7 @@ export const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js');
 export async function spawnStratus(dataDir: string, flags: Record<string, string> = {}): Promise<SpawnedStratus> {
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`);
   const all: Record<string, string> = {
-    'data-dir': dataDir, http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', edge: 'off', 'dns-workers': '0',
+    'data-dir': dataDir, http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', admin: '127.0.0.1:0', edge: 'off', 'dns-workers': '0',
     'auth-email': TEST_EMAIL, 'auth-key': TEST_KEY, 's3-access-key-id': TEST_S3_ACCESS_KEY_ID, 's3-secret-access-key': TEST_S3_SECRET,
     'log-level': 'warn', ...flags,
   };
@@ -43,8 +45,9 @@ export async function spawnStratus(dataDir: string, flags: Record<string, string
   void exited.then((c) => { code = c; });
   await waitUntil(() => code !== undefined || /S3 API listening/.test(out), 60_000, 'stratus to start');
   if (code !== undefined) throw new Error(`stratus exited (${code}) while starting:\n${out}`);
-  const apiBase = /v4 API listening on (\S+)/.exec(out)![1]!;
-  const s3Url = /S3 API listening on (\S+)/.exec(out)![1]!;
+  const apiBase = /v4 API listening on (http[^\s"]+)/.exec(out)![1]!;
+  const s3Url = /S3 API listening on (http[^\s"]+)/.exec(out)![1]!;
+  const adminUrl = /admin listening on (http[^\s"]+)/.exec(out)?.[1];
   const dnsPort = Number(/DNS listening on \S+:(\d+)/.exec(out)![1]);
-  return { child, apiBase, s3Url, dnsPort, email: TEST_EMAIL, key: TEST_KEY, output: () => out, exited };
+  return { child, apiBase, s3Url, dnsPort, ...(adminUrl ? { adminUrl } : {}), email: TEST_EMAIL, key: TEST_KEY, output: () => out, exited };
 }

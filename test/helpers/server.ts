@@ -14,6 +14,7 @@ import { loadConfig, type Config } from '../../src/config/config.js';
 import { startStratus, type RunningStratus } from '../../src/main.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import type { Clock } from '../../src/shared/clock.js';
+import type { EdgeCatalog } from '../../src/edge/types.js';
 
 /** Default admin e-mail of a test server. */
 export const TEST_EMAIL = 'admin@example.com';
@@ -34,6 +35,8 @@ export interface TestServerOptions {
   logger?: Logger;
   /** Keep the data folder on `stop()` even when it was created here. */
   keepDataDir?: boolean;
+  /** What the edge runtime serves instead of the control plane's catalog (with `flags: { edge: '127.0.0.1:0' }`). */
+  edgeCatalog?: EdgeCatalog;
 }
 
 /** A running test server. */
@@ -65,7 +68,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-test-'));
   const email = opts.email ?? TEST_EMAIL;
   const key = opts.key ?? TEST_KEY;
-  const base = loadConfig({ http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', edge: 'off', 's3-access-key-id': TEST_S3_ACCESS_KEY_ID, 's3-secret-access-key': TEST_S3_SECRET, ...opts.flags }, {});
+  // `data-dir` here too, so that what derives from it (the blobs folder) is inside the test's folder, not ./.stratus.
+  const base = loadConfig({ 'data-dir': dataDir, http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', admin: '127.0.0.1:0', edge: 'off', 's3-access-key-id': TEST_S3_ACCESS_KEY_ID, 's3-secret-access-key': TEST_S3_SECRET, ...opts.flags }, {});
   const { plan, ...rest } = opts.config ?? {};
   const config: Config = {
     ...base,
@@ -75,7 +79,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...rest,
     plan: { ...base.plan, ...plan },
   };
-  const running = await startStratus(config, opts.logger ?? silentLogger(), opts.clock);
+  const running = await startStratus(config, opts.logger ?? silentLogger(), opts.clock, opts.edgeCatalog);
   const url = running.httpUrl;
   const apiBase = `${url}/client/v4`;
   const dnsPort = (running as RunningStratus & { dnsPort?: number }).dnsPort;

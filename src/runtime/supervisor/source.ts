@@ -95,26 +95,78 @@ async function internal(request, env) {
   return new Response('unknown operation', { status: 400 });
 }
 
-export default {
-  async fetch(request, env) {
-    if (request.headers.has(INTERNAL)) return internal(request, env);
-    const ray = newRayId(CONFIG.colo);
-    const url = new URL(request.url);
-    const host = (request.headers.get('host') || '').toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-    const length = Number(request.headers.get('content-length') || 0);
-    if (length > CONFIG.maxRequestBytes) return page(413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.', ray);
-    let target;
-    try {
-      target = host ? await resolve(env, host, url.pathname) : { kind: 'unknown', status: 400, reason: 'no host' };
-    } catch (err) {
-      console.error('route lookup failed: ' + (err && err.message));
-      return page(503, 1000, 'Service temporarily unavailable', 'The edge could not look up this hostname.', ray);
+// Access records of finished requests, sent to Node's control service in batches (its access log and metrics).
+const reports = [];
+let reportingSince = 0;
+function report(ctx, env, record) {
+  if (reports.length < 10000) reports.push(record);
+  // One sender at a time; a sender whose request context went away without finishing is replaced after 10 s.
+  if (reportingSince && Date.now() - reportingSince < 10000) return;
+  reportingSince = Date.now();
+  ctx.waitUntil(sendReports(env));
+}
+async function sendReports(env) {
+  try {
+    while (reports.length > 0) {
+      const batch = reports.splice(0, 500);
+      const res = await env.CONTROL.fetch('http://control/access', { method: 'POST', body: JSON.stringify(batch) });
+      await res.arrayBuffer();
     }
-    const forwarded = forwardingHeaders(request.headers, clientAddress(request.cf && request.cf.clientIp), 'http', ray);
-    if (target.kind === 'script') return runScript(request, env, target, ray, forwarded);
-    if (target.kind === 'origin') return toOrigin(request, env, target, ray, forwarded);
-    const known = UNKNOWN_PAGES[target.status] || [target.status, 'Error'];
-    return page(target.status, known[0], known[1], target.reason, ray);
+  } catch (err) {
+    console.error('access report failed: ' + (err && err.message));
+  } finally {
+    reportingSince = 0;
+  }
+}
+
+async function serve(request, env, ray, seen) {
+  const url = new URL(request.url);
+  const host = (request.headers.get('host') || '').toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  const length = Number(request.headers.get('content-length') || 0);
+  if (length > CONFIG.maxRequestBytes) return page(413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.', ray);
+  let target;
+  try {
+    target = host ? await resolve(env, host, url.pathname) : { kind: 'unknown', status: 400, reason: 'no host' };
+  } catch (err) {
+    console.error('route lookup failed: ' + (err && err.message));
+    return page(503, 1000, 'Service temporarily unavailable', 'The edge could not look up this hostname.', ray);
+  }
+  const forwarded = forwardingHeaders(request.headers, clientAddress(request.cf && request.cf.clientIp), 'http', ray);
+  if (target.kind === 'script') {
+    seen.route = 'script:' + target.scriptName;
+    seen.accountId = target.accountId;
+    return runScript(request, env, target, ray, forwarded);
+  }
+  if (target.kind === 'origin') {
+    seen.route = 'origin';
+    return toOrigin(request, env, target, ray, forwarded);
+  }
+  seen.route = 'unserved';
+  const known = UNKNOWN_PAGES[target.status] || [target.status, 'Error'];
+  return page(target.status, known[0], known[1], target.reason, ray);
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    if (request.headers.has(INTERNAL)) return internal(request, env);
+    const started = Date.now();
+    const ray = newRayId(CONFIG.colo);
+    // What the request turned out to be: route label (script:NAME, origin, unserved) and the script's account.
+    const seen = { route: 'unmatched' };
+    const record = (status, res) => report(ctx, env, {
+      method: request.method, route: seen.route, status, ms: Date.now() - started, accountId: seen.accountId, requestId: ray,
+      bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut: res ? Number(res.headers.get('content-length')) || 0 : 0,
+      remote: clientAddress(request.cf && request.cf.clientIp),
+    });
+    let res;
+    try {
+      res = await serve(request, env, ray, seen);
+    } catch (err) {
+      record(500);
+      throw err;
+    }
+    record(res.status, res);
+    return res;
   },
 };
 `;

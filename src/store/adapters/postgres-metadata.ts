@@ -69,7 +69,7 @@ export class PostgresMetadataStore implements MetadataStore {
     const health = opts.health ?? NO_FAULT_REPORTER;
     // A connection that breaks (idle or in use) fails only its own queries; the next query opens a new one.
     const pool = createPool({
-      url, max: opts.maxConnections ?? 10, types: TYPES, ...(opts.queryTimeoutMs !== undefined ? { queryTimeoutMs: opts.queryTimeoutMs } : {}),
+      url, max: opts.maxConnections ?? 10, types: TYPES, name: 'buckets', ...(opts.queryTimeoutMs !== undefined ? { queryTimeoutMs: opts.queryTimeoutMs } : {}),
       onConnectionError: (err) => { health.down('database', err); opts.onConnectionLost?.(err); },
     });
     try {

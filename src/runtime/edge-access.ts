@@ -1,0 +1,21 @@
+/**
+ * The edge's requests in the access log and the HTTP metrics (listener `edge`). workerd serves the edge socket,
+ * so Node never sees these requests: the supervisor worker reports each one it finished to the control service
+ * (control-service.ts), in batches, and they are recorded here like the v4 and S3 listeners' requests. Timing
+ * and response bytes are as of the response's headers (a streamed body's own length is not counted).
+ */
+import type { Logger } from '../shared/logger.js';
+import { recordHttpAccess } from '../ops/http-observer.js';
+import type { EdgeAccessRecord } from './control-service.js';
+
+/** A receiver of the supervisor's access reports that logs and counts them under `logger`'s `access` child. */
+export function edgeAccessRecorder(logger: Logger): (records: EdgeAccessRecord[]) => void {
+  const access = logger.child({ component: 'access', listener: 'edge' });
+  return (records) => {
+    for (const r of records) {
+      recordHttpAccess(access, {
+        listener: 'edge', route: r.route, method: r.method, status: r.status, seconds: r.ms / 1000, bytesIn: r.bytesIn, bytesOut: r.bytesOut,
+      }, { requestId: r.requestId, ...(r.accountId !== undefined ? { accountId: r.accountId } : {}) }, r.remote);
+    }
+  };
+}

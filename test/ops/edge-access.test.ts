@@ -1,0 +1,71 @@
+/**
+ * The edge listener (served by workerd, not Node) in the access log and the metrics: each request a script,
+ * or an error page for an unknown host, answered gives one `listener: "edge"` line with the script's route
+ * label, status, the ray id and the script's account; two accounts' scripts are logged under their own
+ * accounts; no query string, header value or script secret reaches a log line. `/readyz` names the edge.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { MemoryCatalog } from '../edge/memory-catalog.js';
+import { edgeRequest } from '../edge/request.js';
+import { waitUntil } from '../faults/load.js';
+import { accessLines, captureLogger } from './capture-logger.js';
+
+const SECRET_BINDING = 'edge-binding-secret-7f3a9c1e5b';
+const QUERY_TOKEN = 'edge-query-token-0d4e8b2a6c';
+const AUTH_HEADER = 'Bearer edge-header-token-93ab17fe';
+const APP = `export default {
+  async fetch(request, env) {
+    return new Response('hello from ' + env.WHO + (env.API_KEY ? '' : '!'), { headers: { 'content-type': 'text/plain' } });
+  },
+};`;
+
+const capture = captureLogger('info');
+const catalog = new MemoryCatalog();
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ logger: capture.logger, flags: { edge: '127.0.0.1:0' }, edgeCatalog: catalog });
+}, 90_000);
+afterAll(async () => { await server?.stop(); });
+
+describe('edge access log and metrics', () => {
+  it('logs each edge request under its script and account, with the ray id and no secret', async () => {
+    catalog.deploy('first.example.com', APP, { accountId: 'acct-first', bindings: [{ type: 'plain_text', name: 'WHO', text: 'first' }, { type: 'secret_text', name: 'API_KEY', text: SECRET_BINDING }] });
+    catalog.deploy('second.example.com', APP, { accountId: 'acct-second', bindings: [{ type: 'plain_text', name: 'WHO', text: 'second' }] });
+    const edge = server.running.edgeUrl!;
+    const first = await edgeRequest(edge, 'first.example.com', { path: `/p?token=${QUERY_TOKEN}`, headers: { authorization: AUTH_HEADER } });
+    expect(first).toMatchObject({ status: 200, body: 'hello from first' });
+    const second = await edgeRequest(edge, 'second.example.com', { method: 'POST', body: 'abc' });
+    expect(second).toMatchObject({ status: 200, body: 'hello from second!' });
+    const unknown = await edgeRequest(edge, 'nobody.example.com');
+    expect(unknown.status).toBe(530);
+
+    await waitUntil(() => accessLines(capture.lines(), 'edge').length >= 3, 20_000, 'edge access lines');
+    const lines = accessLines(capture.lines(), 'edge');
+    expect(lines).toHaveLength(3);
+    const one = lines.find((l) => l.requestId === first.headers['cf-ray'])!;
+    expect(one).toMatchObject({ method: 'GET', route: 'script:first', status: 200, accountId: 'acct-first', msg: 'GET script:first 200', bytes: 'hello from first'.length });
+    expect(typeof one.durationMs).toBe('number');
+    expect(one.remote).toBe('127.0.0.1');
+    expect(lines.find((l) => l.requestId === second.headers['cf-ray'])).toMatchObject({ method: 'POST', route: 'script:second', status: 200, accountId: 'acct-second', bytesIn: 3 });
+    const page = lines.find((l) => l.requestId === unknown.headers['cf-ray'])!;
+    expect(page).toMatchObject({ route: 'unserved', status: 530 });
+    expect(page.accountId).toBeUndefined();
+
+    const text = capture.text();
+    for (const secret of [SECRET_BINDING, QUERY_TOKEN, AUTH_HEADER, 'edge-header-token']) expect(text).not.toContain(secret);
+  });
+
+  it('counts edge requests in /metrics and names the edge runtime in /readyz', async () => {
+    const metrics = await (await fetch(`${server.running.adminUrl}/metrics`)).text();
+    expect(metrics).toMatch(/stratus_http_requests_total\{listener="edge",route="script:first",method="GET",status="200"\} [1-9]/);
+    expect(metrics).toMatch(/stratus_http_requests_total\{listener="edge",route="unserved",method="GET",status="530"\} [1-9]/);
+    expect(metrics).not.toContain('acct-first');
+    const ready = await fetch(`${server.running.adminUrl}/readyz`);
+    const report = await ready.json() as { ready: boolean; checks: Record<string, { ok: boolean; detail?: string }> };
+    expect(ready.status).toBe(200);
+    expect(report.checks.edge).toMatchObject({ ok: true });
+    expect(report.checks.edge!.detail).toMatch(/workerd generation \d+ serving/);
+  });
+});
