@@ -19,7 +19,8 @@ import { isId, newId } from '../shared/ids.js';
 import { validateRecordBody, type RecordDraft } from './record-body.js';
 import type { RecordWarning } from './record-name.js';
 import { checkNameConflicts, checkProxiedCname } from './record-rules.js';
-import { RECORD_META, recordToRow, rowToRecord, type RecordRow } from './record-rows.js';
+import { RECORD_META, recordToRow, rowToRecord, servedRecord, type RecordRow } from './record-rows.js';
+import type { RecordChange } from './change-feed.js';
 
 /** The zone a record operation acts on (already checked to belong to the caller). */
 export interface ZoneRef {
@@ -54,6 +55,8 @@ export class RecordsTransaction {
   private countDelta = 0;
   /** True once any record was written. */
   changed = false;
+  /** Every record written, before and after, in order (the changeset the change feed and log carry). */
+  readonly changes: RecordChange[] = [];
 
   constructor(
     /** The open transaction (plain reads may pass the database itself). */
@@ -91,6 +94,7 @@ export class RecordsTransaction {
     await INSERT_RECORD.execute(this.trx, recordToRow(record));
     this.countDelta++;
     this.changed = true;
+    this.changes.push({ id: record.id, before: null, after: servedRecord(record) });
     return record;
   }
 
@@ -131,6 +135,7 @@ export class RecordsTransaction {
         atName.push({ id: record.id, name: record.name, type: record.type, content: record.content, priority: record.priority });
         rows.push(recordToRow(record));
         out.push(record);
+        this.changes.push({ id: record.id, before: null, after: servedRecord(record) });
         this.countDelta++;
       } catch (err) {
         throw wrap(i, err);
@@ -167,6 +172,7 @@ export class RecordsTransaction {
     await this.trx.deleteFrom('dns_records').where('zone_id', '=', this.zone.id).where('id', '=', id).execute();
     this.countDelta--;
     this.changed = true;
+    this.changes.push({ id, before: servedRecord(current), after: null });
     return current;
   }
 
@@ -190,6 +196,7 @@ export class RecordsTransaction {
     const { id: _id, zone_id: _zone, created_on: _created, ...row } = recordToRow(saved);
     await this.trx.updateTable('dns_records').set(row).where('id', '=', current.id).execute();
     this.changed = true;
+    this.changes.push({ id: current.id, before: servedRecord(current), after: servedRecord(saved) });
     return saved;
   }
 

@@ -14,6 +14,7 @@ import { isoTimestamp, type Clock } from '../shared/clock.js';
 import { isId, newId } from '../shared/ids.js';
 import type { ZoneChangeFeed } from './change-feed.js';
 import { normalizeZoneName } from './zone-name.js';
+import { deleteZoneChanges } from './change-log.js';
 import { initialSerial } from './serial.js';
 import { initialDnsSettings } from '../settings/dns-settings.js';
 import { parseJsonObject } from '../settings/shape.js';
@@ -150,6 +151,7 @@ export class ZonesService {
   async delete(zoneId: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('dns_records').where('zone_id', '=', zoneId).execute();
+      await deleteZoneChanges(trx, zoneId);
       await trx.deleteFrom('zones').where('id', '=', zoneId).execute();
     });
     this.changeFeed.publish({ zoneId, kind: 'deleted' });

@@ -1,0 +1,55 @@
+/**
+ * What the DNS server reads from the database: which zones are served, a zone's served fields, its records
+ * page by page. The only place the DNS server reads zone contents (the change log is zones/change-log.ts).
+ * Only served columns are read (not comments, tags, meta or timestamps).
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { rowToServedRecord, SERVED_COLUMNS, type ServedRow } from '../zones/record-rows.js';
+import { QueryTemplate } from '../db/query-template.js';
+import type { SnapshotRecord, SnapshotZone } from '../dns/snapshot.js';
+import { readServingSettings } from '../dns/snapshot-settings.js';
+import type { ZoneColumns } from '../zones/change-feed.js';
+
+/** Records read per page when a zone is loaded. */
+export const PAGE_RECORDS = 2000;
+
+/**
+ * The zones the DNS server serves, with their serials: the single place that decides which zones are
+ * answered for (every load and every poll goes through it).
+ */
+export async function servedZones(db: Kysely<Database>): Promise<Array<{ id: string; serial: number }>> {
+  const rows = await db.selectFrom('zones').select(['id', 'serial']).execute();
+  return rows.map((r) => ({ id: r.id, serial: Number(r.serial) }));
+}
+
+const ZONE = new QueryTemplate<{ zoneId: string }, { id: string; name: string; serial: number } & ZoneColumns>(
+  (db, p) => db.selectFrom('zones').select(['id', 'name', 'serial', 'name_servers', 'dns_settings', 'zone_settings']).where('id', '=', p('zoneId')),
+);
+
+/** The snapshot fields of a zone from its stored columns. */
+export function zoneFields(id: string, name: string, serial: number, columns: ZoneColumns): SnapshotZone {
+  let nameServers: string[] = [];
+  try { nameServers = (JSON.parse(columns.name_servers) as string[]).map((n) => String(n).toLowerCase().replace(/\.$/, '')); } catch { /* none */ }
+  const settings = readServingSettings(columns.dns_settings, columns.zone_settings, nameServers);
+  return { id, name: name.toLowerCase(), serial, nameServers, settings };
+}
+
+/** A served zone's fields, or undefined when it is not served (gone). */
+export async function readZone(db: Kysely<Database>, zoneId: string): Promise<SnapshotZone | undefined> {
+  const zone = await ZONE.executeTakeFirst(db, { zoneId });
+  return zone ? zoneFields(zone.id, zone.name, Number(zone.serial), zone) : undefined;
+}
+
+const PAGE = new QueryTemplate<{ zoneId: string; after: string; limit: number }, ServedRow>((db, p) => db.selectFrom('dns_records')
+  .select([...SERVED_COLUMNS]).where('zone_id', '=', p('zoneId')).where('id', '>', p('after')).orderBy('id').limit(p('limit')));
+
+/** The zone's records with ids above `after`, in id order, at most {@link PAGE_RECORDS}; unreadable rows reported. */
+export async function readRecordPage(db: Kysely<Database>, zoneId: string, after: string, onBadRow: (id: string, err: unknown) => void): Promise<{ records: SnapshotRecord[]; last: string | undefined }> {
+  const rows = await PAGE.execute(db, { zoneId, after, limit: PAGE_RECORDS });
+  const records: SnapshotRecord[] = [];
+  for (const row of rows) {
+    try { records.push(rowToServedRecord(row)); } catch (err) { onBadRow(row.id, err); }
+  }
+  return { records, last: rows.at(-1)?.id };
+}
