@@ -38,10 +38,11 @@ const EMAIL = 'bench@example.com';
 const KEY = '0123456789abcdef0123456789abcdef01234';
 
 if (!isMainThread) queryLoad(workerData).then((r) => parentPort.postMessage(r));
-else main().catch((err) => { console.error(err); process.exitCode = 1; }).finally(cleanup);
+else main().catch((err) => { console.error(err); process.exitCode = 1; }).finally(() => { cleanup(); process.exit(); });
 
 const tmp = isMainThread ? fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-big-zone-')) : '';
 const children = [];
+if (isMainThread) process.on('exit', () => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL'); });
 const log = (msg) => process.stdout.write(`[big-zone] ${msg}\n`);
 
 function start(cmd, args, opts = {}) {
@@ -95,7 +96,7 @@ async function startStratus(dnsPort) {
   await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out]).catch(() => {});
   fs.mkdirSync(path.join(tmp, 'loop'));
   const child = start(process.execPath, ['--import', path.join(ROOT, 'bench', 'lib', 'loop-delay.mjs'), path.join(out, 'cli.js'), 'serve',
-    '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--dns', `127.0.0.1:${dnsPort}`, '--auth-email', EMAIL, '--auth-key', KEY,
+    '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--dns', `127.0.0.1:${dnsPort}`, '--auth-email', EMAIL, '--auth-key', KEY,
     '--log-level', 'warn', '--records-per-zone', String(RECORDS * 2 + 100_000)], { env: { ...process.env, STRATUS_LOOP_DELAY_DIR: path.join(tmp, 'loop') } });
   const base = await waitFor('Stratus to listen', async () => /v4 API listening on (\S+)/.exec(child.output)?.[1], 60_000);
   return { base: `${base}/client/v4`.replace('/client/v4/client/v4', '/client/v4'), pid: child.pid };
@@ -125,6 +126,7 @@ async function loadZone(base) {
 async function startKnot(zoneFile, port) {
   const dir = path.join(tmp, 'knot');
   fs.mkdirSync(path.join(dir, 'zones'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'db'), { recursive: true });
   fs.copyFileSync(zoneFile, path.join(dir, 'zones', `${ZONE}.zone`));
   fs.writeFileSync(path.join(dir, 'knot.conf'), `server:\n    rundir: "${dir}"\n    listen: 127.0.0.1@${port}\ncontrol:\n    listen: "${dir}/knot.sock"\ndatabase:\n    storage: "${dir}/db"\nlog:\n  - target: stderr\n    any: warning\nacl:\n  - id: local-update\n    address: 127.0.0.1\n    action: update\ntemplate:\n  - id: default\n    storage: "${dir}/zones"\n    file: "%s.zone"\n    zonefile-sync: -1\n    journal-content: changes\nzone:\n  - domain: ${ZONE}\n    acl: local-update\n`);
   return start('knotd', ['-c', path.join(dir, 'knot.conf')]);
@@ -183,6 +185,7 @@ async function visible(sock, port, name, t0) {
 async function underWrites(s, kPort, sPort, names, knsupdate) {
   const load = Promise.all([queries(sPort, SECONDS, QPS, names), queries(kPort, SECONDS, QPS, names)]);
   const sock = dgram.createSocket('udp4');
+  sock.setMaxListeners(0);
   await new Promise((r) => sock.bind(0, '127.0.0.1', r));
   const vis = { stratus: [], knot: [] };
   let stale = 0;
@@ -269,6 +272,8 @@ async function main() {
   await waitFor('Knot to serve the zone', async () => (await answerCount(sock, kPort, `h${RECORDS - 1}.${ZONE}`)) > 0, 300_000);
   const knotRssLoaded = rssMiB(knot.pid);
   const knsupdate = start('knsupdate', []);
+  knsupdate.once('exit', (code) => { if (code !== null) log(`knsupdate exited (${code}): ${knsupdate.output.slice(-1000)}`); });
+  knsupdate.stdin.on('error', () => {});
   knsupdate.stdin.write(`server 127.0.0.1 ${kPort}\nzone ${ZONE}.\n`);
   sock.close();
 
