@@ -238,11 +238,15 @@ async function batches(s, knsupdate, kPort) {
   let kn = 0;
   const sock = dgram.createSocket('udp4');
   await new Promise((r) => sock.bind(0, '127.0.0.1', r));
-  while (performance.now() - k0 < SECONDS * 1000) {
-    const lines = Array.from({ length: 100 }, (_, j) => `update add kb${kn}-${j}.${ZONE}. 300 A 10.201.0.1`);
-    knsupdate.stdin.write(`${lines.join('\n')}\nsend\n`);
-    await waitFor('Knot batch', async () => (await answerCount(sock, kPort, `kb${kn}-99.${ZONE}`)) > 0, 10_000);
-    kn++;
+  try {
+    while (performance.now() - k0 < SECONDS * 1000) {
+      const lines = Array.from({ length: 100 }, (_, j) => `update add kb${kn}-${j}.${ZONE}. 300 A 10.201.0.1`);
+      knsupdate.stdin.write(`${lines.join('\n')}\nsend\n`);
+      await waitFor('Knot batch', async () => (await answerCount(sock, kPort, `kb${kn}-99.${ZONE}`)) > 0, 10_000);
+      kn++;
+    }
+  } catch (err) {
+    log(`Knot batches stopped: ${err.message}; knsupdate: ${knsupdate.output.slice(-500)}`);
   }
   sock.close();
   return { stratus, knot: (kn * 100) / ((performance.now() - k0) / 1000) };
@@ -286,7 +290,10 @@ async function main() {
   const w = await underWrites({ ...stratus, zoneId }, kPort, sPort, names, knsupdate);
   const writeLoop = await loopDelay(stratus.pid);
   log('sustained batches of 100 creates');
-  const b = await batches({ ...stratus, zoneId }, knsupdate, kPort);
+  const knsBatch = start('knsupdate', []);
+  knsBatch.stdin.on('error', () => {});
+  knsBatch.stdin.write(`server 127.0.0.1 ${kPort}\nzone ${ZONE}.\n`);
+  const b = await batches({ ...stratus, zoneId }, knsBatch, kPort);
   const batchLoop = await loopDelay(stratus.pid);
   const rssEnd = rssMiB(stratus.pid);
 

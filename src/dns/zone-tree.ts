@@ -14,9 +14,10 @@
  */
 import { TYPE } from './wire/constants.js';
 import type { WireRecord } from './wire/message.js';
-import { inZone, type EdgeAddresses, type RRset, type SnapshotRecord, type SnapshotZone, type ZoneNode, type ZoneSnapshot } from './snapshot.js';
+import { inZone, type EdgeAddresses, type RRset, type SnapshotRecord, type SnapshotZone, type ZoneSnapshot } from './snapshot.js';
 import { deriveNode, soaRecord, type FlattenSpec } from './zone-node.js';
 import { flattened, type DraftView, type Reads } from './zone-flatten.js';
+import { link, TreeNode, unlink, type NodeDeriver } from './zone-tree-node.js';
 
 /** One record's change: the record before (null: created) and after (null: deleted). */
 export interface RecordChange {
@@ -32,37 +33,8 @@ export interface ChangeReport {
   wholeZone: boolean;
 }
 
-/** A name of the tree: its served rrsets and what they are derived from. */
-interface TreeNode extends ZoneNode {
-  /** The stored records at this name. */
-  src: SnapshotRecord[];
-  /** Existing child names (a name with children exists even without records: an empty non-terminal). */
-  kids: number;
-  /** True when the node's own records make it exist. */
-  own: boolean;
-  /** The unflattened rrsets, when `rrsets` holds a flattened CNAME's answer. */
-  draft?: Map<number, RRset>;
-  flatten?: FlattenSpec;
-}
-
 /** Work units between two yields of {@link ZoneTree.applySteps}. */
 const SLICE = 512;
-
-function link(index: Map<string, Set<string>>, names: readonly string[], reader: string): void {
-  for (const n of names) {
-    let set = index.get(n);
-    if (!set) { set = new Set(); index.set(n, set); }
-    set.add(reader);
-  }
-}
-
-function unlink(index: Map<string, Set<string>>, names: readonly string[], reader: string): void {
-  for (const n of names) {
-    const set = index.get(n);
-    set?.delete(reader);
-    if (set?.size === 0) index.delete(n);
-  }
-}
 
 function parent(name: string): string {
   const dot = name.indexOf('.');
@@ -70,6 +42,9 @@ function parent(name: string): string {
 }
 
 const EMPTY: SnapshotRecord[] = [];
+const NO_RRSETS: Map<number, RRset> = new Map();
+/** Shared by every record without per-record settings (most), instead of one empty object each. */
+const NO_SETTINGS: SnapshotRecord['settings'] = Object.freeze({});
 
 /** Names whose rrsets changed (`content`) and names that appeared or disappeared (`exists`, also in `content`). */
 interface Seen {
@@ -78,7 +53,7 @@ interface Seen {
 }
 
 /** A zone image patched by changesets (see the module comment). */
-export class ZoneTree implements ZoneSnapshot {
+export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   readonly zoneId: string;
   readonly origin: string;
   serial: number;
@@ -97,6 +72,9 @@ export class ZoneTree implements ZoneSnapshot {
   private readonly readers = new Map<string, Set<string>>();
   private readonly probers = new Map<string, Set<string>>();
   private readonly view: DraftView;
+  /** Bumped whenever any node changes; the last derivation is reused while it stays. */
+  private version = 0;
+  private memo: { node: TreeNode; version: number; rrsets: Map<number, RRset> } | undefined;
 
   constructor(private zone: SnapshotZone, private readonly edge: EdgeAddresses) {
     this.zoneId = zone.id;
@@ -105,9 +83,19 @@ export class ZoneTree implements ZoneSnapshot {
     this.view = {
       origin: this.origin,
       node: (name) => this.nodes.get(name),
-      draft: (node, type) => ((node as TreeNode).draft ?? node.rrsets).get(type),
+      draft: (node, type) => (node as TreeNode).unflattened.get(type),
     };
     for (const _ of this.settle(new Set([this.origin]), { names: new Set(), wholeZone: false })) { /* one name */ }
+  }
+
+  /** The served rrsets of a node without explicit ones, from its records. */
+  derive(node: TreeNode): Map<number, RRset> {
+    if (node.src.length === 0) return NO_RRSETS;
+    const m = this.memo;
+    if (m && m.node === node && m.version === this.version) return m.rrsets;
+    const rrsets = deriveNode(this.zone, node.name, node.src, this.edge).rrsets;
+    this.memo = { node, version: this.version, rrsets };
+    return rrsets;
   }
 
   /** Records left out, with the reason. */
@@ -171,6 +159,7 @@ export class ZoneTree implements ZoneSnapshot {
   *setZoneSteps(zone: SnapshotZone): Generator<void, ChangeReport> {
     const report: ChangeReport = { names: new Set(), wholeZone: true };
     this.zone = { ...zone, name: this.origin, id: this.zoneId, serial: this.serial };
+    this.version++;
     const touched = new Set<string>([this.origin, ...this.proxiedNames, ...this.cnameNames]);
     yield* this.settle(touched, report);
     this.setSerial(zone.serial, report);
@@ -185,7 +174,7 @@ export class ZoneTree implements ZoneSnapshot {
     const s = this.zone.settings.soa;
     const set: RRset = { type: TYPE.SOA, ttl: s.ttl, records: [soaRecord(this.zone, s.ttl)] };
     const apex = this.nodes.get(this.origin)!;
-    apex.rrsets.set(TYPE.SOA, set);
+    apex.fixed!.set(TYPE.SOA, set);
     apex.draft?.set(TYPE.SOA, set);
     this.setSoa(set);
     report.names.add(this.origin);
@@ -244,7 +233,8 @@ export class ZoneTree implements ZoneSnapshot {
     this.skippedById.delete(id);
   }
 
-  private putSource(rec: SnapshotRecord): void {
+  private putSource(record: SnapshotRecord): void {
+    const rec = record.settings && Object.keys(record.settings).length === 0 ? { ...record, settings: NO_SETTINGS } : record;
     const src = this.srcOf(rec.name).filter((r) => r.id !== rec.id);
     src.push(rec);
     this.setSrc(rec.name, src);
@@ -260,20 +250,21 @@ export class ZoneTree implements ZoneSnapshot {
     this.mark(this.cnameNames, name, d.cname);
     let node = this.nodes.get(name);
     if (!node && !d.exists) { this.setSrc(name, src); return; }
+    this.version++;
     if (!node) {
-      node = { name, rrsets: d.rrsets, src, kids: 0, own: true };
+      node = new TreeNode(name, src, this);
       this.dormant.delete(name);
       this.nodes.set(name, node);
       seen.exists.add(name);
       this.addChild(parent(name), report, seen);
     }
-    node.rrsets = d.rrsets;
+    node.fixed = name === this.origin ? d.rrsets : undefined;
     node.draft = undefined;
     node.flatten = d.flatten;
     node.own = d.exists;
     report.names.add(name);
     seen.content.add(name);
-    this.markCut(name, report);
+    this.markCut(name, d.rrsets.has(TYPE.NS), report);
     if (!node.own && node.kids === 0 && name !== this.origin) this.dropNode(node, report, seen);
   }
 
@@ -282,9 +273,8 @@ export class ZoneTree implements ZoneSnapshot {
     else set.delete(name);
   }
 
-  private markCut(name: string, report: ChangeReport): void {
+  private markCut(name: string, isCut: boolean, report: ChangeReport): void {
     if (name === this.origin) return;
-    const isCut = this.nodes.get(name)?.rrsets.has(TYPE.NS) === true;
     if (isCut === this.cuts.has(name)) return;
     if (isCut) this.cuts.add(name);
     else this.cuts.delete(name);
@@ -295,7 +285,10 @@ export class ZoneTree implements ZoneSnapshot {
     if (!inZone(name, this.origin) || (name === '' && this.origin !== '')) return;
     const node = this.nodes.get(name);
     if (node) { node.kids++; return; }
-    const ent: TreeNode = { name, rrsets: new Map(), src: this.dormant.get(name) ?? EMPTY, kids: 1, own: false };
+    const ent = new TreeNode(name, this.dormant.get(name) ?? EMPTY, this);
+    ent.kids = 1;
+    ent.own = false;
+    this.version++;
     this.dormant.delete(name);
     this.nodes.set(name, ent);
     report.names.add(name);
@@ -306,8 +299,9 @@ export class ZoneTree implements ZoneSnapshot {
 
   private dropNode(node: TreeNode, report: ChangeReport, seen: Seen): void {
     this.nodes.delete(node.name);
+    this.version++;
     if (node.src.length) this.dormant.set(node.name, node.src);
-    this.markCut(node.name, report);
+    this.markCut(node.name, false, report);
     this.unflatten(node.name);
     report.names.add(node.name);
     seen.content.add(node.name);
@@ -333,9 +327,10 @@ export class ZoneTree implements ZoneSnapshot {
     this.unflatten(name);
     const node = this.nodes.get(name);
     if (!node) return;
-    const draft = node.draft ?? node.rrsets;
+    const draft = node.unflattened;
+    this.version++;
     node.draft = undefined;
-    node.rrsets = draft;
+    node.fixed = name === this.origin ? draft : undefined;
     report.names.add(name);
     if (!node.flatten) return;
     const reads: Reads = { content: new Set(), exists: new Set() };
@@ -346,7 +341,7 @@ export class ZoneTree implements ZoneSnapshot {
     link(this.probers, kept.exists, name);
     if (served) {
       node.draft = draft;
-      node.rrsets = served;
+      node.fixed = served;
     }
   }
 }
