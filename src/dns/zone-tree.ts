@@ -13,6 +13,7 @@
  * (test: zone-tree.test.ts), with records of one rrset possibly in another order.
  */
 import { TYPE } from './wire/constants.js';
+import { RECORD_TYPES, type RecordType } from './record.js';
 import type { WireRecord } from './wire/message.js';
 import { inZone, type EdgeAddresses, type RRset, type SnapshotRecord, type SnapshotZone, type ZoneSnapshot } from './snapshot.js';
 import { deriveNode, soaRecord, type FlattenSpec } from './zone-node.js';
@@ -43,6 +44,8 @@ function parent(name: string): string {
 
 const EMPTY: SnapshotRecord[] = [];
 const NO_RRSETS: Map<number, RRset> = new Map();
+/** One string per record type, instead of one per record read from the database or IPC. */
+const TYPE_NAMES = new Map<string, RecordType>(RECORD_TYPES.map((t) => [t, t]));
 /** Shared by every record without per-record settings (most), instead of one empty object each. */
 const NO_SETTINGS: SnapshotRecord['settings'] = Object.freeze({});
 
@@ -233,8 +236,14 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     this.skippedById.delete(id);
   }
 
+  /** Stores a record (replacing the one with its id), sharing the strings and objects many records have alike. */
   private putSource(record: SnapshotRecord): void {
-    const rec = record.settings && Object.keys(record.settings).length === 0 ? { ...record, settings: NO_SETTINGS } : record;
+    const rec: SnapshotRecord = {
+      ...record,
+      name: this.nodes.get(record.name)?.name ?? record.name,
+      type: TYPE_NAMES.get(record.type) ?? record.type,
+      settings: record.settings && Object.keys(record.settings).length === 0 ? NO_SETTINGS : record.settings,
+    };
     const src = this.srcOf(rec.name).filter((r) => r.id !== rec.id);
     src.push(rec);
     this.setSrc(rec.name, src);
