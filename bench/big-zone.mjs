@@ -82,12 +82,27 @@ function rssMiB(pid) {
   return total / 1024;
 }
 
-/** Event-loop delay of the Stratus main process since the last call (ms). */
+/** The pids of a process's children (the UDP workers). */
+function childPids(pid) {
+  const out = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(d));
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+/** Event-loop delay (ms) of the Stratus main process since the last call, and the V8 heap of it and its workers (MiB). */
 async function loopDelay(pid) {
-  const file = path.join(tmp, 'loop', `${pid}.json`);
-  fs.rmSync(file, { force: true });
-  process.kill(pid, 'SIGUSR2');
-  return waitFor('event-loop figures', async () => fs.existsSync(file) && JSON.parse(fs.readFileSync(file, 'utf8')), 5000);
+  const pids = [pid, ...childPids(pid)];
+  const files = pids.map((p) => path.join(tmp, 'loop', `${p}.json`));
+  for (const f of files) fs.rmSync(f, { force: true });
+  for (const p of pids) process.kill(p, 'SIGUSR2');
+  const figures = await waitFor('event-loop figures', async () => files.every((f) => fs.existsSync(f)) && files.map((f) => JSON.parse(fs.readFileSync(f, 'utf8'))), 5000);
+  return { ...figures[0], heap: figures.reduce((n, f) => n + f.heapMiB, 0) };
 }
 
 async function startStratus(dnsPort) {
@@ -95,7 +110,7 @@ async function startStratus(dnsPort) {
   const out = path.join(ROOT, 'node_modules', '.cache', 'stratus-big-zone', 'dist');
   await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out]).catch(() => {});
   fs.mkdirSync(path.join(tmp, 'loop'));
-  const child = start(process.execPath, ['--import', path.join(ROOT, 'bench', 'lib', 'loop-delay.mjs'), path.join(out, 'cli.js'), 'serve',
+  const child = start(process.execPath, ['--expose-gc', '--import', path.join(ROOT, 'bench', 'lib', 'loop-delay.mjs'), path.join(out, 'cli.js'), 'serve',
     '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--dns', `127.0.0.1:${dnsPort}`, '--auth-email', EMAIL, '--auth-key', KEY,
     '--log-level', 'warn', '--records-per-zone', String(RECORDS * 2 + 100_000)], { env: { ...process.env, STRATUS_LOOP_DELAY_DIR: path.join(tmp, 'loop') } });
   const base = await waitFor('Stratus to listen', async () => /v4 API listening on (\S+)/.exec(child.output)?.[1], 60_000);
@@ -171,7 +186,7 @@ async function queryLoad({ port, seconds, qps, names }) {
 }
 
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
-const ms = (v) => (Number.isFinite(v) ? `${v < 10 ? v.toFixed(2) : v.toFixed(0)} ms` : '-');
+const ms = (v) => (Number.isFinite(v) ? `${v < 10 ? v.toFixed(2) : v.toFixed(0)} ms` : v === Infinity ? '> 5 s' : '-');
 
 /** Polls `name` on `port` until it has an answer; the time since `t0` (ms), or NaN after 5 s. */
 async function visible(sock, port, name, t0) {
@@ -191,6 +206,7 @@ async function underWrites(s, kPort, sPort, names, knsupdate) {
   let stale = 0;
   let done = 0;
   let failed = 0;
+  let slow = 0;
   const rss = [rssMiB(s.pid)];
   const end = performance.now() + SECONDS * 1000;
   const t0 = performance.now();
@@ -213,7 +229,9 @@ async function underWrites(s, kPort, sPort, names, knsupdate) {
         return;
       }
       done++;
-      if ((await answerCount(sock, sPort, name)) === 0) stale++;
+      const now = await answerCount(sock, sPort, name);
+      if (now === 0) stale++;
+      if (now < 0) slow++;
       vis.stratus.push(await visible(sock, sPort, name, t));
       vis.knot.push(await k);
     })();
@@ -226,7 +244,8 @@ async function underWrites(s, kPort, sPort, names, knsupdate) {
   rss.push(rssMiB(s.pid));
   sock.close();
   for (const v of Object.values(vis)) v.sort((a, b) => a - b);
-  return { sq, kq, vis, stale, failed, writesPerSec: done / SECONDS, rss };
+  for (const v of Object.values(vis)) v.forEach((x, i) => { if (Number.isNaN(x)) v[i] = Infinity; });
+  return { sq, kq, vis, stale, slow, failed, writesPerSec: done / SECONDS, rss };
 }
 
 /** As many batches of 100 creates as Stratus (API) and Knot (one knsupdate message each) take in SECONDS. */
@@ -265,7 +284,7 @@ async function main() {
   const stratus = await startStratus(sPort);
   await new Promise((r) => setTimeout(r, 1000));
   const rssEmpty = rssMiB(stratus.pid);
-  await loopDelay(stratus.pid);
+  const emptyLoop = await loopDelay(stratus.pid);
   log(`loading ${RECORDS} records through the import API`);
   const { zoneId, loadMs } = await loadZone(stratus.base);
   const sock = dgram.createSocket('udp4');
@@ -314,9 +333,10 @@ async function main() {
   console.log(`| DNS latency under ${WRITES} writes/s, p50 / p99 | ${ms(pct(w.sq.lat, 50))} / ${ms(pct(w.sq.lat, 99))} (lost ${w.sq.lost}) | ${ms(pct(w.kq.lat, 50))} / ${ms(pct(w.kq.lat, 99))} (lost ${w.kq.lost}) |`);
   console.log(`| writes completed per second (${WRITES}/s offered) | ${w.writesPerSec.toFixed(0)} (${w.failed} failed) | (dynamic updates, not awaited) |`);
   console.log(`| write-to-visible p50 / p99 | ${ms(pct(w.vis.stratus, 50))} / ${ms(pct(w.vis.stratus, 99))} | ${ms(pct(w.vis.knot, 50))} / ${ms(pct(w.vis.knot, 99))} |`);
-  console.log(`| stale answers right after the API call returned | ${w.stale} of ${w.vis.stratus.length} | - |`);
+  console.log(`| stale answers right after the API call returned | ${w.stale} of ${w.vis.stratus.length} (${w.slow} not answered within 1 s) | - |`);
   console.log(`| sustained creates/s in batches of 100 | ${b.stratus.toFixed(0)} (API batch) | ${b.knot.toFixed(0)} (one update message each) |`);
   console.log(`| RSS empty -> loaded -> end (main + workers) | ${rssEmpty.toFixed(0)} -> ${rssLoaded.toFixed(0)} -> ${rssEnd.toFixed(0)} MiB (${perRecord(rssLoaded - rssEmpty)} over empty; ${perRecord(rssLoaded)} in all) | loaded ${knotRssLoaded.toFixed(0)} MiB, end ${rssMiB(knot.pid).toFixed(0)} MiB |`);
+  console.log(`| V8 heap used after a GC, main + workers: empty -> loaded -> end | ${emptyLoop.heap.toFixed(0)} -> ${loadLoop.heap.toFixed(0)} -> ${batchLoop.heap.toFixed(0)} MiB (${perRecord(loadLoop.heap - emptyLoop.heap)} over empty) | |`);
   console.log(`| RSS during the write phase, each second | ${w.rss.map((v) => v.toFixed(0)).join(' ')} MiB | |`);
   console.log(`| main event loop delay p99 / max: load, quiet, writes, batches | ${[loadLoop, quietLoop, writeLoop, batchLoop].map((l) => `${l.p99} / ${l.max}`).join(', ')} ms | |`);
 }
