@@ -23,7 +23,7 @@ import type { ZoneChange } from '../zones/change-feed.js';
 import { pruneChanges, type LoggedChange } from '../zones/change-log.js';
 import { ZoneSet, type Invalidation } from './zone-set.js';
 import { applyChange, catchUp, loadZone } from './zone-load.js';
-import { servedZones, zoneFields } from './zone-source.js';
+import { servedZones, servedZoneSerial, zoneFields } from './zone-source.js';
 
 /** A change of the served image, as UDP workers replay it. */
 export type ZoneUpdate =
@@ -163,10 +163,9 @@ export class ZoneCache {
       this.applied(tree, change, await applyChange(tree, change));
       return;
     }
-    const zones = await servedZones(this.db);
-    const row = zones.find((z) => z.id === zoneId);
-    if (!row) { this.removeZone(zoneId); return; }
-    if ((await catchUp(this.db, tree, row.serial, (c, report) => this.applied(tree, c, report))) === 'reload') await this.load(zoneId);
+    const serial = await servedZoneSerial(this.db, zoneId);
+    if (serial === undefined) { this.removeZone(zoneId); return; }
+    if ((await catchUp(this.db, tree, serial, (c, report) => this.applied(tree, c, report))) === 'reload') await this.load(zoneId);
   }
 
   /** Tells every listener about a change applied to a tree. */

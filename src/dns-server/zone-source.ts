@@ -3,7 +3,7 @@
  * page by page. The only place the DNS server reads zone contents (the change log is zones/change-log.ts).
  * Only served columns are read (not comments, tags, meta or timestamps).
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { rowToServedRecord, SERVED_COLUMNS, type ServedRow } from '../zones/record-rows.js';
 import { QueryTemplate } from '../db/query-template.js';
@@ -15,16 +15,32 @@ import type { ZoneColumns } from '../zones/change-feed.js';
 export const PAGE_RECORDS = 2000;
 
 /**
- * The zones the DNS server serves, with their serials: the single place that decides which zones are
- * answered for (every load and every poll goes through it).
+ * The zones the DNS server answers for: the single place that decides it. Every read of `zones` here (the
+ * list loaded and polled, one zone's serial, one zone's fields) goes through it, so a zone it leaves out is
+ * never loaded, and one that leaves the set is dropped at the next poll. Today: every zone.
  */
+function served<QB extends SelectQueryBuilder<Database, 'zones', object>>(query: QB): QB {
+  return query;
+}
+
+/** The served zones with their serials. */
 export async function servedZones(db: Kysely<Database>): Promise<Array<{ id: string; serial: number }>> {
-  const rows = await db.selectFrom('zones').select(['id', 'serial']).execute();
+  const rows = await served(db.selectFrom('zones')).select(['id', 'serial']).execute();
   return rows.map((r) => ({ id: r.id, serial: Number(r.serial) }));
 }
 
+const SERIAL = new QueryTemplate<{ zoneId: string }, { serial: number }>(
+  (db, p) => served(db.selectFrom('zones')).select('serial').where('id', '=', p('zoneId')),
+);
+
+/** A served zone's serial, or undefined when it is not served (gone). */
+export async function servedZoneSerial(db: Kysely<Database>, zoneId: string): Promise<number | undefined> {
+  const row = await SERIAL.executeTakeFirst(db, { zoneId });
+  return row ? Number(row.serial) : undefined;
+}
+
 const ZONE = new QueryTemplate<{ zoneId: string }, { id: string; name: string; serial: number } & ZoneColumns>(
-  (db, p) => db.selectFrom('zones').select(['id', 'name', 'serial', 'name_servers', 'dns_settings', 'zone_settings']).where('id', '=', p('zoneId')),
+  (db, p) => served(db.selectFrom('zones')).select(['id', 'name', 'serial', 'name_servers', 'dns_settings', 'zone_settings']).where('id', '=', p('zoneId')),
 );
 
 /** The snapshot fields of a zone from its stored columns. */

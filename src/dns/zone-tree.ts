@@ -222,6 +222,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   }
 
   private setSrc(name: string, src: SnapshotRecord[]): void {
+    this.version++;
     const node = this.nodes.get(name);
     if (node) { node.src = src; return; }
     if (src.length) this.dormant.set(name, src);
