@@ -18,9 +18,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../shared/logger.js';
-import type { ZoneCache, ZoneUpdate } from './zone-cache.js';
+import { COPY_SLICE, type ZoneCache, type ZoneUpdate } from './zone-cache.js';
 import type { DnsHandler } from './handler.js';
 import { EpochFile } from './epoch.js';
+
+/** Longest run of update serialization per event-loop turn (ms). */
+const FLUSH_MS = 4;
 
 /** Messages to a worker. */
 export type WorkerMessage =
@@ -109,13 +112,17 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
   // already, so later changes need not write the file again (one write per burst of writes, not per write).
   let told = epoch.current;
   const stale = () => { if (epoch.current === told) epoch.bump(); };
-  // Updates not sent yet, sent together once per event-loop turn, followed by the epoch when no zone has work queued.
+  // Updates not sent yet: sent once per event-loop turn, for at most FLUSH_MS of serialization per turn (a big
+  // zone's copy goes out over several turns), then the epoch, once all are sent and no zone has work queued.
   let unsent: ZoneUpdate[] = [];
   let flushing = false;
   const flush = () => {
     flushing = false;
-    if (unsent.length) broadcast({ t: 'updates', updates: unsent });
-    unsent = [];
+    const end = performance.now() + FLUSH_MS;
+    let sent = 0;
+    while (sent < unsent.length && performance.now() < end) broadcast({ t: 'updates', updates: [unsent[sent++]!] });
+    unsent = unsent.slice(sent);
+    if (unsent.length) { schedule(); return; }
     if (opts.cache.busy || told === epoch.current) return;
     told = epoch.current;
     broadcast({ t: 'epoch', epoch: told });
@@ -127,7 +134,8 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
   };
   for (const tree of opts.cache.all()) {
     unsent.push({ t: 'reset', zone: tree.zoneFields, edge: opts.edge });
-    unsent.push({ t: 'changes', zoneId: tree.zoneId, serial: tree.serial, records: [...tree.records()].map((r) => ({ id: r.id, before: null, after: r })) });
+    const records = [...tree.records()].map((r) => ({ id: r.id, before: null, after: r }));
+    for (let i = 0; i < records.length; i += COPY_SLICE) unsent.push({ t: 'changes', zoneId: tree.zoneId, serial: tree.serial, records: records.slice(i, i + COPY_SLICE) });
     stale();
   }
   schedule();

@@ -47,8 +47,8 @@ interface ZoneQueue {
 
 /** Delay before failed zone work is retried (queries do not wait for the retry). */
 const RETRY_MS = 1000;
-/** Records per update sent to listeners when a loaded zone is copied. */
-const COPY_SLICE = 5000;
+/** Records per update sent to listeners (a big changeset or a loaded zone goes out in several). */
+export const COPY_SLICE = 1000;
 /** Prune the change log at most this often (ms). */
 const PRUNE_EVERY_MS = 60_000;
 
