@@ -80,7 +80,7 @@ export class DnsHandler {
     cache.onInvalidate((inv) => this.packets.invalidate(inv.zoneId, inv.names));
   }
 
-  /** Handles one message; returns the responses (possibly none), or a promise of them while a zone rebuilds. */
+  /** Handles one message; returns the responses (possibly none), or a promise of them while a zone has work queued. */
   handle(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {
     try {
       const key = packetKey(buf, from.transport);
