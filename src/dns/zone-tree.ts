@@ -35,7 +35,7 @@ export interface ChangeReport {
 }
 
 /** Work units between two yields of {@link ZoneTree.applySteps}. */
-const SLICE = 512;
+const SLICE = 32;
 
 function parent(name: string): string {
   const dot = name.indexOf('.');
