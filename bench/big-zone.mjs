@@ -243,8 +243,10 @@ async function underWrites(s, kPort, sPort, names, knsupdate) {
   const [sq, kq] = await load;
   rss.push(rssMiB(s.pid));
   sock.close();
-  for (const v of Object.values(vis)) v.sort((a, b) => a - b);
-  for (const v of Object.values(vis)) v.forEach((x, i) => { if (Number.isNaN(x)) v[i] = Infinity; });
+  for (const v of Object.values(vis)) {
+    v.forEach((x, i) => { if (Number.isNaN(x)) v[i] = Infinity; });
+    v.sort((a, b) => a - b);
+  }
   return { sq, kq, vis, stale, slow, failed, writesPerSec: done / SECONDS, rss };
 }
 
