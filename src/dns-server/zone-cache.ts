@@ -10,6 +10,14 @@
  * no zone wait for zones being created. Queued work runs in slices of a few ms (zone-load.ts), one zone task
  * at a time in order. Queries for other zones never wait.
  *
+ * Which zones are served is zone-source.ts's `served()` (active zones only): a `status` or `created` change
+ * carries no changeset, so the zone is read again and loaded, or dropped when it is not served.
+ *
+ * Faults: when a zone's work fails (the database is away), the zone keeps answering from the tree it has and
+ * its queries stop waiting for it ({@link ZoneCache.pendingFor} skips failing zones); a background retry every
+ * {@link RETRY_MS} catches the zone up once the database answers again. Database faults are logged once per
+ * outage by the health state; other failures once per incident here.
+ *
  * Listeners: answer caches hear which names changed (invalidations through the zone set), UDP workers hear
  * every update as a changeset ({@link ZoneUpdate}), NOTIFY hears of new serials, and `onIdle` fires whenever
  * no zone has work queued.
@@ -24,6 +32,8 @@ import { pruneChanges, type LoggedChange } from '../zones/change-log.js';
 import { ZoneSet, type Invalidation } from './zone-set.js';
 import { applyChange, catchUp, loadZone } from './zone-load.js';
 import { servedZones, servedZoneSerial, zoneFields } from './zone-source.js';
+import { faultOf } from '../shared/faults.js';
+import { IncidentLog } from '../shared/incident-log.js';
 
 /** A change of the served image, as UDP workers replay it. */
 export type ZoneUpdate =
@@ -58,6 +68,12 @@ export class ZoneCache {
   private readonly queues = new Map<string, ZoneQueue>();
   /** Zones queued with no tree yet (being created): every query for a name in no zone waits for them. */
   private readonly unborn = new Set<string>();
+  /** Zones whose last work failed: they answer from what they have, queries do not wait for their retries. */
+  private readonly failing = new Set<string>();
+  /** Zones with a retry scheduled. */
+  private readonly retrying = new Set<string>();
+  /** Unexpected zone-work and poll failures, logged once per incident. */
+  private readonly failures: IncidentLog;
   private readonly updateListeners: Array<(u: ZoneUpdate) => void> = [];
   private readonly idleListeners: Array<() => void> = [];
   private pollTimer: NodeJS.Timeout | undefined;
@@ -75,6 +91,7 @@ export class ZoneCache {
     private readonly onNewSerial: (zone: ZoneTree) => void = () => {},
     opts: ZoneCacheOptions = {},
   ) {
+    this.failures = new IncidentLog(logger);
     this.syncLimit = opts.syncLimit ?? 256;
     this.retentionMs = opts.logRetentionMs ?? 10 * 60_000;
   }
@@ -114,12 +131,16 @@ export class ZoneCache {
     return this.zones.all();
   }
 
-  /** A promise to wait for before answering from `zone` (or from no zone), or undefined when it is current. */
+  /**
+   * A promise to wait for before answering from `zone` (or from no zone), or undefined when it is current.
+   * Zones whose last work failed are not waited for (they answer from what they have until a retry succeeds).
+   */
   pendingFor(zone: { zoneId: string } | undefined): Promise<unknown> | undefined {
     if (this.queues.size === 0) return undefined;
-    const own = zone ? this.queues.get(zone.zoneId)?.tail : undefined;
+    const own = zone && !this.failing.has(zone.zoneId) ? this.queues.get(zone.zoneId)?.tail : undefined;
     if (this.unborn.size === 0) return own;
-    const all = [...this.unborn].map((id) => this.queues.get(id)?.tail);
+    const all = [...this.unborn].filter((id) => !this.failing.has(id)).map((id) => this.queues.get(id)?.tail);
+    if (all.length === 0) return own;
     if (own) all.push(own);
     return Promise.all(all);
   }
@@ -226,11 +247,9 @@ export class ZoneCache {
     }
     const queue = q;
     queue.pending++;
-    queue.tail = queue.tail.then(() => (this.closed ? undefined : task())).catch((err: unknown) => {
-      this.logger.error({ err, zoneId }, 'zone update failed; retrying');
-      const retry = setTimeout(() => { if (!this.closed) this.markChanged(zoneId); }, RETRY_MS);
-      retry.unref();
-    }).finally(() => {
+    queue.tail = queue.tail.then(() => (this.closed ? undefined : task())).then(() => {
+      this.failing.delete(zoneId);
+    }, (err: unknown) => this.failed(zoneId, err)).finally(() => {
       queue.pending--;
       if (queue.pending > 0 || this.queues.get(zoneId) !== queue) return;
       this.queues.delete(zoneId);
@@ -241,6 +260,20 @@ export class ZoneCache {
         }
       }
     });
+  }
+
+  /** Zone work failed: the zone answers from what it has, and is retried in the background. */
+  private failed(zoneId: string, err: unknown): void {
+    this.failing.add(zoneId);
+    // A database fault is logged once per outage by the health state; the zone keeps answering from its tree.
+    if (!faultOf(err)) this.failures.failure(`zone update failed: ${(err as Error).message}`, err, 'zone update failed; the zone answers from what it has and is retried');
+    if (this.retrying.has(zoneId)) return;
+    this.retrying.add(zoneId);
+    const retry = setTimeout(() => {
+      this.retrying.delete(zoneId);
+      if (!this.closed) this.markChanged(zoneId);
+    }, RETRY_MS);
+    retry.unref();
   }
 
   /** Compares every served zone's serial with the database and follows what changed (other nodes' writes). */
@@ -261,7 +294,7 @@ export class ZoneCache {
         await pruneChanges(this.db, Date.now() - this.retentionMs);
       }
     } catch (err) {
-      if (!this.closed) this.logger.warn({ err }, 'zone serial poll failed');
+      if (!this.closed && !faultOf(err)) this.failures.failure('zone serial poll failed', err);
     } finally {
       this.polling = false;
     }
@@ -284,7 +317,8 @@ export class ZoneCache {
 
 /** The changeset a feed change carries, or undefined when it carries none (the zone must be read). */
 function toLogged(change: ZoneChange): LoggedChange | undefined {
-  if (change.serial === undefined || change.kind === 'created') return undefined;
+  // A created zone, or one whose status changed, is read again: served (loaded) or not (dropped).
+  if (change.serial === undefined || change.kind === 'created' || change.kind === 'status') return undefined;
   if (change.kind === 'settings') return change.zone ? { serial: change.serial, zone: change.zone } : undefined;
   return change.records ? { serial: change.serial, records: change.records } : undefined;
 }

@@ -17,10 +17,12 @@ export const PAGE_RECORDS = 2000;
 /**
  * The zones the DNS server answers for: the single place that decides it. Every read of `zones` here (the
  * list loaded and polled, one zone's serial, one zone's fields) goes through it, so a zone it leaves out is
- * never loaded, and one that leaves the set is dropped at the next poll. Today: every zone.
+ * never loaded, and one that leaves the set is dropped at the next poll (or at once, on this node, through the
+ * change feed's `status` event). Only `active` zones are served: a `pending` or `moved` zone answers nothing
+ * (zones/zone-ownership.ts decides the status).
  */
 function served<QB extends SelectQueryBuilder<Database, 'zones', object>>(query: QB): QB {
-  return query;
+  return query.where('status', '=', 'active') as QB;
 }
 
 /** The served zones with their serials. */

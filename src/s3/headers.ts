@@ -81,7 +81,8 @@ export function ssecKeyFrom(headers: Headers, prefix = ''): Uint8Array | undefin
   if (algorithm === null && key === null && keyMd5 === null) return undefined;
   if (algorithm !== 'AES256') throw new S3Error('InvalidEncryptionAlgorithmError', 'The Encryption request you specified is not valid. Supported value: AES256.', 400);
   const bytes = key === null ? Buffer.alloc(0) : Buffer.from(key, 'base64');
-  if (bytes.length !== 32) throw new S3Error('InvalidArgument', 'The secret key was invalid for the specified algorithm.', 400);
+  // Node's decoder skips what follows padding or is not base64; only the canonical form of 32 bytes is a key.
+  if (bytes.length !== 32 || bytes.toString('base64') !== key) throw new S3Error('InvalidArgument', 'The secret key was invalid for the specified algorithm.', 400);
   if (keyMd5 !== null) {
     const digest = createHash('md5').update(bytes).digest('base64');
     if (digest !== keyMd5) throw new S3Error('InvalidArgument', 'The calculated MD5 hash of the key did not match the hash that was provided.', 400);

@@ -19,8 +19,8 @@ export interface ZoneColumns {
 /** What a change is about. */
 export interface ZoneChange {
   zoneId: string;
-  /** 'deleted' when the zone itself is gone. */
-  kind: 'records' | 'settings' | 'created' | 'deleted';
+  /** 'deleted' when the zone itself is gone; 'status' when it became active or stopped being active. */
+  kind: 'records' | 'settings' | 'created' | 'deleted' | 'status';
   /** The zone's serial after the change; absent when unknown (listeners then read the zone's state). */
   serial?: number;
   /** kind 'records': every record written, as before and after (null for a create / a delete). */

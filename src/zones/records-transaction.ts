@@ -21,6 +21,7 @@ import type { RecordWarning } from './record-name.js';
 import { checkNameConflicts, checkProxiedCname } from './record-rules.js';
 import { RECORD_META, recordToRow, rowToRecord, servedRecord, type RecordRow } from './record-rows.js';
 import type { RecordChange } from './change-feed.js';
+import { faultOf } from '../shared/faults.js';
 
 /** The zone a record operation acts on (already checked to belong to the caller). */
 export interface ZoneRef {
@@ -57,6 +58,8 @@ export class RecordsTransaction {
   changed = false;
   /** Every record written, before and after, in order (the changeset the change feed and log carry). */
   readonly changes: RecordChange[] = [];
+  /** True once an NS record was written or removed (delegations of names below the zone may have changed). */
+  nsChanged = false;
 
   constructor(
     /** The open transaction (plain reads may pass the database itself). */
@@ -95,6 +98,7 @@ export class RecordsTransaction {
     this.countDelta++;
     this.changed = true;
     this.changes.push({ id: record.id, before: null, after: servedRecord(record) });
+    if (record.type === 'NS') this.nsChanged = true;
     return record;
   }
 
@@ -138,11 +142,12 @@ export class RecordsTransaction {
         this.changes.push({ id: record.id, before: null, after: servedRecord(record) });
         this.countDelta++;
       } catch (err) {
-        throw wrap(i, err);
+        throw faultOf(err) ? err : wrap(i, err); // a store fault is no problem of draft i
       }
     }
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) await this.trx.insertInto('dns_records').values(rows.slice(i, i + INSERT_CHUNK)).execute();
     if (rows.length > 0) this.changed = true;
+    if (rows.some((r) => r.type === 'NS')) this.nsChanged = true;
     return out;
   }
 
@@ -173,6 +178,7 @@ export class RecordsTransaction {
     this.countDelta--;
     this.changed = true;
     this.changes.push({ id, before: servedRecord(current), after: null });
+    if (current.type === 'NS') this.nsChanged = true;
     return current;
   }
 
@@ -197,6 +203,7 @@ export class RecordsTransaction {
     await this.trx.updateTable('dns_records').set(row).where('id', '=', current.id).execute();
     this.changed = true;
     this.changes.push({ id: current.id, before: servedRecord(current), after: servedRecord(saved) });
+    if (current.type === 'NS' || saved.type === 'NS') this.nsChanged = true;
     return saved;
   }
 
