@@ -2,7 +2,8 @@
  * The zone cache against a real Stratus (records written through the v4 API) and a second cache on the same
  * SQLite database, which hears of changes only as "something changed" and follows them through the change
  * log: small changesets apply at once, big ones in slices while queries wait, catching up replays the log
- * without reloading, a gap the log cannot fill reloads the zone, new, nested and deleted zones are waited for.
+ * without reloading, a gap the log cannot fill reloads the zone, new, nested and deleted zones are waited for,
+ * zones that stop or start being active (status changes) are dropped and loaded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -12,7 +13,8 @@ import { ZoneCache, type ZoneUpdate } from '../../src/dns-server/zone-cache.js';
 import { lookup } from '../../src/dns/lookup.js';
 import { RCODE, TYPE } from '../../src/dns/wire/constants.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { pruneChanges } from '../../src/zones/change-log.js';
+import { pruneChanges, readChanges } from '../../src/zones/change-log.js';
+import { addUser } from '../helpers/users.js';
 import type { RecordChange } from '../../src/dns/zone-tree.js';
 
 let server: TestServer;
@@ -159,6 +161,35 @@ describe('zone cache', () => {
     expect((await api(server, 'DELETE', `/zones/${fresh}`)).status).toBe(200);
     await cache.poll();
     expect(cache.get(fresh)).toBeUndefined();
+    await cache.close();
+  });
+
+  it('polling drops a zone that stops being active and loads it when it is active again; status changes are logged', async () => {
+    const child = await createZone(server, 'app.follow-status.example');
+    await addA(child, 'www', '192.0.2.9');
+    const { cache } = await follower();
+    const idle = () => new Promise<void>((resolve) => { if (!cache.busy) resolve(); else cache.onIdle(resolve); });
+    const first = cache.get(child)!.serial;
+    const other = await addUser(server, 'follow-status@example.org');
+    const headers = { 'x-auth-email': other.email, 'x-auth-key': other.key };
+    const parent = await api(server, 'POST', '/zones', { name: 'follow-status.example', account: { id: other.accountId } }, headers);
+    expect(parent.status).toBe(200);
+    const moved = await api(server, 'GET', `/zones/${child}`);
+    expect(moved.body.result.status).toBe('moved');
+    await cache.poll();
+    await idle();
+    expect(cache.get(child), 'a moved zone is not served').toBeUndefined();
+    expect(cache.find('www.app.follow-status.example')?.zoneId).toBe(parent.body.result.id);
+    expect((await api(server, 'DELETE', `/zones/${parent.body.result.id}`, undefined, headers)).status).toBe(200);
+    expect((await api(server, 'PUT', `/zones/${child}/activation_check`)).status).toBe(200);
+    await cache.poll();
+    await idle();
+    expect(answers(cache, 'www.app.follow-status.example')).toBe(1);
+    const serial = await dbSerial(child);
+    expect(cache.get(child)!.serial).toBe(serial);
+    expect(serial).toBe(first + 2);
+    const logged = await readChanges(database.db, child, first, serial);
+    expect(logged?.map((c) => c.records), 'both status changes are in the log, without records').toEqual([[], []]);
     await cache.close();
   });
 });
