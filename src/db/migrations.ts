@@ -165,6 +165,25 @@ const migrations: Record<string, Migration> = {
       await db.insertInto('edge_serial').values({ id: 1, serial: 0 }).execute();
     },
   },
+  '0006_zone_changes': {
+    // The change log: what every committed zone change did (records before/after, or the zone's new settings),
+    // keyed by zone and serial, so that DNS servers on other nodes (and this one after a gap) apply changesets
+    // instead of reloading zones. Rows are pruned by age (zones/change-log.ts). dns_records (zone_id, id) lets a
+    // zone be read in pages.
+    async up(db: Kysely<any>) {
+      await db.schema.createTable('zone_changes')
+        .addColumn('zone_id', 'text', (c) => c.notNull())
+        .addColumn('serial', 'bigint', (c) => c.notNull())
+        .addColumn('part', 'integer', (c) => c.notNull())
+        .addColumn('parts', 'integer', (c) => c.notNull())
+        .addColumn('created_ms', 'bigint', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('zone_changes_pk', ['zone_id', 'serial', 'part'])
+        .execute();
+      await db.schema.createIndex('zone_changes_age').on('zone_changes').column('created_ms').execute();
+      await db.schema.createIndex('dns_records_zone_id').on('dns_records').columns(['zone_id', 'id']).execute();
+    },
+  },
 };
 
 /** True when the migration runs on PostgreSQL (binary columns differ: bytea there, blob on SQLite). */

@@ -191,6 +191,20 @@ export interface EdgeSerialTable {
   serial: number;
 }
 
+/** One part of one committed zone change (zones/change-log.ts). */
+export interface ZoneChangesTable {
+  zone_id: string;
+  /** The zone's serial after the change. */
+  serial: number;
+  /** Big changes are split in parts (0..parts-1). */
+  part: number;
+  parts: number;
+  /** When it was written (ms since the epoch), for pruning. */
+  created_ms: number;
+  /** JSON: `{"records": [[id, before, after], ...]}`, `{"zone": {...columns}}` or `{"reload": true}`. */
+  body: string;
+}
+
 /** The whole relational schema. */
 export interface Database {
   workers_scripts: WorkersScriptsTable;
@@ -206,4 +220,5 @@ export interface Database {
   memberships: MembershipsTable;
   zones: ZonesTable;
   dns_records: DnsRecordsTable;
+  zone_changes: ZoneChangesTable;
 }

@@ -1,6 +1,6 @@
 /**
- * One DNS message in, the response message(s) out. Synchronous unless the zone asked about must be rebuilt
- * first or a zone is being created (see zone-cache.ts). Never throws: malformed queries get FORMERR (RFC 1035 §4.1.1) when their header
+ * One DNS message in, the response message(s) out. Synchronous unless the zone asked about has changes
+ * queued or a zone is being created (see zone-cache.ts). Never throws: malformed queries get FORMERR (RFC 1035 §4.1.1) when their header
  * can be read and are dropped otherwise; responses (QR set) are dropped; opcodes other than QUERY get NOTIMP;
  * EDNS versions above 0 get BADVERS (RFC 6891 §6.1.3).
  */
@@ -10,22 +10,44 @@ import { decodeMessage, encodeLimited, type DecodedMessage, type OutgoingMessage
 import { Writer } from '../dns/wire/writer.js';
 import { lookup } from '../dns/lookup.js';
 import type { ZoneSnapshot } from '../dns/snapshot.js';
+import type { LookupResult } from '../dns/lookup.js';
+import type { Invalidation } from './zone-set.js';
+import { axfrMessages } from './axfr.js';
+import { isTransferAllowed } from './acl.js';
+import { PacketCache, packetKey, questionNameEnd, type AnswerDeps } from './packet-cache.js';
 
 /** Where the handler finds zones (the zone cache in the main process, a copy in UDP workers). */
 export interface SnapshotSource {
   /** The zone holding `qname` (lowercase), by longest suffix. */
   find(qname: string): ZoneSnapshot | undefined;
-  /** A promise to wait for before answering from this zone (or from no zone), when it must be rebuilt first. */
+  /** A promise to wait for before answering from this zone (or from no zone), when it must be brought up to date first. */
   pendingFor(snapshot: ZoneSnapshot | undefined): Promise<unknown> | undefined;
   /**
-   * Changes whenever any zone is announced as changed and whenever any snapshot changes (the packet cache is
-   * dropped then; answers that had to wait for a rebuild are never cached).
+   * Registers the listener told which answers may have changed (the packet cache drops them; answers that had
+   * to wait for a zone are never cached).
    */
-  readonly generation: number;
+  onInvalidate(listener: (inv: Invalidation) => void): void;
 }
-import { axfrMessages } from './axfr.js';
-import { isTransferAllowed } from './acl.js';
-import { PacketCache, packetKey, questionNameEnd } from './packet-cache.js';
+
+/** Answers that depend on nothing served (no zone, bad class): dropped whenever the set of zones changes. */
+const NO_ZONE: AnswerDeps = { zoneId: '', names: undefined };
+
+/**
+ * What an answer from `zone` depends on: the owner names it holds, or anything in the zone when it carries
+ * the SOA (negative answers, SOA and ANY at the apex: the serial changes with every write) or was synthesized
+ * from a wildcard (its owner is no node of the zone).
+ */
+function answerDeps(zone: ZoneSnapshot, result: LookupResult): AnswerDeps {
+  const any: AnswerDeps = { zoneId: zone.zoneId, names: undefined };
+  const names = new Set<string>();
+  for (const section of [result.answer, result.authority, result.additional]) {
+    for (const r of section) {
+      if (r.type === TYPE.SOA || !zone.nodes.has(r.name)) return any;
+      names.add(r.name);
+    }
+  }
+  return names.size ? { zoneId: zone.zoneId, names: [...names] } : any;
+}
 import { queryStats } from './query-stats.js';
 import type { QueryLog } from './query-log.js';
 
@@ -49,6 +71,8 @@ function isTransfer(buf: Uint8Array): boolean {
 export class DnsHandler {
   private readonly writer = new Writer(65_536);
   private readonly packets = new PacketCache();
+  /** What the answer just computed depends on (set synchronously by {@link answer}). */
+  private deps: AnswerDeps = NO_ZONE;
 
   constructor(
     private readonly cache: SnapshotSource,
@@ -56,11 +80,13 @@ export class DnsHandler {
     private readonly logger: Logger,
     /** Access lines of queries (rate-limited); none when absent. */
     private readonly queryLog?: QueryLog,
-  ) {}
+  ) {
+    cache.onInvalidate((inv) => this.packets.invalidate(inv.zoneId, inv.names));
+  }
 
   /**
-   * Handles one message; returns the responses (possibly none), or a promise of them while a zone rebuilds.
-   * Every message is counted (query-stats.ts) and offered to the query log, once its answer is known.
+   * Handles one message; returns the responses (possibly none), or a promise of them while a zone has work
+   * queued. Every message is counted (query-stats.ts) and offered to the query log, once its answer is known.
    */
   handle(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {
     const started = performance.now();
@@ -84,13 +110,13 @@ export class DnsHandler {
 
   private respond(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {
     try {
-      this.packets.sync(this.cache.generation);
       const key = packetKey(buf, from.transport);
       if (key === undefined) return this.handleUnsafe(buf, from);
       const hit = this.packets.get(key, buf);
       if (hit) return [hit];
+      this.deps = NO_ZONE;
       const out = this.handleUnsafe(buf, from);
-      if (Array.isArray(out) && out.length === 1 && out[0]!.length >= 12 && out[0]![5] === 1 && out[0]![4] === 0 && !isTransfer(buf)) this.packets.set(key, out[0]!);
+      if (Array.isArray(out) && out.length === 1 && out[0]!.length >= 12 && out[0]![5] === 1 && out[0]![4] === 0 && !isTransfer(buf)) this.packets.set(key, out[0]!, this.deps);
       return out;
     } catch (err) {
       this.logger.error({ err }, 'unexpected error while answering');
@@ -154,6 +180,7 @@ export class DnsHandler {
       return axfrMessages(zone, msg.id, q);
     }
     const result = lookup(zone, qname, q.type);
+    this.deps = answerDeps(zone, result);
     return this.reply(msg, from, result.rcode, q, {
       aa: result.aa, answers: result.answer, authorities: result.authority, additionals: result.additional,
     });

@@ -1,6 +1,7 @@
 /**
- * The authoritative DNS server: loads every zone's snapshot, keeps them fresh from the change feed (and by
- * polling serials), answers on UDP and TCP, serves AXFR to the allow-list and sends NOTIFY on every change.
+ * The authoritative DNS server: loads every zone, keeps it current with the changesets of the change feed
+ * (and of the change log, polled for other nodes' writes), answers on UDP and TCP, serves AXFR to the
+ * allow-list and sends NOTIFY when a zone's serial changes (at most once a second per zone).
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -10,6 +11,7 @@ import { ZoneCache } from './zone-cache.js';
 import { DnsHandler } from './handler.js';
 import { startListeners } from './listeners.js';
 import { notifyAll, parseNotifyTarget } from './notify.js';
+import { NotifySchedule } from './notify-schedule.js';
 import { startUdpWorkers, type UdpWorkers } from './udp-workers.js';
 import os from 'node:os';
 import { ConfigError, type LogFormat } from '../config/config.js';
@@ -60,13 +62,14 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
     }
   });
   let started = false;
-  const cache = new ZoneCache(opts.db, { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, (snapshot) => {
-    if (started && targets.length) notifyAll(snapshot, targets, logger);
+  const notify = new NotifySchedule((zone) => notifyAll(zone, targets, logger));
+  const cache = new ZoneCache(opts.db, { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, (zone) => {
+    if (started && targets.length) notify.changed(zone);
   });
   let workers: UdpWorkers | undefined;
   const unsubscribe = opts.changeFeed.subscribe((change) => {
     workers?.markStale();
-    cache.markChanged(change.zoneId);
+    cache.apply(change);
   });
   try {
     await cache.loadAll();
@@ -74,7 +77,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
     const handler = new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate));
     const listeners = await startListeners(handler, { host: opts.listen.host, port: opts.listen.port, tcpIdleMs: opts.tcpIdleMs ?? 10_000 }, logger);
     const workerCount = opts.udpWorkers ?? Math.min(3, Math.max(0, os.availableParallelism() - 1));
-    workers = await startUdpWorkers({ socket: listeners.udp, count: workerCount, cache, handler, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json' });
+    workers = await startUdpWorkers({ socket: listeners.udp, count: workerCount, cache, handler, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json' });
     const untrack = trackZoneCache(cache);
     cache.startPolling(opts.pollMs ?? 2000);
     started = true;
@@ -86,6 +89,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
       async close() {
         untrack();
         unsubscribe();
+        notify.close();
         await workers?.close();
         await listeners.close();
         await cache.close();

@@ -1,42 +1,45 @@
 /**
  * Entry point of a UDP worker process (started by udp-workers.ts). It shares the main process's UDP socket
- * (file descriptor 4), keeps a copy of the zone snapshots sent over IPC, and answers from it only while its
- * copy is current: before each query it reads the shared epoch, and when that differs from the epoch of its
- * copy it forwards the query to the main process instead (which rebuilds the zone first when it is dirty).
+ * (file descriptor 4), keeps a copy of the zones by replaying the zone cache's updates sent over IPC, and
+ * answers from it only while its copy is current: before each query it reads the shared epoch, and when that
+ * differs from the epoch of its copy it forwards the query to the main process instead.
  */
-import { findZone } from './zone-find.js';
 import dgram from 'node:dgram';
 import { EpochFile } from './epoch.js';
 import { DnsHandler, type SnapshotSource } from './handler.js';
 import { literalLookup } from './listeners.js';
 import { createLogger } from '../shared/logger.js';
-import type { ZoneSnapshot } from '../dns/snapshot.js';
+import { ZoneTree } from '../dns/zone-tree.js';
+import { ZoneSet, type Invalidation } from './zone-set.js';
+import type { ZoneUpdate } from './zone-cache.js';
 import type { WorkerMessage } from './udp-workers.js';
 import { QueryLog } from './query-log.js';
 import { queryStats } from './query-stats.js';
 
+/** The worker's copy of the zones. */
 class WorkerZones implements SnapshotSource {
-  readonly byName = new Map<string, ZoneSnapshot>();
-  readonly byId = new Map<string, ZoneSnapshot>();
-  generation = 0;
+  private readonly zones = new ZoneSet<ZoneTree>();
 
-  find(qname: string): ZoneSnapshot | undefined {
-    return findZone(this.byName, qname);
+  find(qname: string): ZoneTree | undefined {
+    return this.zones.find(qname);
   }
 
   pendingFor(): undefined {
     return undefined;
   }
 
-  apply(zoneId: string, snapshot: ZoneSnapshot | undefined): void {
-    const old = this.byId.get(zoneId);
-    if (old && this.byName.get(old.origin) === old) this.byName.delete(old.origin);
-    this.byId.delete(zoneId);
-    if (snapshot) {
-      this.byId.set(zoneId, snapshot);
-      this.byName.set(snapshot.origin, snapshot);
-    }
-    this.generation++;
+  onInvalidate(listener: (inv: Invalidation) => void): void {
+    this.zones.onInvalidate(listener);
+  }
+
+  /** Replays one update of the main process's zone cache. */
+  apply(u: ZoneUpdate): void {
+    if (u.t === 'reset') { this.zones.put(new ZoneTree(u.zone, u.edge)); return; }
+    if (u.t === 'remove') { this.zones.remove(u.zoneId); return; }
+    const tree = this.zones.get(u.t === 'zone' ? u.zone.id : u.zoneId);
+    if (!tree) return;
+    const report = u.t === 'zone' ? tree.setZone(u.zone) : tree.apply(u.records, u.serial);
+    this.zones.invalidate(report.wholeZone ? { zoneId: tree.zoneId } : { zoneId: tree.zoneId, names: report.names });
   }
 }
 
@@ -52,8 +55,8 @@ let epoch = -1;
 
 process.on('message', (m: WorkerMessage) => {
   try {
-    if (m.t === 'zone') {
-      zones.apply(m.zoneId, m.snapshot);
+    if (m.t === 'updates') {
+      for (const u of m.updates) zones.apply(u);
     } else if (m.t === 'epoch') {
       epoch = m.epoch;
     }

@@ -1,14 +1,15 @@
 /**
  * UDP worker processes: Node answers one datagram per event-loop turn, so on a machine with several cores
  * Stratus forks workers that read from the same UDP socket (the main process's descriptor, inherited) and
- * answer from their own copy of the snapshots, sent over IPC with v8 serialization.
+ * answer from their own copy of the zones, kept by replaying the zone cache's updates (a zone's records once
+ * when it is loaded, then only changesets), sent over IPC with v8 serialization, batched once per event-loop turn.
  *
  * Freshness across processes: a shared epoch counter (epoch.ts). The main process bumps it synchronously when
- * the change feed fires (before the API responds) and on every snapshot swap; it tells the workers the
- * counter's value ("your copy is current") only when no zone is dirty or rebuilding, right after sending the
- * latest snapshot of every zone swapped since the last time (one copy per quiet period, not one per rebuild). A worker whose copy's epoch differs from the file forwards the query to the main process, which
- * answers through the same socket after rebuilding the zone if it is dirty. So no worker answers from a copy older than
- * an API call that has returned.
+ * the change feed fires (before the API responds) and whenever it applies an update the workers have not had;
+ * it tells the workers the counter's value ("your copy is current") right after sending them every update so
+ * far, when no zone has work queued. A worker whose copy's epoch differs from the file forwards the query to
+ * the main process, which answers through the same socket (after its own zone work when some is queued). So
+ * no worker answers from a copy older than an API call that has returned.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import type dgram from 'node:dgram';
@@ -17,16 +18,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../shared/logger.js';
-import type { ZoneSnapshot } from '../dns/snapshot.js';
-import type { ZoneCache } from './zone-cache.js';
+import { COPY_SLICE, type ZoneCache, type ZoneUpdate } from './zone-cache.js';
 import type { DnsHandler } from './handler.js';
 import { EpochFile } from './epoch.js';
 import { queryStats, type QueryCounts } from './query-stats.js';
 import type { LogFormat } from '../config/config.js';
 
+/** Longest run of update serialization per event-loop turn (ms). */
+const FLUSH_MS = 4;
+
 /** Messages to a worker. */
 export type WorkerMessage =
-  | { t: 'zone'; zoneId: string; snapshot: ZoneSnapshot | undefined }
+  | { t: 'updates'; updates: ZoneUpdate[] }
   | { t: 'epoch'; epoch: number };
 
 /** Messages from a worker. */
@@ -46,6 +49,8 @@ export interface UdpWorkerOptions {
   count: number;
   cache: ZoneCache;
   handler: DnsHandler;
+  /** The edge addresses proxied records are answered with (the workers build their zones with them). */
+  edge: { ipv4: readonly string[]; ipv6: readonly string[] };
   logger: Logger;
   logLevel: string;
   /** Query access lines per second and worker (query-log.ts). */
@@ -112,29 +117,44 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
   // The last epoch the workers were told is current. Once the file differs from it, every worker copy is stale
   // already, so later changes need not write the file again (one write per burst of writes, not per write).
   let told = epoch.current;
-  // Snapshots swapped since the workers were last told they are current, sent when the cache is idle: under
-  // constant writes a zone is rebuilt again and again, and only the last copy is worth serializing to every
-  // worker (meanwhile the workers forward that zone's queries, as their copy is stale).
-  const unsent = new Map<string, ZoneSnapshot | undefined>();
-  const tellCurrent = () => {
-    for (const [zoneId, snapshot] of unsent) broadcast({ t: 'zone', zoneId, snapshot });
-    unsent.clear();
+  const stale = () => { if (epoch.current === told) epoch.bump(); };
+  // Updates not sent yet: sent once per event-loop turn, for at most FLUSH_MS of serialization per turn (a big
+  // zone's copy goes out over several turns), then the epoch, once all are sent and no zone has work queued.
+  let unsent: ZoneUpdate[] = [];
+  let flushing = false;
+  const flush = () => {
+    flushing = false;
+    const end = performance.now() + FLUSH_MS;
+    let sent = 0;
+    while (sent < unsent.length && performance.now() < end) broadcast({ t: 'updates', updates: [unsent[sent++]!] });
+    unsent = unsent.slice(sent);
+    if (unsent.length) { schedule(); return; }
+    if (opts.cache.busy || told === epoch.current) return;
     told = epoch.current;
     broadcast({ t: 'epoch', epoch: told });
   };
-  for (const s of opts.cache.all()) unsent.set(s.zoneId, s);
-  tellCurrent();
-  opts.cache.onSwap((zoneId, snapshot) => {
-    epoch.bump();
-    unsent.set(zoneId, snapshot);
+  const schedule = () => {
+    if (flushing) return;
+    flushing = true;
+    setImmediate(flush);
+  };
+  for (const tree of opts.cache.all()) {
+    unsent.push({ t: 'reset', zone: tree.zoneFields, edge: opts.edge });
+    const records = [...tree.records()].map((r) => ({ id: r.id, before: null, after: r }));
+    for (let i = 0; i < records.length; i += COPY_SLICE) unsent.push({ t: 'changes', zoneId: tree.zoneId, serial: tree.serial, records: records.slice(i, i + COPY_SLICE) });
+    stale();
+  }
+  schedule();
+  opts.cache.onUpdate((u) => {
+    stale();
+    unsent.push(u);
+    schedule();
   });
-  opts.cache.onIdle(tellCurrent);
+  opts.cache.onIdle(schedule);
 
   return {
     count: workers.size,
-    markStale() {
-      if (epoch.current === told) epoch.bump();
-    },
+    markStale: stale,
     async close() {
       closing = true;
       await Promise.all([...workers].map((w) => new Promise<void>((resolve) => {

@@ -1,298 +1,306 @@
 /**
- * The served zones: one immutable {@link ZoneSnapshot} per zone, found by longest suffix, rebuilt from the
- * database and swapped whole.
+ * The served zones, kept current by changesets: one {@link ZoneTree} per zone, patched by the changes the
+ * API publishes on the change feed, by the change log (other nodes' changes, gaps), and loaded whole only at
+ * start, for a new zone, or when the log cannot fill a gap.
  *
- * Freshness without rebuilding on every write: the change feed's listener runs synchronously inside the API
- * request, before the response is written, and only marks the zone **dirty** ({@link ZoneCache.markChanged}:
- * a version bump, no database access). Rebuilds happen
- * - lazily, when a query needs a dirty zone: {@link ZoneCache.pendingFor} returns a promise that settles once
- *   a snapshot reflecting every change announced so far is in place (a query for a name in no zone, or while
- *   a zone announced as created has no snapshot yet, waits for those zones, which covers new zones);
- * - in the background, after the zone has been quiet for `debounceMs` (and at most `maxDelayMs` after its
- *   first unbuilt change), so queries usually find a fresh snapshot and NOTIFY goes out.
- * Many changes coalesce into one rebuild, and a zone has at most one rebuild running (a change arriving during
- * it makes the next waiter start one more). Queries for clean zones never wait. A second node sharing a
- * PostgreSQL database sees changes by polling `zones.serial`.
+ * Freshness (read-your-writes): the feed's listener runs synchronously inside the API request, before the
+ * response is written. A small changeset whose serial follows the tree's is applied right there, so the next
+ * query sees it. Anything else (a big changeset, a serial gap, a new zone) is queued on the zone: from then
+ * until the queue drains, queries for the zone wait ({@link ZoneCache.pendingFor}), and queries for names in
+ * no zone wait for zones being created. Queued work runs in slices of a few ms (zone-load.ts), one zone task
+ * at a time in order. Queries for other zones never wait.
+ *
+ * Which zones are served is zone-source.ts's `served()` (active zones only): a `status` or `created` change
+ * carries no changeset, so the zone is read again and loaded, or dropped when it is not served.
+ *
+ * Faults: when a zone's work fails (the database is away), the zone keeps answering from the tree it has and
+ * its queries stop waiting for it ({@link ZoneCache.pendingFor} skips failing zones); a background retry every
+ * {@link RETRY_MS} catches the zone up once the database answers again. Database faults are logged once per
+ * outage by the health state; other failures once per incident here.
+ *
+ * Listeners: answer caches hear which names changed (invalidations through the zone set), UDP workers hear
+ * every update as a changeset ({@link ZoneUpdate}), NOTIFY hears of new serials, and `onIdle` fires whenever
+ * no zone has work queued.
  */
-import { findZone } from './zone-find.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
-import type { EdgeAddresses, ZoneSnapshot } from '../dns/snapshot.js';
-import { loadZoneSnapshot } from './zone-build.js';
+import type { EdgeAddresses, SnapshotZone } from '../dns/snapshot.js';
+import type { ChangeReport, RecordChange, ZoneTree } from '../dns/zone-tree.js';
+import type { ZoneChange } from '../zones/change-feed.js';
+import { pruneChanges, type LoggedChange } from '../zones/change-log.js';
+import { ZoneSet, type Invalidation } from './zone-set.js';
+import { applyChange, catchUp, loadZone } from './zone-load.js';
+import { servedZones, servedZoneSerial, zoneFields } from './zone-source.js';
 import { faultOf } from '../shared/faults.js';
 import { IncidentLog } from '../shared/incident-log.js';
 import { recordZoneBuild } from '../ops/probes.js';
 
-/** Rebuild timing of {@link ZoneCache}. */
-export interface ZoneCacheTiming {
-  /** Background rebuild after the zone was quiet this long (ms; 0: only lazily and by polling). Default 20. */
-  debounceMs?: number;
-  /** ...but no later than this after its first unbuilt change (ms). Default 500. */
-  maxDelayMs?: number;
+/** A change of the served image, as UDP workers replay it. */
+export type ZoneUpdate =
+  | { t: 'reset'; zone: SnapshotZone; edge: EdgeAddresses }
+  | { t: 'changes'; zoneId: string; serial: number; records: RecordChange[] }
+  | { t: 'zone'; zone: SnapshotZone }
+  | { t: 'remove'; zoneId: string };
+
+/** Options of {@link ZoneCache}. */
+export interface ZoneCacheOptions {
+  /** Changesets up to this size are applied inside the publishing call; larger ones are queued. Default 256. */
+  syncLimit?: number;
+  /** Change-log entries older than this are pruned (ms). Default 10 minutes. */
+  logRetentionMs?: number;
 }
 
-interface ZoneState {
-  /** Bumped by every announced change. */
-  version: number;
-  /** The version the current snapshot reflects. */
-  built: number;
-  /** The rebuild running now and the version it will reflect. */
-  running?: Promise<void>;
-  runningVersion: number;
-  /** The rebuild queued behind the running one (shared by every waiter). */
-  next?: Promise<void>;
-  timer?: NodeJS.Timeout;
-  firstDirtyAt: number;
-  /** How long the last rebuild took (ms): background rebuilds of big zones are spaced out accordingly. */
-  lastBuildMs: number;
-  /**
-   * The last rebuild failed (the database is away): queries answer from the snapshot they have instead of
-   * waiting for rebuilds that fail too; the background retry (every RETRY_MS) catches up when it is back.
-   */
-  failing?: boolean;
+interface ZoneQueue {
+  tail: Promise<void>;
+  pending: number;
 }
 
-const resolved = Promise.resolve();
-/** Delay before a failed rebuild is retried in the background (queries still retry at once). */
+/** Delay before failed zone work is retried (queries do not wait for the retry). */
 const RETRY_MS = 1000;
+/** Records per update sent to listeners (a big changeset or a loaded zone goes out in several). */
+export const COPY_SLICE = 1000;
+/** Prune the change log at most this often (ms). */
+const PRUNE_EVERY_MS = 60_000;
 
-/** Background rebuilds of a zone under constant writes start at least this many rebuild times apart. */
-const BUSY_SPACING = 9;
-
-/** Holds and refreshes the snapshots of every zone. */
+/** Holds and updates the tree of every served zone. */
 export class ZoneCache {
-  private readonly byName = new Map<string, ZoneSnapshot>();
-  private readonly byId = new Map<string, ZoneSnapshot>();
-  private readonly states = new Map<string, ZoneState>();
-  /** Zones whose snapshot is behind their version. */
-  private readonly dirty = new Set<string>();
-  /** Dirty zones with no snapshot yet (being created): every query waits for them. */
+  private readonly zones = new ZoneSet<ZoneTree>();
+  private readonly queues = new Map<string, ZoneQueue>();
+  /** Zones queued with no tree yet (being created): every query for a name in no zone waits for them. */
   private readonly unborn = new Set<string>();
-  private runningCount = 0;
+  /** Zones whose last work failed: they answer from what they have, queries do not wait for their retries. */
+  private readonly failing = new Set<string>();
+  /** Zones with a retry scheduled. */
+  private readonly retrying = new Set<string>();
+  /** Unexpected zone-work and poll failures, logged once per incident. */
+  private readonly failures: IncidentLog;
+  private readonly updateListeners: Array<(u: ZoneUpdate) => void> = [];
+  private readonly idleListeners: Array<() => void> = [];
   private pollTimer: NodeJS.Timeout | undefined;
   private polling = false;
   private closed = false;
-  private gen = 0;
-  private readonly debounceMs: number;
-  private readonly maxDelayMs: number;
-  private readonly swapListeners: Array<(zoneId: string, snapshot: ZoneSnapshot | undefined) => void> = [];
-  private readonly idleListeners: Array<() => void> = [];
-  /** Unexpected rebuild and poll failures, logged once per incident. */
-  private readonly failures: IncidentLog;
+  private lastPrune = 0;
+  private readonly syncLimit: number;
+  private readonly retentionMs: number;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly edge: EdgeAddresses,
     private readonly logger: Logger,
-    /** Called after a snapshot with a new serial replaced an older one (or a zone appeared). */
-    private readonly onNewSerial: (snapshot: ZoneSnapshot) => void = () => {},
-    timing: ZoneCacheTiming = {},
+    /** Called whenever a zone has a new serial (or appeared). */
+    private readonly onNewSerial: (zone: ZoneTree) => void = () => {},
+    opts: ZoneCacheOptions = {},
   ) {
     this.failures = new IncidentLog(logger);
-    this.debounceMs = timing.debounceMs ?? 20;
-    this.maxDelayMs = Math.max(this.debounceMs, timing.maxDelayMs ?? 500);
+    this.syncLimit = opts.syncLimit ?? 256;
+    this.retentionMs = opts.logRetentionMs ?? 10 * 60_000;
   }
 
-  /** Registers a listener called whenever every snapshot is current (no zone dirty, no rebuild running). */
+  /** Registers a listener of every update of the served image (in order). */
+  onUpdate(listener: (u: ZoneUpdate) => void): void {
+    this.updateListeners.push(listener);
+  }
+
+  /** Registers a listener called whenever no zone has work queued. */
   onIdle(listener: () => void): void {
     this.idleListeners.push(listener);
   }
 
-  /** Registers a listener called after every swap (`undefined`: the zone was removed). */
-  onSwap(listener: (zoneId: string, snapshot: ZoneSnapshot | undefined) => void): void {
-    this.swapListeners.push(listener);
+  /** Registers an answer cache's invalidation listener. */
+  onInvalidate(listener: (inv: Invalidation) => void): void {
+    this.zones.onInvalidate(listener);
   }
 
-  /** Grows whenever any zone changes or any snapshot is replaced, added or removed (response caches key on it). */
-  get generation(): number {
-    return this.gen;
-  }
-
-  /** True while any zone is dirty or rebuilding. */
+  /** True while any zone has work queued. */
   get busy(): boolean {
-    return this.dirty.size > 0;
+    return this.queues.size > 0;
   }
 
-  /** The snapshot of the zone that holds `qname` (lowercase), by longest suffix. */
-  find(qname: string): ZoneSnapshot | undefined {
-    return findZone(this.byName, qname);
+  /** The tree of the zone holding `qname` (lowercase), by longest suffix. */
+  find(qname: string): ZoneTree | undefined {
+    return this.zones.find(qname);
   }
 
-  /** The snapshot of a zone by id. */
-  get(zoneId: string): ZoneSnapshot | undefined {
-    return this.byId.get(zoneId);
+  /** The tree of a zone by id. */
+  get(zoneId: string): ZoneTree | undefined {
+    return this.zones.get(zoneId);
   }
 
-  /** Every snapshot. */
-  all(): ZoneSnapshot[] {
-    return [...this.byId.values()];
+  /** Every tree. */
+  all(): ZoneTree[] {
+    return this.zones.all();
   }
 
   /**
-   * Announces a committed change (synchronous and cheap: call it from the change feed). The zone is rebuilt
-   * before any later query is answered from it, and in the background soon.
+   * A promise to wait for before answering from `zone` (or from no zone), or undefined when it is current.
+   * Zones whose last work failed are not waited for (they answer from what they have until a retry succeeds).
    */
-  markChanged(zoneId: string): void {
-    const s = this.state(zoneId);
-    if (s.version === (s.running ? s.runningVersion : s.built)) s.firstDirtyAt = Date.now();
-    s.version++;
-    this.gen++;
-    this.dirty.add(zoneId);
-    if (!this.byId.has(zoneId)) this.unborn.add(zoneId);
-    this.schedule(zoneId, s);
-  }
-
-  /** A promise to wait for before answering from `snapshot` (or from no zone), or undefined when current. */
-  pendingFor(snapshot: ZoneSnapshot | undefined): Promise<unknown> | undefined {
-    if (this.dirty.size === 0) return undefined;
-    let own: Promise<void> | undefined;
-    // A zone whose last rebuild failed is not waited for; a query past the retry time starts the next attempt.
-    const waitable = (id: string): boolean => {
-      const st = this.states.get(id);
-      if (!st?.failing) return true;
-      if (!st.running && st.firstDirtyAt <= Date.now()) void this.refresh(id, false);
-      return false;
-    };
-    if (snapshot && this.dirty.has(snapshot.zoneId) && waitable(snapshot.zoneId)) own = this.refresh(snapshot.zoneId, false);
+  pendingFor(zone: { zoneId: string } | undefined): Promise<unknown> | undefined {
+    if (this.queues.size === 0) return undefined;
+    const own = zone && !this.failing.has(zone.zoneId) ? this.queues.get(zone.zoneId)?.tail : undefined;
     if (this.unborn.size === 0) return own;
-    const all = [...this.unborn].filter(waitable).map((id) => this.refresh(id, false));
+    const all = [...this.unborn].filter((id) => !this.failing.has(id)).map((id) => this.queues.get(id)?.tail);
+    if (all.length === 0) return own;
     if (own) all.push(own);
     return Promise.all(all);
   }
 
-  /** Loads every zone (at start). */
+  /** Takes a committed change from the change feed (synchronous; see the module comment). */
+  apply(change: ZoneChange): void {
+    const { zoneId } = change;
+    if (change.kind === 'deleted') {
+      this.removeZone(zoneId);
+      return;
+    }
+    const tree = this.zones.get(zoneId);
+    const logged = toLogged(change);
+    if (tree && !this.queues.has(zoneId) && logged && logged.serial === tree.serial + 1 && (logged.records?.length ?? 0) <= this.syncLimit) {
+      const started = performance.now();
+      if (logged.zone) this.applied(tree, logged, tree.setZone(zoneFields(zoneId, tree.origin, logged.serial, logged.zone)));
+      else this.applied(tree, logged, tree.apply(logged.records ?? [], logged.serial));
+      recordZoneBuild('apply', (performance.now() - started) / 1000, 0);
+      return;
+    }
+    if (tree && logged && logged.serial <= tree.serial && !this.queues.has(zoneId)) return;
+    const queuedAt = performance.now();
+    this.enqueue(zoneId, () => this.deliver(zoneId, logged, queuedAt));
+  }
+
+  /** Announces a change whose content is unknown: the zone catches up from the database before it answers again. */
+  markChanged(zoneId: string): void {
+    this.enqueue(zoneId, () => this.deliver(zoneId, undefined));
+  }
+
+  /** Loads every served zone (at start). */
   async loadAll(): Promise<void> {
-    const rows = await this.db.selectFrom('zones').select(['id']).where('status', '=', 'active').execute();
-    await Promise.all(rows.map((r) => this.refresh(r.id)));
+    const rows = await servedZones(this.db);
+    for (const r of rows) this.markChanged(r.id);
+    await Promise.all(rows.map((r) => this.queues.get(r.id)?.tail));
   }
 
-  /**
-   * Brings one zone up to date: resolves once its snapshot reflects every change announced before the call
-   * (`force`: also when none was announced, e.g. a serial changed by another node).
-   */
-  refresh(zoneId: string, force = true): Promise<void> {
-    const s = this.state(zoneId);
-    if (force && s.version === s.built && !s.running) this.markChanged(zoneId);
-    const target = s.version;
-    if (s.built >= target) return resolved;
-    if (s.running) {
-      if (s.runningVersion >= target) return s.running;
-      s.next ??= s.running.then(() => {
-        s.next = undefined;
-        return this.refresh(zoneId, false);
-      });
-      return s.next;
+  /** Applies a queued change: in order if it follows the tree, else catches up or loads the zone. */
+  private async deliver(zoneId: string, change: LoggedChange | undefined, queuedAt?: number): Promise<void> {
+    const tree = this.zones.get(zoneId);
+    if (!tree) { await this.load(zoneId); return; }
+    if (change && change.serial <= tree.serial) return;
+    if (change && change.serial === tree.serial + 1 && !change.reload) {
+      const started = performance.now();
+      this.applied(tree, change, await applyChange(tree, change));
+      recordZoneBuild('apply', (performance.now() - started) / 1000, queuedAt === undefined ? undefined : (performance.now() - queuedAt) / 1000);
+      return;
     }
-    if (s.timer) { clearTimeout(s.timer); s.timer = undefined; }
-    s.runningVersion = target;
-    this.runningCount++;
-    const started = performance.now();
-    const changedAt = s.firstDirtyAt;
-    const run = this.rebuild(zoneId)
-      .then(() => {
-        if (s.built < target) s.built = target;
-        s.lastBuildMs = performance.now() - started;
-        recordZoneBuild('load', s.lastBuildMs / 1000, changedAt > 0 ? Math.max(0, Date.now() - changedAt) / 1000 : undefined);
-        s.failing = false;
-      })
-      .catch((err: unknown) => {
-        // A database fault is logged once per outage by the health state; the old snapshot keeps answering.
-        if (!faultOf(err)) this.failures.failure(`zone snapshot rebuild failed: ${(err as Error).message}`, err, 'zone snapshot rebuild failed; the previous snapshot keeps answering');
-        s.firstDirtyAt = Date.now() + RETRY_MS;
-        s.failing = true;
-      })
-      .finally(() => this.settled(zoneId, s));
-    s.running = run;
-    return run;
+    const serial = await servedZoneSerial(this.db, zoneId);
+    if (serial === undefined) { this.removeZone(zoneId); return; }
+    if ((await catchUp(this.db, tree, serial, (c, report) => this.applied(tree, c, report))) === 'reload') await this.load(zoneId);
   }
 
-  private settled(zoneId: string, s: ZoneState): void {
-    s.running = undefined;
-    this.runningCount--;
-    if (s.built >= s.version) {
-      this.dirty.delete(zoneId);
-      this.unborn.delete(zoneId);
-      if (!this.byId.has(zoneId) && !s.next) this.states.delete(zoneId);
-    } else if (!this.closed && !s.next) {
-      this.schedule(zoneId, s);
-    }
-    if (this.dirty.size === 0 && this.runningCount === 0) {
-      for (const l of this.idleListeners) {
-        try { l(); } catch (err) { this.logger.error({ err }, 'idle listener failed'); }
+  /** Tells every listener about a change applied to a tree. */
+  private applied(tree: ZoneTree, change: LoggedChange, report: ChangeReport): void {
+    if (change.zone) this.emit({ t: 'zone', zone: tree.zoneFields });
+    else if (change.records) {
+      for (let i = 0; i === 0 || i < change.records.length; i += COPY_SLICE) {
+        this.emit({ t: 'changes', zoneId: tree.zoneId, serial: change.serial, records: change.records.slice(i, i + COPY_SLICE) });
       }
     }
+    this.zones.invalidate(report.wholeZone ? { zoneId: tree.zoneId } : { zoneId: tree.zoneId, names: report.names });
+    this.onNewSerial(tree);
   }
 
-  private state(zoneId: string): ZoneState {
-    let s = this.states.get(zoneId);
-    if (!s) {
-      s = { version: 0, built: 0, runningVersion: 0, firstDirtyAt: 0, lastBuildMs: 0 };
-      this.states.set(zoneId, s);
+  /** Loads a zone whole and swaps it in; listeners get a reset and every record. */
+  private async load(zoneId: string): Promise<void> {
+    const started = performance.now();
+    const tree = await loadZone(this.db, zoneId, this.edge, this.logger);
+    recordZoneBuild('load', (performance.now() - started) / 1000);
+    if (this.closed) return;
+    if (!tree) { this.removeZone(zoneId); return; }
+    this.zones.put(tree);
+    this.emit({ t: 'reset', zone: tree.zoneFields, edge: this.edge });
+    let slice: RecordChange[] = [];
+    for (const r of tree.records()) {
+      slice.push({ id: r.id, before: null, after: r });
+      if (slice.length === COPY_SLICE) {
+        this.emit({ t: 'changes', zoneId, serial: tree.serial, records: slice });
+        slice = [];
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
-    return s;
+    if (slice.length) this.emit({ t: 'changes', zoneId, serial: tree.serial, records: slice });
+    this.onNewSerial(tree);
+  }
+
+  private removeZone(zoneId: string): void {
+    if (!this.zones.get(zoneId)) return;
+    this.zones.remove(zoneId);
+    this.emit({ t: 'remove', zoneId });
+  }
+
+  private emit(u: ZoneUpdate): void {
+    for (const l of this.updateListeners) {
+      try { l(u); } catch (err) { this.logger.error({ err }, 'zone update listener failed'); }
+    }
   }
 
   /**
-   * (Re)arms the background rebuild: `debounceMs` after the last change, within `maxDelayMs` of the first (or
-   * {@link BUSY_SPACING} times the zone's last rebuild time, so that background rebuilds of a big zone under
-   * constant writes take at most about a tenth of the main thread, which the writes themselves need; queries
-   * never wait for the timer, they rebuild a dirty zone first).
+   * Queues work on a zone. Until the queue drains the zone's cached answers are void and its queries wait
+   * (names in no zone wait too while the zone has no tree yet).
    */
-  private schedule(zoneId: string, s: ZoneState): void {
-    if (this.closed || this.debounceMs <= 0) return;
-    if (s.timer) clearTimeout(s.timer);
-    // After a failed rebuild firstDirtyAt lies in the future: the retry waits about RETRY_MS.
-    const now = Date.now();
-    const delay = s.firstDirtyAt > now ? s.firstDirtyAt - now : Math.max(0, Math.min(this.debounceMs, s.firstDirtyAt + Math.max(this.maxDelayMs, BUSY_SPACING * s.lastBuildMs) - now));
-    s.timer = setTimeout(() => {
-      s.timer = undefined;
-      if (!this.closed) void this.refresh(zoneId, false);
-    }, delay);
-    s.timer.unref();
-  }
-
-  private remove(zoneId: string): void {
-    const old = this.byId.get(zoneId);
-    if (!old) return;
-    this.gen++;
-    this.byId.delete(zoneId);
-    if (this.byName.get(old.origin) === old) this.byName.delete(old.origin);
-    this.swapped(zoneId, undefined);
-  }
-
-  private swapped(zoneId: string, snapshot: ZoneSnapshot | undefined): void {
-    for (const l of this.swapListeners) {
-      try { l(zoneId, snapshot); } catch (err) { this.logger.error({ err }, 'snapshot swap listener failed'); }
+  private enqueue(zoneId: string, task: () => Promise<void>): void {
+    let q = this.queues.get(zoneId);
+    if (!q) {
+      q = { tail: Promise.resolve(), pending: 0 };
+      this.queues.set(zoneId, q);
+      if (!this.zones.get(zoneId)) this.unborn.add(zoneId);
+      this.zones.invalidate(this.zones.get(zoneId) ? { zoneId } : {});
     }
+    const queue = q;
+    queue.pending++;
+    queue.tail = queue.tail.then(() => (this.closed ? undefined : task())).then(() => {
+      this.failing.delete(zoneId);
+    }, (err: unknown) => this.failed(zoneId, err)).finally(() => {
+      queue.pending--;
+      if (queue.pending > 0 || this.queues.get(zoneId) !== queue) return;
+      this.queues.delete(zoneId);
+      this.unborn.delete(zoneId);
+      if (this.queues.size === 0) {
+        for (const l of this.idleListeners) {
+          try { l(); } catch (err) { this.logger.error({ err }, 'idle listener failed'); }
+        }
+      }
+    });
   }
 
-  private async rebuild(zoneId: string): Promise<void> {
-    const snapshot = await loadZoneSnapshot(this.db, zoneId, this.edge, this.logger);
-    if (!snapshot) { this.remove(zoneId); return; }
-    const old = this.byId.get(zoneId);
-    if (old && old.origin !== snapshot.origin && this.byName.get(old.origin) === old) this.byName.delete(old.origin);
-    this.byId.set(zoneId, snapshot);
-    this.byName.set(snapshot.origin, snapshot);
-    this.gen++;
-    this.swapped(zoneId, snapshot);
-    if (!old || old.serial !== snapshot.serial) this.onNewSerial(snapshot);
+  /** Zone work failed: the zone answers from what it has, and is retried in the background. */
+  private failed(zoneId: string, err: unknown): void {
+    this.failing.add(zoneId);
+    // A database fault is logged once per outage by the health state; the zone keeps answering from its tree.
+    if (!faultOf(err)) this.failures.failure(`zone update failed: ${(err as Error).message}`, err, 'zone update failed; the zone answers from what it has and is retried');
+    if (this.retrying.has(zoneId)) return;
+    this.retrying.add(zoneId);
+    const retry = setTimeout(() => {
+      this.retrying.delete(zoneId);
+      if (!this.closed) this.markChanged(zoneId);
+    }, RETRY_MS);
+    retry.unref();
   }
 
-  /** Compares every zone's serial with the database and rebuilds what changed (other nodes' writes). */
+  /** Compares every served zone's serial with the database and follows what changed (other nodes' writes). */
   async poll(): Promise<void> {
     if (this.polling || this.closed) return;
     this.polling = true;
     try {
-      const rows = await this.db.selectFrom('zones').select(['id', 'serial']).where('status', '=', 'active').execute(); // served zones only
+      const rows = await servedZones(this.db);
       const seen = new Set<string>();
-      const work: Promise<void>[] = [];
       for (const r of rows) {
         seen.add(r.id);
-        if (this.byId.get(r.id)?.serial !== Number(r.serial) && !this.dirty.has(r.id)) work.push(this.refresh(r.id));
+        const tree = this.zones.get(r.id);
+        if (!this.queues.has(r.id) && (!tree || tree.serial < r.serial)) this.markChanged(r.id);
       }
-      for (const id of [...this.byId.keys()]) if (!seen.has(id) && !this.dirty.has(id)) this.remove(id);
-      await Promise.all(work);
+      for (const tree of this.zones.all()) if (!seen.has(tree.zoneId) && !this.queues.has(tree.zoneId)) this.removeZone(tree.zoneId);
+      if (Date.now() - this.lastPrune >= PRUNE_EVERY_MS) {
+        this.lastPrune = Date.now();
+        await pruneChanges(this.db, Date.now() - this.retentionMs);
+      }
     } catch (err) {
       if (!this.closed && !faultOf(err)) this.failures.failure('zone serial poll failed', err);
     } finally {
@@ -307,11 +315,18 @@ export class ZoneCache {
     this.pollTimer.unref();
   }
 
-  /** Stops polling and background rebuilds and waits for rebuilds running. */
+  /** Stops polling and waits for zone work running. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
-    for (const s of this.states.values()) if (s.timer) clearTimeout(s.timer);
-    await Promise.all([...this.states.values()].map((s) => s.next ?? s.running));
+    await Promise.all([...this.queues.values()].map((q) => q.tail));
   }
+}
+
+/** The changeset a feed change carries, or undefined when it carries none (the zone must be read). */
+function toLogged(change: ZoneChange): LoggedChange | undefined {
+  // A created zone, or one whose status changed, is read again: served (loaded) or not (dropped).
+  if (change.serial === undefined || change.kind === 'created' || change.kind === 'status') return undefined;
+  if (change.kind === 'settings') return change.zone ? { serial: change.serial, zone: change.zone } : undefined;
+  return change.records ? { serial: change.serial, records: change.records } : undefined;
 }

@@ -2,7 +2,7 @@
 import type { ZoneSnapshot } from '../dns/snapshot.js';
 
 /** The snapshot of the zone that holds `qname` (lowercase, no trailing dot), by longest suffix, if any. */
-export function findZone(byOrigin: ReadonlyMap<string, ZoneSnapshot>, qname: string): ZoneSnapshot | undefined {
+export function findZone<Z extends ZoneSnapshot>(byOrigin: ReadonlyMap<string, Z>, qname: string): Z | undefined {
   let n = qname;
   for (;;) {
     const s = byOrigin.get(n);

@@ -1,7 +1,8 @@
 /**
- * The immutable in-memory image of one zone that the DNS server answers from. It is built from the stored
- * records and the zone's settings in one go and replaced whole when anything changes, so a query always sees
- * one consistent version (never a torn update).
+ * The served image of one zone (`ZoneSnapshot`, what `lookup` and AXFR read) and `buildSnapshot`, which builds
+ * it from the stored records and the zone's settings in one go. The DNS server serves `ZoneTree`s
+ * (zone-tree.ts), the same image patched by changesets; `buildSnapshot` is the from-scratch definition they are
+ * tested against (zone-tree.test.ts) and what the lookup tests use.
  *
  * Invariants of a built snapshot:
  * - every node's rrsets are what is *served*: proxied A/AAAA/CNAME are replaced by the edge addresses
@@ -35,7 +36,7 @@ export interface ZoneNode {
   rrsets: Map<number, RRset>;
 }
 
-/** An immutable zone image. */
+/** A zone image. */
 export interface ZoneSnapshot {
   zoneId: string;
   /** Apex name, lowercase, no trailing dot. */

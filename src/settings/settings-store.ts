@@ -1,12 +1,13 @@
 /**
  * Reading and writing the settings columns. A zone write runs in one transaction that first bumps the zone's
  * serial (taking the write lock, see `zones/serial.ts`), re-reads the columns, applies the change and stores
- * it; after commit it announces `{zoneId, kind: 'settings'}` on the change feed so the DNS server rebuilds the
- * zone. Account writes are read-modify-write in one transaction as well.
+ * it; it logs the new columns (zones/change-log.ts) and after commit announces them with the serial on the change
+ * feed, so DNS servers apply the new settings. Account writes are read-modify-write in one transaction as well.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { ZoneChangeFeed } from '../zones/change-feed.js';
+import type { ZoneChangeFeed, ZoneColumns } from '../zones/change-feed.js';
+import { logChange } from '../zones/change-log.js';
 import { bumpSerial } from '../zones/serial.js';
 import { parseJsonObject, type Json } from './shape.js';
 
@@ -41,8 +42,10 @@ export class SettingsStore {
 
   /** Applies `mutate` to the zone's current settings atomically; returns the new state. */
   async updateZone(zoneId: string, mutate: (state: ZoneSettingsState) => ZoneSettingsChange): Promise<ZoneSettingsState> {
+    let columns: ZoneColumns | undefined;
+    let serial = 0;
     const state = await this.db.transaction().execute(async (trx) => {
-      await bumpSerial(trx, zoneId);
+      serial = (await bumpSerial(trx, zoneId)).serial;
       const row = await trx.selectFrom('zones').select(['dns_settings', 'zone_settings', 'name_servers']).where('id', '=', zoneId).executeTakeFirstOrThrow();
       const current = zoneSettingsState(row);
       const change = mutate(current);
@@ -50,9 +53,11 @@ export class SettingsStore {
       if (change.dns) set.dns_settings = JSON.stringify(change.dns);
       if (change.zone) set.zone_settings = JSON.stringify(change.zone);
       if (Object.keys(set).length > 0) await trx.updateTable('zones').set(set).where('id', '=', zoneId).execute();
+      columns = { ...row, ...set };
+      await logChange(trx, zoneId, { serial, zone: columns });
       return { ...current, ...(change.dns ? { dns: change.dns } : {}), ...(change.zone ? { zone: change.zone } : {}) };
     });
-    this.changeFeed.publish({ zoneId, kind: 'settings' });
+    this.changeFeed.publish({ zoneId, kind: 'settings', serial, zone: columns });
     return state;
   }
 

@@ -28,6 +28,11 @@ export function rowToServedRecord(row: ServedRow): SnapshotRecord {
   };
 }
 
+/** The served fields of a record (what the change feed and the change log carry). */
+export function servedRecord(r: DnsRecord): SnapshotRecord {
+  return { id: r.id, name: r.name, type: r.type, content: r.content, data: r.data, priority: r.priority, ttl: r.ttl, proxied: r.proxied, settings: r.settings };
+}
+
 /** The record a row holds. */
 export function rowToRecord(row: RecordRow): DnsRecord {
   return {

@@ -56,9 +56,18 @@ describe('records service', () => {
     expect((await serial(zone.id)).serial).toBe(2025030402);
     await records.delete(zone, r.id);
     expect(await serial(zone.id)).toEqual({ serial: 2025030403, record_count: 0 });
-    expect(changes.slice(1)).toEqual([1, 2, 3].map(() => ({ zoneId: zone.id, kind: 'records' })));
+    const www = { id: r.id, name: 'www.svc.example', type: 'A', content: '192.0.2.1', data: null, priority: null, proxied: false, settings: {} };
+    expect(changes.slice(1)).toEqual([
+      { zoneId: zone.id, kind: 'records', serial: 2025030401, records: [{ id: r.id, before: null, after: { ...www, ttl: 1 } }] },
+      { zoneId: zone.id, kind: 'records', serial: 2025030402, records: [{ id: r.id, before: { ...www, ttl: 1 }, after: { ...www, ttl: 300 } }] },
+      { zoneId: zone.id, kind: 'records', serial: 2025030403, records: [{ id: r.id, before: { ...www, ttl: 300 }, after: null }] },
+    ]);
+    const logged = await database.db.selectFrom('zone_changes').select(['serial', 'body']).where('zone_id', '=', zone.id).orderBy('serial').execute();
+    expect(logged.map((l) => Number(l.serial))).toEqual([2025030401, 2025030402, 2025030403]);
+    expect(JSON.parse(logged[2]!.body)).toEqual({ records: [[r.id, { ...www, ttl: 300 }, null]] });
     await zones.delete(zone.id);
     expect(changes.at(-1)).toEqual({ zoneId: zone.id, kind: 'deleted' });
+    expect(await database.db.selectFrom('zone_changes').select('serial').where('zone_id', '=', zone.id).execute()).toEqual([]);
   });
 
   it('lists by exact name through the (zone_id, name) index (as record-list.ts orders it) and in default order through (zone_id, type, name)', async () => {

@@ -5,8 +5,8 @@
  * Invariants: every write runs in one transaction whose first statement bumps the zone's serial; on SQLite
  * that takes the write lock before the checks run, on PostgreSQL it locks the zone row, so concurrent writers
  * cannot both pass the CNAME/duplicate checks. The operations themselves live in records-transaction.ts, so
- * single writes, batches and imports share validation, rules, quota and timestamps. The change feed is told
- * after commit, once per transaction that changed something.
+ * single writes, batches and imports share validation, rules, quota and timestamps. Each transaction writes
+ * its changeset to the change log (change-log.ts) and, after commit, publishes it on the change feed.
  */
 import type { Kysely } from 'kysely';
 import type { PlanLimits } from '../config/config.js';
@@ -16,6 +16,7 @@ import type { Clock } from '../shared/clock.js';
 import type { ZoneChangeFeed } from './change-feed.js';
 import { bumpSerial } from './serial.js';
 import { WriteQueue } from './write-queue.js';
+import { logChange } from './change-log.js';
 import { listRecords, type RecordListQuery } from './record-list.js';
 import { zoneHasAddressRecord } from './list-query/address-records.js';
 import { RecordsTransaction, type RecordRequestContext, type ZoneRef } from './records-transaction.js';
@@ -45,14 +46,17 @@ export class RecordsService {
    */
   async transaction<T>(zone: ZoneRef, fn: (tx: RecordsTransaction) => Promise<T>): Promise<T> {
     let tx: RecordsTransaction | undefined;
+    let serial = 0;
     const result = await this.writes.run(async (trx) => {
-      const record_count = await bumpSerial(trx, zone.id, 0);
-      tx = new RecordsTransaction(trx, zone, { clock: this.clock, plan: this.plan, serviceRanges: this.serviceRanges }, record_count);
+      const bumped = await bumpSerial(trx, zone.id, 0);
+      serial = bumped.serial;
+      tx = new RecordsTransaction(trx, zone, { clock: this.clock, plan: this.plan, serviceRanges: this.serviceRanges }, bumped.recordCount);
       const out = await fn(tx);
       await tx.finish();
+      await logChange(trx, zone.id, { serial, records: tx.changes });
       return out;
     });
-    if (tx?.changed) this.changeFeed.publish({ zoneId: zone.id, kind: 'records' });
+    if (tx) this.changeFeed.publish({ zoneId: zone.id, kind: 'records', serial, records: tx.changes });
     if (tx?.nsChanged) await this.onNsChange(zone);
     return result;
   }

@@ -19,7 +19,8 @@ import { isId, newId } from '../shared/ids.js';
 import { validateRecordBody, type RecordDraft } from './record-body.js';
 import type { RecordWarning } from './record-name.js';
 import { checkNameConflicts, checkProxiedCname } from './record-rules.js';
-import { RECORD_META, recordToRow, rowToRecord, type RecordRow } from './record-rows.js';
+import { RECORD_META, recordToRow, rowToRecord, servedRecord, type RecordRow } from './record-rows.js';
+import type { RecordChange } from './change-feed.js';
 import { faultOf } from '../shared/faults.js';
 
 /** The zone a record operation acts on (already checked to belong to the caller). */
@@ -55,6 +56,8 @@ export class RecordsTransaction {
   private countDelta = 0;
   /** True once any record was written. */
   changed = false;
+  /** Every record written, before and after, in order (the changeset the change feed and log carry). */
+  readonly changes: RecordChange[] = [];
   /** True once an NS record was written or removed (delegations of names below the zone may have changed). */
   nsChanged = false;
 
@@ -94,6 +97,7 @@ export class RecordsTransaction {
     await INSERT_RECORD.execute(this.trx, recordToRow(record));
     this.countDelta++;
     this.changed = true;
+    this.changes.push({ id: record.id, before: null, after: servedRecord(record) });
     if (record.type === 'NS') this.nsChanged = true;
     return record;
   }
@@ -135,6 +139,7 @@ export class RecordsTransaction {
         atName.push({ id: record.id, name: record.name, type: record.type, content: record.content, priority: record.priority });
         rows.push(recordToRow(record));
         out.push(record);
+        this.changes.push({ id: record.id, before: null, after: servedRecord(record) });
         this.countDelta++;
       } catch (err) {
         throw faultOf(err) ? err : wrap(i, err); // a store fault is no problem of draft i
@@ -172,6 +177,7 @@ export class RecordsTransaction {
     await this.trx.deleteFrom('dns_records').where('zone_id', '=', this.zone.id).where('id', '=', id).execute();
     this.countDelta--;
     this.changed = true;
+    this.changes.push({ id, before: servedRecord(current), after: null });
     if (current.type === 'NS') this.nsChanged = true;
     return current;
   }
@@ -196,6 +202,7 @@ export class RecordsTransaction {
     const { id: _id, zone_id: _zone, created_on: _created, ...row } = recordToRow(saved);
     await this.trx.updateTable('dns_records').set(row).where('id', '=', current.id).execute();
     this.changed = true;
+    this.changes.push({ id: current.id, before: servedRecord(current), after: servedRecord(saved) });
     if (current.type === 'NS' || saved.type === 'NS') this.nsChanged = true;
     return saved;
   }

@@ -14,17 +14,17 @@ export function initialSerial(at: Date): number {
 }
 
 /**
- * Adds one to the zone's serial and `recordDelta` to its record count; returns the new record count. Run it
+ * Adds one to the zone's serial and `recordDelta` to its record count; returns the new record count and serial. Run it
  * as the FIRST statement of a write transaction: on SQLite that takes the write lock at once (so checks and
  * the write that follows see a stable zone), on PostgreSQL it locks the zone row, serializing writers of one
  * zone.
  */
-export async function bumpSerial(trx: Transaction<Database> | Kysely<Database>, zoneId: string, recordDelta = 0): Promise<number> {
+export async function bumpSerial(trx: Transaction<Database> | Kysely<Database>, zoneId: string, recordDelta = 0): Promise<{ recordCount: number; serial: number }> {
   const row = await BUMP_SERIAL.executeTakeFirst(trx, { zoneId, recordDelta });
-  return row?.record_count ?? 0;
+  return { recordCount: row?.record_count ?? 0, serial: Number(row?.serial ?? 0) };
 }
 
-const BUMP_SERIAL = new QueryTemplate<{ zoneId: string; recordDelta: number }, { record_count: number }>((db, p) => db.updateTable('zones')
+const BUMP_SERIAL = new QueryTemplate<{ zoneId: string; recordDelta: number }, { record_count: number; serial: number }>((db, p) => db.updateTable('zones')
   .set({ serial: sql<number>`serial + 1`, record_count: sql<number>`record_count + ${p('recordDelta')}` })
   .where('id', '=', p('zoneId'))
-  .returning('record_count'));
+  .returning(['record_count', 'serial']));

@@ -9,7 +9,7 @@
  * active zone that no longer passes becomes `moved`, production's status for a zone whose delegation went
  * away). At most one zone of a name is active: the partial unique index `zones_active_name` makes the second
  * activation fail, which is read as "not activated". Every status change bumps the zone's serial (other nodes
- * poll serials) and is announced on the change feed after commit.
+ * poll serials), is written to the change log, and is announced on the change feed after commit.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -17,6 +17,7 @@ import { isoTimestamp, type Clock } from '../shared/clock.js';
 import type { ZoneChangeFeed } from './change-feed.js';
 import { ancestorsOf, assignedNameServers, closestEnclosingActive, obstacleTo, type Candidate, type Obstacle, type ZoneClaim } from './ownership-rules.js';
 import { isUniqueViolation } from './unique-violation.js';
+import { logChange } from './change-log.js';
 
 const CLAIM_COLUMNS = ['id', 'account_id', 'name', 'status', 'name_servers', 'hold_after', 'hold_include_subdomains'] as const;
 
@@ -57,8 +58,11 @@ export class ZoneOwnership {
         const stamp = isoTimestamp(this.clock.now());
         const done = await trx.updateTable('zones')
           .set({ status: next, modified_on: stamp, serial: sql<number>`serial + 1`, ...(next === 'active' ? { activated_on: stamp } : {}) })
-          .where('id', '=', zoneId).where('status', '=', zone.status).executeTakeFirst();
-        return Number(done.numUpdatedRows) === 1 ? { name: zone.name, status: next } : undefined;
+          .where('id', '=', zoneId).where('status', '=', zone.status).returning('serial').executeTakeFirst();
+        if (!done) return undefined;
+        // The change log holds every serial (change-log.ts): a status change is an entry without records.
+        await logChange(trx, zoneId, { serial: Number(done.serial), records: [] });
+        return { name: zone.name, status: next };
       });
     } catch (err) {
       if (isUniqueViolation(err)) return undefined; // another zone of the name became active first

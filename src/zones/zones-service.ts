@@ -15,6 +15,7 @@ import { isoTimestamp, type Clock } from '../shared/clock.js';
 import { isId, newId } from '../shared/ids.js';
 import type { ZoneChangeFeed } from './change-feed.js';
 import { normalizeZoneName } from './zone-name.js';
+import { deleteZoneChanges } from './change-log.js';
 import { initialSerial } from './serial.js';
 import { initialDnsSettings } from '../settings/dns-settings.js';
 import { parseJsonObject } from '../settings/shape.js';
@@ -197,6 +198,7 @@ export class ZonesService {
     const name = await this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('zones').select(['name']).where('id', '=', zoneId).executeTakeFirst();
       await trx.deleteFrom('dns_records').where('zone_id', '=', zoneId).execute();
+      await deleteZoneChanges(trx, zoneId);
       await trx.deleteFrom('zones').where('id', '=', zoneId).execute();
       return row?.name;
     });

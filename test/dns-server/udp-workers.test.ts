@@ -1,7 +1,7 @@
 /**
  * The compiled `stratus serve` with UDP worker processes: workers share the UDP socket, and an API write is
- * still visible to every query sent after the call returns (whichever process receives it); workers stop
- * with the server. Builds the project into node_modules/.cache first (workers only run from compiled code).
+ * still visible to every query sent after the call returns (whichever process receives it), and so is a zone
+ * becoming active or stopping being active; workers stop with the server. Builds the project into node_modules/.cache first (workers only run from compiled code).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -11,6 +11,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/database.js';
+import { upsertUser } from '../../src/accounts/users.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -24,8 +26,8 @@ let dataDir: string;
 let base: string;
 let dnsPort: number;
 
-async function api(method: string, p: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${p}`, { method, headers: H, ...(body ? { body: JSON.stringify(body) } : {}) });
+async function api(method: string, p: string, body?: unknown, headers: Record<string, string> = H): Promise<any> {
+  const res = await fetch(`${base}${p}`, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
   const json = (await res.json()) as { success: boolean; result: unknown; errors: unknown };
   if (!json.success) throw new Error(`${method} ${p}: ${JSON.stringify(json.errors)}`);
   return json.result;
@@ -87,5 +89,34 @@ describe.skipIf(os.availableParallelism() < 2)('UDP worker processes', () => {
       for (let k = 0; k < 4; k++) if (((await ask(name)) as { rcode?: string }).rcode !== 'NXDOMAIN') stale++;
     }
     expect(stale).toBe(0);
+  });
+
+  it('serve a zone as soon as it becomes active and stop at once when it stops being active', async () => {
+    const database = await openDatabase({ dataDir });
+    const other = await upsertUser(database.db, { email: 'workers-other@example.com' }).finally(() => database.close());
+    const otherH = { 'x-auth-email': other.email, 'x-auth-key': other.key, 'content-type': 'application/json' };
+    const [account] = await api('GET', '/accounts');
+    const child = await api('POST', '/zones', { account: { id: account.id }, name: 'app.late-workers.example' });
+    expect(child.status).toBe('active');
+    await api('POST', `/zones/${child.id}/dns_records`, { type: 'A', name: 'www.app.late-workers.example', content: '192.0.2.7' });
+    const seen = async (): Promise<string[]> => {
+      const out: string[] = [];
+      for (let k = 0; k < 8; k++) {
+        const res = (await ask('www.app.late-workers.example')) as { rcode?: string; answers?: unknown[] };
+        out.push(`${res.rcode}/${(res.answers ?? []).length}`);
+      }
+      return [...new Set(out)];
+    };
+    expect(await seen()).toEqual(['NOERROR/1']);
+    // Another account's zone above it takes the names back: the child is moved and answers nothing.
+    const parent = await api('POST', '/zones', { account: { id: other.accountId }, name: 'late-workers.example' }, otherH);
+    expect(parent.status).toBe('active');
+    expect((await api('GET', `/zones/${child.id}`)).status).toBe('moved');
+    expect(await seen(), 'the parent answers').toEqual(['NXDOMAIN/0']);
+    await api('DELETE', `/zones/${parent.id}`, undefined, otherH);
+    expect(await seen(), 'no zone holds the name').toEqual(['REFUSED/0']);
+    await api('PUT', `/zones/${child.id}/activation_check`);
+    expect((await api('GET', `/zones/${child.id}`)).status).toBe('active');
+    expect(await seen(), 'active again').toEqual(['NOERROR/1']);
   });
 });

@@ -1,17 +1,21 @@
 /**
- * The zone cache's lazy rebuilds, against a real Stratus (records written through the v4 API) and a second
- * handle on the same SQLite database: a change announcement only marks the zone dirty; the first query for it
- * triggers one rebuild that covers every change so far; clean zones never wait; new and deleted zones are
- * waited for; background rebuilds happen after the debounce.
+ * The zone cache against a real Stratus (records written through the v4 API) and a second cache on the same
+ * SQLite database, which hears of changes only as "something changed" and follows them through the change
+ * log: small changesets apply at once, big ones in slices while queries wait, catching up replays the log
+ * without reloading, a gap the log cannot fill reloads the zone, new, nested and deleted zones are waited for,
+ * zones that stop or start being active (status changes) are dropped and loaded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { api, createZone } from '../helpers/api.js';
 import { openDatabase, type OpenDatabase } from '../../src/db/database.js';
-import { ZoneCache } from '../../src/dns-server/zone-cache.js';
+import { ZoneCache, type ZoneUpdate } from '../../src/dns-server/zone-cache.js';
 import { lookup } from '../../src/dns/lookup.js';
 import { RCODE, TYPE } from '../../src/dns/wire/constants.js';
 import { silentLogger } from '../../src/shared/logger.js';
+import { pruneChanges, readChanges } from '../../src/zones/change-log.js';
+import { addUser } from '../helpers/users.js';
+import type { RecordChange } from '../../src/dns/zone-tree.js';
 
 let server: TestServer;
 let database: OpenDatabase;
@@ -41,63 +45,83 @@ function answers(cache: ZoneCache, qname: string): number {
   return zone ? lookup(zone, qname, TYPE.A).answer.length : -1;
 }
 
-describe('zone cache', () => {
-  it('marks zones dirty on change and rebuilds once, lazily, for the first query', async () => {
-    const z1 = await createZone(server, 'lazy-one.example');
-    const z2 = await createZone(server, 'lazy-two.example');
-    const cache = new ZoneCache(database.db, edge, silentLogger(), undefined, { debounceMs: 0 });
-    const swaps: string[] = [];
-    cache.onSwap((id) => swaps.push(id));
-    await cache.loadAll();
-    const before = cache.find('lazy-one.example')!;
-    const clean = cache.find('lazy-two.example')!;
-    swaps.length = 0;
+async function follower(): Promise<{ cache: ZoneCache; updates: ZoneUpdate[] }> {
+  const cache = new ZoneCache(database.db, edge, silentLogger());
+  await cache.loadAll();
+  const updates: ZoneUpdate[] = [];
+  cache.onUpdate((u) => updates.push(u));
+  return { cache, updates };
+}
 
-    const gen = cache.generation;
-    for (let i = 0; i < 5; i++) {
-      await addA(z1, `h${i}`, `192.0.2.${i + 1}`);
-      cache.markChanged(z1);
-    }
-    expect(cache.generation).toBeGreaterThan(gen); // packet caches drop their answers at once
-    expect(swaps).toEqual([]); // no rebuild yet
-    expect(cache.find('h0.lazy-one.example')).toBe(before);
-    expect(cache.pendingFor(clean)).toBeUndefined(); // clean zones never wait
-    const p1 = cache.pendingFor(before);
-    const p2 = cache.pendingFor(before);
-    expect(p1).toBeInstanceOf(Promise);
-    await Promise.all([p1, p2]);
-    expect(swaps).toEqual([z1]); // five changes, two waiters: one rebuild
-    expect(cache.find('h0.lazy-one.example')!.serial).toBe(await dbSerial(z1));
-    for (let i = 0; i < 5; i++) expect(answers(cache, `h${i}.lazy-one.example`)).toBe(1);
-    expect(cache.pendingFor(cache.find('lazy-one.example'))).toBeUndefined();
-    expect(cache.get(z2)).toBe(clean);
+function creates(zone: string, n: number, from = 0): RecordChange[] {
+  return Array.from({ length: n }, (_, i) => {
+    const id = `big${from + i}`;
+    return { id, before: null, after: { id, name: `n${from + i}.${zone}`, type: 'A', content: '192.0.2.7', data: null, priority: null, ttl: 60, proxied: false, settings: {} } };
+  });
+}
+
+describe('zone cache', () => {
+  it('catches up through the change log, in order, without reloading the zone', async () => {
+    const z = await createZone(server, 'follow-log.example');
+    const { cache, updates } = await follower();
+    const clean = await createZone(server, 'follow-clean.example');
+    cache.markChanged(clean);
+    await cache.pendingFor(undefined);
+    for (let i = 0; i < 5; i++) await addA(z, `h${i}`, `192.0.2.${i + 1}`);
+    updates.length = 0;
+    cache.markChanged(z);
+    expect(cache.pendingFor(cache.get(clean))).toBeUndefined(); // other zones never wait
+    const waiting = cache.pendingFor(cache.get(z));
+    expect(waiting).toBeInstanceOf(Promise);
+    await waiting;
+    for (let i = 0; i < 5; i++) expect(answers(cache, `h${i}.follow-log.example`)).toBe(1);
+    expect(cache.get(z)!.serial).toBe(await dbSerial(z));
+    expect(updates.map((u) => u.t)).toEqual(['changes', 'changes', 'changes', 'changes', 'changes']);
+    expect(cache.pendingFor(cache.get(z))).toBeUndefined();
     await cache.close();
   });
 
-  it('a change during a rebuild gets one more rebuild before the waiter is answered', async () => {
-    const z = await createZone(server, 'lazy-overlap.example');
-    const cache = new ZoneCache(database.db, edge, silentLogger(), undefined, { debounceMs: 0 });
-    await cache.loadAll();
-    let swaps = 0;
-    cache.onSwap(() => swaps++);
-    await addA(z, 'a', '192.0.2.1');
+  it('applies a small changeset that follows the tree at once, and a big one in slices while queries wait', async () => {
+    const z = await createZone(server, 'follow-sync.example');
+    const { cache } = await follower();
+    const serial = cache.get(z)!.serial;
+    cache.apply({ zoneId: z, kind: 'records', serial: serial + 1, records: creates('follow-sync.example', 3) });
+    expect(cache.pendingFor(cache.get(z))).toBeUndefined();
+    expect(answers(cache, 'n2.follow-sync.example')).toBe(1);
+    cache.apply({ zoneId: z, kind: 'records', serial: serial + 2, records: creates('follow-sync.example', 20_000, 3) });
+    const waiting = cache.pendingFor(cache.get(z));
+    expect(waiting).toBeInstanceOf(Promise);
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    await waiting;
+    clearInterval(ticker);
+    expect(turns).toBeGreaterThan(1); // the event loop ran while the changeset was applied
+    expect(answers(cache, 'n20002.follow-sync.example')).toBe(1);
+    expect(cache.get(z)!.serial).toBe(serial + 2);
+    // A serial already held is ignored; one that skips ahead makes the zone catch up from the database.
+    cache.apply({ zoneId: z, kind: 'records', serial: serial + 1, records: [] });
+    expect(cache.pendingFor(cache.get(z))).toBeUndefined();
+    await cache.close();
+  });
+
+  it('reloads a zone when the change log cannot fill the gap', async () => {
+    const z = await createZone(server, 'follow-gap.example');
+    const { cache, updates } = await follower();
+    await addA(z, 'before', '192.0.2.1');
+    await addA(z, 'after', '192.0.2.2');
+    await pruneChanges(database.db, Date.now() + 1);
+    updates.length = 0;
     cache.markChanged(z);
-    const first = cache.pendingFor(cache.get(z));
-    await addA(z, 'b', '192.0.2.2');
-    cache.markChanged(z);
-    const second = cache.pendingFor(cache.get(z));
-    await second;
-    expect(answers(cache, 'a.lazy-overlap.example')).toBe(1);
-    expect(answers(cache, 'b.lazy-overlap.example')).toBe(1);
+    await cache.pendingFor(cache.get(z));
+    expect(updates[0]?.t).toBe('reset');
+    expect(answers(cache, 'before.follow-gap.example')).toBe(1);
+    expect(answers(cache, 'after.follow-gap.example')).toBe(1);
     expect(cache.get(z)!.serial).toBe(await dbSerial(z));
-    await first;
-    expect(swaps).toBeLessThanOrEqual(2);
     await cache.close();
   });
 
   it('waits for zones being created (names in no zone) and for deleted zones', async () => {
-    const cache = new ZoneCache(database.db, edge, silentLogger(), undefined, { debounceMs: 0 });
-    await cache.loadAll();
+    const { cache } = await follower();
     const z = await createZone(server, 'lazy-new.example');
     cache.markChanged(z);
     expect(cache.find('www.lazy-new.example')).toBeUndefined();
@@ -124,25 +148,48 @@ describe('zone cache', () => {
     await cache.close();
   });
 
-  it('rebuilds in the background after the debounce, coalescing a burst', async () => {
-    const z = await createZone(server, 'lazy-background.example');
-    const cache = new ZoneCache(database.db, edge, silentLogger(), undefined, { debounceMs: 30, maxDelayMs: 2000 });
-    await cache.loadAll();
-    let swaps = 0;
-    cache.onSwap(() => swaps++);
-    const idle = new Promise<void>((resolve) => cache.onIdle(resolve));
-    for (let i = 0; i < 3; i++) {
-      await addA(z, `b${i}`, '192.0.2.9');
-      cache.markChanged(z);
-    }
-    expect(cache.busy).toBe(true);
-    await idle; // nobody queried
-    expect(cache.busy).toBe(false);
-    expect(swaps).toBeGreaterThanOrEqual(1);
-    expect(swaps).toBeLessThanOrEqual(3);
-    expect(cache.get(z)!.serial).toBe(await dbSerial(z));
-    expect(lookup(cache.get(z)!, 'b2.lazy-background.example', TYPE.A).rcode).toBe(RCODE.NOERROR);
-    expect(answers(cache, 'b2.lazy-background.example')).toBe(1);
+  it('polling follows other writers: new serials, new zones, deleted zones', async () => {
+    const z = await createZone(server, 'follow-poll.example');
+    const { cache } = await follower();
+    const idle = () => new Promise<void>((resolve) => { if (!cache.busy) resolve(); else cache.onIdle(resolve); });
+    await addA(z, 'p', '192.0.2.3');
+    const fresh = await createZone(server, 'follow-poll-new.example');
+    await cache.poll();
+    await idle();
+    expect(lookup(cache.get(z)!, 'p.follow-poll.example', TYPE.A).rcode).toBe(RCODE.NOERROR);
+    expect(cache.get(fresh)).toBeDefined();
+    expect((await api(server, 'DELETE', `/zones/${fresh}`)).status).toBe(200);
+    await cache.poll();
+    expect(cache.get(fresh)).toBeUndefined();
+    await cache.close();
+  });
+
+  it('polling drops a zone that stops being active and loads it when it is active again; status changes are logged', async () => {
+    const child = await createZone(server, 'app.follow-status.example');
+    await addA(child, 'www', '192.0.2.9');
+    const { cache } = await follower();
+    const idle = () => new Promise<void>((resolve) => { if (!cache.busy) resolve(); else cache.onIdle(resolve); });
+    const first = cache.get(child)!.serial;
+    const other = await addUser(server, 'follow-status@example.org');
+    const headers = { 'x-auth-email': other.email, 'x-auth-key': other.key };
+    const parent = await api(server, 'POST', '/zones', { name: 'follow-status.example', account: { id: other.accountId } }, headers);
+    expect(parent.status).toBe(200);
+    const moved = await api(server, 'GET', `/zones/${child}`);
+    expect(moved.body.result.status).toBe('moved');
+    await cache.poll();
+    await idle();
+    expect(cache.get(child), 'a moved zone is not served').toBeUndefined();
+    expect(cache.find('www.app.follow-status.example')?.zoneId).toBe(parent.body.result.id);
+    expect((await api(server, 'DELETE', `/zones/${parent.body.result.id}`, undefined, headers)).status).toBe(200);
+    expect((await api(server, 'PUT', `/zones/${child}/activation_check`)).status).toBe(200);
+    await cache.poll();
+    await idle();
+    expect(answers(cache, 'www.app.follow-status.example')).toBe(1);
+    const serial = await dbSerial(child);
+    expect(cache.get(child)!.serial).toBe(serial);
+    expect(serial).toBe(first + 2);
+    const logged = await readChanges(database.db, child, first, serial);
+    expect(logged?.map((c) => c.records), 'both status changes are in the log, without records').toEqual([[], []]);
     await cache.close();
   });
 });

@@ -1,0 +1,61 @@
+/** Small DNS client helpers of bench/big-zone.mjs: free ports, query packets, "does this name answer". */
+import dgram from 'node:dgram';
+import net from 'node:net';
+
+/** A port free for both UDP and TCP on 127.0.0.1. */
+export async function freePort() {
+  for (;;) {
+    const udp = dgram.createSocket('udp4');
+    await new Promise((r) => udp.bind(0, '127.0.0.1', r));
+    const port = udp.address().port;
+    const ok = await new Promise((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    udp.close();
+    if (ok) return port;
+  }
+}
+
+/** A query for `name` and `type` (RD off) with this id. */
+export function queryPacket(id, name, type) {
+  const labels = name.split('.').filter(Boolean);
+  const buf = Buffer.alloc(12 + labels.reduce((n, l) => n + l.length + 1, 0) + 5);
+  buf.writeUInt16BE(id, 0);
+  buf.writeUInt16BE(1, 4);
+  let o = 12;
+  for (const l of labels) { buf[o++] = l.length; o += buf.write(l, o, 'latin1'); }
+  buf[o++] = 0;
+  buf.writeUInt16BE(type, o);
+  buf.writeUInt16BE(1, o + 2);
+  return buf;
+}
+
+let nextId = 1;
+/** The answer count of an A query for `name` (-1 on timeout after 1 s). */
+export function answerCount(sock, port, name) {
+  const id = (nextId = (nextId + 1) & 0xffff);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => { sock.off('message', on); resolve(-1); }, 1000);
+    const on = (msg) => {
+      if (msg.readUInt16BE(0) !== id) return;
+      clearTimeout(timer);
+      sock.off('message', on);
+      resolve(msg.readUInt16BE(6));
+    };
+    sock.on('message', on);
+    sock.send(queryPacket(id, name, 1), port, '127.0.0.1');
+  });
+}
+
+/** Polls `fn` until it returns something truthy (every 100 ms), or throws after `ms`. */
+export async function waitFor(what, fn, ms = 30_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
