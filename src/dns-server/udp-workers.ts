@@ -117,6 +117,8 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
   // The last epoch the workers were told is current. Once the file differs from it, every worker copy is stale
   // already, so later changes need not write the file again (one write per burst of writes, not per write).
   let told = epoch.current;
+  // Workers start at no epoch: the first flush tells them the current one even when there is nothing to send.
+  let announced = false;
   const stale = () => { if (epoch.current === told) epoch.bump(); };
   // Updates not sent yet: sent once per event-loop turn, for at most FLUSH_MS of serialization per turn (a big
   // zone's copy goes out over several turns), then the epoch, once all are sent and no zone has work queued.
@@ -129,7 +131,8 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
     while (sent < unsent.length && performance.now() < end) broadcast({ t: 'updates', updates: [unsent[sent++]!] });
     unsent = unsent.slice(sent);
     if (unsent.length) { schedule(); return; }
-    if (opts.cache.busy || told === epoch.current) return;
+    if (opts.cache.busy || (announced && told === epoch.current)) return;
+    announced = true;
     told = epoch.current;
     broadcast({ t: 'epoch', epoch: told });
   };
