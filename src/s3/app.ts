@@ -35,6 +35,7 @@ export function createS3Handler(deps: S3Deps): (req: Request) => Promise<Respons
       if (isPreflight) {
         res = await preflight(deps, req, bucket, key);
       } else {
+        refusePostForm(req, bucket, key);
         const { auth, principal } = await authenticate(deps, req);
         const r: S3Request = { req, url, query: url.searchParams, headers: req.headers, auth, principal, bucket, key, requestId, deps };
         const chosen = route(r);
@@ -68,4 +69,14 @@ async function authenticate(deps: S3Deps, req: Request): Promise<{ auth: SignedR
     if (err instanceof S3AuthError) throw new S3Error(err.code, err.message, err.status, err.details);
     throw err;
   }
+}
+
+/**
+ * Browser form uploads (POST Object: `multipart/form-data` to a bucket, authorised by a signed policy in the
+ * form rather than a request signature) are not implemented: said before authentication, which they lack.
+ */
+function refusePostForm(req: Request, bucket: string | undefined, key: string | undefined): void {
+  if (req.method !== 'POST' || bucket === undefined || key !== undefined) return;
+  if (!/^multipart\/form-data\b/i.test(req.headers.get('content-type') ?? '')) return;
+  throw new S3Error('NotImplemented', 'POST Object (browser form uploads) is not implemented by Stratus.', 501);
 }

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { StoreHTTPMetadata, StoreObject, StoreRange } from '../store/index.js';
 import { S3Error } from './errors.js';
+import { parseEtagHeader, quoteBareEtags } from '../store/conditional.js';
 
 /** Content-MD5 as 16 raw bytes (the binding's md5 option), or undefined when absent; InvalidDigest when malformed. */
 export function contentMd5(headers: Headers): Uint8Array | undefined {
@@ -104,12 +105,27 @@ export function rangeFrom(headers: Headers): StoreRange | undefined {
   return last < offset ? undefined : { offset, length: last - offset + 1 };
 }
 
-/** Only the precondition headers of a request (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since). */
+/**
+ * Only the precondition headers of a request (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since),
+ * for the binding's `onlyIf`. Etags may come without quotes, as S3 accepts them; a list that still does not
+ * parse is InvalidArgument (400).
+ */
 export function preconditionsFrom(headers: Headers, prefix = ''): Headers | undefined {
   const out = new Headers();
   for (const name of ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since']) {
-    const v = headers.get(prefix + name);
-    if (v !== null) out.set(name, v);
+    let v = headers.get(prefix + name);
+    if (v === null) continue;
+    if (name === 'if-match' || name === 'if-none-match') {
+      v = quoteBareEtags(v);
+      let parsed: unknown[] = [];
+      try {
+        parsed = parseEtagHeader(v);
+      } catch {
+        parsed = [];
+      }
+      if (parsed.length === 0) throw new S3Error('InvalidArgument', `Invalid ETag in ${name} header`, 400, { ArgumentName: name });
+    }
+    out.set(name, v);
   }
   return [...out.keys()].length > 0 ? out : undefined;
 }

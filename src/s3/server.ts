@@ -36,5 +36,5 @@ export async function startS3Server(opts: S3ServerOptions): Promise<RunningS3> {
     domain: opts.domain,
     now: () => opts.clock.now(),
   });
-  return listenHttp(handler, opts.listen);
+  return listenHttp(handler, opts.listen, undefined, true);
 }

@@ -17,11 +17,14 @@ export async function listenHttp(
   fetch: (req: Request) => Response | Promise<Response>,
   listen: { host: string; port: number },
   serverOptions?: ServerOptions,
+  /** Serve requests whose `Expect` is not `100-continue` as if it were absent (S3 does) instead of Node's 417. */
+  ignoreUnknownExpect = false,
 ): Promise<HttpListener> {
   const server = await new Promise<ServerType>((resolve, reject) => {
     const s = serve({ fetch, hostname: listen.host, port: listen.port, ...(serverOptions ? { serverOptions } : {}) }, () => resolve(s));
     s.once('error', reject);
   });
+  if (ignoreUnknownExpect) server.on('checkExpectation', (req, res) => server.emit('request', req, res));
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

@@ -35,4 +35,6 @@ export type {
   UploadInfo,
   PartInfo,
   UploadListOptions,
+  UploadOutcome,
+  ConditionalDelete,
 } from './types.js';

@@ -9,7 +9,7 @@ import { FileBlobStore } from './adapters/file-blobs.js';
 import { Collector } from './gc.js';
 import { Bucket } from './bucket.js';
 import type { BucketSettings, StoreContext } from './context.js';
-import { bucketInfo, createBucket, deleteBucket, getBucketCors, listBuckets, listParts, listUploads, putBucketCors } from './registry.js';
+import { bucketInfo, createBucket, deleteBucket, getBucketCors, listBuckets, listParts, listUploads, putBucketCors, uploadOutcome, deleteObjectsIf } from './registry.js';
 
 /** Options of {@link openBucketStore}. */
 export interface OpenBucketStoreOptions {
@@ -77,6 +77,8 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
     putBucketCors: async (name, rules) => putBucketCors(live(), name, rules),
     listUploads: async (bucket, listOpts) => listUploads(live(), bucket, listOpts),
     listParts: async (bucket, key, uploadId, partOpts) => listParts(live(), bucket, key, uploadId, partOpts),
+    uploadOutcome: async (bucket, key, uploadId) => uploadOutcome(live(), bucket, key, uploadId),
+    deleteObjectsIf: async (bucket, entries) => deleteObjectsIf(live(), bucket, entries),
     sweep(): Promise<SweepReport> {
       return collector.track(collector.sweep());
     },

@@ -6,9 +6,10 @@
  */
 import type { StoreContext } from './context.js';
 import { UPLOAD_MAX_AGE_MS } from './gc.js';
-import { coerceKey } from './keys.js';
+import { checkKey, coerceKey } from './keys.js';
 import type { BucketRecord } from './ports.js';
-import type { BucketCorsRule, BucketInfo, PartInfo, UploadInfo, UploadListOptions } from './types.js';
+import type { BucketCorsRule, BucketInfo, PartInfo, UploadInfo, UploadListOptions, UploadOutcome, ConditionalDelete } from './types.js';
+import { HeadResult } from './value/object.js';
 
 /** Uploads a listing returns when no limit is given (S3's max-uploads default). */
 const DEFAULT_UPLOAD_LIMIT = 1000;
@@ -110,4 +111,35 @@ export async function listParts(
     .slice(0, limit)
     .map((p) => ({ partNumber: p.partNumber, size: p.size, etag: p.etag }));
   return { initiated: new Date(upload.created), storageClass: upload.storageClass, parts };
+}
+
+/** Where an upload of `key` stands (`BucketStore.uploadOutcome`). */
+export async function uploadOutcome(ctx: StoreContext, bucket: string, key: string, uploadId: string): Promise<UploadOutcome> {
+  await expireUploads(ctx);
+  const upload = await ctx.meta.getUpload(String(bucket), String(uploadId));
+  if (!upload || upload.key !== key) return { state: 'missing' };
+  if (upload.state !== 'completed') return { state: upload.state };
+  const current = await ctx.meta.getObject(String(bucket), key);
+  const fromUpload = current?.body.kind === 'parts' && current.body.uploadId === upload.uploadId;
+  return { state: 'completed', object: fromUpload ? new HeadResult(current) : null };
+}
+
+/**
+ * Deletes keys, each only if its etag is still `etag` when one is given (`*`: only if it exists), checked under
+ * the delete's lock (S3's conditional DeleteObject and DeleteObjects). Says per key what happened.
+ */
+export async function deleteObjectsIf(ctx: StoreContext, bucket: string, entries: ConditionalDelete[]): Promise<Array<{ key: string; outcome: 'deleted' | 'missing' | 'mismatch' }>> {
+  const wanted = new Map<string, string | undefined>();
+  for (const e of entries) {
+    const key = coerceKey(e.key);
+    checkKey(key);
+    wanted.set(key, e.etag);
+  }
+  const refused = await ctx.meta.deleteObjects(String(bucket), [...wanted.keys()], (key, current) => {
+    const etag = wanted.get(key);
+    return etag === undefined || (current !== null && (etag === '*' || current.etag === etag));
+  });
+  ctx.collector.schedule();
+  const why = new Map(refused.map((r) => [r.key, r.current === null ? ('missing' as const) : ('mismatch' as const)]));
+  return entries.map((e) => ({ key: e.key, outcome: why.get(coerceKey(e.key)) ?? 'deleted' }));
 }

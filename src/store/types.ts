@@ -145,6 +145,8 @@ export interface StoreMultipartUpload {
   uploadPart(partNumber: number, value: StorePartValue, options?: StoreUploadPartOptions): Promise<StoreUploadedPart>;
   abort(): Promise<void>;
   complete(uploadedParts: StoreUploadedPart[]): Promise<StoreObject>;
+  /** Stratus extension for S3: `complete` only when `onlyIf` holds for the key's current object; null when it does not. */
+  completeIf?(uploadedParts: StoreUploadedPart[], onlyIf: StoreConditional | Headers): Promise<StoreObject | null>;
 }
 
 /** Values `put` accepts. */
@@ -256,11 +258,32 @@ export interface BucketStore {
    * `limit`), with the upload's initiation time; null when no such upload is active.
    */
   listParts(bucket: string, key: string, uploadId: string, opts?: { partNumberMarker?: number; limit?: number }): Promise<{ initiated: Date; storageClass: string; parts: PartInfo[] } | null>;
+  /**
+   * Where an upload of `key` stands: 'active', 'aborted' (or expired), 'completed' with the key's current object
+   * when that object is still the upload's result (S3 answers a repeated completion with it), or 'missing'.
+   */
+  uploadOutcome(bucket: string, key: string, uploadId: string): Promise<UploadOutcome>;
+  /**
+   * Deletes keys, each only if its etag (lowercase hex, no quotes) is still the one given (`*`: only if it
+   * exists); without an etag unconditionally. The check and the delete are one atomic step.
+   */
+  deleteObjectsIf(bucket: string, entries: ConditionalDelete[]): Promise<Array<{ key: string; outcome: 'deleted' | 'missing' | 'mismatch' }>>;
   /** Runs the orphan and expiry sweep now (also run at open). */
   sweep(): Promise<SweepReport>;
   /** Finishes background deletions and closes the database. */
   close(): Promise<void>;
 }
+
+/** One key of {@link BucketStore.deleteObjectsIf}. */
+export interface ConditionalDelete {
+  key: string;
+  etag?: string | undefined;
+}
+
+/** See {@link BucketStore.uploadOutcome}. */
+export type UploadOutcome =
+  | { state: 'active' | 'aborted' | 'missing' }
+  | { state: 'completed'; object: StoreObject | null };
 
 /** What one sweep removed. */
 export interface SweepReport {

@@ -2,11 +2,11 @@
  * Multipart uploads: CreateMultipartUpload, UploadPart, CompleteMultipartUpload, AbortMultipartUpload and
  * ListMultipartUploads, on the binding's multipart API (so uploads are shared with edge scripts).
  */
-import type { StoreGetOptions, StoreMultipartOptions, StoreObjectBody, StoreUploadedPart } from '../../store/index.js';
+import type { StoreObject, StoreGetOptions, StoreMultipartOptions, StoreObjectBody, StoreUploadedPart } from '../../store/index.js';
 import { existingBucket, keyOf, type S3Request } from '../context.js';
 import { S3Error, s3Error, toS3Error } from '../errors.js';
 import { verifiedBody } from '../body.js';
-import { customMetadataFrom, httpMetadataFrom, keyMd5Hex, s3StorageClass, ssecKeyFrom, ssecResponseHeaders, storageClassFrom } from '../headers.js';
+import { customMetadataFrom, httpMetadataFrom, preconditionsFrom, keyMd5Hex, s3StorageClass, ssecKeyFrom, ssecResponseHeaders, storageClassFrom } from '../headers.js';
 import { childrenNamed, childText, parseXml, xmlDocument, XmlSyntaxError } from '../xml.js';
 import { readSmallBody } from './small-body.js';
 import { OWNER } from './buckets.js';
@@ -79,19 +79,60 @@ function completedParts(text: string): StoreUploadedPart[] {
   return parts;
 }
 
-/** POST /bucket/key?uploadId=U */
+/** NoSuchUpload (404) for an upload id. */
+function noSuchUpload(uploadId: string): S3Error {
+  return new S3Error('NoSuchUpload', 'The specified multipart upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.', 404, { UploadId: uploadId });
+}
+
+/**
+ * The conditions of a CompleteMultipartUpload: `If-None-Match: *` (only if the key has no object) and
+ * `If-Match` (only if the key's object has that etag), as S3 takes them; undefined when there are none.
+ */
+function completionConditions(h: Headers): Headers | undefined {
+  const all = preconditionsFrom(h);
+  if (!all) return undefined;
+  const out = new Headers();
+  for (const name of ['if-match', 'if-none-match']) if (all.has(name)) out.set(name, all.get(name)!);
+  return [...out.keys()].length > 0 ? out : undefined;
+}
+
+/**
+ * POST /bucket/key?uploadId=U. A completed upload whose object is still the key's current one is answered
+ * again with that object (an SDK retrying after a lost answer must not report a failure for an upload that
+ * succeeded, as S3 answers it); an unknown, aborted or expired one is NoSuchUpload.
+ */
 export async function completeMultipartUpload(r: S3Request): Promise<Response> {
   const bucket = await existingBucket(r);
+  const uploadId = r.query.get('uploadId')!;
   const parts = completedParts(await readSmallBody(r));
-  const obj = await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!).complete(parts).catch((err: unknown) => { throw toS3Error(err); });
+  const onlyIf = completionConditions(r.headers);
+  const status = await r.deps.store.uploadOutcome(r.bucket!, keyOf(r), uploadId);
+  if (status.state === 'completed' && status.object) return completed(r, status.object);
+  if (status.state !== 'active') throw noSuchUpload(uploadId);
+  const handle = bucket.resumeMultipartUpload(keyOf(r), uploadId);
+  const obj = await (onlyIf ? handle.completeIf!(parts, onlyIf) : handle.complete(parts)).catch((err: unknown) => { throw toS3Error(err); });
+  if (!obj) throw s3Error('PreconditionFailed', 412, { Condition: onlyIf!.has('if-match') ? 'If-Match' : 'If-None-Match' });
+  return completed(r, obj);
+}
+
+function completed(r: S3Request, obj: StoreObject): Response {
   const location = `${r.url.origin}/${encodeURIComponent(r.bucket!)}/${keyOf(r).split('/').map(encodeURIComponent).join('/')}`;
   return xml(xmlDocument('CompleteMultipartUploadResult', { Location: location, Bucket: r.bucket!, Key: keyOf(r), ETag: obj.httpEtag }, true), ssecResponseHeaders(obj.ssecKeyMd5));
 }
 
-/** DELETE /bucket/key?uploadId=U */
+/** DELETE /bucket/key?uploadId=U (NoSuchUpload unless the upload is in progress). */
 export async function abortMultipartUpload(r: S3Request): Promise<Response> {
   const bucket = await existingBucket(r);
-  await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!).abort().catch((err: unknown) => { throw toS3Error(err); });
+  const uploadId = r.query.get('uploadId')!;
+  const active = async (): Promise<boolean> => (await r.deps.store.uploadOutcome(r.bucket!, keyOf(r), uploadId)).state === 'active';
+  if (!(await active())) throw noSuchUpload(uploadId);
+  try {
+    await bucket.resumeMultipartUpload(keyOf(r), uploadId).abort();
+  } catch (err) {
+    // Completed or aborted by another request since the check above.
+    if (!(await active())) throw noSuchUpload(uploadId);
+    throw toS3Error(err);
+  }
   return new Response(null, { status: 204 });
 }
 

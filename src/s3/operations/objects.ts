@@ -2,7 +2,7 @@
 import type { StoreBucket, StoreGetOptions, StoreObject, StoreObjectBody, StorePutOptions } from '../../store/index.js';
 import { checkReadKey, parseSsecKey } from '../../store/ssec.js';
 import { existingBucket, keyOf, type S3Request } from '../context.js';
-import { S3Error, s3Error, toS3Error } from '../errors.js';
+import { S3Error, S3Messages, s3Error, toS3Error } from '../errors.js';
 import { verifiedBody } from '../body.js';
 import {
   contentMd5, customMetadataFrom, httpMetadataFrom, objectHeaders, preconditionsFrom, rangeFrom, RESPONSE_OVERRIDES,
@@ -127,18 +127,37 @@ export async function headObject(r: S3Request): Promise<Response> {
   return new Response(null, { status: 200, headers });
 }
 
-/** DELETE /bucket/key (204 whether or not the key existed). */
+/** An etag as a condition names it: quotes and a weak prefix removed (`*` kept). */
+function bareEtag(value: string): string {
+  return value.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+}
+
+/**
+ * DELETE /bucket/key (204 whether or not the key existed). `If-Match` makes it conditional, as S3's
+ * conditional deletes: the key's etag must match (`*`: it must exist), else 412 PreconditionFailed, or 404
+ * NoSuchKey when there is no object; checked and deleted atomically. Other conditions are refused.
+ */
 export async function deleteObject(r: S3Request): Promise<Response> {
-  const bucket = await existingBucket(r);
-  await bucket.delete(keyOf(r)).catch((err: unknown) => { throw toS3Error(err); });
+  await existingBucket(r);
+  for (const name of ['if-none-match', 'if-modified-since', 'if-unmodified-since']) {
+    if (r.headers.has(name)) throw new S3Error('NotImplemented', `DeleteObject does not support the ${name} condition.`, 501, { Header: name });
+  }
+  const ifMatch = r.headers.get('if-match');
+  if (ifMatch !== null && (ifMatch.includes(',') || bareEtag(ifMatch) === '')) {
+    throw new S3Error('InvalidArgument', 'If-Match on DeleteObject takes one etag or *.', 400, { ArgumentName: 'If-Match' });
+  }
+  const entry = { key: keyOf(r), ...(ifMatch !== null ? { etag: bareEtag(ifMatch) } : {}) };
+  const [result] = await r.deps.store.deleteObjectsIf(r.bucket!, [entry]).catch((err: unknown) => { throw toS3Error(err); });
+  if (result!.outcome === 'missing') throw s3Error('NoSuchKey', 404, { Key: keyOf(r) });
+  if (result!.outcome === 'mismatch') throw s3Error('PreconditionFailed', 412, { Condition: 'If-Match' });
   return new Response(null, { status: 204 });
 }
 
 /** POST /bucket?delete: up to 1000 keys in one request. */
 export async function deleteObjects(r: S3Request): Promise<Response> {
-  const bucket = await existingBucket(r);
+  await existingBucket(r);
   const text = await readSmallBody(r);
-  let keys: string[];
+  let keys: Array<{ key: string; etag?: string }>;
   let quiet: boolean;
   try {
     const doc = parseXml(text);
@@ -146,7 +165,8 @@ export async function deleteObjects(r: S3Request): Promise<Response> {
     keys = childrenNamed(doc, 'Object').map((o) => {
       const k = childText(o, 'Key');
       if (k === undefined) throw new XmlSyntaxError('Object without Key');
-      return k;
+      const etag = childText(o, 'ETag');
+      return etag === undefined ? { key: k } : { key: k, etag: bareEtag(etag) };
     });
     quiet = childText(doc, 'Quiet')?.trim() === 'true';
   } catch (err) {
@@ -154,8 +174,15 @@ export async function deleteObjects(r: S3Request): Promise<Response> {
     throw err;
   }
   if (keys.length === 0 || keys.length > 1000) throw s3Error('MalformedXML', 400);
-  await bucket.delete(keys).catch((err: unknown) => { throw toS3Error(err); });
-  const body = xmlDocument('DeleteResult', { Deleted: quiet ? [] : keys.map((Key) => ({ Key })) }, true);
+  const results = await r.deps.store.deleteObjectsIf(r.bucket!, keys).catch((err: unknown) => { throw toS3Error(err); });
+  const deleted = results.filter((x) => x.outcome === 'deleted');
+  const failed = results.filter((x) => x.outcome !== 'deleted');
+  const body = xmlDocument('DeleteResult', {
+    Deleted: quiet ? [] : deleted.map((x) => ({ Key: x.key })),
+    Error: failed.map((x) => x.outcome === 'missing'
+      ? { Key: x.key, Code: 'NoSuchKey', Message: S3Messages.NoSuchKey }
+      : { Key: x.key, Code: 'PreconditionFailed', Message: S3Messages.PreconditionFailed }),
+  }, true);
   return new Response(body, { status: 200, headers: { 'content-type': 'application/xml' } });
 }
 

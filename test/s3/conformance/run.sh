@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Runs ceph/s3-tests (https://github.com/ceph/s3-tests) against a Stratus started for the run, from a local
+# checkout of the suite (not vendored: fetch it yourself, ideally at the commit in PINNED_COMMIT below).
+#
+#   test/s3/conformance/run.sh /path/to/s3-tests            # the claimed tests (claimed.txt)
+#   test/s3/conformance/run.sh /path/to/s3-tests --all      # every test of test_s3.py and test_headers.py
+#   STRATUS_ARGS='--database-url postgres://...' test/s3/conformance/run.sh ...   # extra `stratus serve` flags
+#
+# Needs `npm run build` first, and Python 3 with boto3, pytest, munch, gevent, isodate, requests, httplib2, lxml,
+# pytz and PyYAML (Debian: python3-boto3 python3-pytest python3-munch python3-gevent python3-isodate
+# python3-requests python3-httplib2 python3-lxml python3-tz python3-yaml). PYTHON picks the interpreter
+# (default /usr/bin/python3). Results: a JUnit file and a summary line under $OUT (default a temporary folder).
+set -euo pipefail
+PINNED_COMMIT=8f0ae7b
+SUITE=${1:?usage: run.sh S3TESTS_DIR [--all] [pytest args...]}
+shift
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+PYTHON=${PYTHON:-/usr/bin/python3}
+OUT=${OUT:-$(mktemp -d /tmp/stratus-s3-tests.XXXXXX)}
+mkdir -p "$OUT"
+SELECT=()
+if [[ "${1:-}" == "--all" ]]; then
+  shift
+  SELECT=(s3tests/functional/test_s3.py s3tests/functional/test_headers.py)
+else
+  mapfile -t SELECT < <(grep -v '^\s*#' "$HERE/claimed.txt" | sed '/^\s*$/d')
+fi
+if [[ -d "$SUITE/.git" ]]; then
+  at=$(git -C "$SUITE" rev-parse --short HEAD)
+  [[ "$at" == "$PINNED_COMMIT"* ]] || echo "note: s3-tests at $at, the claim was made at $PINNED_COMMIT" >&2
+fi
+
+PORT=${PORT:-$(( 20000 + RANDOM % 20000 ))}
+KEY=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+node "$ROOT/dist/cli.js" serve --data-dir "$OUT/data" --http 127.0.0.1:0 --dns 127.0.0.1:0 --dns-workers 0 \
+  --s3 "127.0.0.1:$PORT" --s3-access-key-id "$KEY" --s3-secret-access-key "$SECRET" --log-level warn \
+  ${STRATUS_ARGS:-} >"$OUT/stratus.log" 2>&1 &
+STRATUS=$!
+trap 'kill $STRATUS 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  if curl -s -o /dev/null "http://127.0.0.1:$PORT/"; then break; fi
+  kill -0 $STRATUS 2>/dev/null || { cat "$OUT/stratus.log" >&2; exit 1; }
+  sleep 0.2
+done
+
+# One key pair: the "alt", "tenant" and IAM users of the suite are the main user too (the suite lists and
+# empties their buckets before every test); tests that need a second user fail and are outside the claim.
+cat >"$OUT/s3tests.conf" <<CONF
+[DEFAULT]
+host = 127.0.0.1
+port = $PORT
+is_secure = False
+ssl_verify = False
+[fixtures]
+bucket prefix = s3t-{random}-
+[s3 main]
+display_name = stratus
+user_id = stratus
+email = main@example.com
+api_name = default
+access_key = $KEY
+secret_key = $SECRET
+[s3 alt]
+display_name = alt
+email = alt@example.com
+user_id = alt
+access_key = $KEY
+secret_key = $SECRET
+[s3 tenant]
+display_name = tenant
+user_id = tenant
+access_key = $KEY
+secret_key = $SECRET
+email = tenant@example.com
+tenant = testx
+[iam]
+email = iam@example.com
+user_id = iam
+access_key = $KEY
+secret_key = $SECRET
+display_name = iam
+[iam root]
+access_key = $KEY
+secret_key = $SECRET
+user_id = RGW11111111111111111
+email = root@example.com
+[iam alt root]
+access_key = $KEY
+secret_key = $SECRET
+user_id = RGW22222222222222222
+email = altroot@example.com
+CONF
+
+cd "$SUITE"
+set +e
+S3TEST_CONF="$OUT/s3tests.conf" "$PYTHON" -m pytest -p no:cacheprovider -q -rN --junitxml="$OUT/junit.xml" "${SELECT[@]}" "$@" >"$OUT/pytest.log" 2>&1
+status=$?
+set -e
+tail -n 3 "$OUT/pytest.log"
+echo "results: $OUT (junit.xml, pytest.log, stratus.log)"
+grep -c ' 50[0-9] \| InternalError' "$OUT/stratus.log" >/dev/null && echo "stratus logged server errors: see $OUT/stratus.log" || true
+exit $status
