@@ -139,7 +139,7 @@ function bareEtag(value: string): string {
  */
 export async function deleteObject(r: S3Request): Promise<Response> {
   await existingBucket(r);
-  for (const name of ['if-none-match', 'if-modified-since', 'if-unmodified-since']) {
+  for (const name of ['if-none-match', 'if-modified-since', 'if-unmodified-since', 'x-amz-if-match-last-modified-time', 'x-amz-if-match-size']) {
     if (r.headers.has(name)) throw new S3Error('NotImplemented', `DeleteObject does not support the ${name} condition.`, 501, { Header: name });
   }
   const ifMatch = r.headers.get('if-match');
@@ -165,6 +165,9 @@ export async function deleteObjects(r: S3Request): Promise<Response> {
     keys = childrenNamed(doc, 'Object').map((o) => {
       const k = childText(o, 'Key');
       if (k === undefined) throw new XmlSyntaxError('Object without Key');
+      for (const name of ['LastModifiedTime', 'Size']) {
+        if (childText(o, name) !== undefined) throw new S3Error('NotImplemented', `DeleteObjects does not support the ${name} condition.`, 501);
+      }
       const etag = childText(o, 'ETag');
       return etag === undefined ? { key: k } : { key: k, etag: bareEtag(etag) };
     });
