@@ -70,15 +70,18 @@ export function customMetadataFrom(headers: Headers): Record<string, string> {
 }
 
 const SSEC = 'x-amz-server-side-encryption-customer-';
+/** The SSE-C headers of a copy's source (`x-amz-copy-source-server-side-encryption-customer-*`). */
+const SOURCE_SSEC = 'x-amz-copy-source-server-side-encryption-customer-';
 
 /**
  * The SSE-C key of a request (the 32 raw bytes), checked against its MD5 header; undefined when the request
- * has no SSE-C headers. `prefix` is `x-amz-copy-source-` for the source of a copy.
+ * has no SSE-C headers. `of: 'copy-source'` reads the key of a copy's source.
  */
-export function ssecKeyFrom(headers: Headers, prefix = ''): Uint8Array | undefined {
-  const algorithm = headers.get(`${prefix}${SSEC}algorithm`);
-  const key = headers.get(`${prefix}${SSEC}key`);
-  const keyMd5 = headers.get(`${prefix}${SSEC}key-md5`);
+export function ssecKeyFrom(headers: Headers, of: 'object' | 'copy-source' = 'object'): Uint8Array | undefined {
+  const prefix = of === 'copy-source' ? SOURCE_SSEC : SSEC;
+  const algorithm = headers.get(`${prefix}algorithm`);
+  const key = headers.get(`${prefix}key`);
+  const keyMd5 = headers.get(`${prefix}key-md5`);
   if (algorithm === null && key === null && keyMd5 === null) return undefined;
   if (algorithm !== 'AES256') throw new S3Error('InvalidEncryptionAlgorithmError', 'The Encryption request you specified is not valid. Supported value: AES256.', 400);
   const bytes = key === null ? Buffer.alloc(0) : Buffer.from(key, 'base64');

@@ -81,7 +81,7 @@ describe('conditional deletes', () => {
 
   it('conditions DeleteObject cannot check are refused, and the object stays', async () => {
     await put('del/d', 'four');
-    for (const headers of [{ 'if-none-match': '*' }, { 'if-unmodified-since': new Date(0).toUTCString() }, { 'x-amz-if-match-size': '1' }]) {
+    for (const headers of <Record<string, string>[]>[{ 'if-none-match': '*' }, { 'if-unmodified-since': new Date(0).toUTCString() }, { 'x-amz-if-match-size': '1' }]) {
       const res = await raw('DELETE', `/${BUCKET}/del/d`, headers);
       expect(res.status).toBe(501);
     }

@@ -176,7 +176,7 @@ describe('headers asking for what Stratus does not do are refused as R2 refuses 
   });
 
   it('CreateBucket with a public ACL or object lock creates nothing', async () => {
-    for (const headers of [{ 'x-amz-acl': 'public-read' }, { 'x-amz-bucket-object-lock-enabled': 'true' }, { 'x-amz-grant-full-control': 'id=x' }]) {
+    for (const headers of <Record<string, string>[]>[{ 'x-amz-acl': 'public-read' }, { 'x-amz-bucket-object-lock-enabled': 'true' }, { 'x-amz-grant-full-control': 'id=x' }]) {
       const res = await raw('PUT', '/nft-public', headers);
       expect(res.status).toBe(501);
       expect((await s3Failure(s3.send(new HeadBucketCommand({ Bucket: 'nft-public' })))).status).toBe(404);

@@ -217,7 +217,7 @@ export async function uploadPartCopy(r: S3Request): Promise<Response> {
   const head = await from.head(source.key).catch((err: unknown) => { throw toS3Error(err); });
   if (!head) throw s3Error('NoSuchKey', 404, { Key: source.key });
   const range = copyRange(h.get('x-amz-copy-source-range'), head.size);
-  const sourceKey = ssecKeyFrom(h, 'x-amz-copy-source-');
+  const sourceKey = ssecKeyFrom(h, 'copy-source');
   const opts: StoreGetOptions = { onlyIf: { etagMatches: head.etag }, ...(range ? { range } : {}), ...(sourceKey ? { ssecKey: sourceKey } : {}) };
   const obj = (await from.get(source.key, opts).catch((err: unknown) => { throw toS3Error(err); })) as StoreObjectBody | null;
   // The object changed between the two reads: answer as if the copy had started after the change.
@@ -230,5 +230,5 @@ export async function uploadPartCopy(r: S3Request): Promise<Response> {
   const part = await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!)
     .uploadPart(partNumber, obj.body, key ? { ssecKey: key } : {})
     .catch((err: unknown) => { throw toS3Error(err); });
-  return xml(xmlDocument('CopyPartResult', { LastModified: new Date().toISOString(), ETag: `"${part.etag}"` }, true));
+  return xml(xmlDocument('CopyPartResult', { LastModified: new Date().toISOString(), ETag: `"${part.etag}"` }, true), ssecResponseHeaders(key && keyMd5Hex(key)));
 }

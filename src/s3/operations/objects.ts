@@ -214,7 +214,7 @@ export async function copyObject(r: S3Request): Promise<Response> {
   if (source.bucket === r.bucket && source.key === keyOf(r) && directive === 'COPY' && !cls && !destKey) {
     throw new S3Error('InvalidRequest', "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.", 400);
   }
-  const sourceKey = ssecKeyFrom(h, 'x-amz-copy-source-');
+  const sourceKey = ssecKeyFrom(h, 'copy-source');
   const obj = (await from.get(source.key, sourceKey ? { ssecKey: sourceKey } : {}).catch((err: unknown) => { throw toS3Error(err); })) as StoreObjectBody | null;
   if (!obj) throw s3Error('NoSuchKey', 404, { Key: source.key });
   if (evaluateReadPreconditions(h, obj, 'x-amz-copy-source-') !== 'ok') {

@@ -95,7 +95,7 @@ CONF
 
 cd "$SUITE"
 set +e
-S3TEST_CONF="$OUT/s3tests.conf" "$PYTHON" -m pytest -p no:cacheprovider -q -rN --junitxml="$OUT/junit.xml" "${SELECT[@]}" "$@" >"$OUT/pytest.log" 2>&1
+S3TEST_CONF="$OUT/s3tests.conf" PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON" -m pytest -p no:cacheprovider -p stratus_cleanup -q -rN --junitxml="$OUT/junit.xml" "${SELECT[@]}" "$@" >"$OUT/pytest.log" 2>&1
 status=$?
 set -e
 tail -n 3 "$OUT/pytest.log"
