@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { StoreHTTPMetadata, StoreObject, StoreRange } from '../store/index.js';
 import { S3Error } from './errors.js';
 import { parseEtagHeader, quoteBareEtags } from '../store/conditional.js';
+import { decodeMetadataValue, encodeMetadataValue } from './metadata-encoding.js';
 
 /** Content-MD5 as 16 raw bytes (the binding's md5 option), or undefined when absent; InvalidDigest when malformed. */
 export function contentMd5(headers: Headers): Uint8Array | undefined {
@@ -60,11 +61,14 @@ export function httpMetadataFrom(headers: Headers): StoreHTTPMetadata {
   return out;
 }
 
-/** `x-amz-meta-*` headers as custom metadata (names lowercased, as S3 returns them). */
+/**
+ * `x-amz-meta-*` headers as custom metadata (names lowercased, as S3 returns them; non-ASCII values decoded:
+ * `metadata-encoding.ts`).
+ */
 export function customMetadataFrom(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
-    if (name.startsWith('x-amz-meta-')) out[name.slice('x-amz-meta-'.length)] = value;
+    if (name.startsWith('x-amz-meta-')) out[name.slice('x-amz-meta-'.length)] = decodeMetadataValue(value);
   });
   return out;
 }
@@ -141,7 +145,7 @@ export function objectHeaders(obj: StoreObject): Headers {
   headers.set('last-modified', obj.uploaded.toUTCString());
   headers.set('accept-ranges', 'bytes');
   if (obj.storageClass !== 'Standard') headers.set('x-amz-storage-class', s3StorageClass(obj.storageClass));
-  for (const [k, v] of Object.entries(obj.customMetadata ?? {})) headers.set(`x-amz-meta-${k}`, v);
+  for (const [k, v] of Object.entries(obj.customMetadata ?? {})) headers.set(`x-amz-meta-${k}`, encodeMetadataValue(v));
   for (const [name, value] of Object.entries(ssecResponseHeaders(obj.ssecKeyMd5))) headers.set(name, value);
   return headers;
 }

@@ -9,7 +9,7 @@ import { FileBlobStore } from './adapters/file-blobs.js';
 import { Collector } from './gc.js';
 import { Bucket } from './bucket.js';
 import type { BucketSettings, StoreContext } from './context.js';
-import { bucketInfo, createBucket, deleteBucket, getBucketCors, listBuckets, listParts, listUploads, putBucketCors, uploadOutcome, deleteObjectsIf } from './registry.js';
+import { bucketInfo, createBucket, deleteBucket, getBucketCors, listBuckets, listParts, listUploads, putBucketCors, uploadOutcome, deleteObjectsIf, objectParts } from './registry.js';
 
 /** Options of {@link openBucketStore}. */
 export interface OpenBucketStoreOptions {
@@ -79,6 +79,7 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
     listParts: async (bucket, key, uploadId, partOpts) => listParts(live(), bucket, key, uploadId, partOpts),
     uploadOutcome: async (bucket, key, uploadId) => uploadOutcome(live(), bucket, key, uploadId),
     deleteObjectsIf: async (bucket, entries) => deleteObjectsIf(live(), bucket, entries),
+    objectParts: async (bucket, key) => objectParts(live(), bucket, key),
     sweep(): Promise<SweepReport> {
       return collector.track(collector.sweep());
     },

@@ -143,3 +143,13 @@ export async function deleteObjectsIf(ctx: StoreContext, bucket: string, entries
   const why = new Map(refused.map((r) => [r.key, r.current === null ? ('missing' as const) : ('mismatch' as const)]));
   return entries.map((e) => ({ key: e.key, outcome: why.get(coerceKey(e.key)) ?? 'deleted' }));
 }
+
+/** The etag and part sizes of the key's object (`BucketStore.objectParts`). */
+export async function objectParts(ctx: StoreContext, bucket: string, key: string): Promise<{ etag: string; partSizes: number[] | null } | null> {
+  const k = coerceKey(key);
+  checkKey(k);
+  const rec = await ctx.meta.getObject(String(bucket), k);
+  if (!rec) return null;
+  const partSizes = rec.body.kind === 'parts' ? (rec.body.parts ?? []).map((p) => p.size) : null;
+  return { etag: rec.etag, partSizes };
+}

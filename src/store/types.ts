@@ -268,6 +268,11 @@ export interface BucketStore {
    * exists); without an etag unconditionally. The check and the delete are one atomic step.
    */
   deleteObjectsIf(bucket: string, entries: ConditionalDelete[]): Promise<Array<{ key: string; outcome: 'deleted' | 'missing' | 'mismatch' }>>;
+  /**
+   * The etag of the key's object and, for an object made by a multipart upload, the sizes of its parts in
+   * order (null for a single-part object); null when the key has no object. For S3's `partNumber` reads.
+   */
+  objectParts(bucket: string, key: string): Promise<{ etag: string; partSizes: number[] | null } | null>;
   /** Runs the orphan and expiry sweep now (also run at open). */
   sweep(): Promise<SweepReport>;
   /** Finishes background deletions and closes the database. */

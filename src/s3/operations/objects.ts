@@ -11,6 +11,7 @@ import {
 import { evaluateReadPreconditions } from '../preconditions.js';
 import { childrenNamed, childText, parseXml, xmlDocument, XmlSyntaxError } from '../xml.js';
 import { readSmallBody } from './small-body.js';
+import { changedDuringRead, selectPart } from './part-read.js';
 
 /** Headers every write answer carries: the new etag and, for SSE-C, the key's algorithm and MD5. */
 function writtenHeaders(obj: StoreObject): Headers {
@@ -54,7 +55,7 @@ function contentRange(obj: StoreObject): string | undefined {
 /**
  * The object for GetObject, ranged when the request asks for a range. A range the object cannot satisfy is
  * read whole and flagged: preconditions are answered first (RFC 9110 §13.2.2), then 416 InvalidRange, as S3
- * does; an empty object is served whole (no range of it exists, and clients ask for `bytes=0-` blindly).
+ * does (an empty object included: no range of it exists).
  */
 async function readObject(bucket: StoreBucket, key: string, opts: StoreGetOptions): Promise<{ obj: StoreObjectBody | null; unsatisfiable: boolean }> {
   try {
@@ -64,7 +65,7 @@ async function readObject(bucket: StoreBucket, key: string, opts: StoreGetOption
     if (failure.code !== 'InvalidRange' || opts.range === undefined) throw failure;
     const { range: _unsatisfiable, ...whole } = opts;
     const obj = (await bucket.get(key, whole).catch((e: unknown) => { throw toS3Error(e); })) as StoreObjectBody | null;
-    return { obj, unsatisfiable: obj !== null && obj.size > 0 };
+    return { obj, unsatisfiable: obj !== null };
   }
 }
 
@@ -81,16 +82,24 @@ function preconditionAnswer(outcome: 304 | 412, obj: StoreObject): Response {
   return new Response(null, { status: 304, headers: { etag: obj.httpEtag, 'last-modified': obj.uploaded.toUTCString() } });
 }
 
-/** GET /bucket/key */
+/** GET /bucket/key (`partNumber`: one part, `part-read.ts`). */
 export async function getObject(r: S3Request): Promise<Response> {
   const bucket = await existingBucket(r);
+  const part = await selectPart(r);
   const opts: StoreGetOptions = {};
-  const range = rangeFrom(r.headers);
+  const range = part?.range ?? rangeFrom(r.headers);
   if (range) opts.range = range;
   const key = ssecKeyFrom(r.headers);
   if (key) opts.ssecKey = key;
-  const { obj, unsatisfiable } = await readObject(bucket, keyOf(r), opts);
-  if (!obj) throw s3Error('NoSuchKey', 404, { Key: keyOf(r) });
+  const read = await readObject(bucket, keyOf(r), opts);
+  const obj = read.obj;
+  if (!obj) throw part ? changedDuringRead() : s3Error('NoSuchKey', 404, { Key: keyOf(r) });
+  if (part && obj.etag !== part.etag) {
+    await obj.body.cancel();
+    throw changedDuringRead();
+  }
+  // No byte range of an empty object exists: S3 answers 416 there too.
+  const unsatisfiable = read.unsatisfiable || (range !== undefined && !part && obj.size === 0);
   const outcome = evaluateReadPreconditions(r.headers, obj);
   if (outcome !== 'ok' || unsatisfiable) await obj.body.cancel();
   if (outcome !== 'ok') return preconditionAnswer(outcome, obj);
@@ -99,15 +108,17 @@ export async function getObject(r: S3Request): Promise<Response> {
   }
   const headers = objectHeaders(obj);
   applyOverrides(headers, r.query);
+  if (part?.partsCount !== undefined) headers.set('x-amz-mp-parts-count', String(part.partsCount));
   const cr = range ? contentRange(obj) : undefined;
   headers.set('content-length', String(cr ? obj.range!.length : obj.size));
   if (cr) headers.set('content-range', cr);
   return new Response(obj.body, { status: cr ? 206 : 200, headers });
 }
 
-/** HEAD /bucket/key (no body; SSE-C objects need their key, as on GET). */
+/** HEAD /bucket/key (no body; SSE-C objects need their key, as on GET; `partNumber`: one part's length). */
 export async function headObject(r: S3Request): Promise<Response> {
   const bucket = await existingBucket(r);
+  const part = await selectPart(r);
   const key = ssecKeyFrom(r.headers);
   let obj: StoreObject | null;
   try {
@@ -121,8 +132,16 @@ export async function headObject(r: S3Request): Promise<Response> {
   if (!obj) throw s3Error('NoSuchKey', 404);
   const outcome = evaluateReadPreconditions(r.headers, obj);
   if (outcome !== 'ok') return preconditionAnswer(outcome, obj);
+  if (part && obj.etag !== part.etag) throw changedDuringRead();
   const headers = objectHeaders(obj);
   applyOverrides(headers, r.query);
+  if (part?.range) {
+    const { offset, length } = part.range;
+    headers.set('x-amz-mp-parts-count', String(part.partsCount));
+    headers.set('content-length', String(length));
+    headers.set('content-range', `bytes ${offset}-${offset + length - 1}/${obj.size}`);
+    return new Response(null, { status: 206, headers });
+  }
   headers.set('content-length', String(obj.size));
   return new Response(null, { status: 200, headers });
 }
