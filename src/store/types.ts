@@ -101,6 +101,12 @@ export interface StorePutOptions {
   sha512?: HashInput;
   storageClass?: string;
   ssecKey?: SsecKey;
+  /**
+   * Stratus extension for the S3 edge: checksums of the body verified by the caller while it streamed, as
+   * lowercase hex by algorithm (`crc32`, `crc32c`, `crc64nvme`, `sha1`, `sha256`), asked for once the body has
+   * been read whole and stored with the object (`sha1`/`sha256` then show in `checksums`).
+   */
+  extraChecksums?: () => Record<string, string> | undefined;
 }
 
 /** Options of `createMultipartUpload`. */

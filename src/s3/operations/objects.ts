@@ -12,6 +12,8 @@ import { evaluateReadPreconditions } from '../preconditions.js';
 import { childrenNamed, childText, parseXml, xmlDocument, XmlSyntaxError } from '../xml.js';
 import { readSmallBody } from './small-body.js';
 import { changedDuringRead, selectPart } from './part-read.js';
+import { addChecksumHeaders } from '../checksum-headers.js';
+import { storedChecksums } from '../../store/checksums.js';
 
 /** Headers every write answer carries: the new etag and, for SSE-C, the key's algorithm and MD5. */
 function writtenHeaders(obj: StoreObject): Headers {
@@ -32,6 +34,11 @@ export async function putObject(r: S3Request): Promise<Response> {
   if (md5) opts.md5 = md5;
   const onlyIf = preconditionsFrom(h);
   if (onlyIf) opts.onlyIf = onlyIf;
+  // The verified flexible checksum is stored with the object (returned with ChecksumMode=ENABLED).
+  opts.extraChecksums = () => {
+    const sum = body.checksum();
+    return sum ? { [sum.algorithm]: Buffer.from(sum.value, 'base64').toString('hex') } : undefined;
+  };
   let obj: StoreObject | null;
   try {
     obj = await bucket.put(keyOf(r), body.stream, opts);
@@ -109,6 +116,7 @@ export async function getObject(r: S3Request): Promise<Response> {
   const headers = objectHeaders(obj);
   applyOverrides(headers, r.query);
   if (part?.partsCount !== undefined) headers.set('x-amz-mp-parts-count', String(part.partsCount));
+  if (!range || (part && !part.range)) addChecksumHeaders(headers, r.headers, obj);
   const cr = range ? contentRange(obj) : undefined;
   headers.set('content-length', String(cr ? obj.range!.length : obj.size));
   if (cr) headers.set('content-range', cr);
@@ -142,6 +150,7 @@ export async function headObject(r: S3Request): Promise<Response> {
     headers.set('content-range', `bytes ${offset}-${offset + length - 1}/${obj.size}`);
     return new Response(null, { status: 206, headers });
   }
+  addChecksumHeaders(headers, r.headers, obj);
   headers.set('content-length', String(obj.size));
   return new Response(null, { status: 200, headers });
 }
@@ -245,6 +254,8 @@ export async function copyObject(r: S3Request): Promise<Response> {
     : { httpMetadata: httpMetadataFrom(h), customMetadata: customMetadataFrom(h) };
   opts.storageClass = cls ?? obj.storageClass;
   if (destKey) opts.ssecKey = destKey;
+  // The same bytes: the source's checksums hold for the copy.
+  opts.extraChecksums = () => ({ ...storedChecksums(obj.checksums) });
   let written: StoreObject | null;
   try {
     written = await dest.put(keyOf(r), obj.body, opts);
