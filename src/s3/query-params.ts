@@ -8,10 +8,15 @@
  */
 import { S3Error } from './errors.js';
 
-/** Parameters any request may carry: SigV4 presigning, and the SDKs' `x-id` operation marker. */
+/**
+ * Parameters any request may carry (compared case-insensitively: presigners hoist headers under their own
+ * spelling): SigV4 presigning, the payload hash and checksum mode a presigner may hoist, and the SDKs' `x-id`
+ * operation marker. Other hoisted `x-amz-*` headers (ACLs, metadata, ...) are not applied from the query, so they
+ * are refused like any unknown parameter.
+ */
 const ALWAYS = new Set([
-  'X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Expires', 'X-Amz-SignedHeaders', 'X-Amz-Signature',
-  'X-Amz-Security-Token', 'X-Amz-Content-Sha256', 'X-Amz-Checksum-Mode', 'x-id', 'x-amz-user-agent',
+  'x-amz-algorithm', 'x-amz-credential', 'x-amz-date', 'x-amz-expires', 'x-amz-signedheaders', 'x-amz-signature',
+  'x-amz-security-token', 'x-amz-content-sha256', 'x-amz-checksum-mode', 'x-id', 'x-amz-user-agent',
 ]);
 
 /** Subresources and selectors of S3 operations (bucket and object), as S3's API reference names them. */
@@ -67,7 +72,7 @@ export const OPERATION_PARAMS: Record<string, readonly string[]> = {
 export function checkQueryParams(operation: string, query: URLSearchParams, target: 'service' | 'bucket' | 'object', method: string): void {
   const allowed = OPERATION_PARAMS[operation] ?? [];
   for (const name of query.keys()) {
-    if (ALWAYS.has(name) || allowed.includes(name)) continue;
+    if (ALWAYS.has(name.toLowerCase()) || allowed.includes(name)) continue;
     if (S3_SUBRESOURCES.has(name)) {
       throw new S3Error('NotImplemented', `${method} on the ${target} subresource ?${name} is not implemented by Stratus.`, 501);
     }
