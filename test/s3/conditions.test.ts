@@ -116,6 +116,13 @@ describe('PutObject conditions', () => {
     expect(await got.Body!.transformToString()).toBe('v2');
   });
 
+  it('If-Match on a key without an object is NoSuchKey, as S3 answers conditional writes', async () => {
+    const res = await raw('PUT', `/${BUCKET}/put/none`, { 'if-match': '*' }, 'x');
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain('<Code>NoSuchKey</Code>');
+    expect(await exists('put/none')).toBe(false);
+  });
+
   it('an etag list that does not parse is a 400, never a 500', async () => {
     const res = await raw('PUT', `/${BUCKET}/put/b`, { 'if-match': '"' }, 'x');
     expect(res.status).toBe(400);
@@ -141,12 +148,12 @@ describe('CompleteMultipartUpload', () => {
     expect(await now.Body!.transformToString()).toBe('replacement');
   });
 
-  it('If-None-Match: * completes onto a free key; If-Match on a missing key fails', async () => {
+  it('If-None-Match: * completes onto a free key; If-Match on a missing key is NoSuchKey', async () => {
     const a = await startUpload('mpu/free', 'fresh');
     await s3.send(new CompleteMultipartUploadCommand({ Bucket: BUCKET, Key: 'mpu/free', UploadId: a.uploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: a.etag }] }, IfNoneMatch: '*' }));
     expect(await exists('mpu/free')).toBe(true);
     const b = await startUpload('mpu/absent', 'x');
-    expect((await s3Failure(s3.send(new CompleteMultipartUploadCommand({ Bucket: BUCKET, Key: 'mpu/absent', UploadId: b.uploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: b.etag }] }, IfMatch: '"abc"' })))).status).toBe(412);
+    expect((await s3Failure(s3.send(new CompleteMultipartUploadCommand({ Bucket: BUCKET, Key: 'mpu/absent', UploadId: b.uploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: b.etag }] }, IfMatch: '"abc"' })))).toEqual({ name: 'NoSuchKey', status: 404 });
     expect(await exists('mpu/absent')).toBe(false);
   });
 

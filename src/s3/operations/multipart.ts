@@ -111,7 +111,11 @@ export async function completeMultipartUpload(r: S3Request): Promise<Response> {
   if (status.state !== 'active') throw noSuchUpload(uploadId);
   const handle = bucket.resumeMultipartUpload(keyOf(r), uploadId);
   const obj = await (onlyIf ? handle.completeIf!(parts, onlyIf) : handle.complete(parts)).catch((err: unknown) => { throw toS3Error(err); });
-  if (!obj) throw s3Error('PreconditionFailed', 412, { Condition: onlyIf!.has('if-match') ? 'If-Match' : 'If-None-Match' });
+  if (!obj) {
+    // As for PutObject: If-Match on a key without an object is NoSuchKey.
+    if (onlyIf!.has('if-match') && !(await bucket.head(keyOf(r)).catch(() => 'unknown'))) throw s3Error('NoSuchKey', 404, { Key: keyOf(r) });
+    throw s3Error('PreconditionFailed', 412, { Condition: onlyIf!.has('if-match') ? 'If-Match' : 'If-None-Match' });
+  }
   return completed(r, obj);
 }
 

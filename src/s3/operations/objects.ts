@@ -45,7 +45,11 @@ export async function putObject(r: S3Request): Promise<Response> {
   } catch (err) {
     throw body.failure() ?? toS3Error(err);
   }
-  if (!obj) throw s3Error('PreconditionFailed', 412, { Condition: onlyIf?.has('if-match') ? 'If-Match' : 'If-None-Match' });
+  if (!obj) {
+    // S3's conditional writes: If-Match on a key without an object is NoSuchKey, not a failed precondition.
+    if (onlyIf?.has('if-match') && !(await bucket.head(keyOf(r)).catch(() => 'unknown'))) throw s3Error('NoSuchKey', 404, { Key: keyOf(r) });
+    throw s3Error('PreconditionFailed', 412, { Condition: onlyIf?.has('if-match') ? 'If-Match' : 'If-None-Match' });
+  }
   const headers = writtenHeaders(obj);
   const sum = body.checksum();
   if (sum) headers.set(`x-amz-checksum-${sum.algorithm}`, sum.value);

@@ -93,7 +93,7 @@ bucket prefix = s3t-{random}-
 display_name = stratus
 user_id = stratus
 email = main@example.com
-api_name = default
+api_name = auto
 access_key = $KEY
 secret_key = $SECRET
 [s3 alt]
