@@ -153,7 +153,7 @@ describe('CompleteMultipartUpload', () => {
     await s3.send(new CompleteMultipartUploadCommand({ Bucket: BUCKET, Key: 'mpu/free', UploadId: a.uploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: a.etag }] }, IfNoneMatch: '*' }));
     expect(await exists('mpu/free')).toBe(true);
     const b = await startUpload('mpu/absent', 'x');
-    expect((await s3Failure(s3.send(new CompleteMultipartUploadCommand({ Bucket: BUCKET, Key: 'mpu/absent', UploadId: b.uploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: b.etag }] }, IfMatch: '"abc"' })))).toEqual({ name: 'NoSuchKey', status: 404 });
+    expect(await s3Failure(s3.send(new CompleteMultipartUploadCommand({ Bucket: BUCKET, Key: 'mpu/absent', UploadId: b.uploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: b.etag }] }, IfMatch: '"abc"' })))).toEqual({ name: 'NoSuchKey', status: 404 });
     expect(await exists('mpu/absent')).toBe(false);
   });
 
