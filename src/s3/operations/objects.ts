@@ -221,8 +221,10 @@ export async function deleteObjects(r: S3Request): Promise<Response> {
   return new Response(body, { status: 200, headers: { 'content-type': 'application/xml' } });
 }
 
-/** `x-amz-copy-source` as bucket and key. */
+/** `x-amz-copy-source` as bucket and key (a `versionId` other than `null` is refused: objects have one version). */
 export function copySource(value: string): { bucket: string; key: string } {
+  const version = /\?versionId=(.*)$/.exec(value)?.[1];
+  if (version !== undefined && version !== 'null') throw new S3Error('InvalidArgument', 'Invalid version id specified', 400, { ArgumentName: 'x-amz-copy-source', ArgumentValue: value });
   const path = value.replace(/^\//, '').replace(/\?versionId=.*$/, '');
   const slash = path.indexOf('/');
   if (slash <= 0 || slash === path.length - 1) throw new S3Error('InvalidArgument', 'Copy Source must mention the source bucket and key: sourcebucket/sourcekey.', 400);
