@@ -4,6 +4,7 @@
 #
 #   test/s3/conformance/run.sh /path/to/s3-tests            # the claimed tests (claimed.txt)
 #   test/s3/conformance/run.sh /path/to/s3-tests --all      # every test of test_s3.py and test_headers.py
+#   test/s3/conformance/run.sh /path/to/s3-tests --list F   # the test ids listed in F
 #   STRATUS_ARGS='--log-level debug' test/s3/conformance/run.sh ...   # extra `stratus serve` flags
 #   BACKEND=postgres-s3 test/s3/conformance/run.sh ...   # metadata in a fresh PostgreSQL database (POSTGRES_ADMIN_URL,
 #                                                        # default postgres://postgres@127.0.0.1:5432/postgres) and
@@ -26,6 +27,9 @@ SELECT=()
 if [[ "${1:-}" == "--all" ]]; then
   shift
   SELECT=(s3tests/functional/test_s3.py s3tests/functional/test_headers.py)
+elif [[ "${1:-}" == "--list" ]]; then
+  mapfile -t SELECT < <(grep -v '^\s*#' "${2:?--list FILE}" | sed '/^\s*$/d')
+  shift 2
 else
   mapfile -t SELECT < <(grep -v '^\s*#' "$HERE/claimed.txt" | sed '/^\s*$/d')
 fi
