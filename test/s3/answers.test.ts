@@ -73,6 +73,32 @@ describe('SSE-C copies', () => {
   });
 });
 
+describe('SSE-C and copy-range refusals', () => {
+  it('an SSE-C key without its MD5 is refused, as S3 requires it', async () => {
+    const key = randomBytes(32);
+    const target = `/${BUCKET}/ssec/no-md5`;
+    const headers = await signedHeaders('PUT', base, target, {
+      'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+      'x-amz-server-side-encryption-customer-algorithm': 'AES256',
+      'x-amz-server-side-encryption-customer-key': key.toString('base64'),
+    });
+    const res = await fetch(`${base.origin}${target}`, { method: 'PUT', headers, body: 'x' });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('<Code>InvalidArgument</Code>');
+    expect((await s3Failure(s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: 'ssec/no-md5' })))).status).toBe(404);
+  });
+
+  it('a copy-source range past the end is InvalidRange (416); a malformed one InvalidArgument', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'range/src', Body: '12345' }));
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: 'range/dst' }));
+    const copy = (CopySourceRange: string) => s3.send(new UploadPartCopyCommand({ Bucket: BUCKET, Key: 'range/dst', UploadId, PartNumber: 1, CopySource: `${BUCKET}/range/src`, CopySourceRange }));
+    expect(await s3Failure(copy('bytes=0-21'))).toEqual({ name: 'InvalidRange', status: 416 });
+    expect(await s3Failure(copy('bytes=3-1'))).toEqual({ name: 'InvalidArgument', status: 400 });
+    const ok = await copy('bytes=1-3');
+    expect(ok.CopyPartResult?.ETag).toBe(`"${createHash('md5').update('234').digest('hex')}"`);
+  });
+});
+
 describe('partNumber reads', () => {
   it('GET and HEAD of one part of a multipart object, with the part count', async () => {
     const parts = [randomBytes(5 * MiB), randomBytes(5 * MiB), randomBytes(MiB)];

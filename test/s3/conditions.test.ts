@@ -179,6 +179,17 @@ describe('CompleteMultipartUpload', () => {
     expect(part.status).toBe(404);
   });
 
+  it('a part number listed again right after itself counts once, with its last etag; a decrease is InvalidPartOrder', async () => {
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: 'mpu/dup' }));
+    const first = await s3.send(new UploadPartCommand({ Bucket: BUCKET, Key: 'mpu/dup', UploadId, PartNumber: 1, Body: 'BBBB' }));
+    const second = await s3.send(new UploadPartCommand({ Bucket: BUCKET, Key: 'mpu/dup', UploadId, PartNumber: 1, Body: 'AAAA' }));
+    const base = { Bucket: BUCKET, Key: 'mpu/dup', UploadId };
+    expect(await s3Failure(s3.send(new CompleteMultipartUploadCommand({ ...base, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: second.ETag }, { PartNumber: 1, ETag: first.ETag }] } }))))
+      .toEqual({ name: 'InvalidPart', status: 400 });
+    await s3.send(new CompleteMultipartUploadCommand({ ...base, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: first.ETag }, { PartNumber: 1, ETag: second.ETag }] } }));
+    expect(await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'mpu/dup' }))).Body!.transformToString()).toBe('AAAA');
+  });
+
   it('an aborted upload cannot be completed or aborted again', async () => {
     const { uploadId, etag } = await startUpload('mpu/aborted', 'x');
     await s3.send(new AbortMultipartUploadCommand({ Bucket: BUCKET, Key: 'mpu/aborted', UploadId: uploadId }));

@@ -54,7 +54,11 @@ export async function uploadPart(r: S3Request): Promise<Response> {
   return new Response(null, { status: 200, headers });
 }
 
-/** The parts listed in a CompleteMultipartUpload document, which S3 requires in ascending order. */
+/**
+ * The parts listed in a CompleteMultipartUpload document, which S3 requires in ascending order. A part number
+ * listed again right after itself (a client that re-uploaded the part and listed both answers) counts once, with
+ * its last listed etag, as S3 and ceph/s3-tests' `test_multipart_resend_first_finishes_last` expect.
+ */
 function completedParts(text: string): StoreUploadedPart[] {
   let parts: StoreUploadedPart[];
   try {
@@ -71,12 +75,17 @@ function completedParts(text: string): StoreUploadedPart[] {
     throw err;
   }
   if (parts.length === 0) throw s3Error('MalformedXML', 400);
+  const out: StoreUploadedPart[] = [parts[0]!];
   for (let i = 1; i < parts.length; i++) {
-    if (parts[i]!.partNumber <= parts[i - 1]!.partNumber) {
+    const prev = out[out.length - 1]!;
+    const part = parts[i]!;
+    if (part.partNumber < prev.partNumber) {
       throw new S3Error('InvalidPartOrder', 'The list of parts was not in ascending order. The parts list must be specified in order by part number.', 400);
     }
+    if (part.partNumber === prev.partNumber) out[out.length - 1] = part;
+    else out.push(part);
   }
-  return parts;
+  return out;
 }
 
 /** NoSuchUpload (404) for an upload id. */
@@ -205,9 +214,10 @@ export async function listParts(r: S3Request): Promise<Response> {
 function copyRange(value: string | null, size: number): { offset: number; length: number } | undefined {
   if (value === null) return undefined;
   const m = /^bytes=(\d+)-(\d+)$/.exec(value.trim());
-  if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) >= size) {
+  if (!m || Number(m[1]) > Number(m[2])) {
     throw new S3Error('InvalidArgument', 'The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy', 400);
   }
+  if (Number(m[2]) >= size) throw new S3Error('InvalidRange', 'The requested range is not satisfiable', 416, { RangeRequested: value, ActualObjectSize: String(size) });
   return { offset: Number(m[1]), length: Number(m[2]) - Number(m[1]) + 1 };
 }
 
