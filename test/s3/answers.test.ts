@@ -68,6 +68,12 @@ describe('SSE-C copies', () => {
     }));
     expect(part.SSECustomerAlgorithm).toBe('AES256');
     expect(part.SSECustomerKeyMD5).toBe(ssec(key).SSECustomerKeyMD5);
+    // Without the upload's key, or with only the source's, the part is refused.
+    const partCopy = (extra: object) => s3.send(new UploadPartCopyCommand({ Bucket: BUCKET, Key: 'ssec/mp', UploadId, PartNumber: 2, CopySource: `${BUCKET}/ssec/part-src`, ...extra }));
+    expect((await s3Failure(partCopy(copySourceSsec(key)))).status).toBe(400);
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'ssec/plain-src', Body: 'plain' }));
+    expect((await s3Failure(s3.send(new UploadPartCopyCommand({ Bucket: BUCKET, Key: 'ssec/mp', UploadId, PartNumber: 2, CopySource: `${BUCKET}/ssec/plain-src` })))).status).toBe(400);
+    expect((await s3Failure(s3.send(new UploadPartCopyCommand({ Bucket: BUCKET, Key: 'ssec/mp', UploadId, PartNumber: 2, CopySource: `${BUCKET}/ssec/plain-src`, ...copySourceSsec(key), ...ssec(key) })))).status).toBe(400);
     await s3.send(new CompleteMultipartUploadCommand({ Bucket: BUCKET, Key: 'ssec/mp', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.CopyPartResult!.ETag! }] } }));
     expect(await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'ssec/mp', ...ssec(key) }))).Body!.transformToString()).toBe('part body');
   });
