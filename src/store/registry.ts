@@ -118,6 +118,7 @@ export async function uploadOutcome(ctx: StoreContext, bucket: string, key: stri
   await expireUploads(ctx);
   const upload = await ctx.meta.getUpload(String(bucket), String(uploadId));
   if (!upload || upload.key !== key) return { state: 'missing' };
+  if (upload.state === 'active') return { state: 'active', ssecKeyMd5: upload.ssecKeyMd5 };
   if (upload.state !== 'completed') return { state: upload.state };
   const current = await ctx.meta.getObject(String(bucket), key);
   const fromUpload = current?.body.kind === 'parts' && current.body.uploadId === upload.uploadId;

@@ -293,7 +293,8 @@ export interface ConditionalDelete {
 
 /** See {@link BucketStore.uploadOutcome}. */
 export type UploadOutcome =
-  | { state: 'active' | 'aborted' | 'missing' }
+  | { state: 'active'; /** Hex MD5 of the upload's SSE-C key, or null. */ ssecKeyMd5: string | null }
+  | { state: 'aborted' | 'missing' }
   | { state: 'completed'; object: StoreObject | null };
 
 /** What one sweep removed. */

@@ -74,7 +74,10 @@ describe('SSE-C copies', () => {
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'ssec/plain-src', Body: 'plain' }));
     expect((await s3Failure(s3.send(new UploadPartCopyCommand({ Bucket: BUCKET, Key: 'ssec/mp', UploadId, PartNumber: 2, CopySource: `${BUCKET}/ssec/plain-src` })))).status).toBe(400);
     expect((await s3Failure(s3.send(new UploadPartCopyCommand({ Bucket: BUCKET, Key: 'ssec/mp', UploadId, PartNumber: 2, CopySource: `${BUCKET}/ssec/plain-src`, ...copySourceSsec(key), ...ssec(key) })))).status).toBe(400);
-    await s3.send(new CompleteMultipartUploadCommand({ Bucket: BUCKET, Key: 'ssec/mp', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.CopyPartResult!.ETag! }] } }));
+    // Completion takes no key (as on S3), but a key it is given must be the upload's.
+    const complete = { Bucket: BUCKET, Key: 'ssec/mp', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.CopyPartResult!.ETag! }] } };
+    expect((await s3Failure(s3.send(new CompleteMultipartUploadCommand({ ...complete, ...ssec(randomBytes(32)) })))).status).toBe(400);
+    await s3.send(new CompleteMultipartUploadCommand(complete));
     expect(await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'ssec/mp', ...ssec(key) }))).Body!.transformToString()).toBe('part body');
   });
 });

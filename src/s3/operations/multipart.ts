@@ -118,6 +118,11 @@ export async function completeMultipartUpload(r: S3Request): Promise<Response> {
   const status = await r.deps.store.uploadOutcome(r.bucket!, keyOf(r), uploadId);
   if (status.state === 'completed' && status.object) return completed(r, status.object);
   if (status.state !== 'active') throw noSuchUpload(uploadId);
+  // SSE-C headers are optional here (as on S3), but when sent they must name the upload's key.
+  const key = ssecKeyFrom(r.headers);
+  if (key && keyMd5Hex(key) !== status.ssecKeyMd5) {
+    throw new S3Error('InvalidArgument', status.ssecKeyMd5 ? 'The SSE-C key does not match the key the upload was created with.' : 'The upload was created without SSE-C; the request must not carry a key.', 400);
+  }
   const handle = bucket.resumeMultipartUpload(keyOf(r), uploadId);
   const obj = await (onlyIf ? handle.completeIf!(parts, onlyIf) : handle.complete(parts)).catch((err: unknown) => { throw toS3Error(err); });
   if (!obj) {
