@@ -1,6 +1,7 @@
 /**
  * The bucket registry and the upload listing of an open store, for an S3 API's ListBuckets, CreateBucket,
- * DeleteBucket, HeadBucket, Get/PutBucketCors and ListMultipartUploads. Names are not validated here (the binding accepts any
+ * DeleteBucket, HeadBucket, Get/PutBucketCors and ListMultipartUploads, plus what S3 needs beyond the binding:
+ * upload outcomes (repeated completions), conditional deletes and part layouts (`partNumber` reads). Names are not validated here (the binding accepts any
  * name; the S3 layer checks S3's rules). Uploads older than the 7-day limit are aborted before a listing or a
  * deletion looks at them, so an expired upload neither shows up nor keeps a bucket from being deleted.
  */
