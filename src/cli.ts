@@ -9,6 +9,7 @@ import { startStratus } from './main.js';
 import { openDatabase } from './db/database.js';
 import { upsertUser } from './accounts/users.js';
 import { AppError } from './shared/errors.js';
+import { IncidentLog } from './shared/incident-log.js';
 import { DEV_USAGE, devCommand } from './runtime/dev-command.js';
 
 const USAGE = `usage: stratus <command> [flags]
@@ -36,11 +37,31 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
                          --blobs-s3-region (auto), --blobs-s3-prefix (blobs/), --blobs-s3-access-key-id and
                          --blobs-s3-secret-access-key (default: the AWS credential chain)
   --dns-workers N        extra processes answering DNS over UDP (default: one per extra core, at most 3)
+  --edge HOST:PORT|off   edge listener: deployed scripts and proxied hostnames by Host (default 127.0.0.1:8080)
+  --origin-port N        port of the origins proxied hostnames are forwarded to (default 80)
+  --script-outbound CIDRS
+                         address ranges scripts may fetch besides public addresses (default none: loopback,
+                         private, link-local ranges and this host's addresses are refused)
+  --script-cpu-ms N      longest a script may keep the runtime busy before it is restarted (default 30000)
+  --script-memory-mb N   memory limit of the script runtime process (default 1024)
   --s3 HOST:PORT|off     S3-compatible API listener (default 127.0.0.1:8788)
   --s3-access-key-id ID, --s3-secret-access-key SECRET
                          the S3 key pair (default: generated on first start into DATA_DIR/s3-credentials.json)
   --s3-region NAME       region the S3 API reports (default auto; requests may be signed for any region)
   --s3-domain DOMAIN     also address buckets virtual-hosted style: Host BUCKET.DOMAIN (default: path-style only)
+  --zone-name-allow N,…  let tenants add these names and the names below them even when they are public
+                         suffixes or the instance's own (name servers' domain, S3 domain); docs/security.md
+  --shutdown-timeout S   on SIGTERM or SIGINT, requests in flight get S seconds to finish (default 30)
+  --database-timeout S   a PostgreSQL query without an answer for S seconds fails and its connection is
+                         replaced (default 30)
+  --api-body-limit BYTES largest v4 request body; larger ones are refused with 413 before they are read
+                         (default 104857600, production's 100 MB)
+  --workers-domain DOMAIN
+                         domain of workers subdomains: SCRIPT.ACCOUNT-SUBDOMAIN.DOMAIN runs a Worker whose
+                         subdomain is enabled (default workers.localhost)
+  --secrets-key KEY      32 bytes (base64 or 64 hex digits) that encrypt Worker secrets at rest; nodes sharing
+                         one PostgreSQL need the same key (default: generated on first start into
+                         DATA_DIR/edge-secrets-key.json)
 `;
 
 /** Splits `--name value` / `--name=value` flags from positional arguments. */
@@ -76,8 +97,12 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig(flags, process.env);
   const logger = createLogger(config.logLevel);
   const running = await startStratus(config, logger);
+  // A promise nobody awaited must not stop DNS, the v4 API and S3 together: log it (once per incident) instead.
+  const stray = new IncidentLog(logger);
+  process.on('unhandledRejection', (reason) => stray.failure(`unhandled promise rejection: ${reason instanceof Error ? reason.message : String(reason)}`, reason, 'unhandled promise rejection (a bug: please report it)'));
   process.stdout.write(`stratus: v4 API listening on ${running.httpUrl}/client/v4\n`);
   process.stdout.write(`stratus: DNS listening on ${running.dnsHost.includes(':') ? `[${running.dnsHost}]` : running.dnsHost}:${running.dnsPort} (UDP and TCP)\n`);
+  if (running.edgeUrl) process.stdout.write(`stratus: edge listening on ${running.edgeUrl} (scripts and proxied hostnames, in workerd)\n`);
   if (running.s3Url) process.stdout.write(`stratus: S3 API listening on ${running.s3Url} (${config.s3Domain ? `path-style, or virtual-hosted as BUCKET.${config.s3Domain}` : 'path-style addressing'})\n`);
   const generated = running.generatedCredentials;
   if (generated) {
@@ -89,14 +114,31 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`stratus: generated S3 credentials (shown once; saved in ${s3Generated.file}):\n`
       + `  access key id:     ${s3Generated.accessKeyId}\n  secret access key: ${s3Generated.secretAccessKey}\n`);
   }
+  let stopping = false;
+  if (running.generatedSecretsKeyFile) {
+    process.stdout.write(`stratus: generated the key that encrypts Worker secrets into ${running.generatedSecretsKeyFile}; other nodes on this database need it as --secrets-key\n`);
+  }
   const stop = (signal: string) => {
-    process.stdout.write(`stratus: ${signal}, stopping\n`);
-    running.close().then(() => process.exit(0), (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });
+    if (stopping) {
+      process.stdout.write(`stratus: ${signal} again, exiting without waiting\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stdout.write(`stratus: ${signal}, stopping (requests in flight get up to ${config.shutdownTimeoutMs / 1000} s)\n`);
+    // The stores' own close has no deadline of its own: bound the whole stop.
+    setTimeout(() => { logger.error('stopping took too long; exiting'); process.exit(1); }, config.shutdownTimeoutMs + STORE_CLOSE_MS).unref();
+    running.close().then(() => {
+      process.stdout.write('stratus: stopped\n');
+      process.exit(0);
+    }, (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   return -1;
 }
+
+/** Time the stores get to close after the listeners stopped, on top of the shutdown timeout. */
+const STORE_CLOSE_MS = 15_000;
 
 /** `stratus user add --email E [--key K] [--data-dir DIR]`. */
 async function userCommand(args: string[], flags: Record<string, string>): Promise<number> {

@@ -8,7 +8,7 @@ export {
   type OpenBucketStoreOptions, type BucketStore, type BucketOptions, type StoreBucket, type StoreObject, type StoreObjectBody,
   type StoreObjects, type StoreMultipartUpload, type StoreUploadedPart, type StoreConditional, type StoreRange,
   type StoreHTTPMetadata, type StoreChecksums, type StoreGetOptions, type StorePutOptions, type StoreListOptions,
-  type StoreMultipartOptions, type StorageClass,
+  type StoreMultipartOptions, type StorageClass, type BucketNamespace, type BucketInfo, type CreateBucketOptions,
 } from './store/index.js';
 /** Run an edge script with its bucket bindings (what `stratus dev` does). */
 export { startDevServer, type DevServerOptions, type RunningDevServer, loadScriptConfig, type ScriptConfig } from './runtime/index.js';

@@ -6,16 +6,24 @@ import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { createApiApp } from './api/app.js';
 import { httpServerOptions } from './api/middleware/deprecation-framing.js';
+import { v4ParserError } from './api/envelope.js';
+import { refuseBeforeContinue } from './api/body-limit.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import { ZoneChangeFeed } from './zones/change-feed.js';
+import { reconcileActiveZones, ZoneOwnership } from './zones/zone-ownership.js';
 import { startDnsServer } from './dns-server/server.js';
-import { bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
+import { adminAccountId, bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
 import { openServedBucketStore } from './store/served.js';
 import { resolveS3Credentials } from './s3/credentials.js';
 import { startS3Server, type RunningS3 } from './s3/server.js';
 import { tokenPrincipals } from './s3/token-principal.js';
 import { TokensService } from './accounts/tokens.js';
+import { HealthState } from './shared/health.js';
+import { TempCredentials } from './s3/temp-credentials.js';
+import type { EdgeCatalog } from './edge/types.js';
+import { startControlPlane, type ControlPlane } from './scripts/control-plane.js';
+import { startEdge, type RunningEdge } from './runtime/start-edge.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -29,37 +37,71 @@ export interface RunningStratus {
   dnsPort: number;
   /** `http://host:port` of the S3-compatible API, unless it is turned off. */
   s3Url?: string;
+  /** `http://host:port` of the edge listener, unless it is turned off. */
+  edgeUrl?: string;
   /** S3 credentials generated at this start (first start without configured ones): print them once. */
   generatedS3Credentials?: { accessKeyId: string; secretAccessKey: string; file: string };
-  /** Stops every listener and closes the stores. */
-  close(): Promise<void>;
+  /**
+   * Reachability of the database, the S3 blob store and the disk, as the adapters last saw it (the hook for a
+   * readiness endpoint: `health.snapshot()`).
+   */
+  health: HealthState;
+  /** The admin's account (the instance's S3 key pair acts for it). */
+  adminAccountId: string;
+  /** The file the Worker secrets key was generated into at this start (first start without --secrets-key). */
+  generatedSecretsKeyFile?: string;
+  /** The edge's control plane as the runtime reads it (scripts, routes, bundles). */
+  edgeCatalog: EdgeCatalog;
+  /**
+   * Stops accepting (HTTP and S3), lets requests in flight finish for up to `graceMs` (default: the configured
+   * shutdown timeout) and closes what is still open, then stops DNS and closes the stores (every acknowledged
+   * write is committed by then).
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
-/** Starts Stratus with the given configuration. */
-export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningStratus> {
-  const database = await openDatabase({
-    dataDir: config.dataDir, url: config.databaseUrl,
-    onConnectionLost: (err) => logger.warn({ err }, 'PostgreSQL closed an idle connection; a new one opens when needed'),
-  });
+/**
+ * Starts Stratus with the given configuration. `edgeCatalog` replaces the control plane's catalog as what the
+ * edge runtime serves (the runtime's own tests give one of theirs); the v4 Workers routes keep the real one.
+ */
+export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock, edgeCatalog?: EdgeCatalog): Promise<RunningStratus> {
+  const health = new HealthState(logger);
+  const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, health, queryTimeoutMs: config.databaseTimeoutMs });
   let generatedCredentials: GeneratedCredentials | undefined;
+  let adminAccount: string;
   try {
     generatedCredentials = await bootstrapCredentials(database.db, { dataDir: config.dataDir, authEmail: config.authEmail, authKey: config.authKey, apiToken: config.apiToken, clock });
+    adminAccount = await adminAccountId(database.db, config.authEmail);
   } catch (err) {
     await database.close();
     throw err;
   }
   const changeFeed = new ZoneChangeFeed();
+  await reconcileActiveZones(database.db, new ZoneOwnership(database.db, clock, changeFeed)).catch(async (err: unknown) => { await database.close(); throw err; });
   const dns = await startDnsServer({
     db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
     transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,
   }).catch(async (err: unknown) => { await database.close(); throw err; });
-  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed });
   const store = await openServedBucketStore({
     dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsDir: config.blobsDir, blobsS3: config.blobsS3, clock, logger,
+    health, databaseQueryTimeoutMs: config.databaseTimeoutMs,
   }).catch(async (err: unknown) => { await dns.close(); await database.close(); throw err; });
+  // Buckets written before buckets belonged to accounts become the admin's (once per store).
+  await store.adoptBuckets(adminAccount).catch(async (err: unknown) => { await store.close(); await dns.close(); await database.close(); throw err; });
+  const tempCredentials = new TempCredentials(new TokensService(database.db, clock), clock);
+  let control: ControlPlane;
+  try {
+    control = startControlPlane({ db: database.db, dataDir: config.dataDir, secretsKey: config.secretsKey, workersDomain: config.workersDomain, logger, zoneChanges: changeFeed, store });
+  } catch (err) {
+    await dns.close(); await store.close(); await database.close();
+    throw err;
+  }
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps });
   let s3: RunningS3 | undefined;
+  let edge: RunningEdge | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
+    control.close();
     await dns.close();
     await store.close();
     await database.close();
@@ -68,26 +110,42 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
     if (config.s3) {
       const credentials = resolveS3Credentials({ dataDir: config.dataDir, accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey });
       if (credentials.generatedFile) s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
-      s3 = await startS3Server({ listen: config.s3, store, credentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock)), region: config.s3Region, domain: config.s3Domain, logger, clock });
+      s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tempCredentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock), clock), region: config.s3Region, domain: config.s3Domain, logger, clock });
+    }
+    if (config.edge) {
+      // A script's binding names a bucket of the script's own account.
+      edge = await startEdge({
+        listen: config.edge, catalog: edgeCatalog ?? control.catalog, logger, originPort: config.originPort, scriptOutbound: config.scriptOutbound,
+        cpuMs: config.scriptCpuMs, memoryMb: config.scriptMemoryMb,
+        bucketFor: (accountId, bucketName, options) => store.forAccount(accountId).bucket(bucketName, options),
+      });
     }
   } catch (err) {
+    await s3?.close();
     await closeStores();
     throw err;
   }
 
-  const http = await listenHttp(app.fetch, config.http, httpServerOptions);
+  const http = await listenHttp(app.fetch, config.http, {
+    serverOptions: httpServerOptions, parserError: v4ParserError, beforeContinue: refuseBeforeContinue(config.apiBodyLimit),
+  });
 
   return {
     httpUrl: http.url,
     httpPort: http.port,
     dnsHost: dns.host,
     dnsPort: dns.port,
+    adminAccountId: adminAccount,
     ...(generatedCredentials ? { generatedCredentials } : {}),
     ...(s3 ? { s3Url: s3.url } : {}),
+    ...(edge ? { edgeUrl: edge.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),
-    async close() {
-      await http.close();
-      await s3?.close();
+    health,
+    edgeCatalog: control.catalog,
+    ...(control.generatedSecretsKeyFile !== undefined ? { generatedSecretsKeyFile: control.generatedSecretsKeyFile } : {}),
+    async close(graceMs = config.shutdownTimeoutMs) {
+      await Promise.all([http.close(graceMs), s3?.close(graceMs)]);
+      await edge?.close();
       await closeStores();
     },
   };

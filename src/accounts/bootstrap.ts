@@ -69,3 +69,18 @@ export async function bootstrapCredentials(db: Kysely<Database>, opts: Bootstrap
   writeSecretJson(file, { email: created.email, key: created.key, api_token: apiToken });
   return { email: created.email, key: created.key, apiToken, file };
 }
+
+/**
+ * The admin's account: the oldest account of the configured admin user (else of the first user). The
+ * instance's S3 key pair acts for it, and buckets written before buckets belonged to accounts move into it.
+ */
+export async function adminAccountId(db: Kysely<Database>, authEmail: string | undefined): Promise<string> {
+  const user = authEmail !== undefined
+    ? await db.selectFrom('users').select('id').where('email', '=', authEmail.trim().toLowerCase()).executeTakeFirst()
+    : await db.selectFrom('users').select('id').orderBy('created_on').orderBy('id').executeTakeFirst();
+  if (!user) throw new Error('no admin user: start once without data to create one');
+  const account = await db.selectFrom('memberships').innerJoin('accounts', 'accounts.id', 'memberships.account_id')
+    .select('accounts.id').where('memberships.user_id', '=', user.id).orderBy('accounts.created_on').orderBy('accounts.id').executeTakeFirst();
+  if (!account) throw new Error('the admin user has no account');
+  return account.id;
+}

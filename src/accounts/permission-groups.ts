@@ -1,7 +1,7 @@
 /**
  * The API token permission groups Stratus honours: the production service's ids, names and scopes for the
  * groups that govern what Stratus serves (zones, DNS records, zone and DNS settings, accounts, API tokens,
- * buckets and objects over the S3 API),
+ * buckets and objects over the S3 API, Workers scripts and routes),
  * each mapped to the capabilities it grants. A Write group grants its Read capability too. Tokens may name
  * only these groups (`GET /user/tokens/permission_groups` lists them).
  */
@@ -19,7 +19,11 @@ export type Capability =
   /** Buckets themselves (list, create, delete, their CORS): account-level R2 Storage groups. */
   | 'storage:read' | 'storage:edit'
   /** Objects in a bucket (S3 object operations). */
-  | 'bucket_item:read' | 'bucket_item:edit';
+  | 'bucket_item:read' | 'bucket_item:edit'
+  /** Workers scripts of an account: upload, versions, deployments, secrets, settings, the workers subdomain. */
+  | 'workers_scripts:read' | 'workers_scripts:edit'
+  /** Workers routes of a zone. */
+  | 'workers_routes:read' | 'workers_routes:edit';
 
 /** The resource kind a group applies to (production's scope names). */
 export type PermissionScope = 'com.cloudflare.api.account.zone' | 'com.cloudflare.api.account' | 'com.cloudflare.api.user' | 'com.cloudflare.edge.r2.bucket';
@@ -64,6 +68,8 @@ export const PERMISSION_GROUPS: readonly PermissionGroup[] = [
   { id: '2efd5506f9c8494dacb1fa10a3e7d5b6', name: 'Workers R2 Storage Bucket Item Write', description: 'Grants write access to Cloudflare R2 Bucket Scoped Storage', scope: BUCKET, grants: ['bucket_item:read', 'bucket_item:edit'] },
   { id: 'b4992e1108244f5d8bfbd5744320c2e1', name: 'Workers R2 Storage Read', description: 'Grants read access to Cloudflare R2 Storage', scope: ACCOUNT, grants: ['storage:read', 'bucket_item:read'] },
   { id: 'bf7481a1826f439697cb59a20b22293e', name: 'Workers R2 Storage Write', description: 'Grants write access to Cloudflare R2 Storage', scope: ACCOUNT, grants: ['storage:read', 'storage:edit', 'bucket_item:read', 'bucket_item:edit'] },
+  ...pair('workers_routes', ZONE, 'Workers Routes', '2072033d694d415a936eaeb94e6405b8', '28f4b596e7d643029c524985477ae49a', 'Cloudflare Workers and Workers KV Storage'),
+  ...pair('workers_scripts', ACCOUNT, 'Workers Scripts', '1a71c399035b4950a1bd1466bbe4f420', 'e086da7e2179491d91ee5f35b3ca210a', 'Cloudflare Workers scripts'),
 ];
 
 const BY_ID = new Map(PERMISSION_GROUPS.map((g) => [g.id, g]));

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { ApiTokensTable, Database } from '../db/schema.js';
 import { AppError } from '../shared/errors.js';
+import { UniqueViolationError } from '../db/unique-violation.js';
 import { isoTimestamp, type Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { hashKey } from './keys.js';
@@ -113,8 +114,17 @@ export class TokensService {
 
   /** Stores a user's token with a value chosen by the operator (the bootstrap token), unless that value is already a token. */
   async ensure(userId: string, name: string, value: string, policies: TokenPolicy[]): Promise<TokenRow> {
-    const existing = await this.db.selectFrom('api_tokens').selectAll().where('value_hash', '=', hashKey(value)).executeTakeFirst();
-    return existing ?? this.insert(value, { user_id: userId, account_id: null, name, policies: JSON.stringify(policies), condition: null, not_before: null, expires_on: null });
+    const find = () => this.db.selectFrom('api_tokens').selectAll().where('value_hash', '=', hashKey(value)).executeTakeFirst();
+    const existing = await find();
+    if (existing) return existing;
+    try {
+      return await this.insert(value, { user_id: userId, account_id: null, name, policies: JSON.stringify(policies), condition: null, not_before: null, expires_on: null });
+    } catch (err) {
+      // Another node stored the same value at the same moment (two nodes starting with one --api-token).
+      const raced = err instanceof UniqueViolationError && err.on('api_tokens') ? await find() : undefined;
+      if (raced) return raced;
+      throw err;
+    }
   }
 
   /** Inserts an active token with this value. */

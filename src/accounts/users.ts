@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { AppError } from '../shared/errors.js';
+import { UniqueViolationError } from '../db/unique-violation.js';
 import { isoTimestamp, type Clock, systemClock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { generateKey, hashKey, isValidEmail, isValidKey, keyMatches } from './keys.js';
@@ -41,9 +42,20 @@ export interface UpsertUserOptions {
 
 /**
  * Creates the user with its own account, or, when the e-mail exists, sets its key (and makes sure it has an
- * account). E-mail addresses are compared case-insensitively and stored lowercase.
+ * account). E-mail addresses are compared case-insensitively and stored lowercase. When another process
+ * creates the same user at the same moment (two nodes starting on one PostgreSQL), the loser's insert
+ * violates `users.email`; it then runs again and finds the user.
  */
 export async function upsertUser(db: Kysely<Database>, opts: UpsertUserOptions): Promise<UserCredentials> {
+  try {
+    return await upsertUserOnce(db, opts);
+  } catch (err) {
+    if (!(err instanceof UniqueViolationError)) throw err;
+    return { ...(await upsertUserOnce(db, opts)), created: false };
+  }
+}
+
+async function upsertUserOnce(db: Kysely<Database>, opts: UpsertUserOptions): Promise<UserCredentials> {
   const email = opts.email.trim().toLowerCase();
   if (!isValidEmail(email)) throw new AppError(6102, `Invalid e-mail address "${opts.email}"`);
   const key = opts.key ?? generateKey();

@@ -9,7 +9,11 @@ import type { ApiDeps } from './deps.js';
 import { apiDateMiddleware } from './api-date.js';
 import { errorEntries, failureBody } from './envelope.js';
 import { AppError } from '../shared/errors.js';
+import { faultResponse } from './fault-response.js';
+import { IncidentLog } from '../shared/incident-log.js';
 import { authMiddleware } from './auth.js';
+import { headerBytesMiddleware } from './middleware/header-bytes.js';
+import { bodyLimitMiddleware } from './body-limit.js';
 import type { ApiServices } from './context.js';
 import { ZonesService } from '../zones/zones-service.js';
 import { RecordsService } from '../zones/records-service.js';
@@ -21,6 +25,18 @@ import { dnsRecordRoutes } from './routes/dns-records.js';
 import { registerLifecycleRoutes } from './routes/lifecycle.js';
 import { recordsBatchRoutes } from './routes/records-batch.js';
 import { recordsImportExportRoutes } from './routes/records-import-export.js';
+import { zoneOwnershipRoutes } from './routes/zone-ownership.js';
+import { NamePolicy } from '../zones/name-policy.js';
+import { ZoneHolds } from '../zones/zone-holds.js';
+import { listenerNames } from '../config/reserved-names.js';
+import { r2Routes } from './r2/routes.js';
+import { ScriptsService } from '../scripts/scripts-service.js';
+import { RoutesService } from '../scripts/routes-service.js';
+import { SubdomainsService } from '../scripts/subdomains.js';
+import { workersScriptRoutes } from './routes/workers-scripts.js';
+import { workersVersionRoutes } from './routes/workers-versions.js';
+import { workersAccountRoutes } from './routes/workers-account.js';
+import { workersZoneRoutes } from './routes/workers-routes.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -35,6 +51,8 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     c.set('messages', []);
     await next();
   });
+  api.use('*', headerBytesMiddleware()); // before anything reads a header
+  api.use('*', bodyLimitMiddleware(deps.config.apiBodyLimit)); // before authentication: an oversized body is never read
   api.use('*', apiDateMiddleware(deps.config.apiDate, deps.clock));
   const services = createServices(deps);
   api.use('*', async (c, next) => {
@@ -48,6 +66,12 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   api.route('/', userRoutes(deps.db));
   api.route('/', tokenRoutes(deps.db, deps.clock));
   api.route('/', zoneRoutes(deps.db));
+  api.route('/', zoneOwnershipRoutes());
+  if (deps.store) api.route('/', r2Routes(deps.store, deps.tempCredentials));
+  api.route('/', workersAccountRoutes());
+  api.route('/', workersVersionRoutes(deps.db, deps.clock));
+  api.route('/', workersScriptRoutes(deps.clock));
+  api.route('/', workersZoneRoutes());
   // Routes of other resources under /zones/:zone_id/… go here, before the DNS record routes: GET
   // …/dns_records/:dns_record_id would otherwise match their fixed words (export, usage, …).
   api.route('/', recordsBatchRoutes(deps.config.plan.recordsPerBatch));
@@ -57,11 +81,14 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.route(API_PREFIX, api);
 
   app.notFound((c) => c.json(failureBody([{ code: 7000, message: 'No route for that URI' }]), 404));
+  const unexpected = new IncidentLog(deps.logger.child({ component: 'v4-api' }));
   app.onError((err, c) => {
+    const fault = faultResponse(err);
+    if (fault) return fault;
     if (err instanceof AppError) {
       return c.json(failureBody(errorEntries(err)), err.status as 400);
     }
-    deps.logger.error({ err, path: c.req.path }, 'unhandled error in v4 API');
+    unexpected.failure(`unhandled error in v4 API: ${err.message}`, err, 'unhandled error in v4 API');
     return c.json(failureBody([{ code: 10000, message: 'Internal Server Error' }]), 500);
   });
   return app;
@@ -69,8 +96,16 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
 
 /** The services behind the v4 routes. */
 export function createServices(deps: ApiDeps): ApiServices {
+  const names = new NamePolicy({ nameservers: deps.config.nameservers, listenerNames: listenerNames(deps.config), allow: deps.config.zoneNameAllow });
+  const zones = new ZonesService(deps.db, deps.clock, deps.changeFeed, deps.config.nameservers, { names });
+  const onNsChange = (zone: { name: string }) => zones.ownership.reconsiderBelow(zone.name, true);
+  const scripts = new ScriptsService({ db: deps.db, clock: deps.clock, ...deps.edge });
   return {
-    zones: new ZonesService(deps.db, deps.clock, deps.changeFeed, deps.config.nameservers),
-    records: new RecordsService(deps.db, deps.clock, deps.changeFeed, deps.config.plan, deps.config.serviceRanges),
+    zones,
+    records: new RecordsService(deps.db, deps.clock, deps.changeFeed, deps.config.plan, deps.config.serviceRanges, onNsChange),
+    holds: new ZoneHolds(deps.db, deps.clock),
+    scripts,
+    workerRoutes: new RoutesService(deps.db, deps.clock, scripts),
+    subdomains: new SubdomainsService(deps.db, deps.clock, scripts),
   };
 }

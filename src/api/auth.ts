@@ -14,8 +14,9 @@
  * requirements are checked here, zone-scoped ones where the zone is loaded (`zone-access.ts`).
  *
  * Successful look-ups are remembered for {@link AUTH_CACHE_MS} (in memory, keyed by the credentials: only
- * credentials that matched are kept, so hashing on every request is not needed), so a key or token changed
- * in another process takes effect within that time.
+ * credentials that matched are kept, so hashing on every request is not needed), never past a token's
+ * `expires_on`, so a key or token changed in another process takes effect within that time
+ * (`accounts/remembered.ts`).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Kysely } from 'kysely';
@@ -26,7 +27,7 @@ import { AppError } from '../shared/errors.js';
 import { authenticate } from '../accounts/users.js';
 import { isValidEmail, isValidKey } from '../accounts/keys.js';
 import { TokensService } from '../accounts/tokens.js';
-import { REMEMBER_MS, Remembered } from '../accounts/remembered.js';
+import { REMEMBER_MS, Remembered, expiryInstant } from '../accounts/remembered.js';
 import { routeRequirement } from './route-permissions.js';
 import { checkTokenRequirement } from './token-access.js';
 
@@ -37,7 +38,7 @@ const BEARER = /^Bearer ([A-Za-z0-9_.~+/=-]+)$/;
 
 /** Builds the authentication middleware; it sets `user` (and, for tokens, `requirement`) on the context. */
 export function authMiddleware(db: Kysely<Database>, clock: Clock): MiddlewareHandler<ApiEnv> {
-  const cache = new Remembered<AuthUser>();
+  const cache = new Remembered<AuthUser>(clock, (user) => (user.token ? expiryInstant(user.token.expiresOn) : undefined));
   const tokens = new TokensService(db, clock);
   return async (c, next) => {
     const email = c.req.header('x-auth-email');
@@ -79,7 +80,7 @@ async function byToken(cache: Remembered<AuthUser>, tokens: TokensService, autho
   }
   const user = await cache.get(`token\n${value}`, async () => {
     const found = await tokens.authenticate(value);
-    return found && { ...found.user, token: { id: found.row.id, accountId: found.row.account_id, grants: found.grants } };
+    return found && { ...found.user, token: { id: found.row.id, accountId: found.row.account_id, grants: found.grants, expiresOn: found.row.expires_on } };
   });
   if (!user) throw new AppError(10000, 'Authentication error', 401);
   return user;

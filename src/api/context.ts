@@ -2,11 +2,15 @@
  * Per-request state of the v4 API, set by middleware and read by routes: the api date the request is served
  * as of, the authenticated user, and messages to add to the envelope.
  */
+import type { ZoneHolds } from '../zones/zone-holds.js';
 import type { EnvelopeMessage } from './envelope.js';
 import type { ZonesService } from '../zones/zones-service.js';
 import type { RecordsService } from '../zones/records-service.js';
 import type { TokenGrants } from '../accounts/token-policy.js';
 import type { RouteRequirement } from './route-permissions.js';
+import type { ScriptsService } from '../scripts/scripts-service.js';
+import type { RoutesService } from '../scripts/routes-service.js';
+import type { SubdomainsService } from '../scripts/subdomains.js';
 
 /** The authenticated caller. */
 export interface AuthUser {
@@ -20,6 +24,8 @@ export interface AuthUser {
     /** The owning account of an account-owned token; null for a user's token. */
     accountId: string | null;
     grants: TokenGrants;
+    /** The token's `expires_on` (RFC 3339), null when it never expires: remembered authentications end there. */
+    expiresOn: string | null;
   };
 }
 
@@ -41,6 +47,13 @@ export interface ApiVariables {
 export interface ApiServices {
   zones: ZonesService;
   records: RecordsService;
+  holds: ZoneHolds;
+  /** Workers scripts, versions, deployments and secrets. */
+  scripts: ScriptsService;
+  /** Routes of zones and scripts. */
+  workerRoutes: RoutesService;
+  /** Accounts' workers subdomains. */
+  subdomains: SubdomainsService;
 }
 
 /** The Hono environment type of the v4 API. */

@@ -5,6 +5,11 @@ import type { Database } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { ZoneChangeFeed } from '../zones/change-feed.js';
+import type { BucketStore } from '../store/index.js';
+import type { TempCredentials } from '../s3/temp-credentials.js';
+import type { EdgeChanges } from '../scripts/edge-serial.js';
+import type { SecretBox } from '../scripts/secret-box.js';
+import type { BucketDirectory } from '../scripts/scripts-service.js';
 
 /** Dependencies of the v4 API. */
 export interface ApiDeps {
@@ -14,4 +19,10 @@ export interface ApiDeps {
   db: Kysely<Database>;
   /** Where committed zone changes are announced (the DNS server listens). */
   changeFeed: ZoneChangeFeed;
+  /** The bucket store, when buckets are served: mounts the `/accounts/:account_id/r2/…` routes. */
+  store?: BucketStore;
+  /** Issues temporary S3 credentials (`POST /accounts/:account_id/r2/temp-access-credentials`), with `store`. */
+  tempCredentials?: TempCredentials;
+  /** The edge's control plane: where committed changes are announced, the secrets key, the buckets bindings may name. */
+  edge: { changes: EdgeChanges; box: SecretBox; buckets: BucketDirectory };
 }

@@ -46,3 +46,9 @@ export function errorEntries(err: AppError): EnvelopeMessage[] {
 export function pageInfo(page: number, perPage: number, count: number, totalCount: number): ResultInfo {
   return { page, per_page: perPage, count, total_count: totalCount, total_pages: totalCount === 0 ? 0 : Math.ceil(totalCount / perPage) };
 }
+
+/** The v4 answer to a request Node's HTTP parser refused (`shared/http-listener.ts`): 6003 in the envelope. */
+export function v4ParserError(status: number): { contentType: string; body: string } {
+  const message = status === 408 ? 'Request timeout' : 'Invalid request headers';
+  return { contentType: 'application/json', body: JSON.stringify(failureBody([{ code: status === 408 ? 10000 : 6003, message }])) };
+}

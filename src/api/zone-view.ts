@@ -19,7 +19,7 @@ export function zoneView(zone: ZoneWithAccount, ownerEmail: string | null): Reco
     original_dnshost: null,
     modified_on: zone.modified_on,
     created_on: zone.created_on,
-    activated_on: zone.created_on,
+    activated_on: zone.activated_on,
     vanity_name_servers: [],
     meta: { step: 2, custom_certificate_quota: 0, page_rule_quota: 3, phishing_detected: false },
     owner: { id: null, type: 'user', email: ownerEmail },

@@ -3,6 +3,7 @@
  * `STRATUS_<NAME>` environment variables, then defaults. Modules receive their slice through constructors;
  * nothing else reads `process.env`.
  */
+import net from 'node:net';
 import path from 'node:path';
 
 /** A host and port to listen on. Port 0 picks a free port. */
@@ -57,6 +58,8 @@ export interface Config {
   blobsS3: BlobsS3Config | undefined;
   /** Name servers assigned to new zones. */
   nameservers: string[];
+  /** Names (with everything below them) exempt from the rules on names nobody may add as a zone (`--zone-name-allow`). */
+  zoneNameAllow: string[];
   /** Address ranges of the service's own network: A/AAAA content inside them is refused. */
   serviceRanges: string[];
   /** Edge addresses that proxied records answer with over DNS. */
@@ -77,8 +80,31 @@ export interface Config {
   s3Region: string;
   /** Domain of virtual-hosted-style S3 addressing (`<bucket>.<domain>`); undefined: path-style only. */
   s3Domain: string | undefined;
+  /** Domain of workers subdomains: `<script>.<account subdomain>.<workersDomain>` (`--workers-domain`). */
+  workersDomain: string;
+  /** Key that encrypts script secrets at rest (`--secrets-key`); undefined: generated into the data folder. */
+  secretsKey: string | undefined;
   logLevel: string;
+  /** On SIGTERM/SIGINT, requests in flight get this long to finish before their connections are closed (ms). */
+  shutdownTimeoutMs: number;
+  /** A PostgreSQL query without an answer this long breaks its connection and fails (ms). */
+  databaseTimeoutMs: number;
+  /** Largest v4 request body in bytes (`--api-body-limit`; production's API: 100 MB on Free and Pro plans). */
+  apiBodyLimit: number;
+  /** The edge listener scripts and proxied hostnames are served on (`--edge`); undefined when turned off. */
+  edge: ListenAddress | undefined;
+  /** Port of the origins proxied hostnames are forwarded to (`--origin-port`). */
+  originPort: number;
+  /** CIDRs scripts may fetch besides public addresses (`--script-outbound`). */
+  scriptOutbound: string[];
+  /** How long a script may keep the runtime from answering (CPU limit), ms (`--script-cpu-ms`). */
+  scriptCpuMs: number;
+  /** Memory limit of the node's script runtime (workerd), MiB (`--script-memory-mb`). */
+  scriptMemoryMb: number;
 }
+
+/** Default of `--api-body-limit`: 100 MB, production's API upload limit on the Free and Pro plans. */
+export const DEFAULT_API_BODY_LIMIT = 100 * 1024 * 1024;
 
 /** The production service's published IPv4 and IPv6 ranges; records may not point into them. */
 export const DEFAULT_SERVICE_RANGES = [
@@ -131,6 +157,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     blobsDir: path.resolve(get('blobs-dir') ?? path.join(dataDir, 'blobs')),
     blobsS3: blobsS3Config(get),
     nameservers: list('nameservers', ['ns1.stratus.invalid', 'ns2.stratus.invalid']).map((n) => n.toLowerCase().replace(/\.$/, '')),
+    zoneNameAllow: list('zone-name-allow', []).map((n) => n.toLowerCase().replace(/\.$/, '')),
     serviceRanges: list('service-ranges', DEFAULT_SERVICE_RANGES),
     edgeIpv4: list('edge-ipv4', ['192.0.2.10', '192.0.2.11']),
     edgeIpv6: list('edge-ipv6', ['2001:db8::10', '2001:db8::11']),
@@ -149,8 +176,30 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     s3SecretAccessKey: get('s3-secret-access-key'),
     s3Region: get('s3-region') ?? 'auto',
     s3Domain: s3Domain(get('s3-domain')),
+    workersDomain: dnsName(get('workers-domain') ?? 'workers.localhost', 'workers-domain', 'workers.example.com'),
+    secretsKey: get('secrets-key'),
     logLevel: get('log-level') ?? 'info',
+    shutdownTimeoutMs: int('shutdown-timeout', 30, 0, 3600) * 1000,
+    databaseTimeoutMs: int('database-timeout', 30, 1, 3600) * 1000,
+    apiBodyLimit: int('api-body-limit', DEFAULT_API_BODY_LIMIT, 1024, 2 ** 31),
+    edge: get('edge') === 'off' ? undefined : parseListen(get('edge') ?? '127.0.0.1:8080', 'edge'),
+    originPort: int('origin-port', 80, 1, 65535),
+    scriptOutbound: list('script-outbound', []).map((c) => parseCidr(c, 'script-outbound')),
+    scriptCpuMs: int('script-cpu-ms', 30_000, 10, 900_000),
+    scriptMemoryMb: int('script-memory-mb', 1024, 64, 65536),
   };
+}
+
+/** Validates `ADDRESS/PREFIX` (a bare address is a single host) and returns it in CIDR form. */
+export function parseCidr(value: string, name: string): string {
+  const [address, prefix, extra] = value.split('/');
+  const family = net.isIP(address ?? '');
+  const max = family === 6 ? 128 : 32;
+  const bits = prefix === undefined ? max : Number(prefix);
+  if (family === 0 || extra !== undefined || !Number.isInteger(bits) || bits < 0 || bits > max || (prefix !== undefined && !/^\d+$/.test(prefix))) {
+    throw new ConfigError(`--${name} must be a list of CIDRs such as 10.0.0.0/8 or 2001:db8::/32, got "${value}"`);
+  }
+  return `${address}/${bits}`;
 }
 
 /** The `--blobs-s3-*` flags, or undefined without `--blobs-s3-bucket`. */
@@ -180,6 +229,16 @@ function s3Domain(value: string | undefined): string | undefined {
   const label = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
   if (domain.length > 253 || !new RegExp(`^${label}(?:\\.${label})*$`).test(domain)) {
     throw new ConfigError(`--s3-domain must be a DNS name such as s3.example.com (no scheme or port), got "${value}"`);
+  }
+  return domain;
+}
+
+/** A DNS name flag's value (`--workers-domain`), lowercased, surrounding dots dropped. */
+function dnsName(value: string, flag: string, example: string): string {
+  const domain = value.trim().toLowerCase().replace(/^\.+|\.+$/g, '');
+  const label = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+  if (domain.length > 253 || !new RegExp(`^${label}(?:\\.${label})*$`).test(domain)) {
+    throw new ConfigError(`--${flag} must be a DNS name such as ${example} (no scheme or port), got "${value}"`);
   }
   return domain;
 }

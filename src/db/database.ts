@@ -1,14 +1,19 @@
 /**
  * Opens the relational store: the embedded SQLite file in the data folder by default, or PostgreSQL when a
- * connection string is configured. Both run the same migrations and are used through one Kysely instance.
+ * connection string is configured. Both run the same migrations and are used through one Kysely instance,
+ * whose unique-constraint violations arrive as AppErrors (`unique-violation.ts`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import { createPool } from './pg-pool.js';
+import { faultReportingDialect } from './fault-dialect.js';
+import { NO_FAULT_REPORTER, type FaultReporter } from '../shared/faults.js';
 import type { Database } from './schema.js';
 import { migrateToLatest } from './migrations.js';
+import { withUniqueViolations } from './unique-violation.js';
 
 /** An open relational store. */
 export interface OpenDatabase {
@@ -23,20 +28,28 @@ export interface DatabaseOptions {
   dataDir: string;
   /** `postgres://…` connection string. */
   url?: string | undefined;
-  /** Told when PostgreSQL drops an idle pooled connection (server restart, admin termination). */
+  /** Told when a PostgreSQL connection breaks, idle or in use (server restart, admin termination, network). */
   onConnectionLost?: (err: Error) => void;
+  /** Told of every fault (database away, disk full) and of the next success; see db/fault-dialect.ts. */
+  health?: FaultReporter;
+  /** A PostgreSQL query without an answer this long breaks its connection (ms; default 30 000). */
+  queryTimeoutMs?: number;
 }
+
+
 
 /** Opens (and migrates) the configured database. */
 export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase> {
   if (opts.url) {
-    const pool = new pg.Pool({ connectionString: opts.url, max: 10 });
-    // An idle connection the server closes is an 'error' on the pool, which would otherwise crash the process;
-    // the pool discards that connection and opens a new one when next needed.
-    pool.on('error', (err) => opts.onConnectionLost?.(err));
+    const reporter = opts.health ?? NO_FAULT_REPORTER;
+    // A connection that breaks (idle or in use) fails only its own queries and is replaced when next needed.
+    const pool = createPool({
+      url: opts.url, max: 10, ...(opts.queryTimeoutMs !== undefined ? { queryTimeoutMs: opts.queryTimeoutMs } : {}),
+      onConnectionError: (err) => { reporter.down('database', err); opts.onConnectionLost?.(err); },
+    });
     // bigint columns (the serial) come back as numbers: serials stay far below 2^53.
     pg.types.setTypeParser(20, (v) => Number(v));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: withFaults(withUniqueViolations(new PostgresDialect({ pool })), opts.health, 'postgres') });
     await migrateToLatest(db);
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
@@ -51,9 +64,14 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase>
   // file into memory so that a miss is a page fault on the OS cache instead of a read() call and a copy.
   sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   sqlite.pragma(`mmap_size = ${MMAP_BYTES}`);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: withFaults(withUniqueViolations(new SqliteDialect({ database: cachingStatements(sqlite) })), opts.health, 'sqlite') });
   await migrateToLatest(db);
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/** The dialect, translating faults (and reporting them when a health state listens). */
+function withFaults(dialect: Dialect, health: FaultReporter | undefined, kind: 'sqlite' | 'postgres'): Dialect {
+  return faultReportingDialect(dialect, health ?? NO_FAULT_REPORTER, kind);
 }
 
 /** SQLite's page cache per connection, in KiB. */

@@ -2,7 +2,8 @@
  * Schema migrations, in code so that the same steps run on SQLite and PostgreSQL. Append new steps; never
  * edit a step that has shipped.
  */
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { zoneOwnersMigration } from './migration-0004-zone-owners.js';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
 
 const migrations: Record<string, Migration> = {
   '0001_dns': {
@@ -89,9 +90,95 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('api_tokens_owner').on('api_tokens').columns(['user_id', 'account_id']).execute();
     },
   },
+  '0004_zone_owners': zoneOwnersMigration,
+  '0005_edge': {
+    // The edge's control plane: scripts, their immutable versions (modules as bytes, bindings as JSON with
+    // secret values encrypted), deployments, zone routes, the account's workers subdomain, and one serial
+    // that every change bumps so that other nodes notice (src/scripts/).
+    async up(db: Kysely<any>) {
+      const binary = isPostgres(db) ? sql`bytea` : sql`blob`;
+      await db.schema.createTable('workers_scripts')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('subdomain_enabled', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('previews_enabled', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('settings', 'text', (c) => c.notNull().defaultTo('{}'))
+        .addColumn('version_count', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('last_deployed_from', 'text', (c) => c.notNull())
+        .addColumn('created_on', 'text', (c) => c.notNull())
+        .addColumn('modified_on', 'text', (c) => c.notNull())
+        .addUniqueConstraint('workers_scripts_account_name', ['account_id', 'name'])
+        .execute();
+      await db.schema.createTable('workers_versions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('script_id', 'text', (c) => c.notNull())
+        .addColumn('number', 'integer', (c) => c.notNull())
+        .addColumn('main_module', 'text', (c) => c.notNull())
+        .addColumn('compatibility_date', 'text', (c) => c.notNull())
+        .addColumn('compatibility_flags', 'text', (c) => c.notNull())
+        .addColumn('bindings', 'text', (c) => c.notNull())
+        .addColumn('annotations', 'text', (c) => c.notNull().defaultTo('{}'))
+        .addColumn('etag', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('author_id', 'text', (c) => c.notNull())
+        .addColumn('author_email', 'text', (c) => c.notNull())
+        .addColumn('created_on', 'text', (c) => c.notNull())
+        .addUniqueConstraint('workers_versions_script_number', ['script_id', 'number'])
+        .execute();
+      await db.schema.createTable('workers_modules')
+        .addColumn('version_id', 'text', (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('content', binary, (c) => c.notNull())
+        .addPrimaryKeyConstraint('workers_modules_pk', ['version_id', 'position'])
+        .execute();
+      await db.schema.createTable('workers_deployments')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('script_id', 'text', (c) => c.notNull())
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addColumn('versions', 'text', (c) => c.notNull())
+        .addColumn('annotations', 'text', (c) => c.notNull().defaultTo('{}'))
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('author_email', 'text', (c) => c.notNull())
+        .addColumn('created_on', 'text', (c) => c.notNull())
+        .addUniqueConstraint('workers_deployments_script_seq', ['script_id', 'seq'])
+        .execute();
+      await db.schema.createTable('workers_routes')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('zone_id', 'text', (c) => c.notNull())
+        .addColumn('pattern', 'text', (c) => c.notNull())
+        .addColumn('script', 'text')
+        .addColumn('created_on', 'text', (c) => c.notNull())
+        .addUniqueConstraint('workers_routes_zone_pattern', ['zone_id', 'pattern'])
+        .execute();
+      await db.schema.createTable('workers_subdomains')
+        .addColumn('account_id', 'text', (c) => c.primaryKey())
+        .addColumn('subdomain', 'text', (c) => c.notNull().unique())
+        .addColumn('created_on', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createTable('edge_serial')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('serial', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.insertInto('edge_serial').values({ id: 1, serial: 0 }).execute();
+    },
+  },
 };
 
+/** True when the migration runs on PostgreSQL (binary columns differ: bytea there, blob on SQLite). */
+function isPostgres(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Brings the schema to the named migration (tests of a migration start from the step before it). */
+export async function migrateTo(db: Kysely<any>, target: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateTo(target);
+  if (error) throw new Error(`database migration to ${target} failed: ${String(error)}`);
+}
 
 /** Brings the schema up to date; safe to call on every start and from several nodes (PostgreSQL locks). */
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {

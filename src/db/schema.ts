@@ -47,6 +47,12 @@ export interface ZonesTable {
   zone_settings: string;
   created_on: string;
   modified_on: string;
+  /** When the zone last became active (null: never active). */
+  activated_on: string | null;
+  /** Zone hold: enforced once this time has passed; null when the zone has no hold in force or scheduled. */
+  hold_after: string | null;
+  /** 1 when the hold also covers names below the zone. */
+  hold_include_subdomains: Generated<number>;
 }
 
 /** A DNS record of a zone, stored in its normalized form. */
@@ -99,8 +105,101 @@ export interface ApiTokensTable {
   last_used_on: string | null;
 }
 
+/** A script of the edge (a Worker), owned by an account; its code lives in its versions. */
+export interface WorkersScriptsTable {
+  /** The script's immutable tag (32 hex). */
+  id: string;
+  account_id: string;
+  name: string;
+  /** 1 when `<name>.<account subdomain>.<workers domain>` serves it. */
+  subdomain_enabled: number;
+  previews_enabled: number;
+  /** JSON: logpush, tags, tail_consumers, observability (script-settings). */
+  settings: string;
+  /** Versions made so far (the next version's number is this plus one). */
+  version_count: number;
+  /** `wrangler`, `api`, `dash`, … (from the upload's user agent). */
+  last_deployed_from: string;
+  created_on: string;
+  modified_on: string;
+}
+
+/** An immutable version of a script. */
+export interface WorkersVersionsTable {
+  /** UUID with hyphens, as production's version ids. */
+  id: string;
+  script_id: string;
+  number: number;
+  main_module: string;
+  compatibility_date: string;
+  /** JSON string array. */
+  compatibility_flags: string;
+  /** JSON array of stored bindings; secret values are encrypted (scripts/secret-box.ts). */
+  bindings: string;
+  /** JSON: `workers/message`, `workers/tag`, `workers/triggered_by`. */
+  annotations: string;
+  etag: string;
+  source: string;
+  author_id: string;
+  author_email: string;
+  created_on: string;
+}
+
+/** A module of a version, byte for byte as uploaded. */
+export interface WorkersModulesTable {
+  version_id: string;
+  /** Upload order (0 is the main module's position only if it came first). */
+  position: number;
+  name: string;
+  type: string;
+  content: Uint8Array;
+}
+
+/** A deployment: which versions of a script serve, by percentage. The newest is the active one. */
+export interface WorkersDeploymentsTable {
+  id: string;
+  script_id: string;
+  /** Order of deployments of one script. */
+  seq: number;
+  /** JSON array of `{version_id, percentage}`. */
+  versions: string;
+  annotations: string;
+  source: string;
+  author_email: string;
+  created_on: string;
+}
+
+/** A route of a zone: a pattern and the script (of the zone's account) it runs, or none. */
+export interface WorkersRoutesTable {
+  id: string;
+  zone_id: string;
+  pattern: string;
+  script: string | null;
+  created_on: string;
+}
+
+/** An account's workers subdomain (`<script>.<subdomain>.<workers domain>`). */
+export interface WorkersSubdomainsTable {
+  account_id: string;
+  subdomain: string;
+  created_on: string;
+}
+
+/** One row (id 1) whose serial every edge change bumps; other nodes poll it. */
+export interface EdgeSerialTable {
+  id: number;
+  serial: number;
+}
+
 /** The whole relational schema. */
 export interface Database {
+  workers_scripts: WorkersScriptsTable;
+  workers_versions: WorkersVersionsTable;
+  workers_modules: WorkersModulesTable;
+  workers_deployments: WorkersDeploymentsTable;
+  workers_routes: WorkersRoutesTable;
+  workers_subdomains: WorkersSubdomainsTable;
+  edge_serial: EdgeSerialTable;
   users: UsersTable;
   api_tokens: ApiTokensTable;
   accounts: AccountsTable;

@@ -12,14 +12,15 @@ import { QueryTemplate } from '../db/query-template.js';
 import { buildSnapshot, type EdgeAddresses, type SnapshotRecord, type ZoneSnapshot } from '../dns/snapshot.js';
 import { readServingSettings } from '../dns/snapshot-settings.js';
 
+/** The zone row, when the zone is active: only active zones are served (a pending or moved zone answers nothing). */
 const ZONE = new QueryTemplate<{ zoneId: string }, { id: string; name: string; serial: number; name_servers: string; dns_settings: string; zone_settings: string }>(
-  (db, p) => db.selectFrom('zones').select(['id', 'name', 'serial', 'name_servers', 'dns_settings', 'zone_settings']).where('id', '=', p('zoneId')),
+  (db, p) => db.selectFrom('zones').select(['id', 'name', 'serial', 'name_servers', 'dns_settings', 'zone_settings']).where('id', '=', p('zoneId')).where('status', '=', 'active'),
 );
 
 const SERVED_RECORDS = new QueryTemplate<{ zoneId: string }, ServedRow>((db, p) => db.selectFrom('dns_records')
   .select([...SERVED_COLUMNS]).where('zone_id', '=', p('zoneId')));
 
-/** The zone's current snapshot, or undefined when the zone no longer exists. */
+/** The zone's current snapshot, or undefined when the zone no longer exists or is not active. */
 export async function loadZoneSnapshot(db: Kysely<Database>, zoneId: string, edge: EdgeAddresses, logger: Logger): Promise<ZoneSnapshot | undefined> {
   const zone = await ZONE.executeTakeFirst(db, { zoneId });
   if (!zone) return undefined;

@@ -20,6 +20,8 @@ import type { Database } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
 import type { EdgeAddresses, ZoneSnapshot } from '../dns/snapshot.js';
 import { loadZoneSnapshot } from './zone-build.js';
+import { faultOf } from '../shared/faults.js';
+import { IncidentLog } from '../shared/incident-log.js';
 
 /** Rebuild timing of {@link ZoneCache}. */
 export interface ZoneCacheTiming {
@@ -43,6 +45,11 @@ interface ZoneState {
   firstDirtyAt: number;
   /** How long the last rebuild took (ms): background rebuilds of big zones are spaced out accordingly. */
   lastBuildMs: number;
+  /**
+   * The last rebuild failed (the database is away): queries answer from the snapshot they have instead of
+   * waiting for rebuilds that fail too; the background retry (every RETRY_MS) catches up when it is back.
+   */
+  failing?: boolean;
 }
 
 const resolved = Promise.resolve();
@@ -70,6 +77,8 @@ export class ZoneCache {
   private readonly maxDelayMs: number;
   private readonly swapListeners: Array<(zoneId: string, snapshot: ZoneSnapshot | undefined) => void> = [];
   private readonly idleListeners: Array<() => void> = [];
+  /** Unexpected rebuild and poll failures, logged once per incident. */
+  private readonly failures: IncidentLog;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -79,6 +88,7 @@ export class ZoneCache {
     private readonly onNewSerial: (snapshot: ZoneSnapshot) => void = () => {},
     timing: ZoneCacheTiming = {},
   ) {
+    this.failures = new IncidentLog(logger);
     this.debounceMs = timing.debounceMs ?? 20;
     this.maxDelayMs = Math.max(this.debounceMs, timing.maxDelayMs ?? 500);
   }
@@ -136,16 +146,23 @@ export class ZoneCache {
   pendingFor(snapshot: ZoneSnapshot | undefined): Promise<unknown> | undefined {
     if (this.dirty.size === 0) return undefined;
     let own: Promise<void> | undefined;
-    if (snapshot && this.dirty.has(snapshot.zoneId)) own = this.refresh(snapshot.zoneId, false);
+    // A zone whose last rebuild failed is not waited for; a query past the retry time starts the next attempt.
+    const waitable = (id: string): boolean => {
+      const st = this.states.get(id);
+      if (!st?.failing) return true;
+      if (!st.running && st.firstDirtyAt <= Date.now()) void this.refresh(id, false);
+      return false;
+    };
+    if (snapshot && this.dirty.has(snapshot.zoneId) && waitable(snapshot.zoneId)) own = this.refresh(snapshot.zoneId, false);
     if (this.unborn.size === 0) return own;
-    const all = [...this.unborn].map((id) => this.refresh(id, false));
+    const all = [...this.unborn].filter(waitable).map((id) => this.refresh(id, false));
     if (own) all.push(own);
     return Promise.all(all);
   }
 
   /** Loads every zone (at start). */
   async loadAll(): Promise<void> {
-    const rows = await this.db.selectFrom('zones').select(['id']).execute();
+    const rows = await this.db.selectFrom('zones').select(['id']).where('status', '=', 'active').execute();
     await Promise.all(rows.map((r) => this.refresh(r.id)));
   }
 
@@ -174,10 +191,13 @@ export class ZoneCache {
       .then(() => {
         if (s.built < target) s.built = target;
         s.lastBuildMs = performance.now() - started;
+        s.failing = false;
       })
       .catch((err: unknown) => {
-        this.logger.error({ err, zoneId }, 'zone snapshot rebuild failed');
+        // A database fault is logged once per outage by the health state; the old snapshot keeps answering.
+        if (!faultOf(err)) this.failures.failure(`zone snapshot rebuild failed: ${(err as Error).message}`, err, 'zone snapshot rebuild failed; the previous snapshot keeps answering');
         s.firstDirtyAt = Date.now() + RETRY_MS;
+        s.failing = true;
       })
       .finally(() => this.settled(zoneId, s));
     s.running = run;
@@ -261,7 +281,7 @@ export class ZoneCache {
     if (this.polling || this.closed) return;
     this.polling = true;
     try {
-      const rows = await this.db.selectFrom('zones').select(['id', 'serial']).execute();
+      const rows = await this.db.selectFrom('zones').select(['id', 'serial']).where('status', '=', 'active').execute(); // served zones only
       const seen = new Set<string>();
       const work: Promise<void>[] = [];
       for (const r of rows) {
@@ -271,7 +291,7 @@ export class ZoneCache {
       for (const id of [...this.byId.keys()]) if (!seen.has(id) && !this.dirty.has(id)) this.remove(id);
       await Promise.all(work);
     } catch (err) {
-      if (!this.closed) this.logger.warn({ err }, 'zone serial poll failed');
+      if (!this.closed && !faultOf(err)) this.failures.failure('zone serial poll failed', err);
     } finally {
       this.polling = false;
     }

@@ -45,8 +45,11 @@ export type EdgeTarget =
 
 /** The control plane as the edge runtime sees it. */
 export interface EdgeCatalog {
-  /** The target of a request by its Host (lowercase, without port) and URL path. */
-  resolve(host: string, path: string): Promise<EdgeTarget>;
+  /**
+   * The target of a request by its Host (lowercase, without port) and URL path (with its query string, which
+   * route patterns match too). `scheme` (default `http`) is the client's: patterns may name one.
+   */
+  resolve(host: string, path: string, scheme?: 'http' | 'https'): Promise<EdgeTarget>;
   /** A version's bundle, or null when it no longer exists. */
   bundle(versionId: string): Promise<ScriptBundle | null>;
   /** Calls `listener` whenever routes, deployments or versions may have changed (on any node). Returns an unsubscribe. */

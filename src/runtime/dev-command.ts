@@ -5,21 +5,23 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, parseListen } from '../config/config.js';
+import { ConfigError, parseCidr, parseListen } from '../config/config.js';
 import { createLogger } from '../shared/logger.js';
-import { startDevServer } from './dev-server.js';
+import { startDevServer, ScriptLoadError } from './dev-server.js';
 import { ScriptConfigError } from './script-config.js';
-import { ScriptLoadError } from './script-host.js';
 
 /** Usage text of `stratus dev`, for the CLI's help. */
 export const DEV_USAGE = `  dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--data-dir DIR] [--timeout-ms N] [--memory-mb N]
-            run an edge script (export default { fetch(request, env, ctx) }) with the buckets of its
-            config (TOML or JSON: main, compatibility_date, compatibility_flags, store_buckets);
-            defaults: config ./stratus.toml, ./wrangler.toml or ./wrangler.json if present,
-            --http 127.0.0.1:8787, --data-dir ./.stratus, --timeout-ms 30000, --memory-mb 512
+            run an edge script (export default { fetch(request, env, ctx) }) in workerd with the
+            bindings of its config (wrangler.toml/.json/.jsonc: name, main, compatibility_date,
+            compatibility_flags, vars, r2_buckets or store_buckets; other keys accepted or warned about);
+            defaults: config ./stratus.toml, ./wrangler.toml, ./wrangler.json or ./wrangler.jsonc if
+            present, --http 127.0.0.1:8787, --data-dir ./.stratus, --timeout-ms 30000 (CPU limit),
+            --memory-mb 1024 (runtime process); --script-outbound CIDRS lets the script fetch
+            those ranges (local services) besides public addresses
 `;
 
-const DEFAULT_CONFIGS = ['stratus.toml', 'wrangler.toml', 'wrangler.json'];
+const DEFAULT_CONFIGS = ['stratus.toml', 'wrangler.toml', 'wrangler.json', 'wrangler.jsonc'];
 
 /** Runs `stratus dev`; resolves -1 while serving (the process stays up), or an exit code on failure. */
 export async function devCommand(args: string[], flags: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -42,8 +44,10 @@ export async function devCommand(args: string[], flags: Record<string, string>, 
       dataDir: path.resolve(flags['data-dir'] ?? env.STRATUS_DATA_DIR ?? './.stratus'),
       logger,
       timeoutMs: int('timeout-ms', 30_000),
-      memoryLimitMb: int('memory-mb', 512),
+      memoryLimitMb: int('memory-mb', 1024),
+      scriptOutbound: (flags['script-outbound'] ?? '').split(',').map((c) => c.trim()).filter(Boolean).map((c) => parseCidr(c, 'script-outbound')),
     });
+    for (const w of running.warnings) process.stderr.write(`stratus dev: warning: ${w}\n`);
     process.stdout.write(`stratus dev: listening on ${running.url}\n`);
     const stop = (signal: string) => {
       process.stdout.write(`stratus dev: ${signal}, stopping\n`);

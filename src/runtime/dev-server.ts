@@ -1,33 +1,38 @@
 /**
- * `stratus dev`: serves one edge script over HTTP. Each request goes to the script's worker thread
- * (script-host.ts); its `env` holds the configured buckets, stored in the data folder.
+ * `stratus dev`: serves one edge script on the same runtime as `stratus serve --edge` (workerd, its own bucket
+ * binding backed by the data folder's store). Every request, whatever its Host, runs the script.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { listenHttp } from '../shared/http-listener.js';
 import type { ListenAddress } from '../config/config.js';
+import type { ScriptBinding } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
-import { ScriptHost } from './script-host.js';
+import { openBucketStore } from '../store/index.js';
+import { DevCatalog } from './dev-catalog.js';
+import { EdgeRuntime } from './edge-runtime.js';
 import { loadScriptConfig, ScriptConfigError, type ScriptConfig } from './script-config.js';
 
 /** Options of {@link startDevServer}. */
 export interface DevServerOptions {
   /** The module script; may be omitted when the config file has `main`. */
   script?: string | undefined;
-  /** Path of the TOML or JSON config file. */
+  /** Path of the TOML, JSON or JSONC config file. */
   configFile?: string | undefined;
   /** An already validated config (instead of, or overriding, the file). */
   config?: ScriptConfig;
   http: ListenAddress;
   dataDir: string;
   logger: Logger;
+  /** CPU limit: longest the script may keep the runtime from answering, ms. Default 30000. */
   timeoutMs?: number;
+  /** Wall-time limit of a script's answer, ms (1102 page). Default none, as production. */
+  wallTimeoutMs?: number;
+  /** Memory limit of the runtime process, MiB. Default 1024. */
   memoryLimitMb?: number;
-  /** Plain-text variables on env. */
+  /** Plain-text variables on env (besides the config's `vars`). */
   vars?: Record<string, string>;
-  /** The worker entry module (tests pass a bundled build); default the compiled worker-main.js. */
-  workerUrl?: URL;
+  /** CIDRs the script may fetch besides public addresses. */
+  scriptOutbound?: string[];
 }
 
 /** A running dev server. */
@@ -35,11 +40,27 @@ export interface RunningDevServer {
   /** `http://host:port` */
   url: string;
   port: number;
-  host: ScriptHost;
+  runtime: EdgeRuntime;
+  /** Config warnings (unknown keys). */
+  warnings: string[];
   close(): Promise<void>;
 }
 
-/** Resolves the script and config, starts the script's worker, then listens. */
+/** The script could not be loaded (syntax error, missing module). */
+export class ScriptLoadError extends Error {
+  override name = 'ScriptLoadError';
+}
+
+function bindings(config: ScriptConfig, vars: Record<string, string>): ScriptBinding[] {
+  const out: ScriptBinding[] = [];
+  for (const [name, value] of Object.entries({ ...config.vars, ...vars })) {
+    out.push(typeof value === 'string' ? { type: 'plain_text', name, text: value } : { type: 'json', name, json: value });
+  }
+  for (const b of config.buckets) out.push({ type: 'r2_bucket', name: b.binding, bucketName: b.bucketName });
+  return out;
+}
+
+/** Resolves the script and config, starts the runtime on the listener and loads the script. */
 export async function startDevServer(opts: DevServerOptions): Promise<RunningDevServer> {
   const config: ScriptConfig = opts.config ?? (opts.configFile
     ? loadScriptConfig(opts.configFile)
@@ -49,30 +70,34 @@ export async function startDevServer(opts: DevServerOptions): Promise<RunningDev
   if (!fs.existsSync(script)) throw new ScriptConfigError(`script not found: ${script}`);
   fs.mkdirSync(opts.dataDir, { recursive: true });
 
-  const host = new ScriptHost({
-    setup: {
-      scriptUrl: pathToFileURL(script).href,
-      dataDir: opts.dataDir,
-      buckets: config.buckets,
-      compatibilityDate: config.compatibilityDate,
-      compatibilityFlags: config.compatibilityFlags,
-      vars: opts.vars ?? {},
-    },
-    logger: opts.logger.child({ component: 'runtime' }),
-    ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
-    ...(opts.memoryLimitMb !== undefined ? { memoryLimitMb: opts.memoryLimitMb } : {}),
-    ...(opts.workerUrl ? { workerUrl: opts.workerUrl } : {}),
+  const catalog = new DevCatalog({
+    name: config.name ?? path.basename(script).replace(/\.[^.]+$/, ''), main: script,
+    compatibilityDate: config.compatibilityDate, compatibilityFlags: config.compatibilityFlags, bindings: bindings(config, opts.vars ?? {}),
   });
-  await host.start();
-
-  const http = await listenHttp((req: Request) => host.fetch(req), opts.http);
+  const store = await openBucketStore({ dataDir: opts.dataDir });
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const runtime = new EdgeRuntime({
+    listen: opts.http, catalog, logger: opts.logger, exposeErrors: true,
+    bucketFor: (_account, name, options) => store.bucket(name, options),
+    cpuMs: timeoutMs, wallMs: opts.wallTimeoutMs ?? 0, memoryMb: opts.memoryLimitMb ?? 1024,
+    ...(opts.scriptOutbound ? { scriptOutbound: opts.scriptOutbound } : {}),
+  });
+  try {
+    await runtime.start();
+    await runtime.ensure(catalog.versionId).catch((err: Error) => { throw new ScriptLoadError(err.message); });
+  } catch (err) {
+    await runtime.close().catch(() => undefined);
+    await store.close();
+    throw err;
+  }
   return {
-    url: http.url,
-    port: http.port,
-    host,
+    url: runtime.url,
+    port: runtime.port,
+    runtime,
+    warnings: config.warnings ?? [],
     async close() {
-      await http.close();
-      await host.close();
+      await runtime.close();
+      await store.close();
     },
   };
 }

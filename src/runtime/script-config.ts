@@ -1,7 +1,10 @@
 /**
- * The edge-script configuration file, in the production tooling's shape (TOML or JSON):
- * `main`, `compatibility_date`, `compatibility_flags`, `store_buckets = [{ binding, bucket_name }]`.
- * Parsing is strict: every problem names the file and the key, e.g. `wrangler.toml: store_buckets[0].binding ...`.
+ * The edge-script configuration file, in the production tooling's shape (wrangler.toml, wrangler.json,
+ * wrangler.jsonc): `name`, `main`, `compatibility_date`, `compatibility_flags`, `vars`, and bucket bindings
+ * under production's `r2_buckets` or `store_buckets` (`[{ binding, bucket_name }]`). Keys only deploys use
+ * (`routes`, `workers_dev`, `account_id`, ...) are accepted; a key Stratus does not know is a warning naming
+ * it. A value of a known key that is wrong is an error naming the file and the key, e.g.
+ * `wrangler.toml: r2_buckets[0].binding ...`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,10 +19,15 @@ export interface BucketBinding {
 
 /** A validated script configuration. `main` is absolute (resolved against the config file's folder). */
 export interface ScriptConfig {
+  name?: string | undefined;
   main: string | undefined;
   compatibilityDate: string | undefined;
   compatibilityFlags: string[];
   buckets: BucketBinding[];
+  /** `[vars]`: strings become text bindings, other values JSON bindings (as production). */
+  vars?: Record<string, unknown>;
+  /** Keys Stratus does not know, one message each (printed as warnings). */
+  warnings?: string[];
 }
 
 /** A problem in the script configuration; the message names the file and the key. */
@@ -27,7 +35,14 @@ export class ScriptConfigError extends Error {
   override name = 'ScriptConfigError';
 }
 
-const KNOWN_KEYS = new Set(['name', 'main', 'compatibility_date', 'compatibility_flags', 'store_buckets']);
+const KNOWN_KEYS = new Set(['name', 'main', 'compatibility_date', 'compatibility_flags', 'store_buckets', 'r2_buckets', 'vars']);
+/** Keys of the production tooling that matter only to deploys or to its bundler: accepted, not used by `stratus dev`. */
+const DEPLOY_KEYS = new Set(['$schema', 'account_id', 'workers_dev', 'preview_urls', 'route', 'routes', 'env', 'triggers', 'usage_model',
+  'limits', 'placement', 'observability', 'logpush', 'tail_consumers', 'upload_source_maps', 'minify', 'keep_vars', 'send_metrics',
+  'build', 'rules', 'no_bundle', 'find_additional_modules', 'base_dir', 'preserve_file_names', 'keep_names', 'dev', 'site', 'assets',
+  'node_compat', 'define', 'alias', 'jsx_factory', 'jsx_fragment', 'tsconfig', 'legacy_env', 'first_party_worker', 'logfwdr',
+  'migrations', 'compliance_region', 'unsafe', 'wasm_modules', 'text_blobs', 'data_blobs', 'containers', 'secrets', 'python_modules']);
+const BUCKET_KEYS = new Set(['binding', 'bucket_name', 'preview_bucket_name', 'jurisdiction', 'experimental_remote', 'remote']);
 const JS_IDENTIFIER = /^[$_\p{ID_Start}][$\u200c\u200d\p{ID_Continue}]*$/u;
 const RESERVED = new Set(('break case catch class const continue debugger default delete do else enum export extends false finally for ' +
   'function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static ' +
@@ -55,10 +70,11 @@ export function loadScriptConfig(file: string): ScriptConfig {
     throw new ScriptConfigError(`${label}: cannot read ${file}: ${(err as Error).message}`);
   }
   let raw: unknown;
+  const json = file.endsWith('.json') || file.endsWith('.jsonc');
   try {
-    raw = file.endsWith('.json') ? JSON.parse(text) : parseToml(text);
+    raw = json ? JSON.parse(stripJsonComments(text)) : parseToml(text);
   } catch (err) {
-    throw new ScriptConfigError(`${label}: not valid ${file.endsWith('.json') ? 'JSON' : 'TOML'}: ${(err as Error).message}`);
+    throw new ScriptConfigError(`${label}: not valid ${json ? 'JSON' : 'TOML'}: ${(err as Error).message}`);
   }
   return validateScriptConfig(raw, label, path.dirname(path.resolve(file)));
 }
@@ -70,8 +86,20 @@ export function validateScriptConfig(raw: unknown, label: string, baseDir: strin
   };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('(top level)', 'must be a table/object');
   const obj = raw as Record<string, unknown>;
+  const warnings: string[] = [];
   for (const key of Object.keys(obj)) {
-    if (!KNOWN_KEYS.has(key)) fail(key, `is not a known key (known: ${[...KNOWN_KEYS].join(', ')})`);
+    if (!KNOWN_KEYS.has(key) && !DEPLOY_KEYS.has(key)) warnings.push(`${label}: ${key} is not a key Stratus knows; ignored`);
+  }
+  let name: string | undefined;
+  if (obj.name !== undefined) {
+    if (typeof obj.name !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,62}$/i.test(obj.name)) fail('name', `must be a script name (letters, digits, - and _), got ${JSON.stringify(obj.name)}`);
+    name = obj.name as string;
+  }
+  let vars: Record<string, unknown> | undefined;
+  if (obj.vars !== undefined) {
+    if (typeof obj.vars !== 'object' || obj.vars === null || Array.isArray(obj.vars)) fail('vars', 'must be a table of names and values');
+    for (const key of Object.keys(obj.vars as object)) if (!isJsIdentifier(key)) fail(`vars.${key}`, 'must be a valid JavaScript identifier');
+    vars = obj.vars as Record<string, unknown>;
   }
   let main: string | undefined;
   if (obj.main !== undefined) {
@@ -96,15 +124,16 @@ export function validateScriptConfig(raw: unknown, label: string, baseDir: strin
     });
   }
   const buckets: BucketBinding[] = [];
-  if (obj.store_buckets !== undefined) {
-    if (!Array.isArray(obj.store_buckets)) fail('store_buckets', 'must be an array of { binding, bucket_name } tables');
-    const seen = new Set<string>();
-    (obj.store_buckets as unknown[]).forEach((entry, i) => {
-      const at = `store_buckets[${i}]`;
+  const seen = new Set<string>(Object.keys(vars ?? {}));
+  for (const list of ['r2_buckets', 'store_buckets'] as const) {
+    if (obj[list] === undefined) continue;
+    if (!Array.isArray(obj[list])) fail(list, 'must be an array of { binding, bucket_name } tables');
+    (obj[list] as unknown[]).forEach((entry, i) => {
+      const at = `${list}[${i}]`;
       if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) fail(at, 'must be a table with binding and bucket_name');
       const e = entry as Record<string, unknown>;
       for (const key of Object.keys(e)) {
-        if (key !== 'binding' && key !== 'bucket_name') fail(`${at}.${key}`, 'is not a known key (known: binding, bucket_name)');
+        if (!BUCKET_KEYS.has(key)) warnings.push(`${label}: ${at}.${key} is not a key Stratus knows; ignored`);
       }
       if (typeof e.binding !== 'string' || !isJsIdentifier(e.binding)) {
         fail(`${at}.binding`, `must be a valid JavaScript identifier, got ${JSON.stringify(e.binding)}`);
@@ -117,5 +146,30 @@ export function validateScriptConfig(raw: unknown, label: string, baseDir: strin
       buckets.push({ binding: e.binding as string, bucketName: e.bucket_name as string });
     });
   }
-  return { main, compatibilityDate, compatibilityFlags, buckets };
+  return { name, main, compatibilityDate, compatibilityFlags, buckets, ...(vars ? { vars } : {}), warnings };
+}
+
+/** JSONC to JSON: drops // and /* *\/ comments and trailing commas outside strings. */
+export function stripJsonComments(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') {
+      const start = i;
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      out += text.slice(start, i + 1);
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+    } else if (c === '/' && text[i + 1] === '*') {
+      i = text.indexOf('*/', i + 2);
+      if (i < 0) break;
+      i++;
+    } else if (c === ',' && /^\s*[}\]]/.test(text.slice(i + 1, i + 200))) {
+      // a trailing comma: dropped
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }

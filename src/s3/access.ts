@@ -5,7 +5,7 @@
  * Storage Read/Write on an account, object operations the Bucket Item groups on the bucket (or the account
  * groups); a copy also needs to read its source bucket. A refusal is `AccessDenied` (403).
  */
-import type { S3Need, S3Request } from './context.js';
+import type { S3Need, S3Principal, S3Request } from './context.js';
 import { S3Error } from './errors.js';
 
 const BUCKETS_READ = new Set(['ListBuckets']);
@@ -27,21 +27,46 @@ export function needsOf(r: S3Request, operation: string): S3Need[] {
   return needs;
 }
 
-/** Refuses the request when its key may not do what the operation needs. */
+/** Refuses the request when its key may not do what the operation needs in the request's account. */
 export function authorizeOperation(r: S3Request, operation: string): void {
-  const may = r.principal.may;
+  const { may, reaches } = r.principal;
   if (!may) return;
-  if (!needsOf(r, operation).every((need) => may(need))) throw new S3Error('AccessDenied', 'Access Denied', 403);
+  if (!needsOf(r, operation).every((need) => may(need, r.accountId))) throw new S3Error('AccessDenied', 'Access Denied', 403);
+  if (!reaches || operation === 'ListBuckets') return;
+  const listPrefix = r.key === undefined ? r.query.get('prefix') ?? '' : undefined;
+  const source = copySource(r.headers.get('x-amz-copy-source'));
+  const sourceReached = source === undefined || reaches(source.bucket, source.key, undefined);
+  if (!reaches(r.bucket, r.key, listPrefix) || !sourceReached) throw new S3Error('AccessDenied', 'Access Denied', 403);
+}
+
+/**
+ * The account a request acts in: the one its host names, else the key's own (the first it acts for; the
+ * instance's default account for the instance's key pair). A host naming an account the key does not act
+ * for is AccessDenied, the same for an account that exists and one that does not.
+ */
+export function requestAccount(principal: S3Principal, hostAccount: string | undefined, defaultAccountId: string): string {
+  const accounts = principal.accountIds ?? [defaultAccountId];
+  if (hostAccount === undefined) {
+    if (accounts.length === 0) throw new S3Error('AccessDenied', 'Access Denied', 403);
+    return accounts[0]!;
+  }
+  if (!accounts.includes(hostAccount)) throw new S3Error('AccessDenied', 'Access Denied', 403);
+  return hostAccount;
 }
 
 /** The bucket named by `x-amz-copy-source` (`[/]bucket/key[?versionId=…]`, URL-encoded). */
 function copySourceBucket(header: string | null): string | undefined {
+  return copySource(header)?.bucket;
+}
+
+/** Bucket and key named by `x-amz-copy-source`. */
+function copySource(header: string | null): { bucket: string; key: string } | undefined {
   if (header === null) return undefined;
-  const path = header.startsWith('/') ? header.slice(1) : header;
+  const path = (header.startsWith('/') ? header.slice(1) : header).replace(/\?.*$/, '');
   const slash = path.indexOf('/');
   if (slash <= 0) return undefined;
   try {
-    return decodeURIComponent(path.slice(0, slash));
+    return { bucket: decodeURIComponent(path.slice(0, slash)), key: decodeURIComponent(path.slice(slash + 1)) };
   } catch {
     return undefined;
   }

@@ -31,3 +31,18 @@ describe('bucketFromHost', () => {
     expect(bucketFromHost('photos.s3.example.com', undefined)).toBeUndefined();
   });
 });
+
+describe('accounts in the host', () => {
+  const acct = '0123456789abcdef0123456789abcdef';
+  it('reads <account>.<domain> as path-style in that account, <bucket>.<account>.<domain> as virtual-hosted', () => {
+    expect(addressOf(`${acct}.s3.example.com`, '/photos/a.txt', 's3.example.com')).toEqual({ account: acct, bucket: 'photos', key: 'a.txt', style: 'path' });
+    expect(addressOf(`${acct}.s3.example.com`, '/', 's3.example.com')).toEqual({ account: acct, bucket: undefined, key: undefined, style: 'path' });
+    expect(addressOf(`photos.${acct}.s3.example.com`, '/a.txt', 's3.example.com')).toEqual({ account: acct, bucket: 'photos', key: 'a.txt', style: 'virtual-hosted' });
+    expect(addressOf(`Photos.${acct.toUpperCase()}.S3.example.com`, '/', 's3.example.com')).toEqual({ account: acct, bucket: 'photos', key: undefined, style: 'virtual-hosted' });
+  });
+  it('leaves other labels to be bucket names', () => {
+    expect(addressOf(`${acct.slice(1)}.s3.example.com`, '/k', 's3.example.com')).toEqual({ bucket: acct.slice(1), key: 'k', style: 'virtual-hosted' });
+    expect(addressOf(`${acct}x.s3.example.com`, '/k', 's3.example.com')).toEqual({ bucket: `${acct}x`, key: 'k', style: 'virtual-hosted' });
+    expect(addressOf(`${acct}.s3.example.com`, '/k', undefined)).toEqual({ bucket: 'k', key: undefined, style: 'path' });
+  });
+});

@@ -4,6 +4,7 @@
  * `code`, and its client-side TypeError/RangeError) are translated by {@link toS3Error}.
  */
 import { StoreCodes } from '../store/errors.js';
+import { asFault, RETRY_AFTER_SECONDS, StorageFullError } from '../shared/faults.js';
 import { xmlDocument } from './xml.js';
 
 /** An error answered as `<Error><Code>…</Code><Message>…</Message>…</Error>`. */
@@ -56,6 +57,8 @@ function bindingMessage(message: string): string {
  */
 export function toS3Error(err: unknown): S3Error {
   if (err instanceof S3Error) return err;
+  const fault = faultToS3Error(err);
+  if (fault) return fault;
   const code = (err as { code?: unknown } | null)?.code;
   if (err instanceof Error && typeof code === 'number') {
     const known = BY_BINDING_CODE.get(code);
@@ -65,9 +68,31 @@ export function toS3Error(err: unknown): S3Error {
   throw err;
 }
 
+/**
+ * A backing-store fault as S3 answers it: 503 `ServiceUnavailable` while a store is away (the SDKs retry it
+ * with backoff; the edge adds `Retry-After`), 507 `InsufficientStorage` when the disk is full (not retried).
+ */
+export function faultToS3Error(err: unknown): S3Error | undefined {
+  const fault = asFault(err, 'database');
+  if (!fault) return undefined;
+  return fault instanceof StorageFullError
+    ? new S3Error('InsufficientStorage', fault.message, 507)
+    : new S3Error('ServiceUnavailable', fault.message, 503);
+}
+
 /** The XML error response. HEAD responses carry no body, as S3 does. */
 export function errorResponse(err: S3Error, resource: string, requestId: string, head = false): Response {
   const body = xmlDocument('Error', { Code: err.code, Message: err.message, ...err.extra, Resource: resource, RequestId: requestId });
   const headers = new Headers({ 'content-type': 'application/xml', 'x-amz-request-id': requestId });
+  if (err.status === 503) headers.set('retry-after', String(RETRY_AFTER_SECONDS));
   return new Response(head ? null : body, { status: err.status, headers });
+}
+
+/** The S3 answer to a request Node's HTTP parser refused (`shared/http-listener.ts`), as an S3 error document. */
+export function s3ParserError(status: number): { contentType: string; body: string } {
+  const [code, message] = status === 431
+    ? ['RequestHeaderSectionTooLarge', 'Your request header section exceeds the maximum allowed size.']
+    : status === 408 ? ['RequestTimeout', 'Your socket connection to the server was not read from or written to within the timeout period.']
+      : ['InvalidRequest', 'The request is not valid HTTP: a header holds a byte that no header may hold, or the request line is malformed.'];
+  return { contentType: 'application/xml', body: xmlDocument('Error', { Code: code, Message: message }) };
 }

@@ -89,7 +89,8 @@ export function ssecKeyFrom(headers: Headers, of: 'object' | 'copy-source' = 'ob
   if (algorithm === null && key === null && keyMd5 === null) return undefined;
   if (algorithm !== 'AES256') throw new S3Error('InvalidEncryptionAlgorithmError', 'The Encryption request you specified is not valid. Supported value: AES256.', 400);
   const bytes = key === null ? Buffer.alloc(0) : Buffer.from(key, 'base64');
-  if (bytes.length !== 32) throw new S3Error('InvalidArgument', 'The secret key was invalid for the specified algorithm.', 400);
+  // Node's decoder skips what follows padding or is not base64; only the canonical form of 32 bytes is a key.
+  if (bytes.length !== 32 || bytes.toString('base64') !== key) throw new S3Error('InvalidArgument', 'The secret key was invalid for the specified algorithm.', 400);
   // S3 requires the key's MD5 (every SDK sends it), so a key damaged on the way is caught.
   if (keyMd5 === null) throw new S3Error('InvalidArgument', 'Requests specifying Server Side Encryption with Customer provided keys must provide the client calculated MD5 of the secret key.', 400);
   const digest = createHash('md5').update(bytes).digest('base64');

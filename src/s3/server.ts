@@ -4,9 +4,11 @@ import type { BucketStore } from '../store/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { Clock } from '../shared/clock.js';
 import { createS3Handler } from './app.js';
+import { s3ParserError } from './errors.js';
 import { listenHttp, type HttpListener } from '../shared/http-listener.js';
 import type { S3Credentials } from './credentials.js';
 import type { S3Principal } from './context.js';
+import type { TempCredentials } from './temp-credentials.js';
 
 /** A running S3 listener. */
 export type RunningS3 = HttpListener;
@@ -15,10 +17,14 @@ export type RunningS3 = HttpListener;
 export interface S3ServerOptions {
   listen: ListenAddress;
   store: BucketStore;
-  /** The instance's own key pair (may do everything). */
+  /** The instance's own key pair (may do everything in the admin's account). */
   credentials: S3Credentials;
+  /** The admin's account: the instance key pair acts for it. */
+  adminAccountId: string;
+  /** Temporary credentials (`temp-credentials.ts`): requests carrying a session token. */
+  tempCredentials?: TempCredentials;
   /** Key pairs derived from API tokens (`TokensService.s3Principal`), when the v4 API's tokens are served too. */
-  tokenPrincipal?: (accessKeyId: string) => Promise<S3Principal | undefined>;
+  tokenPrincipal?: (accessKeyId: string, fresh?: boolean) => Promise<S3Principal | undefined>;
   region: string;
   domain?: string | undefined;
   logger: Logger;
@@ -30,11 +36,16 @@ export async function startS3Server(opts: S3ServerOptions): Promise<RunningS3> {
   const { credentials } = opts;
   const handler = createS3Handler({
     store: opts.store,
-    principalFor: async (id) => (id === credentials.accessKeyId ? { secret: credentials.secretAccessKey } : opts.tokenPrincipal?.(id)),
+    defaultAccountId: opts.adminAccountId,
+    principalFor: async (id, session, fresh) => {
+      if (id === credentials.accessKeyId) return { secret: credentials.secretAccessKey };
+      if (session !== undefined) return opts.tempCredentials?.principal(id, session);
+      return opts.tokenPrincipal?.(id, fresh);
+    },
     logger: opts.logger.child({ component: 's3' }),
     region: opts.region,
     domain: opts.domain,
     now: () => opts.clock.now(),
   });
-  return listenHttp(handler, opts.listen, undefined, true);
+  return listenHttp(handler, opts.listen, { parserError: s3ParserError, ignoreUnknownExpect: true });
 }

@@ -175,8 +175,37 @@ export function verifySigV4(
     AWSAccessKeyId: parsed.accessKeyId,
     StringToSign: first!.stringToSign,
     SignatureProvided: parsed.signature,
-    CanonicalRequest: first!.canonical,
+    CanonicalRequest: withoutKeys(first!.canonical),
   });
+}
+
+/** Signed headers and query parameters whose values are keys: never shown in an error document. */
+const KEY_FIELDS = /^(x-amz-server-side-encryption-customer-key|x-amz-copy-source-server-side-encryption-customer-key|x-amz-security-token)$/i;
+
+/**
+ * The canonical request of a `SignatureDoesNotMatch` answer with the values of SSE-C keys and session tokens
+ * replaced by `[redacted]` (S3 shows them; Stratus never puts a key in an error body). Their MD5 headers stay.
+ */
+export function withoutKeys(canonical: string): string {
+  const lines = canonical.split('\n');
+  return lines.map((line, i) => {
+    if (i === 2) {
+      return line.split('&').map((pair) => {
+        const eq = pair.indexOf('=');
+        return eq > 0 && KEY_FIELDS.test(decodeURIComponentSafe(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=[redacted]` : pair;
+      }).join('&');
+    }
+    const colon = line.indexOf(':');
+    return i > 2 && colon > 0 && KEY_FIELDS.test(line.slice(0, colon)) ? `${line.slice(0, colon)}:[redacted]` : line;
+  }).join('\n');
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 interface ParsedAuth {
@@ -283,6 +312,8 @@ function parsePresigned(query: Map<string, string>, headers: Headers, now: Date)
 }
 
 function parseCredential(value: string, fail: (why: string) => S3AuthError) {
+  // Never echo a control byte into an error document (XML cannot carry most of them).
+  if (/[\x00-\x1f\x7f]/.test(value)) throw fail('the Credential holds a control character.');
   const parts = value.split('/');
   const [accessKeyId, date, region, service, terminal] = parts;
   if (parts.length !== 5 || parts.some((p) => p === '')) {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { errorCatalogue, renderErrorsMarkdown } from './error-codes.js';
 import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
 import { ZONEFILE_CODES } from '../zones/zonefile/errors.js';
+import { WORKERS_CODES } from '../scripts/errors.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const docPath = path.join(root, 'docs/errors.md');
@@ -32,13 +33,13 @@ describe('error catalogue', () => {
   it('lists every code thrown by the API, accounts and zones sources and every lifecycle, zone-file and batch code', () => {
     const known = new Set(errorCatalogue().map((c) => c.code));
     const thrown = new Set<number>();
-    for (const dir of ['src/api', 'src/zones', 'src/accounts']) {
+    for (const dir of ['src/api', 'src/zones', 'src/accounts', 'src/scripts']) {
       for (const file of sources(path.join(root, dir))) {
         const text = fs.readFileSync(file, 'utf8');
         for (const m of text.matchAll(/(?:new AppError\(|\.add\(|code: )(\d{4,5})\b/g)) thrown.add(Number(m[1]));
       }
     }
-    for (const code of [...Object.values(LIFECYCLE_CODES), ...Object.values(ZONEFILE_CODES)]) thrown.add(code);
+    for (const code of [...Object.values(LIFECYCLE_CODES), ...Object.values(ZONEFILE_CODES), ...Object.values(WORKERS_CODES)]) thrown.add(code);
     expect(thrown.size).toBeGreaterThan(20);
     expect([...thrown].filter((c) => !known.has(c))).toEqual([]);
   });

@@ -11,6 +11,10 @@
 import * as recordProblems from '../dns/record-types/errors.js';
 import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
 import { ZONEFILE_CODES } from '../zones/zonefile/errors.js';
+import { STORAGE_FULL_CODE, UNAVAILABLE_CODE } from './faults.js';
+import { R2_CODES } from '../api/r2/errors.js';
+import { StoreCodes } from '../store/errors.js';
+import { WORKERS_CODES } from '../scripts/errors.js';
 
 /** One catalogued code. */
 export interface CatalogueEntry {
@@ -31,7 +35,9 @@ const e = (code: number, status: number, message: string, when: string, source: 
 const API_CODES: CatalogueEntry[] = [
   e(1000, 401, 'Invalid API Token', 'GET /user/tokens/verify (or /accounts/:account_id/tokens/verify) without a token of that owner'),
   e(1004, 400, 'DNS Validation Error', 'record create/update validation failed; before api date 2024-10-01 it wraps the root causes in `error_chain`'),
-  e(1061, 400, '<name> already exists', 'POST /zones with the name of an existing zone (of any account)'),
+  e(1061, 400, '<name> already exists', 'POST /zones with the name of a zone the same account already has (a name another account has gives a `pending` zone, not an error)'),
+  e(1093, 400, 'This zone cannot be added at this time: <name> is reserved by this Stratus instance. Please contact its operator.', 'POST /zones for the domain of the instance\'s name servers, a listener\'s name (S3 domain) or a name below them, unless allowed by `--zone-name-allow`'),
+  e(1099, 400, 'We were unable to identify <name> as a registered domain. Please ensure you are providing the root domain and not any subdomains (e.g., example.com, not subdomain.example.com)', 'POST /zones for a top-level domain or a public suffix (Public Suffix List, both sections; `arpa`, `in-addr.arpa`, `ip6.arpa` themselves), unless allowed by `--zone-name-allow`'),
   e(1100, 400, 'Invalid zone name …', 'POST /zones without a valid `name`', 'stratus'),
   e(1101, 400, 'Invalid or unknown account …', 'POST /zones without `account.id`, or with an account the caller is not a member of', 'stratus'),
   e(1102, 400, 'Invalid zone type …', 'POST /zones with `type` other than full, partial, secondary', 'stratus'),
@@ -43,14 +49,19 @@ const API_CODES: CatalogueEntry[] = [
   e(1110, 400, 'Invalid proxied …: expected true or false', '`proxied` that is not a boolean', 'stratus'),
   e(1111, 400, 'settings … (unknown setting, not a boolean, flatten_cname on a non-CNAME)', 'invalid `settings` object', 'stratus'),
   e(1112, 400, 'Other records exist at <name>; an NS record below the apex delegates its name …', 'creating NS below the apex where records of other types exist', 'stratus'),
+  e(1114, 400, 'Invalid hold_after / include_subdomains …', 'zone hold: `hold_after` that is not an RFC 3339 date-time, `include_subdomains` that is not a boolean', 'stratus'),
   e(1113, 400, 'Invalid account name / type / settings …', 'POST /accounts without a `name` of 1 to 100 characters, with a `type` other than standard or enterprise, or with `settings` that is not an object', 'stratus'),
   e(1120, 0, 'Zone <name> has no A, AAAA or CNAME record; every zone needs at least one record that resolves a name to an address.', 'notice in `messages` of a record list and of GET dns_settings for a zone without an address record', 'stratus'),
+  e(1199, 400, '<what> already exists …', 'a write that lost a race on a unique key without a more specific code (users, tokens, accounts): a concurrent request created the same object first (`db/unique-violation.ts`)', 'stratus'),
   e(1150, 400, 'Invalid policies / name / condition / not_before / expires_on / status …', 'a token body (POST or PUT …/tokens) with a bad field: unknown permission group, unknown resource key, a zone or account that is not the owner\'s, a bad CIDR, expires_on not after not_before', 'stratus'),
+  e(1428, 400, 'The zone name provided is subject to a hold which disallows the creation of this zone. Please contact the domain owner to have this hold removed.', 'POST /zones for a name another account\'s active zone holds (`/zones/:zone_id/hold`; below it with `include_subdomains`)'),
   e(6003, 400, 'Invalid request headers', 'malformed auth headers (chain: 6102, 6103, 6111) and other header problems (chain: 6120, 6121)'),
   e(6007, 400, 'Malformed JSON in request body', 'a request body that is not JSON (an empty body counts as `{}`)'),
   e(6102, 0, 'Invalid format for X-Auth-Email header', 'in `error_chain` of 6003; also by `stratus user add` for a bad e-mail'),
   e(6103, 0, 'Invalid format for X-Auth-Key header', 'in `error_chain` of 6003; also by `stratus user add` for a bad key'),
   e(6111, 0, 'Invalid format for Authorization header', 'in `error_chain` of 6003: an Authorization header that is not `Bearer <token>`'),
+  e(6130, 400, 'Request body nested too deeply: at most <max> levels of arrays and objects are accepted', 'a JSON body nesting arrays and objects deeper than 64 levels (checked before parsing)', 'stratus'),
+  e(6131, 413, 'Request body too large: at most <limit> bytes are accepted', 'a v4 request body over `--api-body-limit` (default 100 MB, production\'s limit): refused from its Content-Length before it is read, or as soon as a chunked body passes it', 'stratus'),
   e(7000, 404, 'No route for that URI', 'unknown path'),
   e(7003, 404, 'Could not route to <path>, perhaps your object identifier is invalid?', 'unknown, malformed or foreign zone id (and account id): the same answer whether or not the object exists'),
   e(9004, 400, 'This record type cannot be proxied.', '`proxied: true` on a type other than A, AAAA, CNAME'),
@@ -94,6 +105,41 @@ const ZONEFILE_ENTRIES: CatalogueEntry[] = [
   e(ZONEFILE_CODES.batchTooLarge, 400, 'The batch has <n> operations; at most <max> are allowed per request.', 'batch: more operations than plan.recordsPerBatch', 'stratus'),
 ];
 
+/** Faults of the backing stores (shared/faults.ts; docs/operations.md). */
+const FAULT_ENTRIES: CatalogueEntry[] = [
+  e(UNAVAILABLE_CODE, 503, 'Service temporarily unavailable: the database cannot be reached. Retry in a few seconds.', 'the database (or the S3 blob store) cannot be reached: refused, cut, not answering within --database-timeout, restarting; with `Retry-After: 5`. Nothing was changed, except that a write whose commit was cut may have been applied (its outcome is unknown)', 'stratus'),
+  e(STORAGE_FULL_CODE, 507, 'Insufficient storage: the server\'s disk is full, nothing was changed. Retry once space is freed.', 'a write while the disk of the embedded store (SQLite, blob files) or of PostgreSQL is full; reads keep working', 'stratus'),
+];
+
+/** Codes of the v4 bucket routes (owned by api/r2/). */
+const R2_ENTRIES: CatalogueEntry[] = [
+  e(R2_CODES.bucketExists, 409, 'The bucket you tried to create already exists, and you own it.', 'POST /accounts/:account_id/r2/buckets with the name of a bucket of that account (names are per account)'),
+  e(R2_CODES.invalidBucketName, 400, 'The specified bucket name is not valid.', 'a bucket name that is not 3 to 63 lowercase letters, digits and hyphens, starting and ending with a letter or digit'),
+  e(R2_CODES.noSuchBucket, 404, 'The specified bucket does not exist.', 'a bucket the account does not have (another account\'s bucket looks the same)'),
+  e(R2_CODES.noSuchKey, 404, 'The specified key does not exist.', 'GET or DELETE of a missing object through …/r2/buckets/:bucket_name/objects/:key'),
+  e(R2_CODES.bucketNotEmpty, 409, 'The bucket you tried to delete is not empty.', 'DELETE of a bucket holding objects or a multipart upload in progress'),
+  e(R2_CODES.invalidArgument, 400, '<what is wrong>', 'a bucket route body or header that does not validate: storage class, location hint, jurisdiction other than default, CORS or lifecycle rules, list parameters, temporary credentials', 'stratus'),
+  e(R2_CODES.noCors, 404, 'The CORS configuration does not exist.', 'GET …/r2/buckets/:bucket_name/cors of a bucket without rules', 'stratus'),
+  // The binding's own codes, answered as they are by the v4 object routes (…/r2/buckets/:bucket_name/objects).
+  ...Object.values(StoreCodes).map((c) => e(c.code, c.status, c.message, 'an object route whose bucket operation failed with this binding error')),
+];
+
+/** Workers codes (owned by scripts/: scripts, versions, deployments, secrets, routes, subdomains). */
+const WORKERS_ENTRIES: CatalogueEntry[] = [
+  e(WORKERS_CODES.scriptNotFound, 404, 'This Worker does not exist on your account.', 'a script (or its version, deployment) that is not in the path\'s account; also GET …/workers/subdomain when the account has none (wrangler then offers to register one)'),
+  e(WORKERS_CODES.invalidName, 400, 'Invalid Worker name …', 'a script name that is not 1 to 63 lowercase letters, digits, "-" or "_"', 'stratus'),
+  e(WORKERS_CODES.duplicateRoute, 400, 'A route with the pattern … already exists in this zone. / The route … is already assigned to …', 'creating a route whose pattern the zone already has; PUT …/scripts/:name/routes with a pattern of another script', 'stratus'),
+  e(WORKERS_CODES.validation, 400, 'binding <name> of type <type> … / metadata.… / Module "<name>" …', 'a script upload that fails validation: an unsupported binding type (named), a bucket that does not exist, a missing main module, a module content type Stratus does not load, a compatibility date in the future, Service Worker syntax'),
+  e(WORKERS_CODES.invalidRoute, 400, 'Invalid route pattern …', 'a route pattern that is not valid (infix wildcard, query, port) or not inside its zone; a custom domain route', 'stratus'),
+  e(WORKERS_CODES.tooLarge, 400, 'Your Worker exceeded the size limit of 32 MiB', 'modules (source maps included) over 32 MiB; 413 when the whole body is larger', 'stratus'),
+  e(WORKERS_CODES.routeNotFound, 404, 'Route not found', 'an unknown route id of the zone', 'stratus'),
+  e(WORKERS_CODES.subdomainUnavailable, 400, 'Subdomain <name> is unavailable.', 'PUT …/workers/subdomain (or GET …/workers/subdomains/:name) with a subdomain another account holds'),
+  e(WORKERS_CODES.invalidSubdomain, 400, 'Invalid subdomain …', 'a workers subdomain that is not a DNS label', 'stratus'),
+  e(WORKERS_CODES.secretNotFound, 404, 'Secret <name> does not exist on this Worker.', 'GET or DELETE of a secret the Worker does not have', 'stratus'),
+  e(WORKERS_CODES.invalidDeployment, 400, 'versions must list …', 'a deployment body with bad versions or percentages that do not add up to 100', 'stratus'),
+  e(WORKERS_CODES.versionNotDeployed, 400, 'Secret edit failed: the latest version of this Worker is not the deployed one. …', 'a secret change while the latest version is not the one deployed at 100%'),
+];
+
 /** Record name and value problems (dns/record-types/errors.ts); status 400, or a `messages` warning. */
 function recordProblemEntries(): CatalogueEntry[] {
   const out: CatalogueEntry[] = [];
@@ -110,7 +156,7 @@ function recordProblemEntries(): CatalogueEntry[] {
 /** The whole catalogue, sorted by code (one entry per code). */
 export function errorCatalogue(): CatalogueEntry[] {
   const byCode = new Map<number, CatalogueEntry>();
-  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...ZONEFILE_ENTRIES, ...recordProblemEntries()]) {
+  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...ZONEFILE_ENTRIES, ...FAULT_ENTRIES, ...R2_ENTRIES, ...WORKERS_ENTRIES, ...recordProblemEntries()]) {
     if (!byCode.has(entry.code)) byCode.set(entry.code, entry);
   }
   return [...byCode.values()].sort((a, b) => a.code - b.code);

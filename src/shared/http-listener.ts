@@ -1,6 +1,6 @@
 /** Starts a web-standard fetch handler on an HTTP listener (`@hono/node-server`) and reports where it listens. */
-import type { AddressInfo } from 'node:net';
-import type { ServerOptions } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
 
 /** A running HTTP listener. */
@@ -8,28 +8,99 @@ export interface HttpListener {
   /** `http://host:port` (IPv6 hosts in brackets). */
   url: string;
   port: number;
-  /** Stops accepting connections and waits for requests in flight (Node closes idle keep-alive connections). */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections and waits for the requests in flight; keep-alive connections are closed as
+   * soon as they are idle. After `graceMs` (default: no limit) the connections still open are closed.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** How often a closing listener closes the keep-alive connections that became idle. */
+const IDLE_SWEEP_MS = 50;
+/** The answer to a request Node's HTTP parser refused (bad bytes in a header, headers too large…). */
+export interface ParserErrorAnswer {
+  contentType: string;
+  body: string;
+}
+
+/** Options of {@link listenHttp}. */
+export interface ListenOptions {
+  serverOptions?: ServerOptions;
+  /**
+   * The body of the answer when Node's parser refuses a request (status 400, 431 for headers too large, 408
+   * on a timeout), in the interface's format; the default is Node's bare status line. The request's bytes
+   * are never echoed.
+   */
+  parserError?: (status: number) => ParserErrorAnswer;
+  /**
+   * Decides a request that sent `Expect: 100-continue` before its body is sent: an answer refuses it (the
+   * client never uploads the body); undefined lets it continue as usual (Node's default sends 100 Continue).
+   */
+  beforeContinue?: (req: IncomingMessage) => (ParserErrorAnswer & { status: number }) | undefined;
+  /** Serve requests whose `Expect` is not `100-continue` as if it were absent (S3 does) instead of Node's 417. */
+  ignoreUnknownExpect?: boolean;
 }
 
 /** Listens on `host:port` (port 0 picks a free one); rejects when the address cannot be bound. */
 export async function listenHttp(
-  fetch: (req: Request) => Response | Promise<Response>,
+  fetch: (req: Request, env?: unknown) => Response | Promise<Response>,
   listen: { host: string; port: number },
-  serverOptions?: ServerOptions,
-  /** Serve requests whose `Expect` is not `100-continue` as if it were absent (S3 does) instead of Node's 417. */
-  ignoreUnknownExpect = false,
+  options: ServerOptions | ListenOptions = {},
 ): Promise<HttpListener> {
+  const opts: ListenOptions = 'serverOptions' in options || 'parserError' in options || 'beforeContinue' in options || 'ignoreUnknownExpect' in options
+    ? options as ListenOptions : { serverOptions: options as ServerOptions };
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch, hostname: listen.host, port: listen.port, ...(serverOptions ? { serverOptions } : {}) }, () => resolve(s));
+    const s = serve({ fetch, hostname: listen.host, port: listen.port, ...(opts.serverOptions ? { serverOptions: opts.serverOptions } : {}) }, () => resolve(s));
     s.once('error', reject);
   });
-  if (ignoreUnknownExpect) server.on('checkExpectation', (req, res) => server.emit('request', req, res));
+  if (opts.ignoreUnknownExpect) server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
+  const answer = opts.parserError;
+  if (answer) server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerParserError(err, socket, answer));
+  const decide = opts.beforeContinue;
+  if (decide) {
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      const refusal = decide(req);
+      if (!refusal) {
+        res.writeContinue();
+        server.emit('request', req, res);
+        return;
+      }
+      res.writeHead(refusal.status, { 'content-type': refusal.contentType, 'content-length': Buffer.byteLength(refusal.body), connection: 'close' });
+      res.end(refusal.body);
+    });
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${address.port}`,
     port: address.port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: (graceMs) => (closing ??= closeGracefully(server as Server, graceMs)),
   };
+}
+
+/** server.close(), then idle connections closed as they appear, and every connection once `graceMs` is over. */
+function closeGracefully(server: Server, graceMs: number | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+    const deadline = graceMs === undefined ? undefined : setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearInterval(sweep);
+      if (deadline) clearTimeout(deadline);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** Answers a request the parser refused as Node would (same statuses), with a body in the interface's format. */
+function answerParserError(err: NodeJS.ErrnoException, socket: Socket, answer: (status: number) => ParserErrorAnswer): void {
+  const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (err.code === 'ECONNRESET' || !socket.writable || started) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const { contentType, body } = answer(status);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

@@ -5,6 +5,7 @@ import type { Collector } from './gc.js';
 import type { BlobStore, MetadataStore } from './ports.js';
 import { fail } from './errors.js';
 import type { StorageClass } from './types.js';
+import type { FaultReporter } from '../shared/faults.js';
 
 /** Shared services of an open store. */
 export interface StoreContext {
@@ -13,6 +14,8 @@ export interface StoreContext {
   clock: Clock;
   logger: Logger;
   collector: Collector;
+  /** Told of faults of the local disk (full, I/O errors) and of the next successful write. */
+  health: FaultReporter;
 }
 
 /** Settings of one bound bucket, resolved from its BucketOptions. */

@@ -4,6 +4,7 @@
  * (an AppError with a stable code) and `toBindingError` renders them at the binding boundary.
  */
 import { AppError } from '../shared/errors.js';
+import { StorageFullError, UnavailableError } from '../shared/faults.js';
 
 /** The binding's v4 codes with their exact messages (reference §9). */
 export const StoreCodes = {
@@ -17,6 +18,7 @@ export const StoreCodes = {
   InvalidArgument: { code: 10029, status: 400, message: 'Metadata missing or invalid' },
   BadDigest: { code: 10037, status: 400, message: 'The checksum you specified did not match what we received.' },
   InvalidRange: { code: 10039, status: 416, message: 'The requested range is not satisfiable' },
+  ServiceUnavailable: { code: 10043, status: 503, message: 'Service temporarily unavailable. Please try again.' },
   BadUpload: { code: 10048, status: 400, message: 'There was a problem with the multipart upload.' },
   EntityTooLarge: { code: 100100, status: 400, message: 'Your proposed upload exceeds the maximum allowed object size.' },
 } as const;
@@ -67,6 +69,12 @@ export function toBindingError(action: StoreAction, err: unknown): Error {
   if (err instanceof StoreServiceError) {
     const out = new Error(`${action}: ${err.message} (${err.code})`);
     Object.defineProperty(out, 'code', { value: err.code, enumerable: false });
+    return out;
+  }
+  if (err instanceof UnavailableError || err instanceof StorageFullError) {
+    // A backing store is away or the disk is full: 10043 ServiceUnavailable, with the fault as the cause.
+    const out = new Error(`${action}: ${err.message} (${StoreCodes.ServiceUnavailable.code})`, { cause: err });
+    Object.defineProperty(out, 'code', { value: StoreCodes.ServiceUnavailable.code, enumerable: false });
     return out;
   }
   if (isClientError(err)) return err as Error;

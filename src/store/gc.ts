@@ -10,6 +10,8 @@ import type { Logger } from '../shared/logger.js';
 import type { Clock } from '../shared/clock.js';
 import type { BlobStore, MetadataStore } from './ports.js';
 import type { SweepReport } from './types.js';
+import { faultOf } from '../shared/faults.js';
+import { IncidentLog } from '../shared/incident-log.js';
 
 /** Extra wait of a scheduled garbage pass beyond `gcDelayMs` (see {@link Collector.schedule}). */
 const GC_TIMER_MARGIN_MS = 25;
@@ -28,6 +30,7 @@ export class Collector {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly running = new Set<Promise<unknown>>();
   private closed = false;
+  private readonly failures: IncidentLog;
 
   constructor(
     private readonly meta: MetadataStore,
@@ -35,12 +38,15 @@ export class Collector {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly opts: CollectorOptions,
-  ) {}
+  ) {
+    this.failures = new IncidentLog(logger);
+  }
 
   /** Tracks a background task so that close() can wait for it. */
   track<T>(p: Promise<T>): Promise<T> {
     const guarded = p.catch((err: unknown) => {
-      this.logger.warn({ err }, 'store background task failed');
+      // A store fault is logged once per outage by the health state; the work is retried on the next pass.
+      if (!faultOf(err)) this.failures.failure('store background task failed', err);
     });
     this.running.add(guarded);
     void guarded.finally(() => this.running.delete(guarded));

@@ -5,9 +5,14 @@
  */
 export { openBucketStore, type OpenBucketStoreOptions } from './open.js';
 export { FixedLengthStream, withKnownLength, knownLength } from './value/known-length.js';
+export { parseLifecycleRules, defaultLifecycleRules, LifecycleRulesError, type LifecycleRule, type LifecycleCondition } from './lifecycle/rules.js';
+export { accountBucketName } from './namespace.js';
 export type {
   BucketCorsRule,
   BucketInfo,
+  BucketNamespace,
+  CreateBucketOptions,
+  LifecycleReport,
   BucketOptions,
   BucketStore,
   HashInput,

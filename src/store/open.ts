@@ -2,14 +2,19 @@
 import path from 'node:path';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
-import type { BucketOptions, BucketStore, StoreBucket, SweepReport } from './types.js';
+import { randomUUID } from 'node:crypto';
+import type { BucketNamespace, BucketOptions, BucketStore, StoreBucket, SweepReport } from './types.js';
 import type { BlobStore, MetadataStore } from './ports.js';
 import { SqliteMetadataStore } from './adapters/sqlite-metadata.js';
 import { FileBlobStore } from './adapters/file-blobs.js';
 import { Collector } from './gc.js';
 import { Bucket } from './bucket.js';
 import type { BucketSettings, StoreContext } from './context.js';
-import { bucketInfo, createBucket, deleteBucket, getBucketCors, listBuckets, listParts, listUploads, putBucketCors, uploadOutcome, deleteObjectsIf, objectParts } from './registry.js';
+import { NO_FAULT_REPORTER, type FaultReporter } from '../shared/faults.js';
+import { bucketInfo, createBucket, deleteBucket, getBucketCors, listBuckets, listParts, listUploads, putBucketCors, toInfo, uploadOutcome, deleteObjectsIf, objectParts } from './registry.js';
+import { getBucketLifecycle, putBucketLifecycle, setBucketStorageClass } from './bucket-settings.js';
+import { accountNamespace } from './namespace.js';
+import { applyLifecycle } from './lifecycle/sweeper.js';
 
 /** Options of {@link openBucketStore}. */
 export interface OpenBucketStoreOptions {
@@ -23,10 +28,14 @@ export interface OpenBucketStoreOptions {
   gcDelayMs?: number;
   /** Period of the light maintenance (expire uploads, delete garbage) while open. Default 1 hour; 0 disables. */
   maintenanceIntervalMs?: number;
+  /** Period of the lifecycle pass (`applyLifecycle`) while open. Default 0: off (`stratus serve` turns it on). */
+  lifecycleIntervalMs?: number;
   /** Run the sweep when opening (in the background; `close()` waits for it). Default true. */
   sweepOnOpen?: boolean;
   /** Other adapters (tests, scale-out); default: SQLite and files in `dataDir`. */
   adapters?: { meta: MetadataStore; blobs: BlobStore };
+  /** Told of faults of the local disk and of the next successful write (the health state). */
+  health?: FaultReporter;
 }
 
 /** The date from which list honours `include` without a flag. */
@@ -55,22 +64,26 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
     gcDelayMs: opts.gcDelayMs ?? 2000,
     orphanGraceMs: opts.orphanGraceMs ?? 15 * 60 * 1000,
   });
-  const ctx: StoreContext = { meta, blobs, clock, logger, collector };
+  const ctx: StoreContext = { meta, blobs, clock, logger, collector, health: opts.health ?? NO_FAULT_REPORTER };
   if (opts.sweepOnOpen !== false) collector.track(collector.sweep());
   const interval = opts.maintenanceIntervalMs ?? 60 * 60 * 1000;
   const timer = interval > 0 ? setInterval(() => collector.track(collector.maintain()), interval) : undefined;
   timer?.unref();
+  const lifecycleEvery = opts.lifecycleIntervalMs ?? 0;
+  const holder = randomUUID();
+  const lifecycleTimer = lifecycleEvery > 0 ? setInterval(() => collector.track(applyLifecycle(ctx, holder)), lifecycleEvery) : undefined;
+  lifecycleTimer?.unref();
   let closed = false;
   const live = (): StoreContext => {
     if (closed) throw new Error('The bucket store is closed');
     return ctx;
   };
-  return {
+  const root: BucketNamespace = {
     bucket(name: string, bucketOpts?: BucketOptions): StoreBucket {
       return new Bucket(live(), settingsFor(name, bucketOpts, clock));
     },
     listBuckets: async () => listBuckets(live()),
-    createBucket: async (name) => createBucket(live(), name),
+    createBucket: async (name, createOpts) => createBucket(live(), name, createOpts),
     deleteBucket: async (name) => deleteBucket(live(), name),
     bucketInfo: async (name) => bucketInfo(live(), name),
     getBucketCors: async (name) => getBucketCors(live(), name),
@@ -80,6 +93,16 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
     uploadOutcome: async (bucket, key, uploadId) => uploadOutcome(live(), bucket, key, uploadId),
     deleteObjectsIf: async (bucket, entries) => deleteObjectsIf(live(), bucket, entries),
     objectParts: async (bucket, key) => objectParts(live(), bucket, key),
+    getBucketLifecycle: async (name) => getBucketLifecycle(live(), name),
+    putBucketLifecycle: async (name, rules) => putBucketLifecycle(live(), name, rules),
+    setBucketStorageClass: async (name, cls) => setBucketStorageClass(live(), name, cls),
+  };
+  const listPrefixed = async (prefix: string) => (await live().meta.listBuckets(prefix)).map((b) => toInfo(b));
+  return {
+    ...root,
+    forAccount: (accountId) => accountNamespace(root, listPrefixed, accountId),
+    adoptBuckets: async (accountId) => live().meta.adoptBuckets(accountId),
+    applyLifecycle: async () => collector.track(applyLifecycle(live(), holder)),
     sweep(): Promise<SweepReport> {
       return collector.track(collector.sweep());
     },
@@ -87,6 +110,7 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
       if (closed) return;
       closed = true;
       if (timer) clearInterval(timer);
+      if (lifecycleTimer) clearInterval(lifecycleTimer);
       await collector.close();
       await meta.close();
     },

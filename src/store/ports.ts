@@ -80,6 +80,18 @@ export interface BucketRecord {
   name: string;
   /** Creation time, epoch ms. */
   created: number;
+  /** Default storage class of new objects (null: Standard, for buckets registered by a first write). */
+  storageClass?: string | null;
+  /** Location hint given at creation (lowercase), or null. */
+  location?: string | null;
+}
+
+/** What a bucket is created with besides its name. */
+export interface NewBucketSettings {
+  storageClass?: string;
+  location?: string;
+  /** Lifecycle rules, as stored (opaque JSON text). */
+  lifecycle?: string;
 }
 
 /** Options of an upload listing (S3's ListMultipartUploads). Keys compare as UTF-8 bytes. */
@@ -145,11 +157,35 @@ export interface MetadataStore {
   expireUploads(createdBefore: number): Promise<number>;
 
   /** Registers a bucket; true when it was created, false when it already existed. */
-  createBucket(name: string, created: number): Promise<boolean>;
+  createBucket(name: string, created: number, settings?: NewBucketSettings): Promise<boolean>;
   /** A registered bucket, or null. */
   getBucket(name: string): Promise<BucketRecord | null>;
-  /** Every registered bucket, by name in UTF-8 byte order. */
-  listBuckets(): Promise<BucketRecord[]>;
+  /** Every registered bucket whose name starts with `prefix` (default: all), by name in UTF-8 byte order. */
+  listBuckets(prefix?: string): Promise<BucketRecord[]>;
+  /** Sets a registered bucket's default storage class; false when the bucket does not exist. */
+  setBucketStorageClass(name: string, storageClass: string): Promise<boolean>;
+  /** The bucket's lifecycle rules as stored (opaque text), or null when it has none or does not exist. */
+  getBucketLifecycle(name: string): Promise<string | null>;
+  /** Sets (null: removes) a registered bucket's lifecycle rules; false when the bucket does not exist. */
+  setBucketLifecycle(name: string, lifecycle: string | null): Promise<boolean>;
+  /** Names of the buckets that have lifecycle rules. */
+  bucketsWithLifecycle(): Promise<string[]>;
+  /**
+   * Schema step 3's data move, once per database: every bucket (registry row, objects, uploads) whose name is
+   * not yet account-scoped (`<32 hex>/…`) becomes `<accountId>/<name>`. Returns how many buckets moved; 0
+   * when it already ran.
+   */
+  adoptBuckets(accountId: string): Promise<number>;
+  /** Deletes the object iff its current version is `version` (its body goes to garbage); true when deleted. */
+  deleteObjectVersion(bucket: string, key: string, version: string): Promise<boolean>;
+  /** Sets the storage class of the object iff its current version is `version`; true when changed. */
+  setObjectStorageClass(bucket: string, key: string, version: string, storageClass: string): Promise<boolean>;
+  /**
+   * Takes or renews the lease `name` for `holder` until `now + ttlMs` when it is free, expired or already
+   * held by `holder`; false when another holder has it. Nodes sharing the metadata use it so that one of
+   * them runs a periodic job.
+   */
+  takeLease(name: string, holder: string, now: number, ttlMs: number): Promise<boolean>;
   /**
    * Unregisters a bucket atomically, unless it holds an object or an active upload ('not-empty'). Its
    * completed and aborted upload rows go with it.

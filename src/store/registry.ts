@@ -9,14 +9,17 @@ import type { StoreContext } from './context.js';
 import { UPLOAD_MAX_AGE_MS } from './gc.js';
 import { checkKey, coerceKey } from './keys.js';
 import type { BucketRecord } from './ports.js';
-import type { BucketCorsRule, BucketInfo, PartInfo, UploadInfo, UploadListOptions, UploadOutcome, ConditionalDelete } from './types.js';
+import type { BucketCorsRule, BucketInfo, CreateBucketOptions, PartInfo, StorageClass, UploadInfo, UploadListOptions, UploadOutcome, ConditionalDelete } from './types.js';
+import { defaultLifecycleRules } from './lifecycle/rules.js';
 import { HeadResult } from './value/object.js';
 
 /** Uploads a listing returns when no limit is given (S3's max-uploads default). */
 const DEFAULT_UPLOAD_LIMIT = 1000;
 
-function toInfo(b: BucketRecord): BucketInfo {
-  return { name: b.name, created: new Date(b.created) };
+/** The public view of a registry row (`name` as given: the namespace view strips its account prefix). */
+export function toInfo(b: BucketRecord, name = b.name): BucketInfo {
+  const storageClass = b.storageClass as StorageClass | null | undefined;
+  return { name, created: new Date(b.created), ...(storageClass ? { storageClass } : {}), ...(b.location ? { location: b.location } : {}) };
 }
 
 /** Aborts uploads past their age limit (everywhere) and schedules deletion of their parts. */
@@ -27,12 +30,17 @@ async function expireUploads(ctx: StoreContext): Promise<void> {
 
 /** Every registered bucket, by name in UTF-8 byte order. */
 export async function listBuckets(ctx: StoreContext): Promise<BucketInfo[]> {
-  return (await ctx.meta.listBuckets()).map(toInfo);
+  return (await ctx.meta.listBuckets()).map((b) => toInfo(b));
 }
 
-/** Registers a bucket dated now; 'exists' when it already was registered. */
-export async function createBucket(ctx: StoreContext, name: string): Promise<'created' | 'exists'> {
-  return (await ctx.meta.createBucket(String(name), ctx.clock.now().getTime())) ? 'created' : 'exists';
+/** Registers a bucket dated now, with its settings and (by default) the default lifecycle rule; 'exists' when it already was registered. */
+export async function createBucket(ctx: StoreContext, name: string, opts: CreateBucketOptions = {}): Promise<'created' | 'exists'> {
+  const created = await ctx.meta.createBucket(String(name), ctx.clock.now().getTime(), {
+    ...(opts.storageClass ? { storageClass: opts.storageClass } : {}),
+    ...(opts.location ? { location: opts.location } : {}),
+    lifecycle: JSON.stringify(opts.lifecycle ?? defaultLifecycleRules()),
+  });
+  return created ? 'created' : 'exists';
 }
 
 /** The registered bucket, or null. */

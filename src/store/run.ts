@@ -1,14 +1,37 @@
 /** The wrapper every binding method runs in: failures become the binding's errors. */
 import type { StoreContext } from './context.js';
 import { toBindingError, type StoreAction } from './errors.js';
+import { StorageFullError, UnavailableError, asFault } from '../shared/faults.js';
+import { IncidentLog } from '../shared/incident-log.js';
 
-/** Runs an operation, turning failures into the binding's errors (unexpected ones are logged once). */
+/** Actions that write: their success shows the local disk takes writes again. */
+const WRITES = new Set<StoreAction>(['put', 'delete', 'createMultipartUpload', 'uploadPart', 'completeMultipartUpload', 'abortMultipartUpload']);
+
+/** Unexpected failures, logged once per kind and message with a count (per logger). */
+const unexpectedLogs = new WeakMap<object, IncidentLog>();
+
+/**
+ * Runs an operation, turning failures into the binding's errors. Faults of the stores become
+ * `"<action>: <message> (10043)"`; a raw fault of the local disk (SQLite, blob files) is reported to the health
+ * state here, the adapters of remote stores report their own. Unexpected failures are logged once per incident.
+ */
 export async function run<T>(ctx: StoreContext, action: StoreAction, work: () => Promise<T>): Promise<T> {
+  let out: T;
   try {
-    return await work();
+    out = await work();
   } catch (err) {
-    const out = toBindingError(action, err);
-    if (out !== err && out.cause === err) ctx.logger.error({ err, action }, 'store operation failed');
-    throw out;
+    const fault = asFault(err, 'disk');
+    if (fault && !(err instanceof UnavailableError || err instanceof StorageFullError)) ctx.health.down(fault.component, err);
+    const translated = toBindingError(action, fault ?? err);
+    if (!fault && translated !== err && translated.cause === err) unexpectedLog(ctx).failure(`store ${action} failed: ${(err as Error).message}`, err, `store ${action} failed`);
+    throw translated;
   }
+  if (WRITES.has(action)) ctx.health.up('disk');
+  return out;
+}
+
+function unexpectedLog(ctx: StoreContext): IncidentLog {
+  let log = unexpectedLogs.get(ctx.logger);
+  if (!log) unexpectedLogs.set(ctx.logger, (log = new IncidentLog(ctx.logger)));
+  return log;
 }

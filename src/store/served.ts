@@ -13,6 +13,7 @@ import { PostgresMetadataStore } from './adapters/postgres-metadata.js';
 import { SqliteMetadataStore } from './adapters/sqlite-metadata.js';
 import { FileBlobStore } from './adapters/file-blobs.js';
 import { S3BlobStore, S3_GC_DELAY_MS } from './adapters/s3-blobs.js';
+import type { FaultReporter } from '../shared/faults.js';
 
 /** Where the served store keeps metadata and bodies. */
 export interface ServedStoreOptions {
@@ -22,13 +23,22 @@ export interface ServedStoreOptions {
   blobsS3: BlobsS3Config | undefined;
   clock: Clock;
   logger: Logger;
+  /** Told of faults of the database, the blob store and the disk, and of recoveries. */
+  health?: FaultReporter;
+  /** A PostgreSQL query without an answer this long breaks its connection (ms). */
+  databaseQueryTimeoutMs?: number;
+  /** Period of the lifecycle pass (default 10 minutes; 0: off). */
+  lifecycleIntervalMs?: number;
 }
 
 /** Opens the configured store; its `close()` also releases the adapters' connections. */
 export async function openServedBucketStore(opts: ServedStoreOptions): Promise<BucketStore> {
   const { logger } = opts;
   const meta = opts.databaseUrl
-    ? await PostgresMetadataStore.connect(opts.databaseUrl, { onConnectionLost: (err) => logger.warn({ err }, 'PostgreSQL closed an idle connection of the bucket store') })
+    ? await PostgresMetadataStore.connect(opts.databaseUrl, {
+      ...(opts.health ? { health: opts.health } : {}),
+      ...(opts.databaseQueryTimeoutMs !== undefined ? { queryTimeoutMs: opts.databaseQueryTimeoutMs } : {}),
+    })
     : SqliteMetadataStore.inDataDir(opts.dataDir);
   const b = opts.blobsS3;
   const s3Blobs = b
@@ -36,11 +46,13 @@ export async function openServedBucketStore(opts: ServedStoreOptions): Promise<B
         bucket: b.bucket, region: b.region, prefix: b.prefix, forcePathStyle: b.forcePathStyle,
         ...(b.endpoint !== undefined ? { endpoint: b.endpoint } : {}),
         ...(b.credentials ? { credentials: b.credentials } : {}),
+        ...(opts.health ? { health: opts.health } : {}),
       })
     : undefined;
   const store = await openBucketStore({
-    dataDir: opts.dataDir, clock: opts.clock, logger,
+    dataDir: opts.dataDir, clock: opts.clock, logger, lifecycleIntervalMs: opts.lifecycleIntervalMs ?? 10 * 60 * 1000,
     adapters: { meta, blobs: s3Blobs ?? new FileBlobStore(opts.blobsDir) },
+    ...(opts.health ? { health: opts.health } : {}),
     ...(s3Blobs ? { gcDelayMs: S3_GC_DELAY_MS } : {}),
   });
   return {

@@ -2,6 +2,7 @@
  * Public value types of the bucket binding (the contract's StoreObject, StoreObjectBody and friends).
  * Shapes follow ../shared/reference/store-binding.md §5; names follow the contract.
  */
+import type { LifecycleRule } from './lifecycle/rules.js';
 
 /** The six HTTP metadata fields an object carries (§7.3). */
 export interface StoreHTTPMetadata {
@@ -187,6 +188,27 @@ export interface BucketInfo {
   name: string;
   /** When the bucket was created, or first written to if it was never created explicitly. */
   created: Date;
+  /** Default storage class of objects put without one, when set (absent: Standard). */
+  storageClass?: StorageClass;
+  /** Location hint given at creation (lowercase), if any. */
+  location?: string;
+}
+
+/** What {@link BucketNamespace.createBucket} may set besides the name. */
+export interface CreateBucketOptions {
+  /** Default storage class of new objects (default Standard). */
+  storageClass?: StorageClass;
+  /** A location hint (kept and reported; there is one location). */
+  location?: string;
+  /** Lifecycle rules; default: the rule aborting incomplete multipart uploads after 7 days. */
+  lifecycle?: LifecycleRule[];
+}
+
+/** What one lifecycle pass did. */
+export interface LifecycleReport {
+  deletedObjects: number;
+  transitionedObjects: number;
+  abortedUploads: number;
 }
 
 /**
@@ -235,14 +257,17 @@ export interface PartInfo {
   etag: string;
 }
 
-/** An open data folder holding any number of buckets. */
-export interface BucketStore {
+/**
+ * A set of buckets addressed by name: the whole store (every name, the library's flat namespace) or one
+ * account's buckets ({@link BucketStore.forAccount}).
+ */
+export interface BucketNamespace {
   /** The bucket with this name (registered on first write; every name is valid). */
   bucket(name: string, opts?: BucketOptions): StoreBucket;
   /** Every registered bucket, by name in UTF-8 byte order. */
   listBuckets(): Promise<BucketInfo[]>;
   /** Registers a bucket, dated now; 'exists' when it already was (no name check: the S3 layer validates names). */
-  createBucket(name: string): Promise<'created' | 'exists'>;
+  createBucket(name: string, opts?: CreateBucketOptions): Promise<'created' | 'exists'>;
   /**
    * Removes a bucket from the registry unless it holds an object or an active (unexpired) multipart upload.
    * Its finished upload records go with it.
@@ -279,6 +304,25 @@ export interface BucketStore {
    * order (null for a single-part object); null when the key has no object. For S3's `partNumber` reads.
    */
   objectParts(bucket: string, key: string): Promise<{ etag: string; partSizes: number[] | null } | null>;
+  /** The bucket's lifecycle rules ([] when it has none), or null when the bucket does not exist. */
+  getBucketLifecycle(name: string): Promise<LifecycleRule[] | null>;
+  /** Replaces the bucket's lifecycle rules (validated by the caller: `parseLifecycleRules`); 'missing' when the bucket does not exist. */
+  putBucketLifecycle(name: string, rules: LifecycleRule[]): Promise<'ok' | 'missing'>;
+  /** Sets the bucket's default storage class; 'missing' when the bucket does not exist. */
+  setBucketStorageClass(name: string, storageClass: StorageClass): Promise<'ok' | 'missing'>;
+}
+
+/** An open data folder holding any number of buckets. */
+export interface BucketStore extends BucketNamespace {
+  /**
+   * The buckets of one account (names unique within it). Inside the store such a bucket is named
+   * `<accountId>/<name>`, so `store.bucket('<accountId>/<name>')` is the same bucket (docs/store.md, "Accounts").
+   */
+  forAccount(accountId: string): BucketNamespace;
+  /** Moves the buckets written before buckets belonged to accounts into `accountId`, once per database; returns how many moved. */
+  adoptBuckets(accountId: string): Promise<number>;
+  /** Applies every bucket's lifecycle rules now (also run in the background when `lifecycleIntervalMs` is set). */
+  applyLifecycle(): Promise<LifecycleReport>;
   /** Runs the orphan and expiry sweep now (also run at open). */
   sweep(): Promise<SweepReport>;
   /** Finishes background deletions and closes the database. */

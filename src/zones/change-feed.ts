@@ -8,8 +8,8 @@ import { EventEmitter } from 'node:events';
 /** What a change is about. */
 export interface ZoneChange {
   zoneId: string;
-  /** 'deleted' when the zone itself is gone. */
-  kind: 'records' | 'settings' | 'created' | 'deleted';
+  /** 'deleted' when the zone itself is gone; 'status' when it became active or stopped being active. */
+  kind: 'records' | 'settings' | 'created' | 'deleted' | 'status';
 }
 
 /** Publishes and delivers zone changes. */

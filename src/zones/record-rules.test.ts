@@ -29,6 +29,15 @@ describe('checkNameConflicts', () => {
     expect(code(() => checkNameConflicts(draft('MX', Z, 'mx.net', { priority: 20 }), [stored('MX', 'mx.net', 10)], Z))).toBeUndefined();
     expect(code(() => checkNameConflicts(draft('A', Z, '192.0.2.2'), [stored('A', '192.0.2.1')], Z))).toBeUndefined();
   });
+
+  it('TXT records at one name hold at most 8192 characters together (quotes not counted)', () => {
+    const full = (ch: string) => `"${ch.repeat(2048)}"`;
+    const three = [stored('TXT', full('a')), stored('TXT', full('b')), stored('TXT', full('c'))];
+    expect(code(() => checkNameConflicts(draft('TXT', Z, full('d')), three, Z))).toBeUndefined();
+    expect(code(() => checkNameConflicts(draft('TXT', Z, '"e"'), [...three, stored('TXT', full('d'))], Z))).toBe(9526);
+    // Other types do not count; a record replaced is not among the others.
+    expect(code(() => checkNameConflicts(draft('TXT', Z, full('d')), [...three, stored('CAA', `0 issue "${'x'.repeat(5000)}"`)], Z))).toBeUndefined();
+  });
 });
 
 describe('checkProxiedCname', () => {

@@ -6,6 +6,7 @@
  * - Below the apex, an NS record delegates its name: creating another type where NS records exist is 81056;
  *   creating NS where other types exist is 1112. (At the apex NS and other records live together.)
  * - An identical record (same type, name, content, priority) is 81058.
+ * - The TXT records at one name hold at most 8,192 characters together (production's limit): 9526.
  * - CNAME chains are allowed. A proxied CNAME must end at an address: its target is followed through the
  *   zone's CNAMEs (at most {@link MAX_CHAIN} hops); the chain ends well at a name with A or AAAA records or at
  *   a name outside the zone (which Stratus cannot see and accepts, as the production service accepts
@@ -14,6 +15,8 @@
  */
 import { AppError } from '../shared/errors.js';
 import type { RecordDraft } from './record-body.js';
+import { TXT_NAME_MAX_CHARACTERS, txtCharacters } from '../dns/record-types/index.js';
+import { TXT_NAME_TOO_LONG, message } from '../dns/record-types/errors.js';
 
 /** What the rules need of a stored record. */
 export interface ExistingRecord {
@@ -48,6 +51,10 @@ export function checkNameConflicts(draft: RecordDraft, others: readonly Existing
   }
   if (others.some((r) => r.type === draft.type && r.content.toLowerCase() === draft.content.toLowerCase() && (r.priority ?? null) === (draft.priority ?? null))) {
     throw new AppError(81058, 'An identical record already exists.');
+  }
+  if (draft.type === 'TXT') {
+    const length = others.reduce((n, r) => n + (r.type === 'TXT' ? txtCharacters(r.content) : 0), txtCharacters(draft.content));
+    if (length > TXT_NAME_MAX_CHARACTERS) throw new AppError(TXT_NAME_TOO_LONG.code, message(TXT_NAME_TOO_LONG, { name: draft.name, length }));
   }
 }
 

@@ -11,6 +11,7 @@ import { AppError } from '../shared/errors.js';
 import { RecordValidationError } from './record-body.js';
 import type { RecordRequestContext, RecordsService, ZoneRef } from './records-service.js';
 import { ZONEFILE_CODES } from './zonefile/errors.js';
+import { faultOf } from '../shared/faults.js';
 
 /** A batch body after shape checks. */
 export interface BatchRequest {
@@ -61,7 +62,7 @@ export function parseBatch(body: Record<string, unknown>, maxOperations: number)
 
 /** The same error with its batch place in front of every message. */
 function placed(err: unknown, where: string): unknown {
-  if (!(err instanceof AppError)) return err;
+  if (!(err instanceof AppError) || faultOf(err)) return err; // a store fault stays what it is (503, Retry-After)
   const all = err.all().map((e) => new AppError(e.code, `${where}: ${e.message}`, e.status, { chain: e.chain }));
   return err instanceof RecordValidationError ? new RecordValidationError(all) : new AppError(all[0]!.code, all[0]!.message, err.status, { others: all.slice(1), chain: err.chain });
 }

@@ -30,6 +30,8 @@ export class RecordsService {
     private readonly changeFeed: ZoneChangeFeed,
     private readonly plan: PlanLimits,
     private readonly serviceRanges: readonly string[],
+    /** Called after commit when a transaction changed NS records of the zone (zone-ownership.ts decides the zones below it again). */
+    private readonly onNsChange: (zone: ZoneRef) => Promise<void> = async () => {},
   ) {
     this.writes = new WriteQueue(db);
   }
@@ -51,6 +53,7 @@ export class RecordsService {
       return out;
     });
     if (tx?.changed) this.changeFeed.publish({ zoneId: zone.id, kind: 'records' });
+    if (tx?.nsChanged) await this.onNsChange(zone);
     return result;
   }
 

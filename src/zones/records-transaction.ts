@@ -20,6 +20,7 @@ import { validateRecordBody, type RecordDraft } from './record-body.js';
 import type { RecordWarning } from './record-name.js';
 import { checkNameConflicts, checkProxiedCname } from './record-rules.js';
 import { RECORD_META, recordToRow, rowToRecord, type RecordRow } from './record-rows.js';
+import { faultOf } from '../shared/faults.js';
 
 /** The zone a record operation acts on (already checked to belong to the caller). */
 export interface ZoneRef {
@@ -54,6 +55,8 @@ export class RecordsTransaction {
   private countDelta = 0;
   /** True once any record was written. */
   changed = false;
+  /** True once an NS record was written or removed (delegations of names below the zone may have changed). */
+  nsChanged = false;
 
   constructor(
     /** The open transaction (plain reads may pass the database itself). */
@@ -91,6 +94,7 @@ export class RecordsTransaction {
     await INSERT_RECORD.execute(this.trx, recordToRow(record));
     this.countDelta++;
     this.changed = true;
+    if (record.type === 'NS') this.nsChanged = true;
     return record;
   }
 
@@ -133,11 +137,12 @@ export class RecordsTransaction {
         out.push(record);
         this.countDelta++;
       } catch (err) {
-        throw wrap(i, err);
+        throw faultOf(err) ? err : wrap(i, err); // a store fault is no problem of draft i
       }
     }
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) await this.trx.insertInto('dns_records').values(rows.slice(i, i + INSERT_CHUNK)).execute();
     if (rows.length > 0) this.changed = true;
+    if (rows.some((r) => r.type === 'NS')) this.nsChanged = true;
     return out;
   }
 
@@ -167,6 +172,7 @@ export class RecordsTransaction {
     await this.trx.deleteFrom('dns_records').where('zone_id', '=', this.zone.id).where('id', '=', id).execute();
     this.countDelta--;
     this.changed = true;
+    if (current.type === 'NS') this.nsChanged = true;
     return current;
   }
 
@@ -190,6 +196,7 @@ export class RecordsTransaction {
     const { id: _id, zone_id: _zone, created_on: _created, ...row } = recordToRow(saved);
     await this.trx.updateTable('dns_records').set(row).where('id', '=', current.id).execute();
     this.changed = true;
+    if (current.type === 'NS' || saved.type === 'NS') this.nsChanged = true;
     return saved;
   }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type OpenDatabase } from '../db/database.js';
 import { WriteQueue } from './write-queue.js';
+import { StorageFullError, UnavailableError } from '../shared/faults.js';
 
 describe('WriteQueue (group commit)', () => {
   let dir: string;
@@ -34,6 +35,27 @@ describe('WriteQueue (group commit)', () => {
     // Each job saw the jobs before it.
     expect((results[0] as PromiseFulfilledResult<number>).value).toBe(2);
     expect((results[3] as PromiseFulfilledResult<number>).value).toBe(6);
+  });
+
+  it('a store fault in one job fails the whole group with that fault, and nothing of the group is applied', async () => {
+    const q = new WriteQueue(database.db);
+    const results = await Promise.allSettled(['a', 'b', 'c'].map((id) => q.run(async (trx) => {
+      await trx.insertInto('accounts').values({ id, name: id, settings: '{}', created_on: 'now' }).execute();
+      if (id === 'b') throw new StorageFullError(new Error('SQLITE_FULL'));
+      return id;
+    })));
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const r of results) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(StorageFullError);
+    expect(await ids()).toEqual([]);
+    // The queue goes on with the next group.
+    await q.run((trx) => trx.insertInto('accounts').values({ id: 'd', name: 'd', settings: '{}', created_on: 'now' }).execute());
+    expect(await ids()).toEqual(['d']);
+  });
+
+  it('a lone job failing with a fault gets the fault, not a rollback error', async () => {
+    const q = new WriteQueue(database.db);
+    const fault = new UnavailableError('database');
+    await expect(q.run(async () => { throw fault; })).rejects.toBe(fault);
   });
 
   it('jobs that arrive in the same event-loop turn share one transaction; a later job gets its own', async () => {

@@ -10,9 +10,13 @@
  *
  * Invariants: jobs run one after another in arrival order, each sees the effects of the jobs before it; a
  * job's promise settles only after its group's commit (or rollback), so callers announce changes after commit.
+ * A fault of the store (connection lost, disk full: shared/faults.ts) fails the whole group with that fault:
+ * the transaction may already be gone (SQLite rolls back by itself on a full disk, a broken PostgreSQL
+ * connection takes its transaction with it), so no job of the group is acknowledged and none is applied.
  */
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { faultOf } from '../shared/faults.js';
 
 /** Most jobs committed together. */
 export const MAX_GROUP = 256;
@@ -63,6 +67,7 @@ export class WriteQueue {
   private async runGroup(): Promise<void> {
     let jobs: Job[] = [];
     const outcomes: Outcome[] = [];
+    let fault: unknown;
     try {
       await this.db.transaction().execute(async (trx) => {
         jobs = this.pending.splice(0, MAX_GROUP);
@@ -77,6 +82,7 @@ export class WriteQueue {
             await trx.executeQuery(RELEASE);
             outcomes.push({ ok: true, value });
           } catch (error) {
+            if (faultOf(error)) throw (fault = error);
             await trx.executeQuery(ROLLBACK_TO);
             await trx.executeQuery(RELEASE);
             outcomes.push({ ok: false, error });
@@ -84,7 +90,8 @@ export class WriteQueue {
         }
       });
     } catch (err) {
-      for (const job of jobs) job.reject(err);
+      // The fault that broke the group, not what the rollback after it said.
+      for (const job of jobs) job.reject(fault ?? err);
       return;
     }
     jobs.forEach((job, i) => {

@@ -2,9 +2,10 @@
  * Zones: create, list, get, delete, always on behalf of a caller who may act on some accounts. A zone of
  * another account is treated exactly like a zone that does not exist (the caller learns nothing).
  *
- * Invariants: zone names are unique across the store (a second zone with the same name is refused with 1061);
- * deleting a zone deletes its records in the same transaction; every committed change is announced on the
- * change feed after commit.
+ * Invariants: an account holds at most one zone of a name (a second is refused with 1061); several accounts
+ * may hold zones of one name, at most one of them active (ownership rules: zone-ownership.ts); deleting a
+ * zone deletes its records in the same transaction; every committed change is announced on the change feed
+ * after commit.
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, ZonesTable } from '../db/schema.js';
@@ -17,6 +18,11 @@ import { normalizeZoneName } from './zone-name.js';
 import { initialSerial } from './serial.js';
 import { initialDnsSettings } from '../settings/dns-settings.js';
 import { parseJsonObject } from '../settings/shape.js';
+import { NamePolicy } from './name-policy.js';
+import { ZoneOwnership } from './zone-ownership.js';
+import { isHeldAgainst } from './ownership-rules.js';
+import { heldName } from './zone-holds.js';
+import { isUniqueViolation } from './unique-violation.js';
 
 /** A stored zone row. */
 export type ZoneRow = Selectable<ZonesTable>;
@@ -65,19 +71,36 @@ const ZONE_REF_BY_ID = new QueryTemplate<{ zoneId: string }, { id: string; name:
 
 /** The zones service. */
 export class ZonesService {
+  /** Status transitions by the ownership rules (shared with the records service and the routes). */
+  readonly ownership: ZoneOwnership;
+  private readonly names: NamePolicy;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly changeFeed: ZoneChangeFeed,
     private readonly nameservers: readonly string[],
-  ) {}
+    opts: { names?: NamePolicy; ownership?: ZoneOwnership } = {},
+  ) {
+    this.names = opts.names ?? new NamePolicy({ nameservers, listenerNames: [], allow: [] });
+    this.ownership = opts.ownership ?? new ZoneOwnership(db, clock, changeFeed);
+  }
 
-  /** Creates a zone in one of the caller's accounts. */
+  /**
+   * Creates a zone in one of the caller's accounts (docs/security.md): refused when nobody may add the name
+   * (1099, 1093), when the account already has a zone of that name (1061) or when another account holds it
+   * (1428); otherwise created `active` when the ownership rules allow, else `pending` (without saying why:
+   * a name active in another account is not revealed).
+   */
   async create(caller: Caller, body: { name: unknown; accountId: unknown; type: unknown }): Promise<ZoneWithAccount> {
     const errors: AppError[] = [];
     const name = normalizeZoneName(body.name);
     if (body.name === undefined || body.name === null || body.name === '') errors.push(new AppError(1100, 'Missing zone name: send "name", e.g. "example.com"'));
     else if (name === undefined) errors.push(new AppError(1100, `Invalid zone name ${JSON.stringify(body.name)}: expected a domain name such as "example.com"`));
+    else {
+      const refused = this.names.problem(name);
+      if (refused) errors.push(refused);
+    }
     const type = body.type ?? 'full';
     if (!(ZONE_TYPES as readonly unknown[]).includes(type)) errors.push(new AppError(1102, `Invalid zone type ${JSON.stringify(body.type)}: use full, partial or secondary`));
     const accountId = body.accountId;
@@ -85,21 +108,41 @@ export class ZonesService {
     else if (typeof accountId !== 'string' || !caller.accountIds.includes(accountId)) errors.push(new AppError(1101, `Invalid or unknown account ${JSON.stringify(accountId)}`));
     if (errors.length > 0) throw new AppError(errors[0]!.code, errors[0]!.message, 400, { others: errors.slice(1) });
 
+    const id = newId();
+    let status = '';
+    // A unique violation means a concurrent create won: of this account and name (1061 on the next pass),
+    // or of the active zone of this name (this one is then created pending on the next pass).
+    for (let attempt = 0; ; attempt++) {
+      try {
+        status = await this.insert(id, name!, accountId as string, type as string);
+        break;
+      } catch (err) {
+        if (!isUniqueViolation(err) || attempt >= 3) throw err;
+      }
+    }
+    this.changeFeed.publish({ zoneId: id, kind: 'created' });
+    if (status === 'active') await this.ownership.reconsiderBelow(name!, false);
+    return this.get(caller, id, '');
+  }
+
+  /** One attempt at inserting the zone; returns its status. */
+  private async insert(id: string, name: string, accountId: string, type: string): Promise<string> {
     const now = this.clock.now();
     const stamp = isoTimestamp(now);
-    const id = newId();
-    await this.db.transaction().execute(async (trx) => {
-      const taken = await trx.selectFrom('zones').select('id').where('name', '=', name!).executeTakeFirst();
-      if (taken) throw new AppError(1061, `${name} already exists`, 400);
-      const account = await trx.selectFrom('accounts').select('settings').where('id', '=', accountId as string).executeTakeFirst();
+    return this.db.transaction().execute(async (trx) => {
+      const claims = await this.ownership.claimsAround(trx, name);
+      if (claims.some((c) => c.name === name && c.account_id === accountId)) throw new AppError(1061, `${name} already exists`, 400);
+      if (isHeldAgainst({ account_id: accountId, name }, claims, now)) throw heldName();
+      const blocked = await this.ownership.obstacle(trx, { account_id: accountId, name, nameServers: this.nameservers });
+      const status = blocked === undefined ? 'active' : 'pending';
+      const account = await trx.selectFrom('accounts').select('settings').where('id', '=', accountId).executeTakeFirst();
       await trx.insertInto('zones').values({
-        id, account_id: accountId as string, name: name!, status: 'active', type: type as string,
+        id, account_id: accountId, name, status, type,
         name_servers: JSON.stringify(this.nameservers), serial: initialSerial(now), dns_settings: initialDnsSettings(parseJsonObject(account?.settings), this.nameservers), zone_settings: '{}',
-        created_on: stamp, modified_on: stamp,
+        created_on: stamp, modified_on: stamp, activated_on: status === 'active' ? stamp : null,
       }).execute();
+      return status;
     });
-    this.changeFeed.publish({ zoneId: id, kind: 'created' });
-    return this.get(caller, id, '');
   }
 
   /** The caller's zone with this id; 7003 (naming `path`) when it is unknown, malformed or foreign. */
@@ -146,13 +189,19 @@ export class ZonesService {
     return { zones, total: Number(count.n) };
   }
 
-  /** Deletes the caller's zone and all its records (the caller has checked the zone with {@link get}). */
+  /**
+   * Deletes the caller's zone and all its records (the caller has checked the zone with {@link get}); zones
+   * below it that its delegations kept active are decided again.
+   */
   async delete(zoneId: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    const name = await this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('zones').select(['name']).where('id', '=', zoneId).executeTakeFirst();
       await trx.deleteFrom('dns_records').where('zone_id', '=', zoneId).execute();
       await trx.deleteFrom('zones').where('id', '=', zoneId).execute();
+      return row?.name;
     });
     this.changeFeed.publish({ zoneId, kind: 'deleted' });
+    if (name !== undefined) await this.ownership.reconsiderBelow(name, false);
   }
 }
 

@@ -11,6 +11,7 @@ export interface DigResult {
   /** Answer records as `name ttl class type rdata`, whitespace collapsed. */
   answer: string[];
   authority: string[];
+  additional: string[];
   raw: string;
 }
 
@@ -43,5 +44,5 @@ export async function dig(port: number, name: string, type: string, opts: DigOpt
   const { stdout } = await run(tool, args, { timeout: 15_000 });
   const status = /status: ([A-Z]+)/.exec(stdout)?.[1] ?? 'NONE';
   const flags = (/;; flags: ([a-z ]+)[;:]/.exec(stdout)?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
-  return { status, flags, answer: section(stdout, 'ANSWER'), authority: section(stdout, 'AUTHORITY'), raw: stdout };
+  return { status, flags, answer: section(stdout, 'ANSWER'), authority: section(stdout, 'AUTHORITY'), additional: section(stdout, 'ADDITIONAL'), raw: stdout };
 }

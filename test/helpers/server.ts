@@ -65,7 +65,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-test-'));
   const email = opts.email ?? TEST_EMAIL;
   const key = opts.key ?? TEST_KEY;
-  const base = loadConfig({ http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', 's3-access-key-id': TEST_S3_ACCESS_KEY_ID, 's3-secret-access-key': TEST_S3_SECRET, ...opts.flags }, {});
+  const base = loadConfig({ http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', edge: 'off', 's3-access-key-id': TEST_S3_ACCESS_KEY_ID, 's3-secret-access-key': TEST_S3_SECRET, ...opts.flags }, {});
   const { plan, ...rest } = opts.config ?? {};
   const config: Config = {
     ...base,

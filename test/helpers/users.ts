@@ -4,9 +4,12 @@ import { openDatabase } from '../../src/db/database.js';
 import { upsertUser, type UserCredentials } from '../../src/accounts/users.js';
 import type { TestServer } from './server.js';
 
-/** Creates a user in the server's data folder (a second connection to the same SQLite file). */
-export async function addUser(server: TestServer, email: string, key?: string): Promise<UserCredentials & { sdk(): Cloudflare }> {
-  const database = await openDatabase({ dataDir: server.dataDir });
+/**
+ * Creates a user in the server's data folder (a second connection to the same SQLite file), or in the
+ * PostgreSQL database the server runs on (`opts.databaseUrl`).
+ */
+export async function addUser(server: TestServer, email: string, key?: string, opts: { databaseUrl?: string } = {}): Promise<UserCredentials & { sdk(): Cloudflare }> {
+  const database = await openDatabase({ dataDir: server.dataDir, url: opts.databaseUrl });
   try {
     const user = await upsertUser(database.db, { email, ...(key !== undefined ? { key } : {}) });
     return { ...user, sdk: () => new Cloudflare({ apiEmail: user.email, apiKey: user.key, baseURL: server.apiBase, maxRetries: 0 }) };

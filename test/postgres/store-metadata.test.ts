@@ -154,7 +154,7 @@ describe('PostgresMetadataStore schema', () => {
       expect((await again.listBuckets()).map((x) => x.name)).toEqual(['x']);
       await again.close();
       const tables = await sql<{ tablename: string }>(db.url, `SELECT tablename FROM pg_tables WHERE tablename LIKE 'store\\_%' ORDER BY tablename`);
-      expect(tables.map((t) => t.tablename)).toEqual(['store_buckets', 'store_garbage', 'store_objects', 'store_parts', 'store_uploads']);
+      expect(tables.map((t) => t.tablename)).toEqual(['store_buckets', 'store_garbage', 'store_leases', 'store_meta', 'store_objects', 'store_parts', 'store_uploads']);
 
       // Writes choose READ COMMITTED themselves: a stricter database default changes nothing.
       await sql(db.url, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation = %L', current_database(), 'serializable'); END $$`);

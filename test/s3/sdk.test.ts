@@ -16,12 +16,14 @@ import {
 } from '@aws-sdk/client-s3';
 import { presignedUrl as presign, signedHeaders } from '../helpers/s3-sign.js';
 import { s3Failure, testS3Client } from '../helpers/s3-sdk.js';
-import { openBucketStore, type BucketStore } from '../../src/index.js';
+import { openBucketStore, type BucketNamespace, type BucketStore } from '../../src/index.js';
 import { startTestServer, TEST_S3_ACCESS_KEY_ID, TEST_S3_SECRET, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let s3: S3Client;
-let binding: BucketStore;
+let opened: BucketStore;
+/** The admin's buckets (those the instance key pair sees) through the binding. */
+let binding: BucketNamespace;
 
 function client(secret = TEST_S3_SECRET): S3Client {
   return testS3Client(server.running.s3Url!, { credentials: { accessKeyId: TEST_S3_ACCESS_KEY_ID, secretAccessKey: secret } });
@@ -38,12 +40,13 @@ const md5 = (b: Uint8Array | string): string => createHash('md5').update(b).dige
 beforeAll(async () => {
   server = await startTestServer();
   s3 = client();
-  binding = await openBucketStore({ dataDir: server.dataDir });
+  opened = await openBucketStore({ dataDir: server.dataDir });
+  binding = opened.forAccount(server.running.adminAccountId);
 });
 
 afterAll(async () => {
   s3?.destroy();
-  await binding?.close();
+  await opened?.close();
   await server?.stop();
 });
 

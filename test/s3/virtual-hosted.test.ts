@@ -11,7 +11,7 @@ import {
   ListObjectsV2Command, PutObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { openBucketStore, type BucketStore } from '../../src/index.js';
+import { openBucketStore, type BucketNamespace, type BucketStore } from '../../src/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { testS3Client } from '../helpers/s3-sdk.js';
 import { loopbackLookup, requestVia } from '../helpers/loopback.js';
@@ -20,11 +20,13 @@ import { presignedUrl, signedHeaders } from '../helpers/s3-sign.js';
 let server: TestServer;
 let port: number;
 let s3: S3Client;
-let binding: BucketStore;
+let opened: BucketStore;
+/** The admin's buckets (those the instance key pair sees) through the binding. */
+let binding: BucketNamespace;
 const resolver = loopbackLookup();
 
 /** The body of an object as the binding reads it, or null. */
-async function bodyText(store: BucketStore, bucket: string, key: string): Promise<string | null> {
+async function bodyText(store: BucketNamespace, bucket: string, key: string): Promise<string | null> {
   const got = await store.bucket(bucket).get(key);
   return got && 'text' in got ? got.text() : null;
 }
@@ -34,13 +36,14 @@ beforeAll(async () => {
   server = await startTestServer({ flags: { 's3-domain': 's3.localhost' } });
   port = Number(new URL(server.running.s3Url!).port);
   s3 = testS3Client(`http://s3.localhost:${port}`, { forcePathStyle: false, requestHandler: new NodeHttpHandler({ httpAgent: agent }) });
-  binding = await openBucketStore({ dataDir: server.dataDir });
+  opened = await openBucketStore({ dataDir: server.dataDir });
+  binding = opened.forAccount(server.running.adminAccountId);
 });
 
 afterAll(async () => {
   s3?.destroy();
   agent.destroy();
-  await binding?.close();
+  await opened?.close();
   await server?.stop();
 });
 

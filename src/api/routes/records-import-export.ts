@@ -17,6 +17,7 @@ import type { RecordRequestContext } from '../../zones/records-service.js';
 import { ZONEFILE_CODES } from '../../zones/zonefile/errors.js';
 import { exportZoneFile } from '../../zones/zonefile/export.js';
 import { importZoneFile, MAX_ZONE_FILE_BYTES } from '../../zones/zonefile/import.js';
+import { readFormData } from '../body.js';
 import { errorEntries, failureBody } from '../envelope.js';
 import { ok } from '../respond.js';
 import { requireZone } from '../zone-access.js';
@@ -36,8 +37,9 @@ async function readImportForm(c: Context<ApiEnv>): Promise<{ text: string; proxi
   }
   let form: FormData;
   try {
-    form = await c.req.formData();
-  } catch {
+    form = await readFormData(c);
+  } catch (err) {
+    if (err instanceof AppError) throw err;
     throw new AppError(ZONEFILE_CODES.badUpload, 'The multipart/form-data body cannot be read.');
   }
   const file = form.get('file');

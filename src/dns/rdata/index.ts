@@ -6,7 +6,7 @@
 import type { RecordType } from '../record.js';
 import type { RdataPart } from '../wire/message.js';
 import { encodeName } from '../wire/writer.js';
-import { encodeSvcParams } from '../wire/svcb.js';
+import { svcParamsWire } from '../record-types/svc-params.js';
 import {
   base64Bytes, characterString, hexBytes, ipv4Bytes, ipv6Bytes, parseCharacterStrings,
 } from '../wire/text.js';
@@ -64,7 +64,7 @@ export function recordRdata(rec: RdataSource): RdataPart[] {
     case 'DS':
       return [u16(d.key_tag, 'DS key_tag'), u8(d.algorithm, 'DS algorithm'), u8(d.digest_type, 'DS digest_type'), hexBytes(str(d, 'digest'))];
     case 'HTTPS': case 'SVCB':
-      return [u16(d.priority, 'SVCB priority'), encodeName(hostName(d.target)), encodeSvcParams(str(d, 'value'))];
+      return [u16(d.priority, 'SVCB priority'), encodeName(hostName(d.target)), svcParamsWire(str(d, 'value'))];
     case 'LOC': return [locRdata(d)];
     case 'NAPTR':
       return [

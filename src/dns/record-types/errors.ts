@@ -70,6 +70,8 @@ export const SRV_DATA_NAME_MISMATCH = def(9523, 'SRV data.{field} ({value}) does
 export const SVC_PARAMS_INVALID = def(9524, 'Content for {type} record is invalid: data.value {detail}.');
 /** Content must be a string. */
 export const CONTENT_NOT_STRING = def(9525, 'Content for {type} record must be a string.');
+/** TXT records at one name that together pass 8,192 characters (a rule between records, `zones/record-rules.ts`). */
+export const TXT_NAME_TOO_LONG = def(9526, 'Content for TXT records at {name} is invalid: together they would be {length} characters long; the limit is 8192.');
 /** The message of a problem with its variables filled in. */
 export function message(d: ProblemDef, vars: Record<string, string | number> = {}): string {
   return d.template.replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m));
@@ -86,5 +88,5 @@ export const ALL_PROBLEMS: readonly ProblemDef[] = [
   NAME_UNDERSCORE_WARNING, SRV_NAME_FORM, CONTENT_REQUIRED, DATA_REQUIRED, DATA_FIELD_INVALID, DATA_FIELD_UNKNOWN,
   CONTENT_INVALID, A_INVALID, AAAA_INVALID, MX_INVALID, HOSTNAME_INVALID, ADDRESS_RESERVED, CNAME_SELF,
   PRIORITY_REQUIRED, PRIORITY_INVALID, TXT_QUOTING, TXT_TOO_LONG, SRV_DATA_FIELDS_REMOVED, SRV_DATA_NAME_MISMATCH,
-  SVC_PARAMS_INVALID, CONTENT_NOT_STRING,
+  SVC_PARAMS_INVALID, CONTENT_NOT_STRING, TXT_NAME_TOO_LONG,
 ];

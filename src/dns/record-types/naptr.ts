@@ -27,7 +27,8 @@ export const NAPTR_SPEC = dataSpec('NAPTR', {
   build(r) {
     const order = r.int('order', 0, 65535);
     const preference = r.int('preference', 0, 65535);
-    const flags = r.str('flags', (s) => (/^[A-Za-z0-9]*$/.test(s) ? { value: s.toUpperCase() } : { rule: 'must contain only letters and digits' }));
+    const flags = r.str('flags', (s) => (!/^[A-Za-z0-9]*$/.test(s) ? { rule: 'must contain only letters and digits' }
+      : s.length > 255 ? { rule: 'must be at most 255 bytes' } : { value: s.toUpperCase() }));
     const service = r.str('service', charField);
     const regex = r.str('regex', charField);
     const replacement = r.str('replacement', (s) => {

@@ -209,3 +209,23 @@ export function formatSvcParams(params: readonly SvcParam[]): string {
     }
   }).join(' ');
 }
+
+/**
+ * The wire form of SvcParams (RFC 9460 §2.2: key, length and value, keys ascending) from their presentation
+ * text, by the same parser the API validates with, so what is served is what was accepted. RangeError when
+ * the text does not parse.
+ */
+export function svcParamsWire(text: string): Uint8Array {
+  const parsed = parseSvcParams(text);
+  if (!parsed.ok) throw new RangeError(`SvcParams ${parsed.problem}`);
+  const params = [...parsed.params].sort((a, b) => a.key - b.key);
+  const out = new Uint8Array(params.reduce((n, p) => n + 4 + p.wire.length, 0));
+  let o = 0;
+  for (const p of params) {
+    if (p.wire.length > 65535) throw new RangeError(`SvcParam ${p.name} is ${p.wire.length} bytes; at most 65535`);
+    out[o] = p.key >> 8; out[o + 1] = p.key & 0xff; out[o + 2] = p.wire.length >> 8; out[o + 3] = p.wire.length & 0xff;
+    out.set(p.wire, o + 4);
+    o += 4 + p.wire.length;
+  }
+  return out;
+}

@@ -12,6 +12,14 @@ import type { RecordTypeSpec } from './types.js';
 
 /** The longest TXT text, in characters of the strings' text. */
 export const TXT_MAX_CHARACTERS = 2048;
+/** Most characters of all TXT records at one name together (production's limit). */
+export const TXT_NAME_MAX_CHARACTERS = 8192;
+
+/** Characters of a stored TXT content's strings (what both limits count); 0 when it does not parse. */
+export function txtCharacters(content: string): number {
+  const parsed = txtStrings(content);
+  return parsed.ok ? parsed.strings.reduce((n, b) => n + [...bytesToText(b)].length, 0) : 0;
+}
 
 /** The character-strings of TXT content (see the module comment), or a quoting problem. */
 export function txtStrings(content: string): { ok: true; strings: Uint8Array[] } | { ok: false; problem: string } {

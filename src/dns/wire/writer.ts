@@ -93,9 +93,18 @@ export class Writer {
   }
 }
 
-/** Encodes a name without compression (for RDATA built ahead of time). */
+/** Longest name on the wire, in octets (RFC 1035 §3.1). */
+export const MAX_NAME_OCTETS = 255;
+
+/**
+ * Encodes a name without compression (for RDATA built ahead of time); RangeError for a name that is not
+ * ASCII (labels go out byte for byte: IDNs must be in punycode) or longer than 255 octets.
+ */
 export function encodeName(name: string): Buffer {
+  if (/[^\x00-\x7f]/.test(name)) throw new RangeError(`cannot write name "${name}": not ASCII (use punycode)`);
   const w = new Writer(Math.max(16, name.length + 2));
   w.name(name, false);
-  return w.result();
+  const out = w.result();
+  if (out.length > MAX_NAME_OCTETS) throw new RangeError(`name of ${out.length} octets; at most ${MAX_NAME_OCTETS}`);
+  return out;
 }

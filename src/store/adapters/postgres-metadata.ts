@@ -17,6 +17,7 @@ import type {
   DeleteCheck,
   DeleteBucketResult,
   MetadataStore,
+  NewBucketSettings,
   ObjectRecord,
   PartRecord,
   ScanOptions,
@@ -25,9 +26,12 @@ import type {
   UploadScanOptions,
 } from '../ports.js';
 import { prefixUpperBound } from '../keys.js';
-import { BEGIN, beginLocked, preparePostgres, UploadState } from './postgres-schema.js';
+import { adoptLegacyBuckets, BEGIN, beginLocked, preparePostgres, UploadState } from './postgres-schema.js';
+import { PostgresBuckets } from './postgres-buckets.js';
 import { keyBytes, objectValues, toPart, toRecord, toUpload, uploadValues, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
 import * as SQL from './postgres-sql.js';
+import { createPool } from '../../db/pg-pool.js';
+import { asFault, NO_FAULT_REPORTER, type FaultReporter } from '../../shared/faults.js';
 
 /** Anything that runs a query: the pool or a client checked out of it. */
 type Queryable = pg.Pool | pg.PoolClient;
@@ -36,8 +40,12 @@ type Queryable = pg.Pool | pg.PoolClient;
 export interface PostgresMetadataOptions {
   /** Most connections this store opens (default 10). */
   maxConnections?: number;
-  /** Told when PostgreSQL drops an idle pooled connection (the pool opens a new one when next needed). */
+  /** Told when a connection breaks, idle or in use (the pool opens a new one when next needed). */
   onConnectionLost?: (err: Error) => void;
+  /** Told of every fault (database away) and of the next success (the health state). */
+  health?: FaultReporter;
+  /** A query without an answer this long breaks its connection (ms; default 30 000). */
+  queryTimeoutMs?: number;
 }
 
 /** `bigint` (OID 20) as a JS number: sizes and epoch ms stay far below 2^53. */
@@ -51,20 +59,27 @@ export class PostgresMetadataStore implements MetadataStore {
   /** Prepared-statement names by SQL text (each connection prepares a statement on its first use). */
   private readonly names = new Map<string, string>();
 
-  private constructor(private readonly pool: pg.Pool) {}
+  private readonly buckets: PostgresBuckets;
+
+  private constructor(private readonly pool: pg.Pool, private readonly health: FaultReporter) {
+    this.buckets = new PostgresBuckets(pool);
+  }
 
   /** Opens a pool on `url`, creates the schema if missing and returns the store; `close()` ends the pool. */
   static async connect(url: string, opts: PostgresMetadataOptions = {}): Promise<PostgresMetadataStore> {
-    const pool = new pg.Pool({ connectionString: url, max: opts.maxConnections ?? 10, types: TYPES });
-    // An idle connection that breaks is dropped by the pool; the next query opens a new one.
-    pool.on('error', (err) => opts.onConnectionLost?.(err));
+    const health = opts.health ?? NO_FAULT_REPORTER;
+    // A connection that breaks (idle or in use) fails only its own queries; the next query opens a new one.
+    const pool = createPool({
+      url, max: opts.maxConnections ?? 10, types: TYPES, ...(opts.queryTimeoutMs !== undefined ? { queryTimeoutMs: opts.queryTimeoutMs } : {}),
+      onConnectionError: (err) => { health.down('database', err); opts.onConnectionLost?.(err); },
+    });
     try {
       await preparePostgres(pool);
     } catch (err) {
       await pool.end();
       throw err;
     }
-    return new PostgresMetadataStore(pool);
+    return new PostgresMetadataStore(pool, health);
   }
 
   private run<R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
@@ -73,7 +88,22 @@ export class PostgresMetadataStore implements MetadataStore {
       name = `stratus_store_${this.names.size}`;
       this.names.set(text, name);
     }
-    return db.query<R>({ name, text, values });
+    return this.guard(() => db.query<R>({ name, text, values }));
+  }
+
+  /** Runs `fn`; a fault (PostgreSQL away) is reported and thrown as an UnavailableError, a success reported. */
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    let out: T;
+    try {
+      out = await fn();
+    } catch (err) {
+      const fault = asFault(err, 'database');
+      if (!fault) throw err;
+      this.health.down(fault.component, err);
+      throw fault;
+    }
+    this.health.up('database');
+    return out;
   }
 
   private async one<R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[]): Promise<R | null> {
@@ -82,12 +112,12 @@ export class PostgresMetadataStore implements MetadataStore {
 
   /** Runs `fn` in a transaction opened by `begin` (BEGIN plus any locks); rolls back when it throws. */
   private async tx<T>(begin: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
+    const c = await this.guard(() => this.pool.connect());
     let broken: Error | undefined;
     try {
-      await c.query(begin);
+      await this.guard(() => c.query(begin));
       const out = await fn(c);
-      await c.query('COMMIT');
+      await this.guard(() => c.query('COMMIT'));
       return out;
     } catch (err) {
       await c.query('ROLLBACK').catch((e: Error) => (broken = e));
@@ -228,12 +258,44 @@ export class PostgresMetadataStore implements MetadataStore {
     });
   }
 
-  async createBucket(name: string, created: number): Promise<boolean> {
-    return ((await this.run(this.pool, SQL.CREATE_BUCKET, [name, created])).rowCount ?? 0) > 0;
+  async createBucket(name: string, created: number, settings?: NewBucketSettings): Promise<boolean> {
+    return this.buckets.create(name, created, settings);
   }
 
   async getBucket(name: string): Promise<BucketRecord | null> {
-    return this.one<BucketRecord>(this.pool, 'SELECT name, created FROM store_buckets WHERE name = $1', [name]);
+    return this.buckets.get(name);
+  }
+
+  setBucketStorageClass(name: string, storageClass: string): Promise<boolean> {
+    return this.buckets.setStorageClass(name, storageClass);
+  }
+
+  getBucketLifecycle(name: string): Promise<string | null> {
+    return this.buckets.getLifecycle(name);
+  }
+
+  setBucketLifecycle(name: string, lifecycle: string | null): Promise<boolean> {
+    return this.buckets.setLifecycle(name, lifecycle);
+  }
+
+  bucketsWithLifecycle(): Promise<string[]> {
+    return this.buckets.withLifecycle();
+  }
+
+  adoptBuckets(accountId: string): Promise<number> {
+    return adoptLegacyBuckets(this.pool, accountId);
+  }
+
+  deleteObjectVersion(bucket: string, key: string, version: string): Promise<boolean> {
+    return this.buckets.deleteObjectVersion(bucket, key, version);
+  }
+
+  setObjectStorageClass(bucket: string, key: string, version: string, storageClass: string): Promise<boolean> {
+    return this.buckets.setObjectStorageClass(bucket, key, version, storageClass);
+  }
+
+  takeLease(name: string, holder: string, now: number, ttlMs: number): Promise<boolean> {
+    return this.buckets.takeLease(name, holder, now, ttlMs);
   }
 
   async getBucketCors(name: string): Promise<string | null> {
@@ -244,8 +306,8 @@ export class PostgresMetadataStore implements MetadataStore {
     return ((await this.run(this.pool, 'UPDATE store_buckets SET cors = $2 WHERE name = $1', [name, cors])).rowCount ?? 0) > 0;
   }
 
-  async listBuckets(): Promise<BucketRecord[]> {
-    return (await this.run<BucketRecord>(this.pool, 'SELECT name, created FROM store_buckets ORDER BY name', [])).rows;
+  listBuckets(prefix?: string): Promise<BucketRecord[]> {
+    return this.buckets.list(prefix);
   }
 
   async deleteBucket(name: string): Promise<DeleteBucketResult> {

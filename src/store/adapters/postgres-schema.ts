@@ -88,7 +88,51 @@ const STEPS: { done: string; sql: string }[] = [
     done: `EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'store_buckets' AND column_name = 'cors')`,
     sql: 'ALTER TABLE store_buckets ADD COLUMN IF NOT EXISTS cors text;',
   },
+  // 3: buckets belong to accounts (their store name is `<account id>/<name>`; adoptLegacyBuckets moves the
+  // older ones): a bucket's default storage class, location hint and lifecycle rules; one-time markers;
+  // leases that let one node at a time run a periodic job.
+  {
+    done: `to_regclass('store_leases') IS NOT NULL`,
+    sql: `ALTER TABLE store_buckets ADD COLUMN IF NOT EXISTS storage_class text, ADD COLUMN IF NOT EXISTS location text,
+      ADD COLUMN IF NOT EXISTS lifecycle text;
+      CREATE TABLE IF NOT EXISTS store_meta (name text PRIMARY KEY, value text NOT NULL);
+      CREATE TABLE IF NOT EXISTS store_leases (name text COLLATE "C" PRIMARY KEY, holder text NOT NULL, until bigint NOT NULL);`,
+  },
 ];
+
+/** The `store_meta` entry recording that the buckets written before accounts were moved into an account. */
+const BUCKETS_ADOPTED = 'buckets_adopted_by';
+
+/**
+ * Moves every bucket whose name is not account-scoped (`<32 hex>/…`) into `accountId` (registry row, objects,
+ * uploads), once per database: one transaction under the schema lock, which also writes the `store_meta`
+ * marker, so nodes starting at once take turns and only the first moves anything. Returns the buckets moved.
+ */
+export async function adoptLegacyBuckets(pool: pg.Pool, accountId: string): Promise<number> {
+  if (!/^[0-9a-f]{32}$/.test(accountId)) throw new Error(`not an account id: ${accountId}`);
+  const done = await pool.query('SELECT 1 FROM store_meta WHERE name = $1', [BUCKETS_ADOPTED]);
+  if (done.rowCount) return 0;
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${LockClass.schema}, 0)`);
+    const marked = await client.query('INSERT INTO store_meta (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [BUCKETS_ADOPTED, accountId]);
+    let moved = 0;
+    if (marked.rowCount) {
+      const legacy = `!~ '^[0-9a-f]{32}/'`;
+      moved = (await client.query(`UPDATE store_buckets SET name = $1 || name WHERE name ${legacy}`, [`${accountId}/`])).rowCount ?? 0;
+      await client.query(`UPDATE store_objects SET bucket = $1 || bucket WHERE bucket ${legacy}`, [`${accountId}/`]);
+      await client.query(`UPDATE store_uploads SET bucket = $1 || bucket WHERE bucket ${legacy}`, [`${accountId}/`]);
+    }
+    await client.query('COMMIT');
+    return moved;
+  } catch (err) {
+    await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
 
 /**
  * Checks the database encoding and creates the tables unless they exist, then runs the later steps not yet

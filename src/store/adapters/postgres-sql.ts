@@ -99,8 +99,22 @@ ps AS (DELETE FROM store_parts WHERE upload_id IN (SELECT upload_id FROM ups) RE
 g AS (${garbageFrom(['ps'], '$2')})
 SELECT (SELECT v FROM busy) AS busy, EXISTS (SELECT 1 FROM b) AS deleted`;
 
-/** Registers bucket `$1` created at `$2` unless it exists. */
-export const CREATE_BUCKET = 'INSERT INTO store_buckets (name, created) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING';
+/** Registers bucket `$1` created at `$2` with storage class `$3`, location `$4`, lifecycle `$5`, unless it exists. */
+export const CREATE_BUCKET = `INSERT INTO store_buckets (name, created, storage_class, location, lifecycle) VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (name) DO NOTHING`;
+
+/** Deletes the object `$1`/`$2` iff its version is `$3`; its body goes to garbage dated `$4`. The key must be locked. */
+export const DELETE_OBJECT_VERSION = `
+WITH gone AS (DELETE FROM store_objects WHERE bucket = $1 AND key = $2 AND version = $3 RETURNING blob_id, upload_id),
+gone_parts AS (DELETE FROM store_parts WHERE upload_id IN (SELECT upload_id FROM gone) RETURNING blob_id),
+g AS (${garbageFrom(['gone', 'gone_parts'], '$4')})
+SELECT count(*)::int AS n FROM gone`;
+
+/** Takes lease `$1` for holder `$2` until `$4` when it is free, expired (before `$3`) or already the holder's. */
+export const TAKE_LEASE = `
+INSERT INTO store_leases (name, holder, until) VALUES ($1, $2, $4)
+ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until
+WHERE store_leases.holder = EXCLUDED.holder OR store_leases.until <= $3`;
 
 /** Garbage entries dated at or before `$1`, oldest first, at most `$2`. */
 export const TAKE_GARBAGE = 'SELECT blob_id FROM store_garbage WHERE since <= $1 ORDER BY since, blob_id LIMIT $2';

@@ -18,6 +18,7 @@ import { newBlobId } from './file-blobs.js';
 import { blobIdTime, createS3Client, isBlobId, statusOf, type S3BlobStoreOptions } from './s3-client.js';
 import { writeObject, type S3Target } from './s3-write.js';
 import { openObject } from './s3-read.js';
+import { NO_FAULT_REPORTER, UnavailableError, type FaultReporter } from '../../shared/faults.js';
 
 export type { S3BlobStoreOptions } from './s3-client.js';
 
@@ -39,11 +40,41 @@ export class S3BlobStore implements BlobStore {
   readonly client: S3Client;
   readonly bucket: string;
   readonly prefix: string;
+  private readonly health: FaultReporter;
 
-  constructor(opts: S3BlobStoreOptions) {
+  constructor(opts: S3BlobStoreOptions & { health?: FaultReporter }) {
     this.client = createS3Client(opts);
     this.bucket = opts.bucket;
     this.prefix = opts.prefix ?? 'blobs/';
+    this.health = opts.health ?? NO_FAULT_REPORTER;
+  }
+
+  /**
+   * Runs a call to the service: a failure the service caused (no answer, or 5xx after the SDK's retries with
+   * backoff) is reported and thrown as UnavailableError('blob-store'); a success ends an outage.
+   */
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    let out: T;
+    try {
+      out = await fn();
+    } catch (err) {
+      if (!isServiceFault(err)) throw err;
+      this.health.down('blob-store', err);
+      throw new UnavailableError('blob-store', err);
+    }
+    this.health.up('blob-store');
+    return out;
+  }
+
+  /** Reads of a handle, guarded as {@link guard}: a read that fails midway is a fault too. */
+  private async *guardedRead(handle: BlobHandle, offset: number, length: number): AsyncIterable<Uint8Array> {
+    try {
+      yield* handle.read(offset, length);
+    } catch (err) {
+      if (!isServiceFault(err)) throw err;
+      this.health.down('blob-store', err);
+      throw new UnavailableError('blob-store', err);
+    }
   }
 
   private target(blobId: string): S3Target {
@@ -60,21 +91,24 @@ export class S3BlobStore implements BlobStore {
 
   async write(source: AsyncIterable<Uint8Array>): Promise<string> {
     const id = newBlobId();
-    await writeObject(this.target(id), source, S3_PART_SIZE);
+    await this.guard(() => writeObject(this.target(id), source, S3_PART_SIZE));
     return id;
   }
 
   async open(blobId: string): Promise<BlobHandle> {
-    return openObject(this.target(blobId), blobId, S3_READ_RANGE);
+    const handle = await this.guard(() => openObject(this.target(blobId), blobId, S3_READ_RANGE));
+    return { size: handle.size, read: (offset, length) => this.guardedRead(handle, offset, length), close: () => handle.close() };
   }
 
   async delete(blobId: string): Promise<void> {
     const t = this.target(blobId);
-    try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: t.bucket, Key: t.key }));
-    } catch (err) {
-      if (statusOf(err) !== 404) throw err;
-    }
+    await this.guard(async () => {
+      try {
+        await this.client.send(new DeleteObjectCommand({ Bucket: t.bucket, Key: t.key }));
+      } catch (err) {
+        if (statusOf(err) !== 404) throw err;
+      }
+    });
   }
 
   /**
@@ -150,4 +184,14 @@ export class S3BlobStore implements BlobStore {
   destroy(): void {
     this.client.destroy();
   }
+}
+
+/**
+ * True for failures of the service rather than of the request: SDK errors (they carry `$metadata`) without an
+ * HTTP answer (refused, reset, timed out) or with a 5xx one. A failing request body has no `$metadata`.
+ */
+function isServiceFault(err: unknown): boolean {
+  if (!(err instanceof Error) || !('$metadata' in err)) return false;
+  const status = statusOf(err);
+  return status === undefined || status >= 500;
 }

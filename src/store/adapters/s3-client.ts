@@ -34,9 +34,15 @@ export function blobIdTime(id: string): number {
   return Number(BigInt(`0x${id.slice(64)}`));
 }
 
-/** An S3 client for the adapter (SDK retries on; no flexible checksums). */
+/**
+ * An S3 client for the adapter: the SDK's standard retries (3 attempts, exponential backoff with jitter, on
+ * throttling, 5xx and connection failures); no flexible checksums; a connection that cannot be opened in 5 s
+ * or a socket silent for 60 s fails instead of hanging the request.
+ */
 export function createS3Client(opts: S3BlobStoreOptions): S3Client {
   return new S3Client({
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: 60_000 },
     region: opts.region,
     ...(opts.endpoint !== undefined ? { endpoint: opts.endpoint } : {}),
     ...(opts.credentials ? { credentials: opts.credentials } : {}),

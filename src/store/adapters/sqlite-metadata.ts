@@ -13,6 +13,7 @@ import type {
   DeleteCheck,
   DeleteBucketResult,
   MetadataStore,
+  NewBucketSettings,
   ObjectRecord,
   PartRecord,
   ScanOptions,
@@ -20,9 +21,11 @@ import type {
   UploadRecord,
   UploadScanOptions,
 } from '../ports.js';
-import { prepareDatabase, UploadState } from './sqlite-schema.js';
+import { adoptLegacyBuckets, prepareDatabase, UploadState } from './sqlite-schema.js';
+import { SqliteBuckets } from './sqlite-buckets.js';
+import { listUploadRows } from './sqlite-uploads.js';
 import { OBJECT_COLUMNS, objectValues, toPart, toRecord, toUpload, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
-import { prefixUpperBound, prefixUpperBoundText } from '../keys.js';
+import { prefixUpperBound } from '../keys.js';
 
 const INSERT_OBJECT = `INSERT OR REPLACE INTO store_objects (${OBJECT_COLUMNS.join(', ')}) VALUES (${OBJECT_COLUMNS.map(() => '?').join(',')})`;
 
@@ -30,11 +33,13 @@ const INSERT_OBJECT = `INSERT OR REPLACE INTO store_objects (${OBJECT_COLUMNS.jo
 export class SqliteMetadataStore implements MetadataStore {
   private readonly db: Database;
   private readonly stmts = new Map<string, Statement>();
+  private readonly buckets: SqliteBuckets;
 
   constructor(file: string) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     this.db = new SQLite(file);
     prepareDatabase(this.db);
+    this.buckets = new SqliteBuckets(this.db);
   }
 
   /** Opens the store file inside a data folder. */
@@ -292,12 +297,52 @@ export class SqliteMetadataStore implements MetadataStore {
       .immediate();
   }
 
-  async createBucket(name: string, created: number): Promise<boolean> {
-    return this.registerBucket(name, created);
+  async createBucket(name: string, created: number, settings?: NewBucketSettings): Promise<boolean> {
+    return this.buckets.create(name, created, settings);
   }
 
   async getBucket(name: string): Promise<BucketRecord | null> {
-    return (this.q('SELECT name, created FROM store_buckets WHERE name = ?').get(name) as BucketRecord | undefined) ?? null;
+    return this.buckets.get(name);
+  }
+
+  async setBucketStorageClass(name: string, storageClass: string): Promise<boolean> {
+    return this.buckets.setStorageClass(name, storageClass);
+  }
+
+  async getBucketLifecycle(name: string): Promise<string | null> {
+    return this.buckets.getLifecycle(name);
+  }
+
+  async setBucketLifecycle(name: string, lifecycle: string | null): Promise<boolean> {
+    return this.buckets.setLifecycle(name, lifecycle);
+  }
+
+  async bucketsWithLifecycle(): Promise<string[]> {
+    return this.buckets.withLifecycle();
+  }
+
+  async adoptBuckets(accountId: string): Promise<number> {
+    return adoptLegacyBuckets(this.db, accountId);
+  }
+
+  async setObjectStorageClass(bucket: string, key: string, version: string, storageClass: string): Promise<boolean> {
+    return this.buckets.setObjectStorageClass(bucket, key, version, storageClass);
+  }
+
+  async takeLease(name: string, holder: string, now: number, ttlMs: number): Promise<boolean> {
+    return this.buckets.takeLease(name, holder, now, ttlMs);
+  }
+
+  async deleteObjectVersion(bucket: string, key: string, version: string): Promise<boolean> {
+    return this.db
+      .transaction((): boolean => {
+        const current = this.readObject(bucket, key);
+        if (!current || current.version !== version) return false;
+        this.discardBody(bucket, current, Date.now());
+        this.q('DELETE FROM store_objects WHERE bucket = ? AND key = ?').run(bucket, Buffer.from(key, 'utf8'));
+        return true;
+      })
+      .immediate();
   }
 
   async getBucketCors(name: string): Promise<string | null> {
@@ -308,8 +353,8 @@ export class SqliteMetadataStore implements MetadataStore {
     return this.q('UPDATE store_buckets SET cors = ? WHERE name = ?').run(cors, name).changes > 0;
   }
 
-  async listBuckets(): Promise<BucketRecord[]> {
-    return this.q('SELECT name, created FROM store_buckets ORDER BY name').all() as BucketRecord[];
+  async listBuckets(prefix?: string): Promise<BucketRecord[]> {
+    return this.buckets.list(prefix);
   }
 
   async deleteBucket(name: string): Promise<DeleteBucketResult> {
@@ -331,39 +376,7 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async listUploads(bucket: string, opts: UploadScanOptions): Promise<UploadRecord[]> {
-    return this.db
-      .transaction((): UploadRecord[] => {
-        const where = ['bucket = ?', 'state = 0'];
-        const args: unknown[] = [bucket];
-        if (opts.prefix.length > 0) {
-          where.push('key >= ?');
-          args.push(opts.prefix);
-          const upper = prefixUpperBoundText(opts.prefix);
-          if (upper !== null) {
-            where.push('key < ?');
-            args.push(upper);
-          }
-        }
-        if (opts.keyMarker !== undefined) {
-          const marker =
-            opts.uploadIdMarker === undefined
-              ? undefined
-              : (this.q('SELECT created FROM store_uploads WHERE upload_id = ? AND bucket = ? AND key = ?').get(opts.uploadIdMarker, bucket, opts.keyMarker) as
-                  | { created: number }
-                  | undefined);
-          if (marker) {
-            where.push('(key, created, upload_id) > (?, ?, ?)');
-            args.push(opts.keyMarker, marker.created, opts.uploadIdMarker);
-          } else {
-            where.push('key > ?');
-            args.push(opts.keyMarker);
-          }
-        }
-        args.push(opts.limit);
-        const sql = `SELECT * FROM store_uploads WHERE ${where.join(' AND ')} ORDER BY key, created, upload_id LIMIT ?`;
-        return (this.q(sql).all(...args) as UploadRow[]).map(toUpload);
-      })
-      .deferred();
+    return listUploadRows(this.db, bucket, opts);
   }
 
   async takeGarbage(before: number, limit: number): Promise<string[]> {

@@ -94,6 +94,45 @@ function addBucketCors(db: Database): void {
   if (!columns.some((c) => c.name === 'cors')) db.exec('ALTER TABLE store_buckets ADD COLUMN cors TEXT');
 }
 
+/**
+ * Schema step 3: buckets belong to accounts. `store_buckets` gains a bucket's default storage class, its
+ * location hint and its lifecycle rules (JSON); `store_leases` lets one process at a time run a periodic job
+ * (the lifecycle sweep). Bucket names stay the key of every table: an account's bucket is named
+ * `<account id>/<name>` inside the store (docs/store.md, "Accounts"); {@link adoptLegacyBuckets} moves the
+ * buckets written before this step into the admin's account.
+ */
+function addBucketSettings(db: Database): void {
+  const columns = new Set((db.prepare('PRAGMA table_info(store_buckets)').all() as { name: string }[]).map((c) => c.name));
+  for (const column of ['storage_class', 'location', 'lifecycle']) {
+    if (!columns.has(column)) db.exec(`ALTER TABLE store_buckets ADD COLUMN ${column} TEXT`);
+  }
+  db.exec('CREATE TABLE IF NOT EXISTS store_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL) WITHOUT ROWID');
+}
+
+/** The `store_meta` entry recording that the buckets written before accounts were moved into an account. */
+const BUCKETS_ADOPTED = 'buckets_adopted_by';
+
+/** GLOB pattern of an account-scoped bucket name: 32 lowercase hex digits, a slash, anything. */
+const ACCOUNT_SCOPED_GLOB = `${'[0-9a-f]'.repeat(32)}/*`;
+
+/**
+ * Moves every bucket whose name is not account-scoped into `accountId` (registry row, objects, uploads), in
+ * one IMMEDIATE transaction, once per database (marker in `store_meta`): processes starting at once take turns
+ * and only the first one moves anything. A crash before the commit leaves the old names, whole.
+ */
+export function adoptLegacyBuckets(db: Database, accountId: string): number {
+  if (!/^[0-9a-f]{32}$/.test(accountId)) throw new Error(`not an account id: ${accountId}`);
+  return db.transaction((): number => {
+    if (db.prepare('SELECT 1 FROM store_meta WHERE name = ?').get(BUCKETS_ADOPTED)) return 0;
+    const prefix = `${accountId}/`;
+    const moved = db.prepare('UPDATE OR IGNORE store_buckets SET name = ? || name WHERE name NOT GLOB ?').run(prefix, ACCOUNT_SCOPED_GLOB).changes;
+    db.prepare('UPDATE store_objects SET bucket = ? || bucket WHERE bucket NOT GLOB ?').run(prefix, ACCOUNT_SCOPED_GLOB);
+    db.prepare('UPDATE store_uploads SET bucket = ? || bucket WHERE bucket NOT GLOB ?').run(prefix, ACCOUNT_SCOPED_GLOB);
+    db.prepare('INSERT INTO store_meta (name, value) VALUES (?, ?)').run(BUCKETS_ADOPTED, accountId);
+    return moved;
+  }).immediate();
+}
+
 /** Sets the pragmas and creates the tables, then runs the later schema steps. */
 export function prepareDatabase(db: Database): void {
   db.pragma('busy_timeout = 30000');
@@ -104,6 +143,7 @@ export function prepareDatabase(db: Database): void {
     db.exec(SCHEMA);
     fillBucketRegistry(db);
     addBucketCors(db);
+    addBucketSettings(db);
   }).immediate();
 }
 

@@ -271,6 +271,40 @@ export function metadataStoreContract(name: string, factory: MetadataFactory): v
       expect(await s.getBucket('b')).toEqual({ name: 'b', created: 50 });
     }));
 
+    it('lifecycle steps act only on the version they name; the blob of a deleted one becomes garbage', withStore(async (s) => {
+      const first = rec('k', { body: { kind: 'blob', blobId: 'lc-blob-1' } });
+      await s.putObject('b', first, always);
+      const second = rec('k', { body: { kind: 'blob', blobId: 'lc-blob-2' } });
+      await s.putObject('b', second, always);
+      expect(await s.deleteObjectVersion('b', 'k', first.version)).toBe(false);
+      expect(await s.setObjectStorageClass('b', 'k', first.version, 'InfrequentAccess')).toBe(false);
+      expect((await s.getObject('b', 'k'))!.storageClass).toBe('Standard');
+      expect(await s.setObjectStorageClass('b', 'k', second.version, 'InfrequentAccess')).toBe(true);
+      expect((await s.getObject('b', 'k'))!.storageClass).toBe('InfrequentAccess');
+      expect(await s.deleteObjectVersion('b', 'k', second.version)).toBe(true);
+      expect(await s.deleteObjectVersion('b', 'k', second.version)).toBe(false);
+      expect(await s.getObject('b', 'k')).toBeNull();
+      expect(await s.takeGarbage(Date.now() + 1000, 10)).toEqual(expect.arrayContaining(['lc-blob-1', 'lc-blob-2']));
+    }));
+
+    it('bucket settings, lifecycle text and leases', withStore(async (s) => {
+      expect(await s.createBucket('acct/b', 7, { storageClass: 'InfrequentAccess', location: 'weur', lifecycle: '[1]' })).toBe(true);
+      await s.createBucket('acct/c', 8);
+      await s.createBucket('other', 9);
+      expect(await s.getBucket('acct/b')).toEqual({ name: 'acct/b', created: 7, storageClass: 'InfrequentAccess', location: 'weur' });
+      expect((await s.listBuckets('acct/')).map((b) => b.name)).toEqual(['acct/b', 'acct/c']);
+      expect(await s.getBucketLifecycle('acct/b')).toBe('[1]');
+      expect(await s.bucketsWithLifecycle()).toEqual(['acct/b']);
+      expect(await s.setBucketLifecycle('acct/c', '[]')).toBe(true);
+      expect(await s.setBucketLifecycle('missing', '[]')).toBe(false);
+      expect(await s.setBucketStorageClass('acct/c', 'InfrequentAccess')).toBe(true);
+      expect((await s.getBucket('acct/c'))!.storageClass).toBe('InfrequentAccess');
+      expect(await s.takeLease('job', 'one', 1000, 100)).toBe(true);
+      expect(await s.takeLease('job', 'two', 1050, 100)).toBe(false);
+      expect(await s.takeLease('job', 'one', 1050, 100)).toBe(true);
+      expect(await s.takeLease('job', 'two', 1151, 100)).toBe(true);
+    }));
+
     it('listUploads: active only, by key bytes then creation then id, with prefix and limit', withStore(async (s) => {
       await s.createUpload('b', upload('u-b2', 'b', 20));
       await s.createUpload('b', upload('u-b1', 'b', 10));

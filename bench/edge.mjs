@@ -1,0 +1,184 @@
+#!/usr/bin/env node
+/**
+ * Edge benchmark (prints, never asserts). Run after `npm run build`:
+ *
+ *   node bench/edge.mjs [--seconds 5] [--concurrency 16] [--rounds 3] [--pairs 2000] [--scripts 20]
+ *
+ * 1. Hello world: requests/s and p99 of a hello-world script through Stratus's --edge listener (supervisor
+ *    worker, route lookup, the script's own worker) against the same script in workerd alone, in the same run,
+ *    rounds interleaved, best of each. Target: at least 0.8x.
+ * 2. Bucket binding: put+get pairs/s (1 KiB values, 8 in flight) measured inside a script deployed on the edge
+ *    (workerd's own binding -> Stratus's store service -> store) against the same script in Miniflare.
+ *    Target: at least 5x.
+ * 3. Deploys: time from a new version in the catalog to its first answer (a new workerd generation), and the
+ *    workerd memory per loaded script.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { Miniflare } from 'miniflare';
+import { openBucketStore } from '../dist/index.js';
+import { startEdge } from '../dist/runtime/index.js';
+import { silentLogger } from '../dist/shared/logger.js';
+
+const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
+const SECONDS = Number(args.seconds ?? 5);
+const CONCURRENCY = Number(args.concurrency ?? 16);
+const ROUNDS = Number(args.rounds ?? 3);
+const PAIRS = Number(args.pairs ?? 2000);
+const SCRIPTS = Number(args.scripts ?? 20);
+const log = (line) => process.stdout.write(`${line}\n`);
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-bench-edge-'));
+const workerdBin = createRequire(import.meta.url)('workerd').default;
+
+const HELLO = 'export default { fetch() { return new Response("hello world"); } };';
+const PAIRS_SCRIPT = `export default {
+  async fetch(request, env) {
+    const { pairs, concurrency } = await request.json();
+    const value = new Uint8Array(1024).fill(7);
+    let next = 0;
+    const started = Date.now();
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < pairs) {
+        const key = 'k' + (next++ % 500);
+        await env.B.put(key, value);
+        const o = await env.B.get(key);
+        await o.arrayBuffer();
+      }
+    }));
+    return Response.json({ ms: Date.now() - started });
+  },
+};`;
+
+/** A catalog of fixed hosts, versions added with deploy(). */
+class BenchCatalog {
+  hosts = new Map(); bundles = new Map(); listeners = new Set(); n = 0;
+  async resolve(host) { return this.hosts.get(host) ?? { kind: 'unknown', status: 530, reason: 'unknown' }; }
+  async bundle(v) { return this.bundles.get(v) ?? null; }
+  onChange(l) { this.listeners.add(l); return () => this.listeners.delete(l); }
+  deploy(host, source, bindings = []) {
+    const versionId = `bench-${++this.n}`;
+    this.bundles.set(versionId, { accountId: 'bench', scriptName: host.split('.')[0], versionId, mainModule: 'index.js',
+      modules: [{ name: 'index.js', type: 'esm', content: new TextEncoder().encode(source) }], compatibilityDate: '2025-01-01', compatibilityFlags: [], bindings });
+    this.hosts.set(host, { kind: 'script', accountId: 'bench', scriptName: host.split('.')[0], versionId });
+    for (const l of this.listeners) l();
+    return versionId;
+  }
+}
+
+/** Closed-loop load: `CONCURRENCY` keep-alive connections for SECONDS; returns { rps, p99 }. */
+async function load(port, host) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const latencies = [];
+  const end = Date.now() + SECONDS * 1000;
+  const one = () => new Promise((resolve, reject) => {
+    const t = performance.now();
+    http.get({ host: '127.0.0.1', port, path: '/', agent, headers: { host } }, (res) => {
+      res.resume();
+      res.on('end', () => { if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`)); else { latencies.push(performance.now() - t); resolve(); } });
+    }).on('error', reject);
+  });
+  const started = Date.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => { while (Date.now() < end) await one(); }));
+  const seconds = (Date.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { rps: latencies.length / seconds, p99: latencies[Math.floor(latencies.length * 0.99)] };
+}
+
+async function startPlainWorkerd() {
+  const dir = fs.mkdtempSync(path.join(root, 'plain-'));
+  fs.writeFileSync(path.join(dir, 'hello.js'), HELLO);
+  fs.writeFileSync(path.join(dir, 'config.capnp'), `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "hello", worker = (modules = [(name = "hello.js", esModule = embed "hello.js")], compatibilityDate = "2025-01-01"))],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "hello")],
+);`);
+  const child = spawn(workerdBin, ['serve', path.join(dir, 'config.capnp'), '--control-fd=3'], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+  const port = await new Promise((resolve) => child.stdio[3].on('data', (d) => resolve(JSON.parse(String(d).split('\n')[0]).port)));
+  return { port, close: () => new Promise((r) => { child.once('exit', r); child.kill(); }) };
+}
+
+function rssMb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m[1]) / 1024;
+}
+
+async function get(port, host) {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: '/', headers: { host }, agent: false }, (res) => {
+      let body = ''; res.on('data', (c) => { body += c; }); res.on('end', () => resolve({ status: res.statusCode, body }));
+    }).on('error', reject);
+  });
+}
+
+const store = await openBucketStore({ dataDir: path.join(root, 'data') });
+const catalog = new BenchCatalog();
+const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o) });
+const plain = await startPlainWorkerd();
+try {
+  // 1. Hello world.
+  catalog.deploy('hello.bench', HELLO);
+  await get(edge.port, 'hello.bench');
+  const best = { edge: { rps: 0, p99: Infinity }, plain: { rps: 0, p99: Infinity } };
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [name, port] of [['plain', plain.port], ['edge', edge.port]]) {
+      const m = await load(port, 'hello.bench');
+      if (m.rps > best[name].rps) best[name] = m;
+    }
+  }
+  log(`hello world, ${CONCURRENCY} connections, ${SECONDS} s x ${ROUNDS} rounds (best):`);
+  log(`  workerd alone          ${best.plain.rps.toFixed(0).padStart(7)} req/s  p99 ${best.plain.p99.toFixed(2)} ms`);
+  log(`  Stratus --edge         ${best.edge.rps.toFixed(0).padStart(7)} req/s  p99 ${best.edge.p99.toFixed(2)} ms`);
+  log(`  ratio edge/workerd     ${(best.edge.rps / best.plain.rps).toFixed(2)}x (target >= 0.8x)`);
+
+  // 2. Bucket binding pairs.
+  catalog.deploy('pairs.bench', PAIRS_SCRIPT, [{ type: 'r2_bucket', name: 'B', bucketName: 'bench' }]);
+  const mf = new Miniflare({ modules: true, script: PAIRS_SCRIPT, compatibilityDate: '2025-01-01', r2Buckets: ['B'], r2Persist: path.join(root, 'mf') });
+  await mf.ready;
+  const run = async (fn) => { const { ms } = await fn(); return PAIRS / (ms / 1000); };
+  const body = JSON.stringify({ pairs: PAIRS, concurrency: 8 });
+  const viaEdge = () => new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: edge.port, method: 'POST', path: '/', headers: { host: 'pairs.bench' } }, (res) => {
+      let text = ''; res.on('data', (c) => { text += c; }); res.on('end', () => resolve(JSON.parse(text)));
+    });
+    req.on('error', reject); req.end(body);
+  });
+  const viaMf = async () => (await mf.dispatchFetch('http://x/', { method: 'POST', body })).json();
+  let bestEdge = 0; let bestMf = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    bestMf = Math.max(bestMf, await run(viaMf));
+    bestEdge = Math.max(bestEdge, await run(viaEdge));
+  }
+  await mf.dispose();
+  log(`bucket put+get pairs from a script, 1 KiB, 8 in flight, ${PAIRS} pairs x ${ROUNDS} rounds (best):`);
+  log(`  Miniflare in-script    ${bestMf.toFixed(0).padStart(7)} pairs/s`);
+  log(`  Stratus edge script    ${bestEdge.toFixed(0).padStart(7)} pairs/s`);
+  log(`  ratio Stratus/Miniflare ${(bestEdge / bestMf).toFixed(2)}x (target >= 5x)`);
+
+  // 3. Deploy to serve, memory per script.
+  const deployTimes = [];
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    catalog.deploy('deploy.bench', `export default { fetch() { return new Response("v${i}"); } };`);
+    let res;
+    do { res = await get(edge.port, 'deploy.bench'); } while (res.body !== `v${i}`);
+    deployTimes.push(performance.now() - started);
+  }
+  deployTimes.sort((a, b) => a - b);
+  const before = rssMb(edge.runtime.pid);
+  const versionsBefore = catalog.n;
+  for (let i = 0; i < SCRIPTS; i++) catalog.deploy(`s${i}.bench`, `const big = "x".repeat(1000); export default { fetch() { return new Response(big.slice(0, ${i})); } };`);
+  await Promise.all(Array.from({ length: SCRIPTS }, (_, i) => get(edge.port, `s${i}.bench`)));
+  const after = rssMb(edge.runtime.pid);
+  log(`deploys: new version to first answer, median ${deployTimes[2].toFixed(0)} ms (min ${deployTimes[0].toFixed(0)}, max ${deployTimes[4].toFixed(0)})`);
+  log(`memory: workerd RSS ${before.toFixed(0)} MiB with ${versionsBefore} versions, ${after.toFixed(0)} MiB with ${catalog.n}: ${((after - before) / SCRIPTS).toFixed(2)} MiB per script`);
+} finally {
+  await plain.close();
+  await edge.close();
+  await store.close();
+  fs.rmSync(root, { recursive: true, force: true });
+}

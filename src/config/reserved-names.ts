@@ -1,0 +1,13 @@
+/**
+ * Names the instance's own listeners answer for, which no tenant may add as a zone (zones/name-policy.ts):
+ * the virtual-hosted S3 domain and the workers domain. A listener with a domain adds it here.
+ */
+import type { Config } from './config.js';
+
+/** The listener names of a configuration (each reserved with everything below it). */
+export function listenerNames(config: Config): string[] {
+  const names: string[] = [];
+  if (config.s3Domain !== undefined) names.push(config.s3Domain);
+  names.push(config.workersDomain);
+  return names;
+}

@@ -1,0 +1,54 @@
+/**
+ * The headers the edge adds to a request before it reaches a script or an origin, as production does
+ * (developers.cloudflare.com/fundamentals/reference/http-headers/): `CF-Connecting-IP` (the client's
+ * address, replacing any sent), `X-Forwarded-For` (the client's address appended to what the client sent),
+ * `X-Forwarded-Proto` and `CF-Visitor` (the scheme the client used), `CF-Ray` (the request's ray id),
+ * `CDN-Loop` (appended, for loop detection), `X-Real-IP`, and `CF-IPCountry` (`XX`: no geolocation here).
+ *
+ * These functions are embedded into the supervisor worker by their source text: they must stay
+ * self-contained (no imports, no outer variables).
+ */
+
+/** The headers for the next hop: a copy of `incoming` with the forwarding headers set. */
+export function forwardingHeaders(incoming: Headers, clientIp: string, proto: string, ray: string): Headers {
+  // Stratus's own x-stratus-* headers are not stripped here (hot path): the supervisor answers any request
+  // carrying x-stratus-internal itself, and the origin proxy drops the rest.
+  const out = new Headers(incoming);
+  out.set('cf-connecting-ip', clientIp);
+  out.set('x-real-ip', clientIp);
+  const prior = incoming.get('x-forwarded-for');
+  out.set('x-forwarded-for', prior ? `${prior}, ${clientIp}` : clientIp);
+  out.set('x-forwarded-proto', proto);
+  out.set('cf-visitor', JSON.stringify({ scheme: proto }));
+  out.set('cf-ray', ray);
+  out.set('cf-ipcountry', 'XX');
+  const loop = incoming.get('cdn-loop');
+  out.set('cdn-loop', loop ? `${loop}, cloudflare` : 'cloudflare');
+  return out;
+}
+
+/** The client's IP from workerd's `request.cf.clientIp` (`1.2.3.4:5678`, `[::1]:5678` or a bare address). */
+export function clientAddress(raw: string | undefined): string {
+  if (!raw) return '0.0.0.0';
+  const v6 = /^\[([^\]]+)\](?::\d+)?$/.exec(raw);
+  if (v6) return v6[1]!;
+  const v4 = /^(\d+\.\d+\.\d+\.\d+)(?::\d+)?$/.exec(raw);
+  if (v4) return v4[1]!;
+  return raw;
+}
+
+/**
+ * A new ray id: 16 lowercase hex digits, a dash and the location (`8f1d2c3b4a5e6f70-STR`). The first 8 digits
+ * are random per process, the last 8 count requests, so ids are unique without a random draw per request.
+ */
+export function newRayId(colo: string): string {
+  const state = newRayId as unknown as { prefix?: string; n?: number };
+  if (state.prefix === undefined) {
+    const bytes = new Uint8Array(4);
+    crypto.getRandomValues(bytes);
+    state.prefix = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+    state.n = 0;
+  }
+  state.n = ((state.n ?? 0) + 1) >>> 0;
+  return `${state.prefix}${state.n.toString(16).padStart(8, '0')}-${colo}`;
+}

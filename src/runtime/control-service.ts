@@ -1,0 +1,80 @@
+/**
+ * The control service: what the supervisor worker asks Node, over loopback with the per-process secret.
+ * - `GET /resolve` (`x-host`, `x-path`): the catalog's target for a request.
+ * - `GET /ensure` (`x-version`): makes a generation serve that version; answers its internal port.
+ * - any request with `x-stratus-origin`: the origin proxy (origin-proxy.ts).
+ */
+import http from 'node:http';
+import crypto from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { EdgeCatalog, EdgeTarget } from '../edge/types.js';
+import type { Logger } from '../shared/logger.js';
+import { STORE_SECRET_HEADER } from './workerd/config-text.js';
+import { proxyToOrigin } from './origin-proxy.js';
+
+/** What the control service needs from the runtime. */
+export interface ControlHandlers {
+  catalog: EdgeCatalog | undefined;
+  /** Resolves the internal port of a generation serving `versionId`; null when the version does not exist. */
+  ensure(versionId: string): Promise<number | null>;
+  originPort: number;
+  logger: Logger;
+}
+
+/** The target when no catalog is wired: every hostname is unknown. */
+export const NO_CATALOG_TARGET: EdgeTarget = { kind: 'unknown', status: 530, reason: 'This hostname is not served by this edge.' };
+
+/** A running control service. */
+export interface ControlService {
+  address: string;
+  close(): Promise<void>;
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** Starts the control service on loopback. */
+export async function startControlService(secretText: string, h: ControlHandlers): Promise<ControlService> {
+  const secret = Buffer.from(secretText);
+  const log = h.logger.child({ component: 'edge-control' });
+  const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+    const given = Buffer.from(String(req.headers[STORE_SECRET_HEADER] ?? ''));
+    if (given.length !== secret.length || !crypto.timingSafeEqual(given, secret)) {
+      res.writeHead(403).end();
+      return;
+    }
+    if (req.headers['x-stratus-origin'] !== undefined) {
+      proxyToOrigin(req, res, h.originPort, log);
+      return;
+    }
+    const run = async () => {
+      if (req.url === '/resolve') {
+        const host = String(req.headers['x-host'] ?? '');
+        const path = Buffer.from(String(req.headers['x-path'] ?? '/'), 'latin1').toString('utf8');
+        json(res, 200, h.catalog ? await h.catalog.resolve(host, path) : NO_CATALOG_TARGET);
+      } else if (req.url === '/ensure') {
+        const port = await h.ensure(String(req.headers['x-version'] ?? ''));
+        if (port === null) json(res, 404, { error: 'no such version' });
+        else json(res, 200, { port });
+      } else {
+        json(res, 404, { error: 'unknown path' });
+      }
+    };
+    run().catch((err: unknown) => {
+      log.warn({ path: req.url, reason: (err as Error).message }, 'edge control request failed');
+      if (!res.headersSent) json(res, 500, { error: (err as Error).message });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+  };
+}

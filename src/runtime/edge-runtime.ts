@@ -1,0 +1,293 @@
+/**
+ * The edge runtime: one live workerd generation per node serving the edge socket, supervised from Node.
+ *
+ * A generation is one workerd process whose config holds the supervisor worker and a static worker per
+ * script version it serves (workerd's own bucket bindings, bound to the store service). A request for a
+ * version the live generation lacks makes Node build the next generation (the live versions plus the new
+ * one) beside it on the same held socket; the old generation hands the request over to the new one, then
+ * drains (SIGTERM: it stops accepting and finishes its requests) and exits. Deploys never close the port.
+ *
+ * Invariants:
+ * - Builds and replacements run one at a time, in order; a build takes every version wanted so far, so
+ *   requests waiting for versions share it.
+ * - A version whose worker does not load is left out of the generation and answered as a 1101 page; the
+ *   others keep serving.
+ * - A generation that exits unexpectedly, stops answering its watchdog ping within the CPU limit (a script
+ *   in a synchronous loop) or grows over the memory limit is killed and replaced at once with the same
+ *   versions; the requests in flight on it are lost (their connections close), every later request is served.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { EdgeCatalog, ScriptBundle } from '../edge/types.js';
+import type { Logger } from '../shared/logger.js';
+import { startControlService, type ControlService } from './control-service.js';
+import { startStoreService, type BucketResolver, type StoreService } from './store-service/server.js';
+import { supervisorSource, type SupervisorConfig } from './supervisor/source.js';
+import { versionBindingName, writeGenerationConfig, type GenerationServices } from './workerd/config-text.js';
+import { WorkerdProcess, WorkerdStartError, WORKERD_COMPATIBILITY_DATE } from './workerd/process.js';
+import { holdListeningSocket, type HeldSocket } from './workerd/socket-holder.js';
+import { Watchdog } from './watchdog.js';
+
+/** Options of {@link EdgeRuntime}. */
+export interface EdgeRuntimeOptions {
+  listen: { host: string; port: number };
+  catalog?: EdgeCatalog | undefined;
+  bucketFor: BucketResolver;
+  logger: Logger;
+  /** Port of origins (`--origin-port`, default 80). */
+  originPort?: number;
+  /** CIDRs scripts may fetch besides public addresses (`--script-outbound`). */
+  scriptOutbound?: string[];
+  /** CIDRs scripts may never fetch (Stratus's own listeners on public addresses). */
+  scriptDeny?: string[];
+  /** CPU limit: longest time the generation may stop answering (a script that does not yield), ms. Default 30000. */
+  cpuMs?: number;
+  /** Wall-time limit of a script's answer, ms (0: none). Default 0. */
+  wallMs?: number;
+  /** Memory limit of the workerd process, MiB. Default 1024. */
+  memoryMb?: number;
+  /** Largest request body, bytes. Default 100 MiB (production's smallest plan limit). */
+  maxRequestBytes?: number;
+  /** Error pages show the script's exception (`stratus dev`); never on a shared edge. */
+  exposeErrors?: boolean;
+  /** Most script versions one generation holds (the oldest added leave first). Default 500. */
+  maxVersions?: number;
+}
+
+interface Generation {
+  n: number;
+  process: WorkerdProcess;
+  versions: Map<string, ScriptBundle>;
+  dir: string;
+}
+
+/** The edge's data plane. */
+export class EdgeRuntime {
+  private socket!: HeldSocket;
+  private store!: StoreService;
+  private control!: ControlService;
+  private services!: GenerationServices;
+  private readonly secret = crypto.randomBytes(24).toString('hex');
+  private readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-edge-'));
+  private current: Generation | undefined;
+  /** Builds and replacements run one after another on this chain. */
+  private tail: Promise<void> = Promise.resolve();
+  private readonly wanted = new Set<string>();
+  private readonly failed = new Map<string, { at: number; reason: string }>();
+  private nextGeneration = 1;
+  /** Replaced generations still finishing their requests. */
+  private readonly draining = new Set<WorkerdProcess>();
+  private closed = false;
+  private unsubscribe: (() => void) | undefined;
+  private watchdog: Watchdog | undefined;
+  private readonly log: Logger;
+  /** Generations replaced because one died, hung or grew too large. */
+  restarts = 0;
+
+  constructor(private readonly opts: EdgeRuntimeOptions) {
+    this.log = opts.logger.child({ component: 'edge' });
+  }
+
+  /** `http://host:port` of the edge listener. */
+  get url(): string {
+    const host = this.socket.host.includes(':') ? `[${this.socket.host}]` : this.socket.host;
+    return `http://${host}:${this.socket.port}`;
+  }
+
+  get port(): number {
+    return this.socket.port;
+  }
+
+  /** The live generation's workerd pid (tests use it to simulate a crash). */
+  get pid(): number | undefined {
+    return this.current?.process.pid;
+  }
+
+  /** Binds the edge socket, starts the store and control services and the first generation. */
+  async start(): Promise<void> {
+    fs.chmodSync(this.dir, 0o700);
+    this.socket = await holdListeningSocket(this.opts.listen.host, this.opts.listen.port);
+    this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger });
+    this.control = await startControlService(this.secret, {
+      catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, logger: this.opts.logger,
+    });
+    this.services = {
+      control: this.control.address, store: this.store.address, secret: this.secret,
+      scriptNetwork: { allow: ['public', ...(this.opts.scriptOutbound ?? [])], deny: this.opts.scriptDeny ?? [] },
+    };
+    this.current = await this.launch(new Map());
+    this.unsubscribe = this.opts.catalog?.onChange(() => void this.flush());
+    this.watchdog = new Watchdog({
+      cpuMs: this.opts.cpuMs ?? 30_000, memoryMb: this.opts.memoryMb ?? 1024, secret: this.secret, logger: this.log,
+      target: () => this.current?.process, onFailure: (why) => this.replace(why),
+    });
+  }
+
+  /** Makes the live generation serve `versionId`; resolves its internal port, or null if the version does not exist. */
+  async ensure(versionId: string): Promise<number | null> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (this.closed) return null;
+      const live = this.current;
+      if (live?.versions.has(versionId)) return live.process.internalPort;
+      const failed = this.failed.get(versionId);
+      if (failed !== undefined && Date.now() - failed.at < 10_000) throw new Error(failed.reason);
+      const bundle = await this.opts.catalog?.bundle(versionId);
+      if (!bundle) return null;
+      this.wanted.add(versionId);
+      await this.build();
+    }
+    throw new Error(`version ${versionId} is not served after three generations`);
+  }
+
+  /** Builds the next generation with the wanted versions, after any build or replacement already queued. */
+  private build(): Promise<void> {
+    return this.enqueue(() => this.rebuild());
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.tail.then(task);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async rebuild(): Promise<void> {
+    const base = new Map(this.current?.versions ?? []);
+    const adding: ScriptBundle[] = [];
+    for (const v of [...this.wanted]) {
+      this.wanted.delete(v);
+      if (base.has(v)) continue;
+      const bundle = await this.opts.catalog?.bundle(v);
+      if (bundle) adding.push(bundle);
+    }
+    if (adding.length === 0) return;
+    // Versions are kept in the order they were added; past the cap the oldest leave (a later request for one
+    // brings it back through the same hand-off).
+    const cap = Math.max(1, (this.opts.maxVersions ?? 500) - adding.length);
+    for (const v of [...base.keys()].slice(0, Math.max(0, base.size - cap))) base.delete(v);
+    const next = await this.tryLaunch(base, adding);
+    if (next) this.swap(next);
+  }
+
+  /** Launches with all of `adding`; when that fails, with each one alone, keeping those that load. */
+  private async tryLaunch(base: Map<string, ScriptBundle>, adding: ScriptBundle[]): Promise<Generation | undefined> {
+    const all = new Map(base);
+    for (const b of adding) all.set(b.versionId, b);
+    try {
+      return await this.launch(all);
+    } catch (err) {
+      if (!(err instanceof WorkerdStartError)) throw err;
+      if (adding.length === 1) {
+        this.failed.set(adding[0]!.versionId, { at: Date.now(), reason: err.message });
+        this.log.warn({ script: adding[0]!.scriptName, version: adding[0]!.versionId, reason: err.message }, 'script version failed to load');
+        return undefined;
+      }
+    }
+    let best: Generation | undefined;
+    let kept = new Map(base);
+    for (const b of adding) {
+      const g = await this.tryLaunch(kept, [b]);
+      if (g) {
+        if (best) this.retire(best.process, 0);
+        best = g;
+        kept = new Map(g.versions);
+      }
+    }
+    return best;
+  }
+
+  private async launch(versions: Map<string, ScriptBundle>): Promise<Generation> {
+    const n = this.nextGeneration++;
+    const dir = path.join(this.dir, `g${n}`);
+    const config: SupervisorConfig = {
+      versions: Object.fromEntries([...versions.keys()].map((v) => [v, versionBindingName(v)])),
+      secret: this.secret, cacheMs: 30_000, wallMs: this.opts.wallMs ?? 0,
+      maxRequestBytes: this.opts.maxRequestBytes ?? 100 * 1024 * 1024, colo: 'STR', exposeErrors: this.opts.exposeErrors ?? false,
+    };
+    const bundles = [...versions.values()].map((b) => this.clampDate(b));
+    const file = writeGenerationConfig({ dir, supervisorSource: supervisorSource(), supervisorConfig: config, versions: bundles, services: this.services });
+    try {
+      const process = await WorkerdProcess.start({ configFile: file, edgeFd: this.socket.fd, logger: this.opts.logger, label: String(n) });
+      const g: Generation = { n, process, versions, dir };
+      void process.exited.then((exit) => this.onExit(g, exit));
+      return g;
+    } finally {
+      // workerd has read its config; the folder held secrets in clear.
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** workerd refuses dates newer than it knows; production accepts any date up to today: run at workerd's newest. */
+  private clampDate(b: ScriptBundle): ScriptBundle {
+    if (b.compatibilityDate <= WORKERD_COMPATIBILITY_DATE) return b;
+    this.log.warn({ script: b.scriptName, date: b.compatibilityDate, runs: WORKERD_COMPATIBILITY_DATE }, 'compatibility date newer than the runtime; running at its newest date');
+    return { ...b, compatibilityDate: WORKERD_COMPATIBILITY_DATE };
+  }
+
+  private swap(next: Generation): void {
+    const old = this.current;
+    this.current = next;
+    this.log.info({ generation: next.n, versions: next.versions.size }, 'generation serving');
+    if (old) this.retire(old.process);
+  }
+
+  /** Lets a replaced generation finish its requests (up to a minute), then it exits. */
+  private retire(p: WorkerdProcess, graceMs = 60_000): void {
+    this.draining.add(p);
+    void p.stop(graceMs).finally(() => this.draining.delete(p));
+  }
+
+  private onExit(g: Generation, exit: { code: number | null; signal: NodeJS.Signals | null }): void {
+    if (this.closed || g !== this.current) return;
+    this.replace(`workerd exited (${exit.signal ?? `code ${exit.code}`})`);
+  }
+
+  /** Kills the live generation and starts its replacement with the same versions. */
+  private replace(why: string): void {
+    const g = this.current;
+    if (!g || this.closed) return;
+    this.restarts++;
+    this.log.error({ generation: g.n, reason: why }, 'generation failed; replacing it');
+    g.process.kill();
+    this.current = undefined;
+    const relaunch = async (): Promise<void> => {
+      for (let delay = 100; !this.closed; delay = Math.min(delay * 2, 5_000)) {
+        try {
+          const next = await this.launch(g.versions);
+          if (this.closed) { next.process.kill(); return; }
+          this.current = next;
+          return;
+        } catch (err) {
+          this.log.error({ err }, 'replacement generation failed to start');
+          await new Promise((r) => setTimeout(r, delay));
+        }
+      }
+    };
+    void this.enqueue(relaunch);
+  }
+
+  /** Tells the live generation to drop its cached routes (after a deploy or a route change). */
+  private async flush(): Promise<void> {
+    const g = this.current;
+    if (!g) return;
+    await fetch(`http://127.0.0.1:${g.process.internalPort}/`, { headers: { 'x-stratus-internal': this.secret, 'x-stratus-op': 'flush' } })
+      .then((r) => r.arrayBuffer(), () => undefined);
+  }
+
+  /** Stops the watchdog, the generation (letting requests finish for up to `graceMs`), the services and the socket. */
+  async close(graceMs = 10_000): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.watchdog?.stop();
+    this.unsubscribe?.();
+    await this.tail;
+    const processes = [...this.draining];
+    if (this.current) processes.push(this.current.process);
+    await Promise.all(processes.map((p) => p.stop(graceMs)));
+    await this.control.close();
+    await this.store.close();
+    await this.socket.close();
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Results of the bucket protocol (workerd's `r2-api.capnp` JSON, see
+ * ../shared/reference/workerd-bucket-protocol.md "Answers"): objects, list pages and errors.
+ */
+import { StoreCodes } from '../../store/errors.js';
+import type { StoreObject, StoreObjects } from '../../store/types.js';
+
+/** Object JSON as workerd reads it (R2HeadResponse). */
+export function objectJson(o: StoreObject): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: o.key, version: o.version, size: o.size, etag: o.etag, uploaded: o.uploaded.getTime() };
+  if (o.httpMetadata !== undefined) {
+    const { cacheExpiry, ...rest } = o.httpMetadata;
+    out.httpFields = cacheExpiry ? { ...rest, cacheExpiry: cacheExpiry.getTime() } : rest;
+  }
+  if (o.customMetadata !== undefined) out.customFields = Object.entries(o.customMetadata).map(([k, v]) => ({ k, v }));
+  if (o.range) out.range = { offset: o.range.offset, length: o.range.length };
+  const sums = o.checksums.toJSON();
+  out.checksums = { 0: sums.md5, 1: sums.sha1, 2: sums.sha256, 3: sums.sha384, 4: sums.sha512 };
+  if (o.storageClass) out.storageClass = o.storageClass;
+  if (o.ssecKeyMd5) out.ssec = { algorithm: 'AES256', keyMd5: o.ssecKeyMd5 };
+  return out;
+}
+
+/** A list page as workerd reads it (R2ListResponse). */
+export function listJson(page: StoreObjects): Record<string, unknown> {
+  return {
+    objects: page.objects.map(objectJson),
+    truncated: page.truncated,
+    ...(page.truncated ? { cursor: page.cursor } : {}),
+    delimitedPrefixes: page.delimitedPrefixes,
+  };
+}
+
+/** An error as the protocol carries it: status and the `cf-r2-error` header's JSON. */
+export interface ProtocolError {
+  status: number;
+  v4code: number;
+  message: string;
+}
+
+const STATUS_BY_CODE = new Map<number, number>(Object.values(StoreCodes).map((e) => [e.code, e.status]));
+
+/** 10007: makes head/get resolve null and delete resolve. */
+export const NO_SUCH_KEY: ProtocolError = { status: 404, v4code: 10007, message: 'The specified key does not exist.' };
+/** 10031: makes put resolve null and get resolve a body-less object. */
+export const PRECONDITION_FAILED: ProtocolError = { status: 412, v4code: 10031, message: 'At least one of the pre-conditions you specified did not hold.' };
+
+/**
+ * Turns a binding rejection of the store (`Error("<action>: <message> (<code>)")`) back into the protocol's
+ * code and message; workerd rebuilds the same text for the script. Anything else is 10001 InternalError.
+ */
+export function protocolError(err: unknown): ProtocolError {
+  const message = err instanceof Error ? err.message : '';
+  const m = /^[A-Za-z]+: ([\s\S]*) \((\d+)\)$/.exec(message);
+  if (m) {
+    const v4code = Number(m[2]);
+    return { status: STATUS_BY_CODE.get(v4code) ?? 400, v4code, message: m[1]! };
+  }
+  if (err instanceof TypeError || err instanceof RangeError) return { status: 400, v4code: StoreCodes.InvalidArgument.code, message: err.message };
+  return { status: 500, v4code: StoreCodes.InternalError.code, message: StoreCodes.InternalError.message };
+}
+
+/** The `cf-r2-error` header value. */
+export function errorHeader(e: ProtocolError): string {
+  return JSON.stringify({ version: 1, v4code: e.v4code, message: e.message });
+}

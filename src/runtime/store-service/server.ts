@@ -1,0 +1,183 @@
+/**
+ * The store service: workerd's bucket protocol (../shared/reference/workerd-bucket-protocol.md) over HTTP on
+ * loopback, answered from Stratus's own store, so scripts in workerd get the platform's own binding objects
+ * with exactly the semantics `store/` gives everywhere else.
+ *
+ * Invariants:
+ * - Every request carries the per-process secret (injected by workerd, never seen by scripts); without it the
+ *   answer is 403 and nothing is read. Headers are never logged: SSE-C keys travel in them.
+ * - Which bucket a request is for comes from the binding header workerd injects per binding service; the
+ *   bucket itself from the injected `bucketFor(accountId, bucketName)`.
+ * - A put streams its value into the store; a client that goes away mid-body errors the stream, so the put
+ *   never commits.
+ */
+import http from 'node:http';
+import crypto from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { AddressInfo } from 'node:net';
+import type { BucketOptions, StoreBucket, StoreObjectBody } from '../../store/types.js';
+import type { Logger } from '../../shared/logger.js';
+import { STORE_BINDING_HEADER, STORE_SECRET_HEADER } from '../workerd/config-text.js';
+import { SMALL_VALUE, splitBody } from './body.js';
+import * as dec from './decode.js';
+import { errorHeader, listJson, NO_SUCH_KEY, objectJson, PRECONDITION_FAILED, protocolError, type ProtocolError } from './encode.js';
+
+/** Resolves the bucket of a binding: the account that owns the script and the bucket name it binds. */
+export type BucketResolver = (accountId: string, bucketName: string, options: BucketOptions) => StoreBucket | Promise<StoreBucket>;
+
+/** A running store service. */
+export interface StoreService {
+  /** `127.0.0.1:port` */
+  address: string;
+  close(): Promise<void>;
+}
+
+interface Binding {
+  accountId: string;
+  bucket: string;
+  compatibilityDate?: string;
+  compatibilityFlags?: string[];
+}
+
+type Answer = { status: number; json?: unknown; error?: ProtocolError; body?: StoreObjectBody; meta?: unknown };
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+async function runGet(bucket: StoreBucket, req: any): Promise<Answer> {
+  switch (req.method) {
+    case 'head': {
+      const o = await bucket.head(req.object);
+      return o ? { status: 200, meta: objectJson(o) } : { status: 404, error: NO_SUCH_KEY };
+    }
+    case 'get': {
+      const o = await bucket.get(req.object, dec.getOptions(req));
+      if (!o) return { status: 404, error: NO_SUCH_KEY };
+      if (!('body' in o)) return { status: 412, error: PRECONDITION_FAILED, meta: objectJson(o) };
+      return { status: 200, meta: objectJson(o), body: o };
+    }
+    case 'list': {
+      const include = Array.isArray(req.include) ? req.include.map((i: number) => (i === 0 ? 'httpMetadata' : 'customMetadata')) : undefined;
+      // workerd sends the limit as an unsigned 32-bit number: -2 arrives as 4294967294.
+      const page = await bucket.list({
+        ...(req.limit !== undefined ? { limit: req.limit | 0 } : {}), ...(req.prefix !== undefined ? { prefix: req.prefix } : {}),
+        ...(req.cursor !== undefined ? { cursor: req.cursor } : {}), ...(req.delimiter !== undefined ? { delimiter: req.delimiter } : {}),
+        ...(req.startAfter !== undefined ? { startAfter: req.startAfter } : {}), ...(include ? { include } : {}),
+      });
+      return { status: 200, meta: listJson(page) };
+    }
+    default:
+      return { status: 400, error: { status: 400, v4code: 10029, message: 'Metadata missing or invalid' } };
+  }
+}
+
+async function runPut(bucket: StoreBucket, req: any, value: ReadableStream<Uint8Array> | Uint8Array): Promise<Answer> {
+  switch (req.method) {
+    case 'put': {
+      const o = await bucket.put(req.object, value, dec.putOptions(req));
+      return o ? { status: 200, json: objectJson(o) } : { status: 412, error: PRECONDITION_FAILED };
+    }
+    case 'delete':
+      await bucket.delete(req.objects ?? req.object);
+      return { status: 200 };
+    case 'createMultipartUpload': {
+      const { onlyIf: _ignored, md5: _md5, ...opts } = dec.putOptions(req);
+      const u = await bucket.createMultipartUpload(req.object, opts);
+      return { status: 200, json: { uploadId: u.uploadId } };
+    }
+    case 'uploadPart': {
+      const key = dec.ssecKey(req);
+      const part = await bucket.resumeMultipartUpload(req.object, req.uploadId).uploadPart(req.partNumber, value, key !== undefined ? { ssecKey: key } : {});
+      return { status: 200, json: { etag: part.etag } };
+    }
+    case 'completeMultipartUpload': {
+      const parts = (req.parts ?? []).map((p: any) => ({ partNumber: p.part, etag: p.etag }));
+      const o = await bucket.resumeMultipartUpload(req.object, req.uploadId).complete(parts);
+      return { status: 200, json: objectJson(o) };
+    }
+    case 'abortMultipartUpload':
+      await bucket.resumeMultipartUpload(req.object, req.uploadId).abort();
+      return { status: 200 };
+    default:
+      return { status: 400, error: { status: 400, v4code: 10029, message: 'Metadata missing or invalid' } };
+  }
+}
+
+async function send(res: http.ServerResponse, a: Answer): Promise<void> {
+  const headers: Record<string, string> = {};
+  if (a.error) headers['cf-r2-error'] = errorHeader(a.error);
+  if (a.meta !== undefined) {
+    const meta = Buffer.from(JSON.stringify(a.meta));
+    headers['cf-r2-metadata-size'] = String(meta.length);
+    const bodyLength = a.body ? a.body.range?.length ?? a.body.size : 0;
+    headers['content-length'] = String(meta.length + bodyLength);
+    res.writeHead(a.status, headers);
+    if (a.body && bodyLength <= SMALL_VALUE) {
+      res.end(Buffer.concat([meta, Buffer.from(await a.body.arrayBuffer())]));
+    } else if (a.body) {
+      res.write(meta);
+      await pipeline(Readable.fromWeb(a.body.body as never), res);
+    } else {
+      res.end(meta);
+    }
+    return;
+  }
+  const json = a.json !== undefined ? Buffer.from(JSON.stringify(a.json)) : Buffer.alloc(0);
+  headers['content-length'] = String(json.length);
+  res.writeHead(a.status, headers);
+  res.end(json);
+}
+
+/** Starts the store service on loopback. */
+export async function startStoreService(opts: { secret: string; bucketFor: BucketResolver; logger: Logger }): Promise<StoreService> {
+  const secret = Buffer.from(opts.secret);
+  const log = opts.logger.child({ component: 'store-service' });
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const given = Buffer.from(String(req.headers[STORE_SECRET_HEADER] ?? ''));
+    if (given.length !== secret.length || !crypto.timingSafeEqual(given, secret)) {
+      res.writeHead(403).end();
+      return;
+    }
+    const binding = JSON.parse(String(req.headers[STORE_BINDING_HEADER])) as Binding;
+    let answer: Answer;
+    let action = 'unknown';
+    try {
+      const bucketOptions: BucketOptions = {};
+      if (binding.compatibilityDate) bucketOptions.compatibilityDate = binding.compatibilityDate;
+      if (binding.compatibilityFlags) bucketOptions.compatibilityFlags = binding.compatibilityFlags;
+      const bucket = await opts.bucketFor(binding.accountId, binding.bucket, bucketOptions);
+      if (req.method === 'GET') {
+        // Node reads header values as latin1; workerd sends raw UTF-8.
+        const json = JSON.parse(Buffer.from(String(req.headers['cf-r2-request'] ?? ''), 'latin1').toString('utf8'));
+        action = json.method;
+        answer = await runGet(bucket, json);
+      } else {
+        const metadataSize = Number(req.headers['cf-r2-metadata-size']);
+        const contentLength = Number(req.headers['content-length'] ?? metadataSize);
+        const body = await splitBody(req, metadataSize, contentLength);
+        action = (body.json as { method: string }).method;
+        answer = await runPut(bucket, body.json, body.value);
+      }
+    } catch (err) {
+      const e = protocolError(err);
+      if (e.v4code === 10001) log.warn({ action, bucket: binding.bucket }, 'bucket operation failed (10001)');
+      answer = { status: e.status, error: e };
+    }
+    await send(res, answer);
+  };
+  const server = http.createServer({ maxHeaderSize: 16 * 1024 * 1024, keepAliveTimeout: 60_000 }, (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log.error({ err }, 'store service request failed');
+      if (!res.headersSent) res.writeHead(500, { 'cf-r2-error': errorHeader(protocolError(err)) });
+      res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    address: `127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+  };
+}

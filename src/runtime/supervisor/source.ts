@@ -1,0 +1,150 @@
+/**
+ * The supervisor worker's source: the entry of every request on the edge socket, inside workerd. It routes by
+ * Host and path (answers of the control service in Node, cached per generation and flushed on change), runs
+ * the script version's static worker through its service binding, hands requests for versions this
+ * generation does not have to the generation that does, sends origin traffic to Node's origin proxy, and
+ * renders production's error pages. The pure helpers are shared with Node (`edge/forwarding.ts`,
+ * `edge/error-page.ts`) and embedded here by their source text.
+ */
+import { errorPage } from '../../edge/error-page.js';
+import { clientAddress, forwardingHeaders, newRayId } from '../../edge/forwarding.js';
+
+const MAIN = String.raw`
+const cache = new Map();
+const CACHE_LIMIT = 10000;
+const INTERNAL = 'x-stratus-internal';
+// Production's pages for hostnames the edge does not serve: status -> [error code, title].
+const UNKNOWN_PAGES = { 530: [1001, 'DNS resolution error'], 403: [1003, 'Direct IP access not allowed'], 409: [1014, 'CNAME Cross-User Banned'], 404: [1001, 'DNS resolution error'] };
+
+function page(status, code, title, detail, ray) {
+  return new Response(errorPage(status, code, title, detail, ray), {
+    status, headers: { 'content-type': 'text/html; charset=UTF-8', 'cf-ray': ray, 'cache-control': 'private, max-age=0, no-store, no-cache, must-revalidate' },
+  });
+}
+
+async function resolve(env, host, path) {
+  const key = host + ' ' + path;
+  const hit = cache.get(key);
+  if (hit && hit.expires > Date.now()) return hit.target;
+  const res = await env.CONTROL.fetch('http://control/resolve', { headers: { 'x-host': host, 'x-path': path } });
+  if (!res.ok) throw new Error('control service answered ' + res.status);
+  const target = await res.json();
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value);
+  cache.set(key, { target, expires: Date.now() + CONFIG.cacheMs });
+  return target;
+}
+
+function withTimeout(promise, ms) {
+  if (!ms) return promise;
+  let timer;
+  return Promise.race([promise, new Promise((_, reject) => { timer = setTimeout(() => reject(new LimitError()), ms); })]).finally(() => clearTimeout(timer));
+}
+class LimitError extends Error {}
+
+async function runScript(request, env, target, ray, forwarded) {
+  const binding = CONFIG.versions[target.versionId];
+  if (!binding) return handOff(request, env, target, ray, forwarded);
+  try {
+    const res = await withTimeout(env[binding].fetch(new Request(request, { headers: forwarded })), CONFIG.wallMs);
+    const out = new Response(res.body, res);
+    out.headers.set('cf-ray', ray);
+    return out;
+  } catch (err) {
+    if (err instanceof LimitError) return page(503, 1102, 'Worker exceeded resource limits', 'The script exceeded its time limit.', ray);
+    console.error('script ' + target.scriptName + ' (version ' + target.versionId + ') threw: ' + (err && err.stack || err));
+    return page(500, 1101, 'Worker threw exception', CONFIG.exposeErrors ? String(err && err.stack || err) : 'The script threw an exception while handling the request.', ray);
+  }
+}
+
+async function handOff(request, env, target, ray, forwarded) {
+  const res = await env.CONTROL.fetch('http://control/ensure', { headers: { 'x-version': target.versionId } });
+  if (res.status === 404) return page(500, 1101, 'Worker threw exception', 'The script version no longer exists.', ray);
+  if (!res.ok) return page(500, 1101, 'Worker threw exception', CONFIG.exposeErrors ? await res.text() : 'The script failed to load.', ray);
+  const { port } = await res.json();
+  const url = new URL(request.url);
+  forwarded.set(INTERNAL, CONFIG.secret);
+  forwarded.set('x-stratus-op', 'handoff');
+  forwarded.set('x-stratus-target', JSON.stringify(target));
+  forwarded.set('x-stratus-url', request.url);
+  forwarded.set('x-stratus-ray', ray);
+  return fetch('http://127.0.0.1:' + port + url.pathname + url.search, { method: request.method, headers: forwarded, body: request.body, redirect: 'manual' });
+}
+
+async function toOrigin(request, env, target, ray, forwarded) {
+  forwarded.set('x-stratus-origin', target.origin);
+  forwarded.set('x-stratus-ray', ray);
+  const res = await env.ORIGIN.fetch(new Request(request.url, { method: request.method, headers: forwarded, body: request.body, redirect: 'manual' }));
+  return res;
+}
+
+async function internal(request, env) {
+  if (request.headers.get(INTERNAL) !== CONFIG.secret) return new Response('forbidden', { status: 403 });
+  const op = request.headers.get('x-stratus-op');
+  if (op === 'ping') return new Response('pong');
+  if (op === 'flush') { cache.clear(); return new Response('flushed'); }
+  if (op === 'handoff') {
+    const target = JSON.parse(request.headers.get('x-stratus-target'));
+    const ray = request.headers.get('x-stratus-ray');
+    const url = request.headers.get('x-stratus-url');
+    const headers = new Headers(request.headers);
+    for (const h of [INTERNAL, 'x-stratus-op', 'x-stratus-target', 'x-stratus-url', 'x-stratus-ray']) headers.delete(h);
+    const inner = new Request(url, { method: request.method, headers, body: request.body, redirect: 'manual' });
+    if (!CONFIG.versions[target.versionId]) return page(500, 1101, 'Worker threw exception', 'The script failed to load.', ray);
+    return runScript(inner, env, target, ray, headers);
+  }
+  return new Response('unknown operation', { status: 400 });
+}
+
+export default {
+  async fetch(request, env) {
+    if (request.headers.has(INTERNAL)) return internal(request, env);
+    const ray = newRayId(CONFIG.colo);
+    const url = new URL(request.url);
+    const host = (request.headers.get('host') || '').toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+    const length = Number(request.headers.get('content-length') || 0);
+    if (length > CONFIG.maxRequestBytes) return page(413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.', ray);
+    let target;
+    try {
+      target = host ? await resolve(env, host, url.pathname) : { kind: 'unknown', status: 400, reason: 'no host' };
+    } catch (err) {
+      console.error('route lookup failed: ' + (err && err.message));
+      return page(503, 1000, 'Service temporarily unavailable', 'The edge could not look up this hostname.', ray);
+    }
+    const forwarded = forwardingHeaders(request.headers, clientAddress(request.cf && request.cf.clientIp), 'http', ray);
+    if (target.kind === 'script') return runScript(request, env, target, ray, forwarded);
+    if (target.kind === 'origin') return toOrigin(request, env, target, ray, forwarded);
+    const known = UNKNOWN_PAGES[target.status] || [target.status, 'Error'];
+    return page(target.status, known[0], known[1], target.reason, ray);
+  },
+};
+`;
+
+/** The supervisor module's source text (an ES module importing its settings from `config.json`). */
+export function supervisorSource(): string {
+  return [
+    "import CONFIG from './config.json';",
+    `const errorPage = ${errorPage.toString()};`,
+    `const forwardingHeaders = ${forwardingHeaders.toString()};`,
+    `const clientAddress = ${clientAddress.toString()};`,
+    `const newRayId = ${newRayId.toString()};`,
+    MAIN,
+  ].join('\n');
+}
+
+/** Settings of one generation's supervisor (its `config.json`). */
+export interface SupervisorConfig {
+  /** Version id -> binding name of its worker in this generation. */
+  versions: Record<string, string>;
+  /** Shared secret of internal requests (hand-off, ping, flush). */
+  secret: string;
+  /** How long a route answer is reused without a change notice (ms). */
+  cacheMs: number;
+  /** Wall-time limit of a script's answer (ms); 0 for none. */
+  wallMs: number;
+  /** Largest request body accepted (bytes). */
+  maxRequestBytes: number;
+  /** The ray id's location suffix. */
+  colo: string;
+  /** Error pages carry the script's exception (`stratus dev`). */
+  exposeErrors: boolean;
+}

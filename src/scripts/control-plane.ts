@@ -1,0 +1,48 @@
+/**
+ * The edge's control plane as `main.ts` starts it: the secrets key (configured or generated), the change
+ * announcements shared by the v4 Workers routes and the catalog, the buckets bindings may name, and the
+ * catalog the runtime reads (polling the edge serial for other nodes' changes).
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Logger } from '../shared/logger.js';
+import type { ZoneChangeFeed } from '../zones/change-feed.js';
+import type { BucketStore } from '../store/types.js';
+import { EdgeChanges } from './edge-serial.js';
+import { SecretBox, resolveSecretsKey } from './secret-box.js';
+import { DatabaseEdgeCatalog } from './catalog.js';
+import type { BucketDirectory } from './scripts-service.js';
+
+/** What it is started from. */
+export interface ControlPlaneOptions {
+  db: Kysely<Database>;
+  dataDir: string;
+  /** `--secrets-key`, if given. */
+  secretsKey: string | undefined;
+  workersDomain: string;
+  logger: Logger;
+  zoneChanges: ZoneChangeFeed;
+  store: BucketStore;
+}
+
+/** A started control plane. */
+export interface ControlPlane {
+  /** What the v4 API's Workers routes need (`ApiDeps.edge`). */
+  apiDeps: { changes: EdgeChanges; box: SecretBox; buckets: BucketDirectory };
+  catalog: DatabaseEdgeCatalog;
+  /** The file the secrets key was generated into at this start, if it was. */
+  generatedSecretsKeyFile: string | undefined;
+  close(): void;
+}
+
+/** Starts the control plane (throws when the configured or saved key is unusable). */
+export function startControlPlane(opts: ControlPlaneOptions): ControlPlane {
+  const key = resolveSecretsKey({ dataDir: opts.dataDir, configured: opts.secretsKey });
+  const box = new SecretBox(key.key);
+  const changes = new EdgeChanges();
+  // A binding names a bucket of the script's own account (bucket names are per account).
+  const buckets: BucketDirectory = { exists: async (accountId, name) => (await opts.store.forAccount(accountId).bucketInfo(name)) !== null };
+  const catalog = new DatabaseEdgeCatalog({ db: opts.db, box, changes, workersDomain: opts.workersDomain, logger: opts.logger, zoneChanges: opts.zoneChanges });
+  catalog.start();
+  return { apiDeps: { changes, box, buckets }, catalog, generatedSecretsKeyFile: key.generatedFile, close: () => catalog.close() };
+}

@@ -1,0 +1,99 @@
+/**
+ * Faults of the backing stores, told apart from bugs and bad input: a store that cannot be reached (PostgreSQL
+ * restarting or cut off, an S3 blob endpoint down or answering 5xx) and a disk that is full. Adapters turn
+ * such failures into {@link UnavailableError} or {@link StorageFullError}; each edge renders them in its own
+ * format (v4: 503 + 1280 with `Retry-After`, or 507 + 1281; S3: 503 `ServiceUnavailable` or 507
+ * `InsufficientStorage`; the binding: `"<action>: <message> (10043)"`). {@link faultOf} also recognises the raw
+ * errors (pg, Node sockets, SQLite, file system), so an error that reaches an edge unwrapped is still answered
+ * as the fault it is and not as a 500.
+ */
+import { AppError } from './errors.js';
+
+/** v4 code of a temporary failure of a backing store (503). */
+export const UNAVAILABLE_CODE = 1280;
+/** v4 code of a write refused because the disk is full (507). */
+export const STORAGE_FULL_CODE = 1281;
+/** Seconds clients are asked to wait before retrying (`Retry-After`). */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** The stores a fault can be about; also the components of the health state. */
+export type FaultComponent = 'database' | 'blob-store' | 'disk';
+
+/** Who hears about faults and the next success after them (the health state, shared/health.ts). */
+export interface FaultReporter {
+  down(component: FaultComponent, err: unknown): void;
+  up(component: FaultComponent): void;
+}
+
+/** Reports nothing (library use without a health state). */
+export const NO_FAULT_REPORTER: FaultReporter = { down: () => {}, up: () => {} };
+
+/** The two kinds of fault. */
+export type FaultKind = 'unavailable' | 'storage-full';
+
+const LABEL: Record<FaultComponent, string> = { database: 'database', 'blob-store': 'object body store', disk: 'local storage' };
+
+/** A backing store cannot be reached right now; retrying later may succeed. Nothing was changed. */
+export class UnavailableError extends AppError {
+  readonly retryAfterSeconds = RETRY_AFTER_SECONDS;
+
+  constructor(readonly component: FaultComponent, cause?: unknown) {
+    super(UNAVAILABLE_CODE, `Service temporarily unavailable: the ${LABEL[component]} cannot be reached. Retry in a few seconds.`, 503);
+    this.name = 'UnavailableError';
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
+/** A write was refused because the disk is full. Nothing was changed; reads keep working. */
+export class StorageFullError extends AppError {
+  readonly component: FaultComponent = 'disk';
+
+  constructor(cause?: unknown) {
+    super(STORAGE_FULL_CODE, 'Insufficient storage: the server\'s disk is full, nothing was changed. Retry once space is freed.', 507);
+    this.name = 'StorageFullError';
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
+/** PostgreSQL SQLSTATEs of a server that is going away, starting up or out of connections. */
+const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', '08007', '58030']);
+/** SQLSTATE of a PostgreSQL server whose disk is full. */
+const PG_DISK_FULL = '53100';
+/** Socket and resolver errors: the peer is away. */
+const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED', 'EHOSTDOWN', 'ENETDOWN']);
+/** Messages of the pg driver when its connection is gone (these errors carry no code). */
+const PG_GONE = /Connection terminated|not queryable|timeout exceeded when trying to connect|did not answer within|Cannot use a pool after calling end|Client was closed/i;
+
+/** Classifies one error (not its causes). */
+function kindOf(err: unknown): FaultKind | undefined {
+  if (err instanceof UnavailableError) return 'unavailable';
+  if (err instanceof StorageFullError) return 'storage-full';
+  if (!(err instanceof Error)) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || code === PG_DISK_FULL) return 'storage-full';
+    if (PG_UNAVAILABLE.has(code) || NET_CODES.has(code) || code.startsWith('SQLITE_IOERR')) return 'unavailable';
+  }
+  if (err instanceof AppError) return undefined;
+  return PG_GONE.test(err.message) ? 'unavailable' : undefined;
+}
+
+/** The fault an error is, looking through its `cause` chain; undefined for everything else. */
+export function faultOf(err: unknown): FaultKind | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e !== undefined && e !== null; depth++) {
+    const kind = kindOf(e);
+    if (kind) return kind;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The error as a fault of `component` (an UnavailableError or StorageFullError), or undefined when it is none. */
+export function asFault(err: unknown, component: FaultComponent): UnavailableError | StorageFullError | undefined {
+  if (err instanceof UnavailableError || err instanceof StorageFullError) return err;
+  const kind = faultOf(err);
+  if (kind === 'unavailable') return new UnavailableError(component, err);
+  if (kind === 'storage-full') return new StorageFullError(err);
+  return undefined;
+}

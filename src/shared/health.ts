@@ -1,0 +1,69 @@
+/**
+ * What this process knows about its backing stores: is the database reachable, is the S3 blob store answering,
+ * is the local disk accepting writes. Adapters report every fault (`down`) and every success after one (`up`);
+ * each outage is one incident in the log (opened, counted, closed with its duration). A readiness endpoint
+ * reads {@link HealthState.snapshot}; nothing else depends on it, so a wrong guess never refuses work.
+ */
+import type { Logger } from './logger.js';
+import { IncidentLog } from './incident-log.js';
+import type { FaultComponent } from './faults.js';
+
+/** The state of one component. */
+export interface ComponentHealth {
+  up: boolean;
+  /** Epoch ms of the last change of `up` (or of the start). */
+  since: number;
+  /** Faults counted in the current outage (0 while up). */
+  failures: number;
+  /** Message of the latest fault of the current outage. */
+  lastError?: string;
+}
+
+const MESSAGES: Record<FaultComponent, string> = {
+  database: 'database unreachable; answering 503 until it is back',
+  'blob-store': 'S3 blob store unreachable or failing; object bodies cannot be read or written until it is back',
+  disk: 'disk full; writes are refused until space is freed, reads keep working',
+};
+
+/** Reachability of the database, the blob store and the disk, fed by the adapters. */
+export class HealthState {
+  private readonly incidents: IncidentLog;
+  private readonly state = new Map<FaultComponent, { up: boolean; since: number }>();
+  private readonly now: () => number;
+
+  constructor(logger: Logger, opts: { now?: () => number; summaryEveryMs?: number } = {}) {
+    this.now = opts.now ?? Date.now;
+    this.incidents = new IncidentLog(logger.child({ component: 'health' }), { now: this.now, quietMs: Number.POSITIVE_INFINITY, ...(opts.summaryEveryMs !== undefined ? { summaryEveryMs: opts.summaryEveryMs } : {}) });
+  }
+
+  /** Reports a fault of `component` (logged once per outage, then counted). */
+  down(component: FaultComponent, err: unknown): void {
+    const s = this.state.get(component);
+    if (!s || s.up) this.state.set(component, { up: false, since: this.now() });
+    this.incidents.failure(component, err, MESSAGES[component]);
+  }
+
+  /** Reports a success of `component`; ends its outage if there was one. Cheap when already up. */
+  up(component: FaultComponent): void {
+    const s = this.state.get(component);
+    if (!s || s.up) return;
+    this.state.set(component, { up: true, since: this.now() });
+    this.incidents.recovered(component);
+  }
+
+  /** True unless the latest report about `component` was a fault. */
+  isUp(component: FaultComponent): boolean {
+    return this.state.get(component)?.up ?? true;
+  }
+
+  /** Every component that has been reported on, for a readiness endpoint. */
+  snapshot(): Partial<Record<FaultComponent, ComponentHealth>> {
+    const open = new Map(this.incidents.list().map((i) => [i.kind, i]));
+    const out: Partial<Record<FaultComponent, ComponentHealth>> = {};
+    for (const [component, s] of this.state) {
+      const inc = open.get(component);
+      out[component] = { up: s.up, since: s.since, failures: s.up ? 0 : inc?.count ?? 0, ...(!s.up && inc ? { lastError: inc.lastError } : {}) };
+    }
+    return out;
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * An in-memory EdgeCatalog for the runtime's own tests (the seam between control and data plane; the real
+ * catalog is the control plane's, tested end to end with wrangler at merge).
+ */
+import type { EdgeCatalog, EdgeTarget, ScriptBinding, ScriptBundle, ScriptModule } from '../../src/edge/types.js';
+
+/** A catalog whose hosts and versions tests set directly. */
+export class MemoryCatalog implements EdgeCatalog {
+  readonly hosts = new Map<string, EdgeTarget>();
+  readonly bundles = new Map<string, ScriptBundle>();
+  private readonly listeners = new Set<() => void>();
+  private n = 0;
+
+  async resolve(host: string): Promise<EdgeTarget> {
+    return this.hosts.get(host) ?? { kind: 'unknown', status: 530, reason: 'This hostname is not served by this edge.' };
+  }
+
+  async bundle(versionId: string): Promise<ScriptBundle | null> {
+    return this.bundles.get(versionId) ?? null;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Adds a version of a one-module script and routes `host` to it. */
+  deploy(host: string, source: string, opts: { accountId?: string; bindings?: ScriptBinding[]; flags?: string[]; date?: string; modules?: ScriptModule[] } = {}): ScriptBundle {
+    const versionId = `v${++this.n}-${Math.random().toString(16).slice(2, 10)}`;
+    const bundle: ScriptBundle = {
+      accountId: opts.accountId ?? 'acct-1', scriptName: host.split('.')[0]!, versionId, mainModule: 'index.js',
+      modules: [{ name: 'index.js', type: 'esm', content: new TextEncoder().encode(source) }, ...(opts.modules ?? [])],
+      compatibilityDate: opts.date ?? '2025-01-01', compatibilityFlags: opts.flags ?? [], bindings: opts.bindings ?? [],
+    };
+    this.bundles.set(versionId, bundle);
+    this.hosts.set(host, { kind: 'script', accountId: bundle.accountId, scriptName: bundle.scriptName, versionId });
+    for (const l of this.listeners) l();
+    return bundle;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * `stratus serve` with the edge listener on: without a catalog wired every hostname gets the 1001 page; the
+ * store service behind the bucket binding refuses requests without the per-process secret; bad edge flags
+ * are clear errors.
+ */
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { startStoreService, type StoreService } from '../../src/runtime/store-service/server.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { edgeRequest } from './request.js';
+
+describe('stratus serve --edge', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ flags: { edge: '127.0.0.1:0' } });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('listens and answers an unknown hostname with the 1001 page (no catalog wired)', async () => {
+    expect(server.running.edgeUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const res = await edgeRequest(server.running.edgeUrl!, 'www.example.com');
+    expect(res.status).toBe(530);
+    expect(res.body).toContain('1001');
+    expect(res.headers['cf-ray']).toMatch(/^[0-9a-f]{16}-STR$/);
+  });
+
+  it('validates the edge flags', () => {
+    expect(loadConfig({ edge: 'off' }).edge).toBeUndefined();
+    expect(loadConfig({}).edge).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(loadConfig({ 'script-outbound': '10.0.0.0/8, 192.0.2.7,2001:db8::/32' }).scriptOutbound).toEqual(['10.0.0.0/8', '192.0.2.7/32', '2001:db8::/32']);
+    expect(() => loadConfig({ 'script-outbound': '10.0.0.0/33' })).toThrow(ConfigError);
+    expect(() => loadConfig({ 'script-outbound': 'example.com' })).toThrow('--script-outbound must be a list of CIDRs');
+    expect(() => loadConfig({ 'origin-port': '0' })).toThrow('--origin-port must be a whole number from 1 to 65535');
+    expect(() => loadConfig({ edge: 'nope' })).toThrow('--edge must be HOST:PORT');
+  });
+});
+
+describe('store service', () => {
+  let service: StoreService;
+  let calls = 0;
+
+  beforeAll(async () => {
+    service = await startStoreService({ secret: 'right-secret', logger: silentLogger(), bucketFor: () => { calls++; throw new Error('must not be reached'); } });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  const ask = (headers: Record<string, string>) => new Promise<number>((resolve, reject) => {
+    const [host, port] = service.address.split(':');
+    http.get({ host, port: Number(port), path: '/', headers: { 'cf-r2-request': '{"version":1,"method":"head","object":"k"}', 'x-stratus-binding': '{"accountId":"a","bucket":"b"}', ...headers } }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    }).on('error', reject);
+  });
+
+  it('refuses requests without the per-process secret or with a wrong one, before touching any bucket', async () => {
+    expect(await ask({})).toBe(403);
+    expect(await ask({ 'x-stratus-secret': 'wrong-secret' })).toBe(403);
+    expect(await ask({ 'x-stratus-secret': 'right-secre' })).toBe(403);
+    expect(calls).toBe(0);
+  });
+});
