@@ -11,13 +11,15 @@ import {
 } from '@aws-sdk/client-s3';
 import { signedHeaders } from '../helpers/s3-sign.js';
 import { s3Failure, testS3Client } from '../helpers/s3-sdk.js';
-import { openBucketStore, type BucketStore } from '../../src/index.js';
+import { openBucketStore, type BucketNamespace, type BucketStore } from '../../src/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let s3: S3Client;
 let base: URL;
-let binding: BucketStore;
+let store: BucketStore;
+/** The admin's buckets (the account the test's S3 key acts for), as the binding sees them. */
+let binding: BucketNamespace;
 const BUCKET = 'answers';
 const MiB = 1024 * 1024;
 
@@ -34,13 +36,14 @@ beforeAll(async () => {
   server = await startTestServer();
   base = new URL(server.running.s3Url!);
   s3 = testS3Client(server.running.s3Url!);
-  binding = await openBucketStore({ dataDir: server.dataDir });
+  store = await openBucketStore({ dataDir: server.dataDir });
+  binding = store.forAccount(server.running.adminAccountId);
   await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
 });
 
 afterAll(async () => {
   s3?.destroy();
-  await binding?.close();
+  await store?.close();
   await server?.stop();
 });
 
