@@ -54,7 +54,7 @@ trap cleanup EXIT
 serve() {
   local port=$1 data=$2 log=$3
   shift 3
-  node "$ROOT/dist/cli.js" serve --data-dir "$data" --http 127.0.0.1:0 --dns 127.0.0.1:0 --dns-workers 0 \
+  node "$ROOT/dist/cli.js" serve --data-dir "$data" --http 127.0.0.1:0 --dns 127.0.0.1:0 --dns-workers 0 --edge off \
     --s3 "127.0.0.1:$port" --s3-access-key-id "$KEY" --s3-secret-access-key "$SECRET" --log-level warn "$@" >"$log" 2>&1 &
   local pid=$!
   PIDS+=("$pid")
