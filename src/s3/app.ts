@@ -55,6 +55,7 @@ export function createS3Handler(deps: S3HandlerDeps): (req: Request, env?: unkno
       if (isPreflight) {
         res = await preflight(view, req, bucket, key);
       } else {
+        refusePostForm(req, bucket, key);
         const { auth, principal } = await authenticate(deps, req, sent.url);
         noteRequest(req, { accessKeyId: auth.accessKeyId });
         const accountId = requestAccount(principal, address.account, deps.defaultAccountId);
@@ -108,6 +109,16 @@ async function authenticate(deps: S3HandlerDeps, req: Request, url: string): Pro
     if (err instanceof S3AuthError) throw new S3Error(err.code, err.message, err.status, err.details);
     throw err;
   }
+}
+
+/**
+ * Browser form uploads (POST Object: `multipart/form-data` to a bucket, authorised by a signed policy in the
+ * form rather than a request signature) are not implemented: said before authentication, which they lack.
+ */
+function refusePostForm(req: Request, bucket: string | undefined, key: string | undefined): void {
+  if (req.method !== 'POST' || bucket === undefined || key !== undefined) return;
+  if (!/^multipart\/form-data\b/i.test(req.headers.get('content-type') ?? '')) return;
+  throw new S3Error('NotImplemented', 'POST Object (browser form uploads) is not implemented by Stratus.', 501);
 }
 
 /**

@@ -67,7 +67,7 @@ export function verifiedBody(req: Request, auth: SignedRequestInfo): VerifiedBod
     headers.forEach((value, name) => {
       if (!name.startsWith('x-amz-checksum-') || CHECKSUM_SETTINGS.has(name)) return;
       const alg = checksumAlgorithm(name);
-      if (!alg) throw new S3Error('InvalidRequest', `The checksum ${name} is not supported; use CRC32, CRC32C, SHA1 or SHA256.`, 400);
+      if (!alg) throw new S3Error('InvalidRequest', `The checksum ${name} is not supported; use CRC32, CRC32C, CRC64NVME, SHA1 or SHA256.`, 400);
       algorithm = alg;
       expected = value;
     });

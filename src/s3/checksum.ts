@@ -1,12 +1,14 @@
 /**
  * The flexible checksums S3 clients send (`x-amz-checksum-<algorithm>`, as a header or an aws-chunked
- * trailer, base64 of the big-endian digest): CRC-32, CRC-32C, SHA-1 and SHA-256, computed while the body streams.
+ * trailer, base64 of the big-endian digest): CRC-32, CRC-32C, CRC-64/NVME, SHA-1 and SHA-256, computed while the
+ * body streams.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { Crc64Nvme } from './crc64nvme.js';
 
 /** Algorithms this edge verifies. */
-export const CHECKSUM_ALGORITHMS = ['crc32', 'crc32c', 'sha1', 'sha256'] as const;
+export const CHECKSUM_ALGORITHMS = ['crc32', 'crc32c', 'crc64nvme', 'sha1', 'sha256'] as const;
 /** One of {@link CHECKSUM_ALGORITHMS}. */
 export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];
 
@@ -54,6 +56,10 @@ export function runningChecksum(algorithm: ChecksumAlgorithm): RunningChecksum {
   switch (algorithm) {
     case 'crc32': return crcChecksum((b, p) => crc32(b, p));
     case 'crc32c': return crcChecksum(crc32c);
+    case 'crc64nvme': {
+      const crc = new Crc64Nvme();
+      return { update: (piece) => crc.update(piece), base64: () => crc.digest().toString('base64') };
+    }
     case 'sha1': return hashChecksum(createHash('sha1'));
     case 'sha256': return hashChecksum(createHash('sha256'));
   }

@@ -5,6 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { StoreHTTPMetadata, StoreObject, StoreRange } from '../store/index.js';
 import { S3Error } from './errors.js';
+import { parseEtagHeader, quoteBareEtags } from '../store/conditional.js';
+import { decodeMetadataValue, encodeMetadataValue } from './metadata-encoding.js';
 
 /** Content-MD5 as 16 raw bytes (the binding's md5 option), or undefined when absent; InvalidDigest when malformed. */
 export function contentMd5(headers: Headers): Uint8Array | undefined {
@@ -59,34 +61,40 @@ export function httpMetadataFrom(headers: Headers): StoreHTTPMetadata {
   return out;
 }
 
-/** `x-amz-meta-*` headers as custom metadata (names lowercased, as S3 returns them). */
+/**
+ * `x-amz-meta-*` headers as custom metadata (names lowercased, as S3 returns them; non-ASCII values decoded:
+ * `metadata-encoding.ts`).
+ */
 export function customMetadataFrom(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
-    if (name.startsWith('x-amz-meta-')) out[name.slice('x-amz-meta-'.length)] = value;
+    if (name.startsWith('x-amz-meta-')) out[name.slice('x-amz-meta-'.length)] = decodeMetadataValue(value);
   });
   return out;
 }
 
 const SSEC = 'x-amz-server-side-encryption-customer-';
+/** The SSE-C headers of a copy's source (`x-amz-copy-source-server-side-encryption-customer-*`). */
+const SOURCE_SSEC = 'x-amz-copy-source-server-side-encryption-customer-';
 
 /**
  * The SSE-C key of a request (the 32 raw bytes), checked against its MD5 header; undefined when the request
- * has no SSE-C headers. `prefix` is `x-amz-copy-source-` for the source of a copy.
+ * has no SSE-C headers. `of: 'copy-source'` reads the key of a copy's source.
  */
-export function ssecKeyFrom(headers: Headers, prefix = ''): Uint8Array | undefined {
-  const algorithm = headers.get(`${prefix}${SSEC}algorithm`);
-  const key = headers.get(`${prefix}${SSEC}key`);
-  const keyMd5 = headers.get(`${prefix}${SSEC}key-md5`);
+export function ssecKeyFrom(headers: Headers, of: 'object' | 'copy-source' = 'object'): Uint8Array | undefined {
+  const prefix = of === 'copy-source' ? SOURCE_SSEC : SSEC;
+  const algorithm = headers.get(`${prefix}algorithm`);
+  const key = headers.get(`${prefix}key`);
+  const keyMd5 = headers.get(`${prefix}key-md5`);
   if (algorithm === null && key === null && keyMd5 === null) return undefined;
   if (algorithm !== 'AES256') throw new S3Error('InvalidEncryptionAlgorithmError', 'The Encryption request you specified is not valid. Supported value: AES256.', 400);
   const bytes = key === null ? Buffer.alloc(0) : Buffer.from(key, 'base64');
   // Node's decoder skips what follows padding or is not base64; only the canonical form of 32 bytes is a key.
   if (bytes.length !== 32 || bytes.toString('base64') !== key) throw new S3Error('InvalidArgument', 'The secret key was invalid for the specified algorithm.', 400);
-  if (keyMd5 !== null) {
-    const digest = createHash('md5').update(bytes).digest('base64');
-    if (digest !== keyMd5) throw new S3Error('InvalidArgument', 'The calculated MD5 hash of the key did not match the hash that was provided.', 400);
-  }
+  // S3 requires the key's MD5 (every SDK sends it), so a key damaged on the way is caught.
+  if (keyMd5 === null) throw new S3Error('InvalidArgument', 'Requests specifying Server Side Encryption with Customer provided keys must provide the client calculated MD5 of the secret key.', 400);
+  const digest = createHash('md5').update(bytes).digest('base64');
+  if (digest !== keyMd5) throw new S3Error('InvalidArgument', 'The calculated MD5 hash of the key did not match the hash that was provided.', 400);
   return new Uint8Array(bytes);
 }
 
@@ -105,12 +113,27 @@ export function rangeFrom(headers: Headers): StoreRange | undefined {
   return last < offset ? undefined : { offset, length: last - offset + 1 };
 }
 
-/** Only the precondition headers of a request (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since). */
+/**
+ * Only the precondition headers of a request (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since),
+ * for the binding's `onlyIf`. Etags may come without quotes, as S3 accepts them; a list that still does not
+ * parse is InvalidArgument (400).
+ */
 export function preconditionsFrom(headers: Headers, prefix = ''): Headers | undefined {
   const out = new Headers();
   for (const name of ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since']) {
-    const v = headers.get(prefix + name);
-    if (v !== null) out.set(name, v);
+    let v = headers.get(prefix + name);
+    if (v === null) continue;
+    if (name === 'if-match' || name === 'if-none-match') {
+      v = quoteBareEtags(v);
+      let parsed: unknown[] = [];
+      try {
+        parsed = parseEtagHeader(v);
+      } catch {
+        parsed = [];
+      }
+      if (parsed.length === 0) throw new S3Error('InvalidArgument', `Invalid ETag in ${name} header`, 400, { ArgumentName: name });
+    }
+    out.set(name, v);
   }
   return [...out.keys()].length > 0 ? out : undefined;
 }
@@ -123,7 +146,7 @@ export function objectHeaders(obj: StoreObject): Headers {
   headers.set('last-modified', obj.uploaded.toUTCString());
   headers.set('accept-ranges', 'bytes');
   if (obj.storageClass !== 'Standard') headers.set('x-amz-storage-class', s3StorageClass(obj.storageClass));
-  for (const [k, v] of Object.entries(obj.customMetadata ?? {})) headers.set(`x-amz-meta-${k}`, v);
+  for (const [k, v] of Object.entries(obj.customMetadata ?? {})) headers.set(`x-amz-meta-${k}`, encodeMetadataValue(v));
   for (const [name, value] of Object.entries(ssecResponseHeaders(obj.ssecKeyMd5))) headers.set(name, value);
   return headers;
 }

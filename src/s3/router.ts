@@ -10,6 +10,8 @@ import * as objects from './operations/objects.js';
 import * as multipart from './operations/multipart.js';
 import * as tagging from './operations/tagging.js';
 import * as cors from './operations/cors.js';
+import { refuseUnsupportedHeaders } from './unsupported-headers.js';
+import { checkQueryParams, checkVersionId, subresourceOf } from './query-params.js';
 
 /** One operation: its name (logged) and its handler. */
 export interface Operation {
@@ -19,16 +21,30 @@ export interface Operation {
 
 const op = (name: string, run: (r: S3Request) => Promise<Response>): Operation => ({ name, run });
 
-/** Bucket subresources that exist in S3 but not here: answered NotImplemented (501). */
-const UNSUPPORTED_BUCKET = ['acl', 'policy', 'lifecycle', 'tagging', 'encryption', 'website', 'logging', 'notification', 'replication', 'object-lock', 'ownershipControls', 'publicAccessBlock', 'accelerate', 'requestPayment', 'analytics', 'inventory', 'metrics', 'intelligent-tiering'];
-const UNSUPPORTED_OBJECT = ['acl', 'retention', 'legal-hold', 'torrent', 'restore', 'select', 'attributes'];
-
-function unsupported(query: URLSearchParams, names: string[]): string | undefined {
-  return names.find((n) => query.has(n));
+/**
+ * The operation for a request; MethodNotAllowed or NotImplemented when there is none. Every query parameter
+ * must be one the chosen operation reads (`query-params.ts`), so an unknown subresource never reaches the
+ * plain operation of its method.
+ */
+export function route(r: S3Request): Operation {
+  let chosen: Operation;
+  try {
+    chosen = choose(r);
+  } catch (err) {
+    const sub = err instanceof S3Error && err.code === 'MethodNotAllowed' ? subresourceOf(r.query, IMPLEMENTED) : undefined;
+    if (sub !== undefined) throw new S3Error('NotImplemented', `${r.req.method} on the subresource ?${sub} is not implemented by Stratus.`, 501);
+    throw err;
+  }
+  if (!chosen.name.includes('?')) checkQueryParams(chosen.name, r.query, r.bucket === undefined ? 'service' : r.key === undefined ? 'bucket' : 'object', r.req.method);
+  checkVersionId(r.query);
+  refuseUnsupportedHeaders(chosen.name, r.headers);
+  return chosen;
 }
 
-/** The operation for a request; MethodNotAllowed or NotImplemented when there is none. */
-export function route(r: S3Request): Operation {
+/** Subresources some operation here reads: with another method they are MethodNotAllowed, not NotImplemented. */
+const IMPLEMENTED = new Set(['cors', 'delete', 'uploads', 'uploadId', 'location', 'versions', 'list-type', 'partNumber', 'versionId', 'tagging']);
+
+function choose(r: S3Request): Operation {
   const method = r.req.method;
   const q = r.query;
   if (r.bucket === undefined) {
@@ -36,8 +52,6 @@ export function route(r: S3Request): Operation {
     throw s3Error('MethodNotAllowed', 405);
   }
   if (r.key === undefined) {
-    const missing = unsupported(q, UNSUPPORTED_BUCKET);
-    if (missing) return op(`Bucket?${missing}`, async () => buckets.notImplemented(`The bucket subresource ?${missing}`));
     if (q.has('cors')) {
       if (method === 'GET') return op('GetBucketCors', cors.getBucketCors);
       if (method === 'PUT') return op('PutBucketCors', cors.putBucketCors);
@@ -62,8 +76,6 @@ export function route(r: S3Request): Operation {
     }
     throw s3Error('MethodNotAllowed', 405);
   }
-  const missing = unsupported(q, UNSUPPORTED_OBJECT);
-  if (missing) return op(`Object?${missing}`, async () => buckets.notImplemented(`The object subresource ?${missing}`));
   if (q.has('tagging')) {
     if (method === 'GET') return op('GetObjectTagging', tagging.getObjectTagging);
     if (method === 'DELETE') return op('DeleteObjectTagging', tagging.deleteObjectTagging);

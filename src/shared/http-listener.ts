@@ -40,7 +40,12 @@ export interface ListenOptions {
   beforeContinue?: (req: IncomingMessage) => (ParserErrorAnswer & { status: number }) | undefined;
   /** Every request gets an access-log line and is counted in the metrics (ops/http-observer.ts). */
   observe?: HttpObservation;
+  /** Serve requests whose `Expect` is not `100-continue` as if it were absent (S3 does) instead of Node's 417. */
+  ignoreUnknownExpect?: boolean;
 }
+
+/** The keys that tell {@link ListenOptions} from a bare `ServerOptions`. */
+const LISTEN_OPTION_KEYS: readonly (keyof ListenOptions)[] = ['serverOptions', 'parserError', 'beforeContinue', 'observe', 'ignoreUnknownExpect'];
 
 /**
  * Listens on `host:port` (port 0 picks a free one); rejects when the address cannot be bound. With `observe`,
@@ -52,7 +57,7 @@ export async function listenHttp(
   listen: { host: string; port: number },
   options: ServerOptions | ListenOptions = {},
 ): Promise<HttpListener> {
-  const opts: ListenOptions = 'serverOptions' in options || 'parserError' in options || 'beforeContinue' in options || 'observe' in options
+  const opts: ListenOptions = LISTEN_OPTION_KEYS.some((k) => k in options)
     ? options as ListenOptions : { serverOptions: options as ServerOptions };
   let observer: HttpObserver | undefined;
   const server = await new Promise<ServerType>((resolve, reject) => {
@@ -64,6 +69,7 @@ export async function listenHttp(
     }
     s.once('error', reject);
   });
+  if (opts.ignoreUnknownExpect) server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
   const answer = opts.parserError;
   if (answer) {
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {

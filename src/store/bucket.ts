@@ -11,7 +11,7 @@ import { run } from './run.js';
 import { checkKey, coerceKey } from './keys.js';
 import { conditionHolds, parseConditional } from './conditional.js';
 import { parseRange, resolveRange } from './range.js';
-import { Digester, parseHashOptions } from './checksums.js';
+import { Digester, EXTRA_CHECKSUMS, parseHashOptions } from './checksums.js';
 import { checkCustomMetadataSize, parseCustomMetadata, parseHttpMetadata } from './metadata.js';
 import { checkReadKey, newIv, parseSsecKey } from './ssec.js';
 import { classifyValue, requireKnownLength, type ValueSource } from './value/input.js';
@@ -112,6 +112,10 @@ export class Bucket implements StoreBucket {
     let checksums: Record<string, string>;
     try {
       checksums = digester.finish();
+      const extra = typeof o.extraChecksums === 'function' ? (o.extraChecksums as () => Record<string, string> | undefined)() : undefined;
+      for (const [name, hex] of Object.entries(extra ?? {})) {
+        if (EXTRA_CHECKSUMS.has(name) && /^[0-9a-f]+$/.test(hex) && checksums[name] === undefined) checksums[name] = hex;
+      }
     } catch (err) {
       if (newBlob) this.ctx.collector.discard(newBlob);
       throw err;

@@ -105,6 +105,17 @@ export class Digester {
   }
 }
 
+/** Algorithms of checksums the S3 edge stores with an object (`StorePutOptions.extraChecksums`). */
+export const EXTRA_CHECKSUMS = new Set(['crc32', 'crc32c', 'crc64nvme', 'sha1', 'sha256']);
+
+/** Every stored checksum of a `checksums` value, hex by algorithm (the binding shows md5 and sha* only). */
+const STORED = new WeakMap<object, Readonly<Record<string, string>>>();
+
+/** All checksums stored with an object (lowercase hex by algorithm), for the S3 edge. */
+export function storedChecksums(checksums: StoreChecksums): Readonly<Record<string, string>> {
+  return STORED.get(checksums) ?? {};
+}
+
 /** The `checksums` value of an object. */
 export class Checksums implements StoreChecksums {
   readonly #hex: Record<string, string>;
@@ -112,6 +123,7 @@ export class Checksums implements StoreChecksums {
 
   constructor(hex: Record<string, string>) {
     this.#hex = hex;
+    STORED.set(this, hex);
   }
 
   #get(field: HashField): ArrayBuffer | undefined {

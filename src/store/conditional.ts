@@ -157,3 +157,16 @@ export function conditionHolds(cond: Condition | undefined, current: { etag: str
     (cond.etagMatches !== undefined && ifMatch);
   return ifMatch && ifNoneMatch && ifModifiedSince && ifUnmodifiedSince;
 }
+
+/**
+ * An If-Match / If-None-Match value with bare etags quoted (`abc, "def"` -> `"abc", "def"`), for S3, which
+ * accepts etags without quotes (RFC 7232 requires them, and the binding's Headers form keeps requiring them).
+ */
+export function quoteBareEtags(header: string): string {
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '')
+    .map((t) => (t === '*' || t.startsWith('"') || t.startsWith('W/') ? t : `"${t}"`))
+    .join(', ');
+}

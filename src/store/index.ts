@@ -40,4 +40,6 @@ export type {
   UploadInfo,
   PartInfo,
   UploadListOptions,
+  UploadOutcome,
+  ConditionalDelete,
 } from './types.js';

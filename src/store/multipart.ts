@@ -15,8 +15,9 @@ import { storeBody } from './body-io.js';
 import { HeadResult } from './value/object.js';
 import { UPLOAD_MAX_AGE_MS } from './gc.js';
 import { run } from './run.js';
+import { conditionHolds, parseConditional } from './conditional.js';
 import type { ObjectRecord, PartRecord, UploadRecord } from './ports.js';
-import type { StoreMultipartOptions, StoreMultipartUpload, StoreObject, StorePartValue, StoreUploadedPart, StoreUploadPartOptions } from './types.js';
+import type { StoreConditional, StoreMultipartOptions, StoreMultipartUpload, StoreObject, StorePartValue, StoreUploadedPart, StoreUploadPartOptions } from './types.js';
 
 /** Smallest part except the last: 5 MiB. */
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -96,6 +97,9 @@ export function buildCompleted(upload: UploadRecord | null, stored: PartRecord[]
   return { record, used: sorted.map((p) => p.partNumber) };
 }
 
+/** Thrown inside a completion whose condition fails, so the transaction rolls back. */
+class ConditionNotMet extends Error {}
+
 /** A multipart upload handle; `resumeMultipartUpload` makes one without any check. */
 export class MultipartHandle implements StoreMultipartUpload {
   declare readonly key: string;
@@ -160,8 +164,22 @@ export class MultipartHandle implements StoreMultipartUpload {
   }
 
   complete(uploadedParts: StoreUploadedPart[]): Promise<StoreObject> {
+    return this.#complete(uploadedParts, undefined) as Promise<StoreObject>;
+  }
+
+  /**
+   * Stratus's extension for S3's conditional CompleteMultipartUpload (`If-Match`, `If-None-Match`): completes
+   * only when `onlyIf` holds for the key's current object, checked under the completion's lock; null when it
+   * does not (the upload stays active, as on S3).
+   */
+  completeIf(uploadedParts: StoreUploadedPart[], onlyIf: StoreConditional | Headers): Promise<StoreObject | null> {
+    return this.#complete(uploadedParts, onlyIf);
+  }
+
+  #complete(uploadedParts: StoreUploadedPart[], onlyIf: StoreConditional | Headers | undefined): Promise<StoreObject | null> {
     const ctx = this.#ctx;
     return run(ctx, 'completeMultipartUpload', async () => {
+      const cond = parseConditional(onlyIf);
       if (!Array.isArray(uploadedParts)) throw new TypeError("Failed to execute 'complete' on 'R2MultipartUpload': parameter 1 is not of type 'Array'.");
       const listed = uploadedParts.map((p) => {
         const o = (p ?? {}) as unknown as Record<string, unknown>;
@@ -170,9 +188,17 @@ export class MultipartHandle implements StoreMultipartUpload {
       checkKey(this.key);
       const now = ctx.clock.now().getTime();
       const version = randomBytes(16).toString('hex');
-      const record = await ctx.meta.completeUpload(this.#settings.name, this.uploadId, this.key, now, UPLOAD_MAX_AGE_MS, (upload, parts) =>
-        buildCompleted(upload, parts, listed, version, now),
-      );
+      let record: ObjectRecord;
+      try {
+        record = await ctx.meta.completeUpload(this.#settings.name, this.uploadId, this.key, now, UPLOAD_MAX_AGE_MS, (upload, parts, current) => {
+          const built = buildCompleted(upload, parts, listed, version, now);
+          if (!conditionHolds(cond, current && { etag: current.etag, uploaded: current.uploaded })) throw new ConditionNotMet();
+          return built;
+        });
+      } catch (err) {
+        if (err instanceof ConditionNotMet) return null;
+        throw err;
+      }
       ctx.collector.schedule();
       return new HeadResult(record);
     });

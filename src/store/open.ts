@@ -11,7 +11,7 @@ import { Collector } from './gc.js';
 import { Bucket } from './bucket.js';
 import type { BucketSettings, StoreContext } from './context.js';
 import { NO_FAULT_REPORTER, type FaultReporter } from '../shared/faults.js';
-import { bucketInfo, createBucket, deleteBucket, getBucketCors, listBuckets, listParts, listUploads, putBucketCors, toInfo } from './registry.js';
+import { bucketInfo, createBucket, deleteBucket, getBucketCors, listBuckets, listParts, listUploads, putBucketCors, toInfo, uploadOutcome, deleteObjectsIf, objectParts } from './registry.js';
 import { getBucketLifecycle, putBucketLifecycle, setBucketStorageClass } from './bucket-settings.js';
 import { accountNamespace } from './namespace.js';
 import { applyLifecycle } from './lifecycle/sweeper.js';
@@ -90,6 +90,9 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
     putBucketCors: async (name, rules) => putBucketCors(live(), name, rules),
     listUploads: async (bucket, listOpts) => listUploads(live(), bucket, listOpts),
     listParts: async (bucket, key, uploadId, partOpts) => listParts(live(), bucket, key, uploadId, partOpts),
+    uploadOutcome: async (bucket, key, uploadId) => uploadOutcome(live(), bucket, key, uploadId),
+    deleteObjectsIf: async (bucket, entries) => deleteObjectsIf(live(), bucket, entries),
+    objectParts: async (bucket, key) => objectParts(live(), bucket, key),
     getBucketLifecycle: async (name) => getBucketLifecycle(live(), name),
     putBucketLifecycle: async (name, rules) => putBucketLifecycle(live(), name, rules),
     setBucketStorageClass: async (name, cls) => setBucketStorageClass(live(), name, cls),

@@ -112,9 +112,13 @@ export type SwapResult = { ok: true; replaced: ObjectRecord | null } | { ok: fal
 
 /**
  * Turns a multipart upload (null when unknown) and its stored parts into the object to store and the part
- * numbers it uses; throws the binding's error when the completion is invalid.
+ * numbers it uses; throws the binding's error when the completion is invalid. `current` is the key's object
+ * that the completion would replace, read under the same lock (for conditional completes).
  */
-export type CompletionBuilder = (upload: UploadRecord | null, parts: PartRecord[]) => { record: ObjectRecord; used: number[] };
+export type CompletionBuilder = (upload: UploadRecord | null, parts: PartRecord[], current: ObjectRecord | null) => { record: ObjectRecord; used: number[] };
+
+/** Whether a conditional delete may remove `key` (its current row, null when absent). */
+export type DeleteCheck = (key: string, current: ObjectRecord | null) => boolean;
 
 /** Object and multipart metadata. */
 export interface MetadataStore {
@@ -125,8 +129,12 @@ export interface MetadataStore {
   getObject(bucket: string, key: string): Promise<ObjectRecord | null>;
   /** Writes `record` iff `check(current)` returns true, in one atomic step. */
   putObject(bucket: string, record: ObjectRecord, check: (current: ObjectRecord | null) => boolean): Promise<SwapResult>;
-  /** Deletes the keys (missing ones ignored) in one transaction. */
-  deleteObjects(bucket: string, keys: string[]): Promise<void>;
+  /**
+   * Deletes the keys (missing ones ignored) in one transaction. With `check`, a key is deleted only when
+   * `check(key, current)` holds for its current row (null when absent), read under the same lock; the keys it
+   * refused are returned with their rows.
+   */
+  deleteObjects(bucket: string, keys: string[], check?: DeleteCheck): Promise<Array<{ key: string; current: ObjectRecord | null }>>;
   /** Objects in UTF-8 byte order of key. */
   scanObjects(bucket: string, opts: ScanOptions): Promise<ObjectRecord[]>;
   /** The greatest key that starts with `prefix` (used to skip a delimited group). */

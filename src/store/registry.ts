@@ -1,15 +1,17 @@
 /**
  * The bucket registry and the upload listing of an open store, for an S3 API's ListBuckets, CreateBucket,
- * DeleteBucket, HeadBucket, Get/PutBucketCors and ListMultipartUploads. Names are not validated here (the binding accepts any
+ * DeleteBucket, HeadBucket, Get/PutBucketCors and ListMultipartUploads, plus what S3 needs beyond the binding:
+ * upload outcomes (repeated completions), conditional deletes and part layouts (`partNumber` reads). Names are not validated here (the binding accepts any
  * name; the S3 layer checks S3's rules). Uploads older than the 7-day limit are aborted before a listing or a
  * deletion looks at them, so an expired upload neither shows up nor keeps a bucket from being deleted.
  */
 import type { StoreContext } from './context.js';
 import { UPLOAD_MAX_AGE_MS } from './gc.js';
-import { coerceKey } from './keys.js';
+import { checkKey, coerceKey } from './keys.js';
 import type { BucketRecord } from './ports.js';
-import type { BucketCorsRule, BucketInfo, CreateBucketOptions, PartInfo, StorageClass, UploadInfo, UploadListOptions } from './types.js';
+import type { BucketCorsRule, BucketInfo, CreateBucketOptions, PartInfo, StorageClass, UploadInfo, UploadListOptions, UploadOutcome, ConditionalDelete } from './types.js';
 import { defaultLifecycleRules } from './lifecycle/rules.js';
+import { HeadResult } from './value/object.js';
 
 /** Uploads a listing returns when no limit is given (S3's max-uploads default). */
 const DEFAULT_UPLOAD_LIMIT = 1000;
@@ -118,4 +120,46 @@ export async function listParts(
     .slice(0, limit)
     .map((p) => ({ partNumber: p.partNumber, size: p.size, etag: p.etag }));
   return { initiated: new Date(upload.created), storageClass: upload.storageClass, parts };
+}
+
+/** Where an upload of `key` stands (`BucketStore.uploadOutcome`). */
+export async function uploadOutcome(ctx: StoreContext, bucket: string, key: string, uploadId: string): Promise<UploadOutcome> {
+  await expireUploads(ctx);
+  const upload = await ctx.meta.getUpload(String(bucket), String(uploadId));
+  if (!upload || upload.key !== key) return { state: 'missing' };
+  if (upload.state === 'active') return { state: 'active', ssecKeyMd5: upload.ssecKeyMd5 };
+  if (upload.state !== 'completed') return { state: upload.state };
+  const current = await ctx.meta.getObject(String(bucket), key);
+  const fromUpload = current?.body.kind === 'parts' && current.body.uploadId === upload.uploadId;
+  return { state: 'completed', object: fromUpload ? new HeadResult(current) : null };
+}
+
+/**
+ * Deletes keys, each only if its etag is still `etag` when one is given (`*`: only if it exists), checked under
+ * the delete's lock (S3's conditional DeleteObject and DeleteObjects). Says per key what happened.
+ */
+export async function deleteObjectsIf(ctx: StoreContext, bucket: string, entries: ConditionalDelete[]): Promise<Array<{ key: string; outcome: 'deleted' | 'missing' | 'mismatch' }>> {
+  const wanted = new Map<string, string | undefined>();
+  for (const e of entries) {
+    const key = coerceKey(e.key);
+    checkKey(key);
+    wanted.set(key, e.etag);
+  }
+  const refused = await ctx.meta.deleteObjects(String(bucket), [...wanted.keys()], (key, current) => {
+    const etag = wanted.get(key);
+    return etag === undefined || (current !== null && (etag === '*' || current.etag === etag));
+  });
+  ctx.collector.schedule();
+  const why = new Map(refused.map((r) => [r.key, r.current === null ? ('missing' as const) : ('mismatch' as const)]));
+  return entries.map((e) => ({ key: e.key, outcome: why.get(coerceKey(e.key)) ?? 'deleted' }));
+}
+
+/** The etag and part sizes of the key's object (`BucketStore.objectParts`). */
+export async function objectParts(ctx: StoreContext, bucket: string, key: string): Promise<{ etag: string; partSizes: number[] | null } | null> {
+  const k = coerceKey(key);
+  checkKey(k);
+  const rec = await ctx.meta.getObject(String(bucket), k);
+  if (!rec) return null;
+  const partSizes = rec.body.kind === 'parts' ? (rec.body.parts ?? []).map((p) => p.size) : null;
+  return { etag: rec.etag, partSizes };
 }

@@ -102,6 +102,12 @@ export interface StorePutOptions {
   sha512?: HashInput;
   storageClass?: string;
   ssecKey?: SsecKey;
+  /**
+   * Stratus extension for the S3 edge: checksums of the body verified by the caller while it streamed, as
+   * lowercase hex by algorithm (`crc32`, `crc32c`, `crc64nvme`, `sha1`, `sha256`), asked for once the body has
+   * been read whole and stored with the object (`sha1`/`sha256` then show in `checksums`).
+   */
+  extraChecksums?: () => Record<string, string> | undefined;
 }
 
 /** Options of `createMultipartUpload`. */
@@ -146,6 +152,8 @@ export interface StoreMultipartUpload {
   uploadPart(partNumber: number, value: StorePartValue, options?: StoreUploadPartOptions): Promise<StoreUploadedPart>;
   abort(): Promise<void>;
   complete(uploadedParts: StoreUploadedPart[]): Promise<StoreObject>;
+  /** Stratus extension for S3: `complete` only when `onlyIf` holds for the key's current object; null when it does not. */
+  completeIf?(uploadedParts: StoreUploadedPart[], onlyIf: StoreConditional | Headers): Promise<StoreObject | null>;
 }
 
 /** Values `put` accepts. */
@@ -281,6 +289,21 @@ export interface BucketNamespace {
    * `limit`), with the upload's initiation time; null when no such upload is active.
    */
   listParts(bucket: string, key: string, uploadId: string, opts?: { partNumberMarker?: number; limit?: number }): Promise<{ initiated: Date; storageClass: string; parts: PartInfo[] } | null>;
+  /**
+   * Where an upload of `key` stands: 'active', 'aborted' (or expired), 'completed' with the key's current object
+   * when that object is still the upload's result (S3 answers a repeated completion with it), or 'missing'.
+   */
+  uploadOutcome(bucket: string, key: string, uploadId: string): Promise<UploadOutcome>;
+  /**
+   * Deletes keys, each only if its etag (lowercase hex, no quotes) is still the one given (`*`: only if it
+   * exists); without an etag unconditionally. The check and the delete are one atomic step.
+   */
+  deleteObjectsIf(bucket: string, entries: ConditionalDelete[]): Promise<Array<{ key: string; outcome: 'deleted' | 'missing' | 'mismatch' }>>;
+  /**
+   * The etag of the key's object and, for an object made by a multipart upload, the sizes of its parts in
+   * order (null for a single-part object); null when the key has no object. For S3's `partNumber` reads.
+   */
+  objectParts(bucket: string, key: string): Promise<{ etag: string; partSizes: number[] | null } | null>;
   /** The bucket's lifecycle rules ([] when it has none), or null when the bucket does not exist. */
   getBucketLifecycle(name: string): Promise<LifecycleRule[] | null>;
   /** Replaces the bucket's lifecycle rules (validated by the caller: `parseLifecycleRules`); 'missing' when the bucket does not exist. */
@@ -305,6 +328,18 @@ export interface BucketStore extends BucketNamespace {
   /** Finishes background deletions and closes the database. */
   close(): Promise<void>;
 }
+
+/** One key of {@link BucketStore.deleteObjectsIf}. */
+export interface ConditionalDelete {
+  key: string;
+  etag?: string | undefined;
+}
+
+/** See {@link BucketStore.uploadOutcome}. */
+export type UploadOutcome =
+  | { state: 'active'; /** Hex MD5 of the upload's SSE-C key, or null. */ ssecKeyMd5: string | null }
+  | { state: 'aborted' | 'missing' }
+  | { state: 'completed'; object: StoreObject | null };
 
 /** What one sweep removed. */
 export interface SweepReport {

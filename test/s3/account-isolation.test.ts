@@ -6,8 +6,8 @@
  */
 import http from 'node:http';
 import {
-  AbortMultipartUploadCommand, CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteBucketCommand,
-  DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListBucketsCommand, ListMultipartUploadsCommand,
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand,
+  DeleteBucketCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListBucketsCommand, ListMultipartUploadsCommand,
   ListObjectsV2Command, ListPartsCommand, PutObjectCommand, UploadPartCommand, UploadPartCopyCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -87,6 +87,74 @@ describe('S3 buckets belong to accounts', () => {
     expect(await s3Failure(other.send(new UploadPartCopyCommand({ Bucket: 'own-bucket', Key: 'part.bin', UploadId: own, PartNumber: 1, CopySource: `${B}/s.txt` })))).toEqual(NO_BUCKET);
     const uploads = await admin.send(new ListMultipartUploadsCommand({ Bucket: B }));
     expect(uploads.Uploads!.map((u) => u.UploadId)).toEqual([adminUpload]);
+  });
+
+  it("cannot use conditional deletes, partNumber reads or conditional completions on another account's bucket", async () => {
+    const B = 'admin-private';
+    // A two-part object of the admin (so partNumber reads have parts to select) and an upload with a part, ready to complete.
+    const made = (await admin.send(new CreateMultipartUploadCommand({ Bucket: B, Key: 'parts.bin' }))).UploadId!;
+    const p1 = await admin.send(new UploadPartCommand({ Bucket: B, Key: 'parts.bin', UploadId: made, PartNumber: 1, Body: Buffer.alloc(5 * 1024 * 1024, 1) }));
+    const p2 = await admin.send(new UploadPartCommand({ Bucket: B, Key: 'parts.bin', UploadId: made, PartNumber: 2, Body: 'tail' }));
+    const object = await admin.send(new CompleteMultipartUploadCommand({
+      Bucket: B, Key: 'parts.bin', UploadId: made, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: p1.ETag }, { PartNumber: 2, ETag: p2.ETag }] },
+    }));
+    const pending = (await admin.send(new CreateMultipartUploadCommand({ Bucket: B, Key: 'pending.bin' }))).UploadId!;
+    const part = await admin.send(new UploadPartCommand({ Bucket: B, Key: 'pending.bin', UploadId: pending, PartNumber: 1, Body: 'pending' }));
+    const parts = { Parts: [{ PartNumber: 1, ETag: part.ETag }] };
+    const secret = (await admin.send(new HeadObjectCommand({ Bucket: B, Key: 's.txt' }))).ETag!;
+
+    // Conditional deletes naming the admin's current etags (or *), one key and many.
+    expect(await s3Failure(other.send(new DeleteObjectCommand({ Bucket: B, Key: 's.txt', IfMatch: secret })))).toEqual(NO_BUCKET);
+    expect(await s3Failure(other.send(new DeleteObjectCommand({ Bucket: B, Key: 's.txt', IfMatch: '*' })))).toEqual(NO_BUCKET);
+    expect(await s3Failure(other.send(new DeleteObjectsCommand({
+      Bucket: B, Delete: { Objects: [{ Key: 's.txt', ETag: secret }, { Key: 'parts.bin', ETag: object.ETag }, { Key: 'pending.bin' }] },
+    })))).toEqual(NO_BUCKET);
+    // partNumber reads, in range and out of it: the second key learns neither the object nor its part count.
+    expect(await s3Failure(other.send(new GetObjectCommand({ Bucket: B, Key: 'parts.bin', PartNumber: 1 })))).toEqual(NO_BUCKET);
+    expect(await s3Failure(other.send(new GetObjectCommand({ Bucket: B, Key: 'parts.bin', PartNumber: 3 })))).toEqual(NO_BUCKET);
+    expect(await s3Failure(other.send(new HeadObjectCommand({ Bucket: B, Key: 'parts.bin', PartNumber: 2 })))).toEqual({ name: 'NotFound', status: 404 });
+    // Conditional completions of the admin's upload, and a plain repeat of the admin's finished one.
+    expect(await s3Failure(other.send(new CompleteMultipartUploadCommand({ Bucket: B, Key: 'pending.bin', UploadId: pending, MultipartUpload: parts, IfNoneMatch: '*' })))).toEqual(NO_BUCKET);
+    expect(await s3Failure(other.send(new CompleteMultipartUploadCommand({ Bucket: B, Key: 'parts.bin', UploadId: pending, MultipartUpload: parts, IfMatch: object.ETag })))).toEqual(NO_BUCKET);
+    expect(await s3Failure(other.send(new CompleteMultipartUploadCommand({ Bucket: B, Key: 'parts.bin', UploadId: made, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: p1.ETag }, { PartNumber: 2, ETag: p2.ETag }] } })))).toEqual(NO_BUCKET);
+    // From the second key's own bucket the admin's upload id names nothing.
+    expect(await s3Failure(other.send(new CompleteMultipartUploadCommand({ Bucket: 'own-bucket', Key: 'pending.bin', UploadId: pending, MultipartUpload: parts, IfNoneMatch: '*' })))).toEqual({ name: 'NoSuchUpload', status: 404 });
+    expect(await s3Failure(other.send(new GetObjectCommand({ Bucket: 'own-bucket', Key: 'parts.bin', PartNumber: 1 })))).toEqual({ name: 'NoSuchKey', status: 404 });
+
+    // Nothing of the admin's changed: objects, part layout and the pending upload, which the admin still completes.
+    expect(await (await admin.send(new GetObjectCommand({ Bucket: B, Key: 's.txt' }))).Body!.transformToString()).toBe('secret');
+    const second = await admin.send(new GetObjectCommand({ Bucket: B, Key: 'parts.bin', PartNumber: 2 }));
+    expect(second.PartsCount).toBe(2);
+    expect(await second.Body!.transformToString()).toBe('tail');
+    const done = await admin.send(new CompleteMultipartUploadCommand({ Bucket: B, Key: 'pending.bin', UploadId: pending, MultipartUpload: parts, IfNoneMatch: '*' }));
+    expect(await (await admin.send(new GetObjectCommand({ Bucket: B, Key: 'pending.bin' }))).Body!.transformToString()).toBe('pending');
+    expect((await admin.send(new HeadObjectCommand({ Bucket: B, Key: 'pending.bin' }))).ETag).toBe(done.ETag);
+    const deleted = await admin.send(new DeleteObjectsCommand({ Bucket: B, Delete: { Objects: [{ Key: 'parts.bin', ETag: object.ETag }, { Key: 'pending.bin', ETag: done.ETag }] } }));
+    expect(deleted.Deleted!.map((d) => d.Key).sort()).toEqual(['parts.bin', 'pending.bin']);
+    expect((await admin.send(new ListObjectsV2Command({ Bucket: B }))).Contents!.map((o) => o.Key)).toEqual(['s.txt']);
+  });
+
+  it('pages and prefixes of ListBuckets hold only the key\'s own buckets', async () => {
+    await admin.send(new CreateBucketCommand({ Bucket: 'own-admin-1' }));
+    await other.send(new CreateBucketCommand({ Bucket: 'own-bucket-2' }));
+    const names: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await other.send(new ListBucketsCommand({ MaxBuckets: 1, ...(token ? { ContinuationToken: token } : {}) }));
+      names.push(...page.Buckets!.map((b) => b.Name!));
+      token = page.ContinuationToken;
+    } while (token);
+    expect(names).toEqual(['own-bucket', 'own-bucket-2']);
+    expect((await other.send(new ListBucketsCommand({ Prefix: 'own-' }))).Buckets!.map((b) => b.Name)).toEqual(['own-bucket', 'own-bucket-2']);
+    expect((await other.send(new ListBucketsCommand({ Prefix: 'admin' }))).Buckets ?? []).toEqual([]);
+    // A token naming a position in the admin's names still lists only the second account's buckets after it.
+    const admins = await admin.send(new ListBucketsCommand({ MaxBuckets: 1 }));
+    expect(admins.Buckets!.map((b) => b.Name)).toEqual(['admin-private']);
+    const after = await other.send(new ListBucketsCommand({ ContinuationToken: admins.ContinuationToken! }));
+    expect(after.Buckets!.map((b) => b.Name)).toEqual(['own-bucket', 'own-bucket-2']);
+    expect((await admin.send(new ListBucketsCommand({ Prefix: 'own-' }))).Buckets!.map((b) => b.Name)).toEqual(['own-admin-1']);
+    await admin.send(new DeleteBucketCommand({ Bucket: 'own-admin-1' }));
+    await other.send(new DeleteBucketCommand({ Bucket: 'own-bucket-2' }));
   });
 
   it("a presigned URL of the second key cannot read another account's object", async () => {

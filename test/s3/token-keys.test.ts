@@ -4,7 +4,10 @@
  * account-wide R2 permission groups allow, read-only keys, copies across buckets, and revocation.
  */
 import { createHash } from 'node:crypto';
-import { CopyObjectCommand, CreateBucketCommand, GetObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
+  DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { accountId } from '../helpers/api.js';
@@ -54,6 +57,25 @@ describe('S3 key pairs of API tokens', () => {
     ] });
     await keysOf(both).send(new CopyObjectCommand({ Bucket: 'tok-one', Key: 'copy.txt', CopySource: 'tok-two/source.txt' }));
     expect(await (await admin().send(new GetObjectCommand({ Bucket: 'tok-one', Key: 'copy.txt' }))).Body!.transformToString()).toBe('from two');
+  });
+
+  it('conditional deletes, part reads and completions need the same access as their plain operations', async () => {
+    const etag = (await admin().send(new PutObjectCommand({ Bucket: 'tok-two', Key: 'guarded.txt', Body: 'guarded' }))).ETag!;
+    const other = keysOf(await token('one-only', [BUCKET_ITEM_WRITE], { [bucketKey('tok-one')]: '*' }));
+    expect(await s3Failure(other.send(new DeleteObjectCommand({ Bucket: 'tok-two', Key: 'guarded.txt', IfMatch: etag })))).toEqual({ name: 'AccessDenied', status: 403 });
+    expect(await s3Failure(other.send(new DeleteObjectsCommand({ Bucket: 'tok-two', Delete: { Objects: [{ Key: 'guarded.txt', ETag: etag }] } })))).toEqual({ name: 'AccessDenied', status: 403 });
+    expect(await s3Failure(other.send(new GetObjectCommand({ Bucket: 'tok-two', Key: 'guarded.txt', PartNumber: 1 })))).toEqual({ name: 'AccessDenied', status: 403 });
+    expect(await s3Failure(other.send(new HeadObjectCommand({ Bucket: 'tok-two', Key: 'guarded.txt', PartNumber: 1 })))).toMatchObject({ status: 403 });
+    const { UploadId } = await admin().send(new CreateMultipartUploadCommand({ Bucket: 'tok-two', Key: 'up.bin' }));
+    expect(await s3Failure(other.send(new CompleteMultipartUploadCommand({ Bucket: 'tok-two', Key: 'up.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"x"' }] }, IfNoneMatch: '*' })))).toEqual({ name: 'AccessDenied', status: 403 });
+    expect(await s3Failure(other.send(new AbortMultipartUploadCommand({ Bucket: 'tok-two', Key: 'up.bin', UploadId })))).toEqual({ name: 'AccessDenied', status: 403 });
+    // Nothing changed, and the refusals told nothing about the object or the upload.
+    expect(await (await admin().send(new GetObjectCommand({ Bucket: 'tok-two', Key: 'guarded.txt' }))).Body!.transformToString()).toBe('guarded');
+    await admin().send(new AbortMultipartUploadCommand({ Bucket: 'tok-two', Key: 'up.bin', UploadId }));
+    // A reader may read parts but not delete conditionally.
+    const reader = keysOf(await token('two-part-reader', [BUCKET_ITEM_READ], { [bucketKey('tok-two')]: '*' }));
+    expect(await (await reader.send(new GetObjectCommand({ Bucket: 'tok-two', Key: 'guarded.txt', PartNumber: 1 }))).Body!.transformToString()).toBe('guarded');
+    expect(await s3Failure(reader.send(new DeleteObjectCommand({ Bucket: 'tok-two', Key: 'guarded.txt', IfMatch: etag })))).toEqual({ name: 'AccessDenied', status: 403 });
   });
 
   it('an account-wide R2 Storage Write token manages buckets; a deleted token is an unknown key at once', async () => {

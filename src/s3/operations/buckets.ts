@@ -13,12 +13,33 @@ export function isValidBucketName(name: string): boolean {
 
 const xml = (body: string, status = 200): Response => new Response(body, { status, headers: { 'content-type': 'application/xml' } });
 
-/** GET / */
+/** `max-buckets` of ListBuckets: 1 to 10000 (S3's range); absent, every bucket. */
+function maxBuckets(raw: string | null): number | undefined {
+  if (raw === null) return undefined;
+  const n = /^\d{1,5}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 1 && n <= 10000)) throw new S3Error('InvalidArgument', 'The max-buckets value must be an integer between 1 and 10000.', 400, { ArgumentName: 'max-buckets', ArgumentValue: raw });
+  return n;
+}
+
+/** GET / (`prefix`, and pages of `max-buckets` with an opaque `continuation-token`). */
 export async function listBuckets(r: S3Request): Promise<Response> {
-  const buckets = await r.deps.store.listBuckets();
+  const q = r.query;
+  const max = maxBuckets(q.get('max-buckets'));
+  const prefix = q.get('prefix') ?? '';
+  const token = q.get('continuation-token');
+  let after: string | undefined;
+  if (token !== null) {
+    after = Buffer.from(token, 'base64url').toString('utf8');
+    if (token === '' || Buffer.from(after, 'utf8').toString('base64url') !== token) throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect.', 400, { ArgumentName: 'continuation-token' });
+  }
+  const all = (await r.deps.store.listBuckets()).filter((b) => b.name.startsWith(prefix) && (after === undefined || b.name > after));
+  const page = max === undefined ? all : all.slice(0, max);
+  const truncated = page.length < all.length;
   return xml(xmlDocument('ListAllMyBucketsResult', {
     Owner: OWNER,
-    Buckets: { Bucket: buckets.map((b) => ({ Name: b.name, CreationDate: b.created.toISOString() })) },
+    Buckets: { Bucket: page.map((b) => ({ Name: b.name, CreationDate: b.created.toISOString() })) },
+    ...(truncated ? { ContinuationToken: Buffer.from(page.at(-1)!.name, 'utf8').toString('base64url') } : {}),
+    ...(q.has('prefix') ? { Prefix: prefix } : {}),
   }, true));
 }
 

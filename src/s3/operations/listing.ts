@@ -131,7 +131,9 @@ export async function listObjectsV1(r: S3Request): Promise<Response> {
   const { enc, prefix, delimiter, marker, limit, p, next } = await markerPage(r, 'marker');
   return xml(xmlDocument('ListBucketResult', {
     Name: r.bucket!,
-    Prefix: enc(prefix),
+    // ListObjects (v1) echoes Prefix unencoded even with encoding-type=url (S3 does; botocore decodes only
+    // Delimiter, Marker, NextMarker, Key and CommonPrefixes of v1).
+    Prefix: prefix,
     Marker: enc(marker),
     ...(next !== undefined ? { NextMarker: enc(next) } : {}),
     ...pageFields(r.query, enc, limit, delimiter, p.truncated),

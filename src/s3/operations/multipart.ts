@@ -2,11 +2,11 @@
  * Multipart uploads: CreateMultipartUpload, UploadPart, CompleteMultipartUpload, AbortMultipartUpload and
  * ListMultipartUploads, on the binding's multipart API (so uploads are shared with edge scripts).
  */
-import type { StoreGetOptions, StoreMultipartOptions, StoreObjectBody, StoreUploadedPart } from '../../store/index.js';
+import type { StoreObject, StoreGetOptions, StoreMultipartOptions, StoreObjectBody, StoreUploadedPart } from '../../store/index.js';
 import { existingBucket, keyOf, type S3Request } from '../context.js';
 import { S3Error, s3Error, toS3Error } from '../errors.js';
 import { verifiedBody } from '../body.js';
-import { customMetadataFrom, httpMetadataFrom, keyMd5Hex, s3StorageClass, ssecKeyFrom, ssecResponseHeaders, storageClassFrom } from '../headers.js';
+import { customMetadataFrom, httpMetadataFrom, preconditionsFrom, keyMd5Hex, s3StorageClass, ssecKeyFrom, ssecResponseHeaders, storageClassFrom } from '../headers.js';
 import { childrenNamed, childText, parseXml, xmlDocument, XmlSyntaxError } from '../xml.js';
 import { readSmallBody } from './small-body.js';
 import { OWNER } from './buckets.js';
@@ -54,7 +54,11 @@ export async function uploadPart(r: S3Request): Promise<Response> {
   return new Response(null, { status: 200, headers });
 }
 
-/** The parts listed in a CompleteMultipartUpload document, which S3 requires in ascending order. */
+/**
+ * The parts listed in a CompleteMultipartUpload document, which S3 requires in ascending order. A part number
+ * listed again right after itself (a client that re-uploaded the part and listed both answers) counts once, with
+ * its last listed etag, as S3 and ceph/s3-tests' `test_multipart_resend_first_finishes_last` expect.
+ */
 function completedParts(text: string): StoreUploadedPart[] {
   let parts: StoreUploadedPart[];
   try {
@@ -71,27 +75,82 @@ function completedParts(text: string): StoreUploadedPart[] {
     throw err;
   }
   if (parts.length === 0) throw s3Error('MalformedXML', 400);
+  const out: StoreUploadedPart[] = [parts[0]!];
   for (let i = 1; i < parts.length; i++) {
-    if (parts[i]!.partNumber <= parts[i - 1]!.partNumber) {
+    const prev = out[out.length - 1]!;
+    const part = parts[i]!;
+    if (part.partNumber < prev.partNumber) {
       throw new S3Error('InvalidPartOrder', 'The list of parts was not in ascending order. The parts list must be specified in order by part number.', 400);
     }
+    if (part.partNumber === prev.partNumber) out[out.length - 1] = part;
+    else out.push(part);
   }
-  return parts;
+  return out;
 }
 
-/** POST /bucket/key?uploadId=U */
+/** NoSuchUpload (404) for an upload id. */
+function noSuchUpload(uploadId: string): S3Error {
+  return new S3Error('NoSuchUpload', 'The specified multipart upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.', 404, { UploadId: uploadId });
+}
+
+/**
+ * The conditions of a CompleteMultipartUpload: `If-None-Match: *` (only if the key has no object) and
+ * `If-Match` (only if the key's object has that etag), as S3 takes them; undefined when there are none.
+ */
+function completionConditions(h: Headers): Headers | undefined {
+  const all = preconditionsFrom(h);
+  if (!all) return undefined;
+  const out = new Headers();
+  for (const name of ['if-match', 'if-none-match']) if (all.has(name)) out.set(name, all.get(name)!);
+  return [...out.keys()].length > 0 ? out : undefined;
+}
+
+/**
+ * POST /bucket/key?uploadId=U. A completed upload whose object is still the key's current one is answered
+ * again with that object (an SDK retrying after a lost answer must not report a failure for an upload that
+ * succeeded, as S3 answers it); an unknown, aborted or expired one is NoSuchUpload.
+ */
 export async function completeMultipartUpload(r: S3Request): Promise<Response> {
   const bucket = await existingBucket(r);
+  const uploadId = r.query.get('uploadId')!;
   const parts = completedParts(await readSmallBody(r));
-  const obj = await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!).complete(parts).catch((err: unknown) => { throw toS3Error(err); });
+  const onlyIf = completionConditions(r.headers);
+  const status = await r.deps.store.uploadOutcome(r.bucket!, keyOf(r), uploadId);
+  if (status.state === 'completed' && status.object) return completed(r, status.object);
+  if (status.state !== 'active') throw noSuchUpload(uploadId);
+  // SSE-C headers are optional here (as on S3), but when sent they must name the upload's key.
+  const key = ssecKeyFrom(r.headers);
+  if (key && keyMd5Hex(key) !== status.ssecKeyMd5) {
+    throw new S3Error('InvalidArgument', status.ssecKeyMd5 ? 'The SSE-C key does not match the key the upload was created with.' : 'The upload was created without SSE-C; the request must not carry a key.', 400);
+  }
+  const handle = bucket.resumeMultipartUpload(keyOf(r), uploadId);
+  const obj = await (onlyIf ? handle.completeIf!(parts, onlyIf) : handle.complete(parts)).catch((err: unknown) => { throw toS3Error(err); });
+  if (!obj) {
+    // As for PutObject: If-Match on a key without an object is NoSuchKey.
+    if (onlyIf!.has('if-match') && !(await bucket.head(keyOf(r)).catch(() => 'unknown'))) throw s3Error('NoSuchKey', 404, { Key: keyOf(r) });
+    throw s3Error('PreconditionFailed', 412, { Condition: onlyIf!.has('if-match') ? 'If-Match' : 'If-None-Match' });
+  }
+  return completed(r, obj);
+}
+
+function completed(r: S3Request, obj: StoreObject): Response {
   const location = `${r.url.origin}/${encodeURIComponent(r.bucket!)}/${keyOf(r).split('/').map(encodeURIComponent).join('/')}`;
   return xml(xmlDocument('CompleteMultipartUploadResult', { Location: location, Bucket: r.bucket!, Key: keyOf(r), ETag: obj.httpEtag }, true), ssecResponseHeaders(obj.ssecKeyMd5));
 }
 
-/** DELETE /bucket/key?uploadId=U */
+/** DELETE /bucket/key?uploadId=U (NoSuchUpload unless the upload is in progress). */
 export async function abortMultipartUpload(r: S3Request): Promise<Response> {
   const bucket = await existingBucket(r);
-  await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!).abort().catch((err: unknown) => { throw toS3Error(err); });
+  const uploadId = r.query.get('uploadId')!;
+  const active = async (): Promise<boolean> => (await r.deps.store.uploadOutcome(r.bucket!, keyOf(r), uploadId)).state === 'active';
+  if (!(await active())) throw noSuchUpload(uploadId);
+  try {
+    await bucket.resumeMultipartUpload(keyOf(r), uploadId).abort();
+  } catch (err) {
+    // Completed or aborted by another request since the check above.
+    if (!(await active())) throw noSuchUpload(uploadId);
+    throw toS3Error(err);
+  }
   return new Response(null, { status: 204 });
 }
 
@@ -160,9 +219,10 @@ export async function listParts(r: S3Request): Promise<Response> {
 function copyRange(value: string | null, size: number): { offset: number; length: number } | undefined {
   if (value === null) return undefined;
   const m = /^bytes=(\d+)-(\d+)$/.exec(value.trim());
-  if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) >= size) {
+  if (!m || Number(m[1]) > Number(m[2])) {
     throw new S3Error('InvalidArgument', 'The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy', 400);
   }
+  if (Number(m[2]) >= size) throw new S3Error('InvalidRange', 'The requested range is not satisfiable', 416, { RangeRequested: value, ActualObjectSize: String(size) });
   return { offset: Number(m[1]), length: Number(m[2]) - Number(m[1]) + 1 };
 }
 
@@ -176,7 +236,7 @@ export async function uploadPartCopy(r: S3Request): Promise<Response> {
   const head = await from.head(source.key).catch((err: unknown) => { throw toS3Error(err); });
   if (!head) throw s3Error('NoSuchKey', 404, { Key: source.key });
   const range = copyRange(h.get('x-amz-copy-source-range'), head.size);
-  const sourceKey = ssecKeyFrom(h, 'x-amz-copy-source-');
+  const sourceKey = ssecKeyFrom(h, 'copy-source');
   const opts: StoreGetOptions = { onlyIf: { etagMatches: head.etag }, ...(range ? { range } : {}), ...(sourceKey ? { ssecKey: sourceKey } : {}) };
   const obj = (await from.get(source.key, opts).catch((err: unknown) => { throw toS3Error(err); })) as StoreObjectBody | null;
   // The object changed between the two reads: answer as if the copy had started after the change.
@@ -189,5 +249,5 @@ export async function uploadPartCopy(r: S3Request): Promise<Response> {
   const part = await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!)
     .uploadPart(partNumber, obj.body, key ? { ssecKey: key } : {})
     .catch((err: unknown) => { throw toS3Error(err); });
-  return xml(xmlDocument('CopyPartResult', { LastModified: new Date().toISOString(), ETag: `"${part.etag}"` }, true));
+  return xml(xmlDocument('CopyPartResult', { LastModified: new Date().toISOString(), ETag: `"${part.etag}"` }, true), ssecResponseHeaders(key && keyMd5Hex(key)));
 }

@@ -14,6 +14,7 @@ import pg from 'pg';
 import type {
   BucketRecord,
   CompletionBuilder,
+  DeleteCheck,
   DeleteBucketResult,
   MetadataStore,
   NewBucketSettings,
@@ -141,9 +142,23 @@ export class PostgresMetadataStore implements MetadataStore {
     });
   }
 
-  async deleteObjects(bucket: string, keys: string[]): Promise<void> {
-    if (keys.length === 0) return;
-    await this.tx(beginLocked({ bucket, keys }), (c) => this.run(c, SQL.DELETE_OBJECTS, [bucket, keys.map(keyBytes), Date.now()]));
+  async deleteObjects(bucket: string, keys: string[], check?: DeleteCheck): Promise<Array<{ key: string; current: ObjectRecord | null }>> {
+    if (keys.length === 0) return [];
+    return this.tx(beginLocked({ bucket, keys }), async (c) => {
+      const refused: Array<{ key: string; current: ObjectRecord | null }> = [];
+      let doomed = keys;
+      if (check) {
+        doomed = [];
+        for (const key of keys) {
+          const row = await this.one<ObjectRow>(c, SQL.LOCK_OBJECT, [bucket, keyBytes(key)]);
+          const current = row ? toRecord(row) : null;
+          if (check(key, current)) doomed.push(key);
+          else refused.push({ key, current });
+        }
+      }
+      if (doomed.length > 0) await this.run(c, SQL.DELETE_OBJECTS, [bucket, doomed.map(keyBytes), Date.now()]);
+      return refused;
+    });
   }
 
   async scanObjects(bucket: string, opts: ScanOptions): Promise<ObjectRecord[]> {
@@ -216,7 +231,8 @@ export class PostgresMetadataStore implements MetadataStore {
         // throws; the next round sees it aborted.
         if (upload && (await this.expireIfDue(c, upload, now, maxAgeMs))) return null;
         const parts = upload?.state === 'active' ? (await this.run<PartRow>(c, SQL.LIST_PARTS, [uploadId])).rows.map(toPart) : [];
-        const { record, used } = build(upload, parts);
+        const currentRow = upload?.state === 'active' ? await this.one<ObjectRow>(c, SQL.LOCK_OBJECT, [bucket, keyBytes(key)]) : null;
+        const { record, used } = build(upload, parts, currentRow ? toRecord(currentRow) : null);
         const keep = new Set(used);
         const unused = parts.filter((p) => !keep.has(p.partNumber)).map((p) => p.partNumber);
         await this.run(c, SQL.COMPLETE_UPLOAD, [...objectValues(bucket, record), Date.now(), uploadId, unused]);

@@ -10,6 +10,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type {
   BucketRecord,
   CompletionBuilder,
+  DeleteCheck,
   DeleteBucketResult,
   MetadataStore,
   NewBucketSettings,
@@ -121,18 +122,24 @@ export class SqliteMetadataStore implements MetadataStore {
     return this.swap(bucket, record, check);
   }
 
-  async deleteObjects(bucket: string, keys: string[]): Promise<void> {
+  async deleteObjects(bucket: string, keys: string[], check?: DeleteCheck): Promise<Array<{ key: string; current: ObjectRecord | null }>> {
     const now = Date.now();
+    const refused: Array<{ key: string; current: ObjectRecord | null }> = [];
     this.db
       .transaction(() => {
         for (const key of keys) {
           const current = this.readObject(bucket, key);
+          if (check && !check(key, current)) {
+            refused.push({ key, current });
+            continue;
+          }
           if (!current) continue;
           this.discardBody(bucket, current, now);
           this.q('DELETE FROM store_objects WHERE bucket = ? AND key = ?').run(bucket, Buffer.from(key, 'utf8'));
         }
       })
       .immediate();
+    return refused;
   }
 
   async scanObjects(bucket: string, opts: ScanOptions): Promise<ObjectRecord[]> {
@@ -249,14 +256,14 @@ export class SqliteMetadataStore implements MetadataStore {
         const found = this.readUpload(bucket, uploadId);
         const upload = found && found.key === key ? found : null;
         const parts = upload && upload.state === 'active' ? this.readParts(uploadId) : [];
-        const { record, used } = build(upload, parts);
+        const current = this.readObject(bucket, key);
+        const { record, used } = build(upload, parts, current);
         const keep = new Set(used);
         for (const p of parts) {
           if (keep.has(p.partNumber)) continue;
           this.addGarbage(p.blobId, now);
           this.q('DELETE FROM store_parts WHERE upload_id = ? AND part_number = ?').run(uploadId, p.partNumber);
         }
-        const current = this.readObject(bucket, key);
         if (current) this.discardBody(bucket, current, now);
         this.writeObject(bucket, record);
         this.registerBucket(bucket, record.uploaded);

@@ -118,6 +118,33 @@ export function metadataStoreContract(name: string, factory: MetadataFactory): v
       expect(await s.takeGarbage(Date.now() + 1, 10)).toEqual(['p1']);
     }));
 
+    it('conditional deletes check each row under the lock and report the refused ones', withStore(async (s) => {
+      await s.putObject('b', rec('x', { etag: 'ex', body: { kind: 'blob', blobId: 'bx' } }), always);
+      await s.putObject('b', rec('y', { etag: 'ey' }), always);
+      const seen: Array<[string, string | null]> = [];
+      const refused = await s.deleteObjects('b', ['x', 'y', 'z'], (key, current) => {
+        seen.push([key, current?.etag ?? null]);
+        return current?.etag === 'ex';
+      });
+      expect(seen.sort()).toEqual([['x', 'ex'], ['y', 'ey'], ['z', null]]);
+      expect(refused.map((r) => [r.key, r.current?.etag ?? null]).sort()).toEqual([['y', 'ey'], ['z', null]]);
+      expect(await s.getObject('b', 'x')).toBeNull();
+      expect((await s.getObject('b', 'y'))!.etag).toBe('ey');
+      expect(await s.takeGarbage(Date.now() + 1, 10)).toEqual(['bx']);
+    }));
+
+    it('a completion sees the object it would replace', withStore(async (s) => {
+      await s.putObject('b', rec('k', { etag: 'before' }), always);
+      await s.createUpload('b', upload('u', 'k'));
+      await s.putPart('b', 'u', 'k', part(1, 'p'), 0, 1000);
+      await expect(s.completeUpload('b', 'u', 'k', 0, 1000, (_u, _parts, current) => {
+        expect(current!.etag).toBe('before');
+        throw new Error('condition failed');
+      })).rejects.toThrow('condition failed');
+      expect((await s.getObject('b', 'k'))!.etag).toBe('before');
+      expect((await s.getUpload('b', 'u'))!.state).toBe('active');
+    }));
+
     it('uploads: key must match, replaced and unused parts become garbage, failures roll back', withStore(async (s) => {
       await s.createUpload('b', upload('u', 'k'));
       expect(await s.putPart('b', 'u', 'other', part(1, 'x'), 0, 1000)).toBe('no-upload');

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Runs ceph/s3-tests (https://github.com/ceph/s3-tests) against a Stratus started for the run, from a local
+# checkout of the suite (not vendored: fetch it yourself, ideally at the commit in PINNED_COMMIT below).
+#
+#   test/s3/conformance/run.sh /path/to/s3-tests            # the claimed tests (claimed.txt)
+#   test/s3/conformance/run.sh /path/to/s3-tests --all      # every test of test_s3.py and test_headers.py
+#   test/s3/conformance/run.sh /path/to/s3-tests --list F   # the test ids listed in F
+#   STRATUS_ARGS='--log-level debug' test/s3/conformance/run.sh ...   # extra `stratus serve` flags
+#   BACKEND=postgres-s3 test/s3/conformance/run.sh ...   # metadata in a fresh PostgreSQL database (POSTGRES_ADMIN_URL,
+#                                                        # default postgres://postgres@127.0.0.1:5432/postgres) and
+#                                                        # object bodies in an S3 store (a second Stratus started for it)
+#
+# Needs `npm run build` first, and Python 3 with boto3, pytest, munch, gevent, isodate, requests, httplib2, lxml,
+# pytz and PyYAML (Debian: python3-boto3 python3-pytest python3-munch python3-gevent python3-isodate
+# python3-requests python3-httplib2 python3-lxml python3-tz python3-yaml). PYTHON picks the interpreter
+# (default /usr/bin/python3). Results: a JUnit file and a summary line under $OUT (default a temporary folder).
+set -euo pipefail
+PINNED_COMMIT=8f0ae7b
+SUITE=${1:?usage: run.sh S3TESTS_DIR [--all] [pytest args...]}
+shift
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+PYTHON=${PYTHON:-/usr/bin/python3}
+OUT=${OUT:-$(mktemp -d /tmp/stratus-s3-tests.XXXXXX)}
+mkdir -p "$OUT"
+SELECT=()
+if [[ "${1:-}" == "--all" ]]; then
+  shift
+  SELECT=(s3tests/functional/test_s3.py s3tests/functional/test_headers.py)
+elif [[ "${1:-}" == "--list" ]]; then
+  mapfile -t SELECT < <(grep -v '^\s*#' "${2:?--list FILE}" | sed '/^\s*$/d')
+  shift 2
+else
+  mapfile -t SELECT < <(grep -v '^\s*#' "$HERE/claimed.txt" | sed '/^\s*$/d')
+fi
+if [[ -d "$SUITE/.git" ]]; then
+  at=$(git -C "$SUITE" rev-parse --short HEAD)
+  [[ "$at" == "$PINNED_COMMIT"* ]] || echo "note: s3-tests at $at, the claim was made at $PINNED_COMMIT" >&2
+fi
+
+PORT=${PORT:-$(( 20000 + RANDOM % 20000 ))}
+KEY=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+PIDS=()
+DROP_DB=
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  if [[ -n "$DROP_DB" ]]; then psql "$POSTGRES_ADMIN_URL" -qc "DROP DATABASE IF EXISTS $DROP_DB" >/dev/null 2>&1 || true; fi
+}
+trap cleanup EXIT
+
+# Starts `stratus serve` with S3 on $1, data in $2, log $3, extra flags after; waits until it answers.
+serve() {
+  local port=$1 data=$2 log=$3
+  shift 3
+  node "$ROOT/dist/cli.js" serve --data-dir "$data" --http 127.0.0.1:0 --dns 127.0.0.1:0 --dns-workers 0 --edge off \
+    --s3 "127.0.0.1:$port" --s3-access-key-id "$KEY" --s3-secret-access-key "$SECRET" --log-level warn "$@" >"$log" 2>&1 &
+  local pid=$!
+  PIDS+=("$pid")
+  for _ in $(seq 1 150); do
+    if curl -s -o /dev/null "http://127.0.0.1:$port/"; then return 0; fi
+    kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; exit 1; }
+    sleep 0.2
+  done
+}
+
+EXTRA=()
+if [[ "${BACKEND:-sqlite}" == "postgres-s3" ]]; then
+  POSTGRES_ADMIN_URL=${POSTGRES_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+  DROP_DB="s3tests_$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+  psql "$POSTGRES_ADMIN_URL" -qc "CREATE DATABASE $DROP_DB" >/dev/null
+  BLOB_PORT=$(( PORT + 1 ))
+  serve "$BLOB_PORT" "$OUT/blob-provider" "$OUT/blob-provider.log"
+  S3TEST_KEY=$KEY S3TEST_SECRET=$SECRET "$PYTHON" - "$BLOB_PORT" <<'PY'
+import os, sys, boto3
+boto3.client('s3', endpoint_url=f'http://127.0.0.1:{sys.argv[1]}', region_name='auto',
+             aws_access_key_id=os.environ['S3TEST_KEY'], aws_secret_access_key=os.environ['S3TEST_SECRET']).create_bucket(Bucket='stratus-blobs')
+PY
+  EXTRA=(--database-url "${POSTGRES_ADMIN_URL%/*}/$DROP_DB" --blobs-s3-bucket stratus-blobs --blobs-s3-endpoint "http://127.0.0.1:$BLOB_PORT"
+    --blobs-s3-access-key-id "$KEY" --blobs-s3-secret-access-key "$SECRET")
+fi
+# shellcheck disable=SC2086
+serve "$PORT" "$OUT/data" "$OUT/stratus.log" "${EXTRA[@]}" ${STRATUS_ARGS:-}
+
+# One key pair: the "alt", "tenant" and IAM users of the suite are the main user too (the suite lists and
+# empties their buckets before every test); tests that need a second user fail and are outside the claim.
+cat >"$OUT/s3tests.conf" <<CONF
+[DEFAULT]
+host = 127.0.0.1
+port = $PORT
+is_secure = False
+ssl_verify = False
+[fixtures]
+bucket prefix = s3t-{random}-
+[s3 main]
+display_name = stratus
+user_id = stratus
+email = main@example.com
+api_name = auto
+access_key = $KEY
+secret_key = $SECRET
+[s3 alt]
+display_name = alt
+email = alt@example.com
+user_id = alt
+access_key = $KEY
+secret_key = $SECRET
+[s3 tenant]
+display_name = tenant
+user_id = tenant
+access_key = $KEY
+secret_key = $SECRET
+email = tenant@example.com
+tenant = testx
+[iam]
+email = iam@example.com
+user_id = iam
+access_key = $KEY
+secret_key = $SECRET
+display_name = iam
+[iam root]
+access_key = $KEY
+secret_key = $SECRET
+user_id = RGW11111111111111111
+email = root@example.com
+[iam alt root]
+access_key = $KEY
+secret_key = $SECRET
+user_id = RGW22222222222222222
+email = altroot@example.com
+CONF
+
+cd "$SUITE"
+set +e
+S3TEST_CONF="$OUT/s3tests.conf" PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON" -m pytest -p no:cacheprovider -p stratus_cleanup -q -rN --junitxml="$OUT/junit.xml" "${SELECT[@]}" "$@" >"$OUT/pytest.log" 2>&1
+status=$?
+set -e
+tail -n 3 "$OUT/pytest.log"
+echo "results: $OUT (junit.xml, pytest.log, stratus.log)"
+grep -q 'failed unexpectedly' "$OUT/stratus.log" && echo "stratus answered 500 (InternalError): see $OUT/stratus.log" || true
+exit $status
