@@ -1,6 +1,6 @@
 /**
  * A wrangler project for end-to-end edge tests: a module Worker with a bucket binding (`BUCKET`), vars
- * (`GREETING`, `CONFIG`) and an optional secret (`API_KEY`). `PUT|GET /api/object/<key>` write and read the
+ * (`GREETING`, `CONFIG`) and an optional secret (`API_KEY`). `PUT|GET …/object/<key>` write and read the
  * bucket; any other path answers JSON naming the script, its version, its vars and secret, the URL and the
  * client address it saw.
  */
@@ -43,7 +43,7 @@ export function workerProject(o: WorkerProjectOptions): Record<string, string> {
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
-    const object = url.pathname.match(/^\\/api\\/object\\/(.+)$/);
+    const object = url.pathname.match(/\\/object\\/(.+)$/);
     if (object && request.method === 'PUT') {
       await env.BUCKET.put(object[1], request.body);
       return new Response('stored', { status: 201 });
