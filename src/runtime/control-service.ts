@@ -3,6 +3,7 @@
  * - `GET /resolve` (`x-host`, `x-path`): the catalog's target for a request.
  * - `GET /ensure` (`x-version`): makes a generation serve that version; answers its internal port.
  * - any request with `x-stratus-origin`: the origin proxy (origin-proxy.ts).
+ * - any request with `x-stratus-bucket`: a public read of a bucket (public-bucket.ts).
  */
 import http from 'node:http';
 import crypto from 'node:crypto';
@@ -11,6 +12,8 @@ import type { EdgeCatalog, EdgeTarget } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
 import { STORE_SECRET_HEADER } from './workerd/config-text.js';
 import { proxyToOrigin } from './origin-proxy.js';
+import { servePublicObject } from './public-bucket.js';
+import type { BucketResolver } from './store-service/server.js';
 
 /** What the control service needs from the runtime. */
 export interface ControlHandlers {
@@ -19,6 +22,8 @@ export interface ControlHandlers {
   ensure(versionId: string): Promise<number | null>;
   originPort: number;
   logger: Logger;
+  /** The buckets public hostnames read from. */
+  bucketFor?: BucketResolver;
 }
 
 /** The target when no catalog is wired: every hostname is unknown. */
@@ -44,6 +49,13 @@ export async function startControlService(secretText: string, h: ControlHandlers
     const given = Buffer.from(String(req.headers[STORE_SECRET_HEADER] ?? ''));
     if (given.length !== secret.length || !crypto.timingSafeEqual(given, secret)) {
       res.writeHead(403).end();
+      return;
+    }
+    if (req.headers['x-stratus-bucket'] !== undefined && h.bucketFor) {
+      servePublicObject(req, res, h.bucketFor, log).catch((err: unknown) => {
+        log.warn({ reason: (err as Error).message }, 'public bucket read failed');
+        res.destroy();
+      });
       return;
     }
     if (req.headers['x-stratus-origin'] !== undefined) {
