@@ -158,6 +158,22 @@ describe('a second user', () => {
     expect((await api(server, 'GET', `${base()}/managed`)).body.result.enabled).toBe(false);
   });
 
+  it('API tokens: R2 Storage Read reads the domain settings, Write changes them', async () => {
+    const sdk = server.sdk();
+    const make = async (group: string) => (await sdk.user.tokens.create({
+      name: `domains ${group}`, policies: [{ effect: 'allow', permission_groups: [{ id: group }], resources: { [`com.cloudflare.api.account.${account}`]: '*' } }],
+    } as never) as { value: string }).value;
+    const bearer = (t: string) => ({ authorization: `Bearer ${t}`, 'x-auth-email': undefined, 'x-auth-key': undefined });
+    const read = bearer(await make('b4992e1108244f5d8bfbd5744320c2e1'));
+    const write = bearer(await make('bf7481a1826f439697cb59a20b22293e'));
+    expect((await api(server, 'GET', `${base()}/managed`, undefined, read)).status).toBe(200);
+    expect((await api(server, 'GET', `${base()}/custom`, undefined, read)).status).toBe(200);
+    const refused = await api(server, 'PUT', `${base()}/managed`, { enabled: true }, read);
+    expect([refused.status, refused.body.success]).toEqual([403, false]);
+    expect((await api(server, 'POST', `${base()}/custom`, { domain: `t.${ZONE}`, zoneId }, read)).status).toBe(403);
+    expect((await api(server, 'PUT', `${base()}/managed`, { enabled: false }, write)).body.result.enabled).toBe(false);
+  });
+
   it('the public domain is reserved: nobody may add it as a zone', async () => {
     const res = await api(server, 'POST', '/zones', { name: 'r2.localhost', account: { id: account } });
     expect(res.body.errors[0]?.code).toBe(1093);
