@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { freshPostgresUrl } from '../helpers/postgres.js';
-import { accountId, createZone } from '../helpers/api.js';
+import { accountId, api, createZone } from '../helpers/api.js';
 import { testS3Client } from '../helpers/s3-sdk.js';
 import { expectSuccess, makeProject, wrangler } from '../scripts/wrangler.js';
 import { edgeRequest } from './request.js';
@@ -81,4 +81,11 @@ it('a deploy on one node is served through the other node\'s --edge within 5 s',
   expectSuccess(await wrangler(x, account, auth, project, ['deploy']));
   const second = await servedOnY(Date.now(), (json) => expect(json.version).toBe('n2'));
   expect(second).toBeLessThan(5_000);
+
+  // a bucket's development hostname enabled on x is served through y's edge
+  const managed = await api(x, 'PUT', `/accounts/${account}/r2/buckets/nodes-e2e/domains/managed`, { enabled: true });
+  const since = Date.now();
+  await eventually(async () => expect(await y.running.edgeCatalog.resolve(managed.body.result.domain, '/k.txt')).toMatchObject({ kind: 'bucket', bucket: 'nodes-e2e' }), 20_000);
+  expect(Date.now() - since).toBeLessThan(5_000);
+  await eventually(async () => expect((await edgeRequest(y.running.edgeUrl!, managed.body.result.domain, { path: '/k.txt' })).body).toBe('from x'), 20_000);
 }, 180_000);

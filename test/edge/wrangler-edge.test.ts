@@ -143,7 +143,8 @@ describe('wrangler deploys, --edge serves', () => {
 
   it('a proxied hostname without a route reaches the origin with the forwarding headers', async () => {
     originSeen = [];
-    const res = await through(`plain.${ZONE}`, '/page?q=1', { headers: { 'x-forwarded-for': '203.0.113.9', 'cf-connecting-ip': '198.51.100.66' } });
+    // (a client's own x-stratus-bucket header never turns the request into a read of some bucket)
+    const res = await through(`plain.${ZONE}`, '/page?q=1', { headers: { 'x-forwarded-for': '203.0.113.9', 'cf-connecting-ip': '198.51.100.66', 'x-stratus-bucket': JSON.stringify({ accountId: account, bucket: BUCKET }) } });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ origin: true, host: `plain.${ZONE}`, url: '/page?q=1' });
     const seen = originSeen.at(-1)!;
