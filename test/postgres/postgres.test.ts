@@ -131,7 +131,8 @@ describe('Stratus on PostgreSQL', () => {
       const rows = await admin(async () => {
         const c = new pg.Client({ connectionString: url });
         await c.connect();
-        try { return (await c.query("SELECT convert_from(key, 'UTF8') AS key FROM store_objects WHERE bucket = 'shared' ORDER BY key")).rows; } finally { await c.end(); }
+        // the store names an account's bucket `<account id>/<name>` (docs/store.md, "Accounts")
+        try { return (await c.query("SELECT convert_from(key, 'UTF8') AS key FROM store_objects WHERE bucket = $1 ORDER BY key", [`${a.running.adminAccountId}/shared`])).rows; } finally { await c.end(); }
       });
       expect(rows.map((r) => r.key)).toEqual(['big.bin', 'small.txt']);
     } finally {
