@@ -171,6 +171,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('hostname', 'text', (c) => c.primaryKey())
         .addColumn('account_id', 'text', (c) => c.notNull())
         .addColumn('bucket', 'text', (c) => c.notNull())
+        .addColumn('bucket_created', 'text', (c) => c.notNull())
         .addColumn('kind', 'text', (c) => c.notNull())
         .addColumn('zone_id', 'text')
         .addColumn('enabled', 'integer', (c) => c.notNull())

@@ -191,6 +191,8 @@ export interface R2DomainsTable {
   hostname: string;
   account_id: string;
   bucket: string;
+  /** The bucket's creation instant (ISO): a bucket deleted and made again does not inherit the hostname's state. */
+  bucket_created: string;
   kind: 'managed' | 'custom';
   /** The zone of a custom domain (null for the managed one). */
   zone_id: string | null;

@@ -50,12 +50,12 @@ export class BucketDomains {
   }
 
   /** Turns the development hostname on or off. */
-  async setManaged(accountId: string, bucket: string, enabled: boolean): Promise<void> {
+  async setManaged(accountId: string, bucket: string, bucketCreated: string, enabled: boolean): Promise<void> {
     const hostname = this.managedHostname(accountId, bucket);
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('r2_domains').where('hostname', '=', hostname).execute();
       await trx.insertInto('r2_domains').values({
-        hostname, account_id: accountId, bucket, kind: 'managed', zone_id: null, enabled: enabled ? 1 : 0, min_tls: null, created_on: this.clock.now().toISOString(),
+        hostname, account_id: accountId, bucket, bucket_created: bucketCreated, kind: 'managed', zone_id: null, enabled: enabled ? 1 : 0, min_tls: null, created_on: this.clock.now().toISOString(),
       }).execute();
       await bumpEdgeSerial(trx);
     });

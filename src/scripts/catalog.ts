@@ -54,6 +54,8 @@ export interface CatalogOptions {
   zoneChanges?: ZoneChangeFeed;
   /** Buckets' public hostnames (development hostnames under `domains.publicDomain`, custom domains in zones). */
   domains?: BucketDomains;
+  /** The creation instant (ISO) of an account's bucket, or null when it does not exist. */
+  bucketCreated?: (accountId: string, bucket: string) => Promise<string | null>;
 }
 
 /** The control plane's catalog. Call `start()` to follow other nodes, `close()` to stop. */
@@ -177,7 +179,8 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
     const known = this.hosts.get(host);
     if (known && known.expires > now) return known;
     const domain = await this.opts.domains?.find(host);
-    const bucket: EdgeTarget | undefined = domain?.enabled === 1 ? { kind: 'bucket', accountId: domain.account_id, bucket: domain.bucket, hostname: host } : undefined;
+    const live = domain?.enabled === 1 && (await this.opts.bucketCreated?.(domain.account_id, domain.bucket)) === domain.bucket_created;
+    const bucket: EdgeTarget | undefined = domain && live ? { kind: 'bucket', accountId: domain.account_id, bucket: domain.bucket, hostname: host } : undefined;
     const facts: HostFacts = { expires: now + HOST_CACHE_MS, zone: await this.zoneOf(host), originKnown: false, bucket };
     if (this.hosts.size >= HOST_CACHE_SIZE) this.hosts.clear();
     this.hosts.set(host, facts);

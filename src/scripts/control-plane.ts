@@ -48,7 +48,8 @@ export function startControlPlane(opts: ControlPlaneOptions): ControlPlane {
   // A binding names a bucket of the script's own account (bucket names are per account).
   const buckets: BucketDirectory = { exists: async (accountId, name) => (await opts.store.forAccount(accountId).bucketInfo(name)) !== null };
   const domains = new BucketDomains(opts.db, opts.clock ?? systemClock, changes, opts.publicDomain);
-  const catalog = new DatabaseEdgeCatalog({ db: opts.db, box, changes, workersDomain: opts.workersDomain, logger: opts.logger, zoneChanges: opts.zoneChanges, domains });
+  const catalog = new DatabaseEdgeCatalog({ db: opts.db, box, changes, workersDomain: opts.workersDomain, logger: opts.logger, zoneChanges: opts.zoneChanges, domains,
+    bucketCreated: async (accountId, name) => (await opts.store.forAccount(accountId).bucketInfo(name))?.created.toISOString() ?? null });
   catalog.start();
   return { apiDeps: { changes, box, buckets, domains }, catalog, generatedSecretsKeyFile: key.generatedFile, close: () => catalog.close() };
 }

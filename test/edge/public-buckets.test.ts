@@ -96,6 +96,21 @@ describe('the development hostname', () => {
   });
 });
 
+describe('a bucket deleted and made again', () => {
+  it('does not inherit the public hostname it had', async () => {
+    const b = `/accounts/${account}/r2/buckets/gone-again`;
+    expect((await api(server, 'POST', `/accounts/${account}/r2/buckets`, { name: 'gone-again' })).status).toBe(200);
+    const host = (await api(server, 'PUT', `${b}/domains/managed`, { enabled: true })).body.result.domain as string;
+    expect((await api(server, 'DELETE', b)).status).toBe(200);
+    expect((await api(server, 'POST', `/accounts/${account}/r2/buckets`, { name: 'gone-again' })).status).toBe(200);
+    const s3 = testS3Client(server.running.s3Url!);
+    await s3.send(new PutObjectCommand({ Bucket: 'gone-again', Key: 'secret.txt', Body: 'not for the public' }));
+    s3.destroy();
+    expect((await api(server, 'GET', `${b}/domains/managed`)).body.result).toMatchObject({ domain: host, enabled: false });
+    expect((await edgeRequest(edge, host, { path: '/secret.txt' })).status).toBe(404);
+  });
+});
+
 describe('custom domains', () => {
   const host = `files.${ZONE}`;
 

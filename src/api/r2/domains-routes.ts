@@ -29,8 +29,9 @@ export function r2DomainRoutes(store: BucketStore, domains: BucketDomains): Hono
   const bucketOf = async (c: Context<ApiEnv>) => {
     const { accountId, buckets } = accountBuckets(c, store);
     const bucket = bucketParam(c);
-    if (!(await buckets.bucketInfo(bucket))) throw noSuchBucket();
-    return { accountId, bucket };
+    const info = await buckets.bucketInfo(bucket);
+    if (!info) throw noSuchBucket();
+    return { accountId, bucket, created: info.created.toISOString() };
   };
   const managedView = (accountId: string, bucket: string, enabled: boolean) =>
     ({ bucketId: domains.managedHostname(accountId, bucket).split('.')[0]!.slice('pub-'.length), domain: domains.managedHostname(accountId, bucket), enabled });
@@ -47,15 +48,15 @@ export function r2DomainRoutes(store: BucketStore, domains: BucketDomains): Hono
   };
 
   app.get(`${base}/managed`, async (c) => {
-    const { accountId, bucket } = await bucketOf(c);
+    const { accountId, bucket, created } = await bucketOf(c);
     const row = (await domains.list(accountId, bucket, 'managed'))[0];
-    return ok(c, managedView(accountId, bucket, row?.enabled === 1));
+    return ok(c, managedView(accountId, bucket, row?.enabled === 1 && row.bucket_created === created));
   });
   app.put(`${base}/managed`, async (c) => {
-    const { accountId, bucket } = await bucketOf(c);
+    const { accountId, bucket, created } = await bucketOf(c);
     const body = await readJsonObject(c);
     if (typeof body.enabled !== 'boolean') throw invalidArgument('enabled must be true or false');
-    await domains.setManaged(accountId, bucket, body.enabled);
+    await domains.setManaged(accountId, bucket, created, body.enabled);
     return ok(c, managedView(accountId, bucket, body.enabled));
   });
 
@@ -65,7 +66,7 @@ export function r2DomainRoutes(store: BucketStore, domains: BucketDomains): Hono
     return ok(c, { domains: await Promise.all(rows.map((d) => customView(c, d))) });
   });
   app.post(`${base}/custom`, async (c) => {
-    const { accountId, bucket } = await bucketOf(c);
+    const { accountId, bucket, created } = await bucketOf(c);
     const body = await readJsonObject(c);
     const problems: string[] = [];
     if (typeof body.domain !== 'string' || body.domain === '') problems.push('domain must be a hostname');
@@ -82,7 +83,7 @@ export function r2DomainRoutes(store: BucketStore, domains: BucketDomains): Hono
     const minTls = body.minTLS === undefined ? null : String(body.minTLS);
     if (await domains.find(hostname)) throw domainTaken(hostname);
     const record = await c.get('services').records.create(zone, { type: 'CNAME', name: hostname, content: domains.managedHostname(accountId, bucket), proxied: true, ttl: 1, comment: `public hostname of bucket ${bucket}` }, { apiDate: c.get('apiDate'), warnings: [] });
-    if (!(await domains.addCustom({ hostname, account_id: accountId, bucket, zone_id: zone.id, enabled: enabled ? 1 : 0, min_tls: minTls }))) {
+    if (!(await domains.addCustom({ hostname, account_id: accountId, bucket, bucket_created: created, zone_id: zone.id, enabled: enabled ? 1 : 0, min_tls: minTls }))) {
       await c.get('services').records.delete(zone, record.id);
       throw domainTaken(hostname);
     }
