@@ -69,6 +69,9 @@ flags of serve (each also an environment variable STRATUS_<NAME>):
   --workers-domain DOMAIN
                          domain of workers subdomains: SCRIPT.ACCOUNT-SUBDOMAIN.DOMAIN runs a Worker whose
                          subdomain is enabled (default workers.localhost)
+  --public-domain DOMAIN
+                         domain of buckets' public development hostnames: pub-ID.DOMAIN serves a bucket's
+                         objects on --edge once enabled (default r2.localhost)
   --secrets-key KEY      32 bytes (base64 or 64 hex digits) that encrypt Worker secrets at rest; nodes sharing
                          one PostgreSQL need the same key (default: generated on first start into
                          DATA_DIR/edge-secrets-key.json)

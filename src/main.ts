@@ -134,7 +134,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   const tempCredentials = new TempCredentials(new TokensService(database.db, clock), clock);
   let control: ControlPlane;
   try {
-    control = startControlPlane({ db: database.db, dataDir: config.dataDir, secretsKey: config.secretsKey, workersDomain: config.workersDomain, logger, zoneChanges: changeFeed, store });
+    control = startControlPlane({ db: database.db, dataDir: config.dataDir, secretsKey: config.secretsKey, workersDomain: config.workersDomain, publicDomain: config.publicDomain, clock, logger, zoneChanges: changeFeed, store });
   } catch (err) {
     await dns.close(); await store.close(); await database.close();
     throw err;

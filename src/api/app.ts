@@ -69,7 +69,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   api.route('/', tokenRoutes(deps.db, deps.clock));
   api.route('/', zoneRoutes(deps.db));
   api.route('/', zoneOwnershipRoutes());
-  if (deps.store) api.route('/', r2Routes(deps.store, deps.tempCredentials));
+  if (deps.store) api.route('/', r2Routes(deps.store, deps.tempCredentials, deps.edge.domains));
   api.route('/', workersAccountRoutes());
   api.route('/', workersVersionRoutes(deps.db, deps.clock));
   api.route('/', workersScriptRoutes(deps.clock));

@@ -8,6 +8,7 @@ import type { ZoneChangeFeed } from '../zones/change-feed.js';
 import type { BucketStore } from '../store/index.js';
 import type { TempCredentials } from '../s3/temp-credentials.js';
 import type { EdgeChanges } from '../scripts/edge-serial.js';
+import type { BucketDomains } from '../scripts/bucket-domains.js';
 import type { SecretBox } from '../scripts/secret-box.js';
 import type { BucketDirectory } from '../scripts/scripts-service.js';
 
@@ -24,5 +25,5 @@ export interface ApiDeps {
   /** Issues temporary S3 credentials (`POST /accounts/:account_id/r2/temp-access-credentials`), with `store`. */
   tempCredentials?: TempCredentials;
   /** The edge's control plane: where committed changes are announced, the secrets key, the buckets bindings may name. */
-  edge: { changes: EdgeChanges; box: SecretBox; buckets: BucketDirectory };
+  edge: { changes: EdgeChanges; box: SecretBox; buckets: BucketDirectory; domains?: BucketDomains };
 }

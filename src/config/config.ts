@@ -82,6 +82,8 @@ export interface Config {
   s3Domain: string | undefined;
   /** Domain of workers subdomains: `<script>.<account subdomain>.<workersDomain>` (`--workers-domain`). */
   workersDomain: string;
+  /** Domain of buckets' public development hostnames: `pub-<id>.<publicDomain>` (`--public-domain`). */
+  publicDomain: string;
   /** Key that encrypts script secrets at rest (`--secrets-key`); undefined: generated into the data folder. */
   secretsKey: string | undefined;
   logLevel: string;
@@ -186,6 +188,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     s3Region: get('s3-region') ?? 'auto',
     s3Domain: s3Domain(get('s3-domain')),
     workersDomain: dnsName(get('workers-domain') ?? 'workers.localhost', 'workers-domain', 'workers.example.com'),
+    publicDomain: dnsName(get('public-domain') ?? 'r2.localhost', 'public-domain', 'r2.example.com'),
     secretsKey: get('secrets-key'),
     logLevel: get('log-level') ?? 'info',
     shutdownTimeoutMs: int('shutdown-timeout', 30, 0, 3600) * 1000,

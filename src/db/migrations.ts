@@ -184,6 +184,23 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('dns_records_zone_id').on('dns_records').columns(['zone_id', 'id']).execute();
     },
   },
+  '0007_r2_domains': {
+    // Public hostnames of buckets: managed development hostnames and custom domains in the account's zones.
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.createTable('r2_domains')
+        .addColumn('hostname', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('bucket', 'text', (c) => c.notNull())
+        .addColumn('bucket_created', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('zone_id', 'text')
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('min_tls', 'text')
+        .addColumn('created_on', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('r2_domains_bucket').on('r2_domains').columns(['account_id', 'bucket']).execute();
+    },
+  },
 };
 
 /** True when the migration runs on PostgreSQL (binary columns differ: bytea there, blob on SQLite). */

@@ -185,6 +185,24 @@ export interface WorkersSubdomainsTable {
   created_on: string;
 }
 
+/** A public hostname of a bucket: its development hostname (`managed`) or one in a zone of its account (`custom`). */
+export interface R2DomainsTable {
+  /** Lowercase, without a trailing dot. */
+  hostname: string;
+  account_id: string;
+  bucket: string;
+  /** The bucket's creation instant (ISO): a bucket deleted and made again does not inherit the hostname's state. */
+  bucket_created: string;
+  kind: 'managed' | 'custom';
+  /** The zone of a custom domain (null for the managed one). */
+  zone_id: string | null;
+  /** 1 when public reads are served. */
+  enabled: number;
+  /** Custom domains: the minimum TLS version asked for (kept and reported; the edge speaks plain HTTP). */
+  min_tls: string | null;
+  created_on: string;
+}
+
 /** One row (id 1) whose serial every edge change bumps; other nodes poll it. */
 export interface EdgeSerialTable {
   id: number;
@@ -214,6 +232,7 @@ export interface Database {
   workers_routes: WorkersRoutesTable;
   workers_subdomains: WorkersSubdomainsTable;
   edge_serial: EdgeSerialTable;
+  r2_domains: R2DomainsTable;
   users: UsersTable;
   api_tokens: ApiTokensTable;
   accounts: AccountsTable;

@@ -40,6 +40,11 @@ export type EdgeTarget =
   | { kind: 'script'; accountId: string; scriptName: string; versionId: string; zoneId?: string }
   /** A proxied hostname without a matching route (or a no-script route): reverse-proxy to the origin. */
   | { kind: 'origin'; zoneId: string; hostname: string; origin: string }
+  /**
+   * A public hostname of a bucket (its development hostname or a custom domain): GET and HEAD of objects of this
+   * bucket of this account; nothing else.
+   */
+  | { kind: 'bucket'; accountId: string; bucket: string; hostname: string }
   /** Not a hostname the edge serves: answer with production's error page and this status. */
   | { kind: 'unknown'; status: number; reason: string };
 

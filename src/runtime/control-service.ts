@@ -4,6 +4,7 @@
  * - `GET /ensure` (`x-version`): makes a generation serve that version; answers its internal port.
  * - `POST /access` (a JSON array of {@link EdgeAccessRecord}): requests the supervisor finished (access log, metrics).
  * - any request with `x-stratus-origin`: the origin proxy (origin-proxy.ts).
+ * - any request with `x-stratus-bucket`: a public read of a bucket (public-bucket.ts).
  */
 import http from 'node:http';
 import crypto from 'node:crypto';
@@ -12,6 +13,8 @@ import type { EdgeCatalog, EdgeTarget } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
 import { STORE_SECRET_HEADER } from './workerd/config-text.js';
 import { proxyToOrigin } from './origin-proxy.js';
+import { servePublicObject } from './public-bucket.js';
+import type { BucketResolver } from './store-service/server.js';
 
 /** What the control service needs from the runtime. */
 export interface ControlHandlers {
@@ -22,12 +25,14 @@ export interface ControlHandlers {
   logger: Logger;
   /** Receives the records of finished edge requests. */
   access?: (records: EdgeAccessRecord[]) => void;
+  /** The buckets public hostnames read from. */
+  bucketFor?: BucketResolver;
 }
 
 /** One request the supervisor finished, as it reports it (timing and bytes as of the response's headers). */
 export interface EdgeAccessRecord {
   method: string;
-  /** `script:NAME`, `origin`, `unserved` or `unmatched`. */
+  /** `script:NAME`, `origin`, `bucket`, `unserved` or `unmatched`. */
   route: string;
   status: number;
   ms: number;
@@ -93,6 +98,13 @@ export async function startControlService(secretText: string, h: ControlHandlers
     const given = Buffer.from(String(req.headers[STORE_SECRET_HEADER] ?? ''));
     if (given.length !== secret.length || !crypto.timingSafeEqual(given, secret)) {
       res.writeHead(403).end();
+      return;
+    }
+    if (req.headers['x-stratus-bucket'] !== undefined && h.bucketFor) {
+      servePublicObject(req, res, h.bucketFor, log).catch((err: unknown) => {
+        log.warn({ reason: (err as Error).message }, 'public bucket read failed');
+        res.destroy();
+      });
       return;
     }
     if (req.headers['x-stratus-origin'] !== undefined) {

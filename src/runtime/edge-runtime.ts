@@ -112,7 +112,7 @@ export class EdgeRuntime {
     this.socket = await holdListeningSocket(this.opts.listen.host, this.opts.listen.port);
     this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger });
     this.control = await startControlService(this.secret, {
-      catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, logger: this.opts.logger,
+      catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, logger: this.opts.logger, bucketFor: this.opts.bucketFor,
       access: edgeAccessRecorder(this.opts.logger),
     });
     this.services = {

@@ -30,6 +30,7 @@ import { versionModules } from './script-rows.js';
 import { findOriginRecord, type OriginRecord } from './origin-record.js';
 import { UUID } from './scripts-service.js';
 import type { ZoneChangeFeed } from '../zones/change-feed.js';
+import type { BucketDomains } from './bucket-domains.js';
 
 /** How long a hostname's zone and origin record are remembered (changes made on other nodes wait this long). */
 export const HOST_CACHE_MS = 1000;
@@ -37,7 +38,7 @@ export const HOST_CACHE_MS = 1000;
 const HOST_CACHE_SIZE = 10_000;
 
 type ZoneRef = { id: string; name: string; account_id: string };
-interface HostFacts { expires: number; zone: ZoneRef | undefined; origin?: OriginRecord | undefined; originKnown: boolean }
+interface HostFacts { expires: number; zone: ZoneRef | undefined; origin?: OriginRecord | undefined; originKnown: boolean; bucket: EdgeTarget | undefined }
 
 /** Options of {@link DatabaseEdgeCatalog}. */
 export interface CatalogOptions {
@@ -51,6 +52,10 @@ export interface CatalogOptions {
   pollMs?: number;
   /** This node's zone changes (remembered hostnames are forgotten on each). */
   zoneChanges?: ZoneChangeFeed;
+  /** Buckets' public hostnames (development hostnames under `domains.publicDomain`, custom domains in zones). */
+  domains?: BucketDomains;
+  /** The creation instant (ISO) of an account's bucket, or null when it does not exist. */
+  bucketCreated?: (accountId: string, bucket: string) => Promise<string | null>;
 }
 
 /** The control plane's catalog. Call `start()` to follow other nodes, `close()` to stop. */
@@ -106,6 +111,10 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
     const snap = await this.fresh();
     const domain = this.opts.workersDomain;
     if (host === domain || host.endsWith(`.${domain}`)) return this.workersSubdomain(snap, host.slice(0, -(domain.length + 1)));
+    const publicDomain = this.opts.domains?.publicDomain;
+    if (publicDomain !== undefined && (host === publicDomain || host.endsWith(`.${publicDomain}`))) {
+      return (await this.hostFacts(host)).bucket ?? { kind: 'unknown', status: 404, reason: 'no bucket is served at this public hostname' };
+    }
     const facts = await this.hostFacts(host);
     const zone = facts.zone;
     if (!zone) return { kind: 'unknown', status: 530, reason: `error 1001: ${host} is not a hostname of any active zone` };
@@ -115,6 +124,8 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
       const versionId = script && pickVersion(script.traffic);
       if (versionId) return { kind: 'script', accountId: zone.account_id, scriptName: route.script, versionId, zoneId: zone.id };
     }
+    // a bucket's custom domain in a zone of the bucket's account (Workers routes run in front of it)
+    if (facts.bucket?.kind === 'bucket' && facts.bucket.accountId === zone.account_id) return facts.bucket;
     if (!facts.originKnown) {
       facts.origin = await findOriginRecord(this.opts.db, zone, host);
       facts.originKnown = true;
@@ -167,7 +178,10 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
     const now = Date.now();
     const known = this.hosts.get(host);
     if (known && known.expires > now) return known;
-    const facts: HostFacts = { expires: now + HOST_CACHE_MS, zone: await this.zoneOf(host), originKnown: false };
+    const domain = await this.opts.domains?.find(host);
+    const live = domain?.enabled === 1 && (await this.opts.bucketCreated?.(domain.account_id, domain.bucket)) === domain.bucket_created;
+    const bucket: EdgeTarget | undefined = domain && live ? { kind: 'bucket', accountId: domain.account_id, bucket: domain.bucket, hostname: host } : undefined;
+    const facts: HostFacts = { expires: now + HOST_CACHE_MS, zone: await this.zoneOf(host), originKnown: false, bucket };
     if (this.hosts.size >= HOST_CACHE_SIZE) this.hosts.clear();
     this.hosts.set(host, facts);
     return facts;
@@ -183,6 +197,7 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
 
   /** Marks the snapshot stale and tells the listeners. */
   private changed(): void {
+    this.hosts.clear(); // public bucket hostnames are among the remembered facts
     this.wanted += 1;
     for (const l of [...this.listeners]) {
       try { l(); } catch (err) { this.opts.logger.error({ err }, 'edge catalog: a change listener threw'); }

@@ -12,6 +12,8 @@ import { EdgeChanges } from './edge-serial.js';
 import { SecretBox, resolveSecretsKey } from './secret-box.js';
 import { DatabaseEdgeCatalog } from './catalog.js';
 import type { BucketDirectory } from './scripts-service.js';
+import { BucketDomains } from './bucket-domains.js';
+import { systemClock, type Clock } from '../shared/clock.js';
 
 /** What it is started from. */
 export interface ControlPlaneOptions {
@@ -20,6 +22,9 @@ export interface ControlPlaneOptions {
   /** `--secrets-key`, if given. */
   secretsKey: string | undefined;
   workersDomain: string;
+  /** `--public-domain`: buckets' development hostnames. */
+  publicDomain: string;
+  clock?: Clock;
   logger: Logger;
   zoneChanges: ZoneChangeFeed;
   store: BucketStore;
@@ -28,7 +33,7 @@ export interface ControlPlaneOptions {
 /** A started control plane. */
 export interface ControlPlane {
   /** What the v4 API's Workers routes need (`ApiDeps.edge`). */
-  apiDeps: { changes: EdgeChanges; box: SecretBox; buckets: BucketDirectory };
+  apiDeps: { changes: EdgeChanges; box: SecretBox; buckets: BucketDirectory; domains: BucketDomains };
   catalog: DatabaseEdgeCatalog;
   /** The file the secrets key was generated into at this start, if it was. */
   generatedSecretsKeyFile: string | undefined;
@@ -42,7 +47,9 @@ export function startControlPlane(opts: ControlPlaneOptions): ControlPlane {
   const changes = new EdgeChanges();
   // A binding names a bucket of the script's own account (bucket names are per account).
   const buckets: BucketDirectory = { exists: async (accountId, name) => (await opts.store.forAccount(accountId).bucketInfo(name)) !== null };
-  const catalog = new DatabaseEdgeCatalog({ db: opts.db, box, changes, workersDomain: opts.workersDomain, logger: opts.logger, zoneChanges: opts.zoneChanges });
+  const domains = new BucketDomains(opts.db, opts.clock ?? systemClock, changes, opts.publicDomain);
+  const catalog = new DatabaseEdgeCatalog({ db: opts.db, box, changes, workersDomain: opts.workersDomain, logger: opts.logger, zoneChanges: opts.zoneChanges, domains,
+    bucketCreated: async (accountId, name) => (await opts.store.forAccount(accountId).bucketInfo(name))?.created.toISOString() ?? null });
   catalog.start();
-  return { apiDeps: { changes, box, buckets }, catalog, generatedSecretsKeyFile: key.generatedFile, close: () => catalog.close() };
+  return { apiDeps: { changes, box, buckets, domains }, catalog, generatedSecretsKeyFile: key.generatedFile, close: () => catalog.close() };
 }

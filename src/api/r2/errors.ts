@@ -13,6 +13,8 @@ export const R2_CODES = {
   bucketNotEmpty: 10008,
   invalidArgument: 10040,
   noCors: 10059,
+  noSuchDomain: 10061,
+  domainInUse: 10062,
 } as const;
 
 /** 404 10006: also the answer for another account's bucket. */

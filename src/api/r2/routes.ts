@@ -8,10 +8,13 @@ import { r2ConfigRoutes } from './config-routes.js';
 import { r2ObjectRoutes } from './objects-routes.js';
 import { r2TempCredentialRoutes } from './temp-credentials-routes.js';
 import { r2GraphqlRoute } from './graphql-route.js';
+import { r2DomainRoutes } from './domains-routes.js';
+import type { BucketDomains } from '../../scripts/bucket-domains.js';
 
-/** The bucket routes; temporary credentials only when an issuer is given. */
-export function r2Routes(store: BucketStore, temp: TempCredentials | undefined): Hono<ApiEnv> {
+/** The bucket routes; temporary credentials only when an issuer is given, public domains when their store is. */
+export function r2Routes(store: BucketStore, temp: TempCredentials | undefined, domains?: BucketDomains): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
+  if (domains) app.route('/', r2DomainRoutes(store, domains));
   app.route('/', r2ObjectRoutes(store));
   app.route('/', r2ConfigRoutes(store));
   app.route('/', r2BucketRoutes(store));

@@ -70,7 +70,15 @@ async function handOff(request, env, target, ray, forwarded) {
   return fetch('http://127.0.0.1:' + port + url.pathname + url.search, { method: request.method, headers: forwarded, body: request.body, redirect: 'manual' });
 }
 
+async function toBucket(request, env, target, ray, forwarded) {
+  forwarded.delete('x-stratus-origin');
+  forwarded.set('x-stratus-bucket', JSON.stringify({ accountId: target.accountId, bucket: target.bucket }));
+  forwarded.set('x-stratus-ray', ray);
+  return env.ORIGIN.fetch(new Request(request.url, { method: request.method, headers: forwarded, body: request.body, redirect: 'manual' }));
+}
+
 async function toOrigin(request, env, target, ray, forwarded) {
+  forwarded.delete('x-stratus-bucket'); // only the catalog names a bucket
   forwarded.set('x-stratus-origin', target.origin);
   forwarded.set('x-stratus-ray', ray);
   const res = await env.ORIGIN.fetch(new Request(request.url, { method: request.method, headers: forwarded, body: request.body, redirect: 'manual' }));
@@ -140,6 +148,10 @@ async function serve(request, env, ray, seen) {
   if (target.kind === 'origin') {
     seen.route = 'origin';
     return toOrigin(request, env, target, ray, forwarded);
+  }
+  if (target.kind === 'bucket') {
+    seen.route = 'bucket';
+    return toBucket(request, env, target, ray, forwarded);
   }
   seen.route = 'unserved';
   const known = UNKNOWN_PAGES[target.status] || [target.status, 'Error'];
