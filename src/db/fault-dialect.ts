@@ -70,6 +70,7 @@ class FaultReportingDriver implements Driver {
   }
 
   private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    const started = Date.now();
     let out: T;
     try {
       out = await fn();
@@ -79,7 +80,7 @@ class FaultReportingDriver implements Driver {
       this.reporter.down(fault.component, err);
       throw fault;
     }
-    if (this.kind === 'postgres') this.reporter.up('database');
+    if (this.kind === 'postgres') this.reporter.up('database', started);
     return out;
   }
 }

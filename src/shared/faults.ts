@@ -22,7 +22,11 @@ export type FaultComponent = 'database' | 'blob-store' | 'disk';
 /** Who hears about faults and the next success after them (the health state, shared/health.ts). */
 export interface FaultReporter {
   down(component: FaultComponent, err: unknown): void;
-  up(component: FaultComponent): void;
+  /**
+   * A success of `component`. `startedAt` (epoch ms) is when the operation began: one that began before the
+   * outage (a query already answered when the connection was cut) proves nothing about the outage's end.
+   */
+  up(component: FaultComponent, startedAt?: number): void;
 }
 
 /** Reports nothing (library use without a health state). */

@@ -45,10 +45,14 @@ export class HealthState {
     this.incidents.failure(component, err, MESSAGES[component]);
   }
 
-  /** Reports a success of `component`; ends its outage if there was one. Cheap when already up. */
-  up(component: FaultComponent): void {
+  /**
+   * Reports a success of `component`; ends its outage if there was one, unless the operation started
+   * (`startedAt`, epoch ms) before the outage did. Cheap when already up.
+   */
+  up(component: FaultComponent, startedAt?: number): void {
     const s = this.state.get(component);
     if (!s || s.up) return;
+    if (startedAt !== undefined && startedAt < s.since) return;
     this.state.set(component, { up: true, since: this.now() });
     this.incidents.recovered(component);
   }

@@ -54,4 +54,19 @@ describe('HealthState', () => {
     expect(health.snapshot().database).toMatchObject({ up: true, failures: 0 });
     expect(lines()).toHaveLength(2);
   });
+
+  it('a success of an operation that began before the outage does not end it', () => {
+    let now = 1_000;
+    const { logger, lines } = capture();
+    const health = new HealthState(logger, { now: () => now });
+    health.up('database');
+    now = 2_000;
+    health.down('database', new Error('ECONNREFUSED'));
+    health.up('database', 1_500); // a query answered just after the cut, sent before it
+    expect(health.isUp('database')).toBe(false);
+    now = 3_000;
+    health.up('database', 2_500);
+    expect(health.isUp('database')).toBe(true);
+    expect(lines().filter((l) => String(l.msg).includes('incident opened'))).toHaveLength(1);
+  });
 });

@@ -93,6 +93,7 @@ export class PostgresMetadataStore implements MetadataStore {
 
   /** Runs `fn`; a fault (PostgreSQL away) is reported and thrown as an UnavailableError, a success reported. */
   private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    const started = Date.now();
     let out: T;
     try {
       out = await fn();
@@ -102,7 +103,7 @@ export class PostgresMetadataStore implements MetadataStore {
       this.health.down(fault.component, err);
       throw fault;
     }
-    this.health.up('database');
+    this.health.up('database', started);
     return out;
   }
 

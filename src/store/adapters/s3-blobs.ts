@@ -54,6 +54,7 @@ export class S3BlobStore implements BlobStore {
    * backoff) is reported and thrown as UnavailableError('blob-store'); a success ends an outage.
    */
   private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    const started = Date.now();
     let out: T;
     try {
       out = await fn();
@@ -62,7 +63,7 @@ export class S3BlobStore implements BlobStore {
       this.health.down('blob-store', err);
       throw new UnavailableError('blob-store', err);
     }
-    this.health.up('blob-store');
+    this.health.up('blob-store', started);
     return out;
   }
 
