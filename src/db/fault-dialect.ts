@@ -5,7 +5,7 @@
  * {@link FaultReporter}, and so is the next success. Other errors (constraint violations, bugs) pass unchanged.
  */
 import type { DatabaseConnection, Dialect, Driver, Kysely, QueryResult, TransactionSettings, CompiledQuery, QueryCompiler, DatabaseIntrospector, DialectAdapter } from 'kysely';
-import { asFault, type FaultComponent, type FaultReporter } from '../shared/faults.js';
+import { asFault, reportingFaults, type FaultComponent, type FaultReporter } from '../shared/faults.js';
 
 export type { FaultReporter };
 
@@ -69,18 +69,7 @@ class FaultReportingDriver implements Driver {
     };
   }
 
-  private async guard<T>(fn: () => Promise<T>): Promise<T> {
-    const started = Date.now();
-    let out: T;
-    try {
-      out = await fn();
-    } catch (err) {
-      const fault = asFault(err, this.component);
-      if (!fault) throw err;
-      this.reporter.down(fault.component, err);
-      throw fault;
-    }
-    if (this.kind === 'postgres') this.reporter.up('database', started);
-    return out;
+  private guard<T>(fn: () => Promise<T>): Promise<T> {
+    return reportingFaults(this.reporter, this.kind === 'postgres' ? 'database' : undefined, (err) => asFault(err, this.component), fn);
   }
 }

@@ -101,3 +101,29 @@ export function asFault(err: unknown, component: FaultComponent): UnavailableErr
   if (kind === 'storage-full') return new StorageFullError(err);
   return undefined;
 }
+
+/**
+ * Runs one operation of a backing store and reports its outcome: an error that `toFault` turns into a fault is
+ * reported down and thrown as that fault (anything else is rethrown as it is); a success is reported up for
+ * `upComponent` (when given), dated from the operation's start so that an answer to a request sent before an
+ * outage does not end it. The one guard of the database dialect and the store adapters.
+ */
+export async function reportingFaults<T>(
+  reporter: FaultReporter,
+  upComponent: FaultComponent | undefined,
+  toFault: (err: unknown) => UnavailableError | StorageFullError | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const started = Date.now();
+  let out: T;
+  try {
+    out = await fn();
+  } catch (err) {
+    const fault = toFault(err);
+    if (!fault) throw err;
+    reporter.down(fault.component, err);
+    throw fault;
+  }
+  if (upComponent !== undefined) reporter.up(upComponent, started);
+  return out;
+}

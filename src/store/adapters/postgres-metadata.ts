@@ -31,7 +31,7 @@ import { PostgresBuckets } from './postgres-buckets.js';
 import { keyBytes, objectValues, toPart, toRecord, toUpload, uploadValues, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
 import * as SQL from './postgres-sql.js';
 import { createPool } from '../../db/pg-pool.js';
-import { asFault, NO_FAULT_REPORTER, type FaultReporter } from '../../shared/faults.js';
+import { asFault, reportingFaults, NO_FAULT_REPORTER, type FaultReporter } from '../../shared/faults.js';
 
 /** Anything that runs a query: the pool or a client checked out of it. */
 type Queryable = pg.Pool | pg.PoolClient;
@@ -92,19 +92,8 @@ export class PostgresMetadataStore implements MetadataStore {
   }
 
   /** Runs `fn`; a fault (PostgreSQL away) is reported and thrown as an UnavailableError, a success reported. */
-  private async guard<T>(fn: () => Promise<T>): Promise<T> {
-    const started = Date.now();
-    let out: T;
-    try {
-      out = await fn();
-    } catch (err) {
-      const fault = asFault(err, 'database');
-      if (!fault) throw err;
-      this.health.down(fault.component, err);
-      throw fault;
-    }
-    this.health.up('database', started);
-    return out;
+  private guard<T>(fn: () => Promise<T>): Promise<T> {
+    return reportingFaults(this.health, 'database', (err) => asFault(err, 'database'), fn);
   }
 
   private async one<R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[]): Promise<R | null> {

@@ -18,7 +18,7 @@ import { newBlobId } from './file-blobs.js';
 import { blobIdTime, createS3Client, isBlobId, statusOf, type S3BlobStoreOptions } from './s3-client.js';
 import { writeObject, type S3Target } from './s3-write.js';
 import { openObject } from './s3-read.js';
-import { NO_FAULT_REPORTER, UnavailableError, type FaultReporter } from '../../shared/faults.js';
+import { NO_FAULT_REPORTER, reportingFaults, UnavailableError, type FaultReporter } from '../../shared/faults.js';
 
 export type { S3BlobStoreOptions } from './s3-client.js';
 
@@ -53,18 +53,8 @@ export class S3BlobStore implements BlobStore {
    * Runs a call to the service: a failure the service caused (no answer, or 5xx after the SDK's retries with
    * backoff) is reported and thrown as UnavailableError('blob-store'); a success ends an outage.
    */
-  private async guard<T>(fn: () => Promise<T>): Promise<T> {
-    const started = Date.now();
-    let out: T;
-    try {
-      out = await fn();
-    } catch (err) {
-      if (!isServiceFault(err)) throw err;
-      this.health.down('blob-store', err);
-      throw new UnavailableError('blob-store', err);
-    }
-    this.health.up('blob-store', started);
-    return out;
+  private guard<T>(fn: () => Promise<T>): Promise<T> {
+    return reportingFaults(this.health, 'blob-store', (err) => (isServiceFault(err) ? new UnavailableError('blob-store', err) : undefined), fn);
   }
 
   /** Reads of a handle, guarded as {@link guard}: a read that fails midway is a fault too. */
