@@ -19,6 +19,7 @@ import { preflight } from './cli/preflight.js';
 import { listenFailure } from './cli/start-errors.js';
 import { formatCredentials, readSavedCredentials } from './cli/credentials-command.js';
 import { packageVersion } from './cli/version.js';
+import { stopWithNpmParent } from './cli/parent-watch.js';
 
 async function main(argv: string[]): Promise<number> {
   const first = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
@@ -93,6 +94,7 @@ async function serveCommand(flags: Record<string, string>): Promise<number> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  stopWithNpmParent(process.env, () => stop('parent process (npm) exited'));
   return -1;
 }
 

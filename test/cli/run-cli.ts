@@ -2,9 +2,10 @@
  * Runs the built `stratus` (dist/cli.js; `npm run build` first) as an operator does, and looks at the
  * processes it leaves: the descendants of a pid, read from /proc.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { waitUntil } from '../faults/load.js';
 
 /** The CLI entry of the build. */
 export const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js');
@@ -53,4 +54,31 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A `stratus serve` running in a child process. */
+export interface RunningCli {
+  child: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  /** Resolves with the exit code (or the signal's name). */
+  exited: Promise<number | string>;
+}
+
+/**
+ * Starts `stratus ARGS` (or `command ARGS` when given, e.g. npx) and waits until it prints that S3 listens,
+ * or until it exits (then throws with its output).
+ */
+export async function startCli(args: string[], opts: { command?: string[]; cwd?: string } = {}): Promise<RunningCli> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('STRATUS_')));
+  const [exe, ...prefix] = opts.command ?? [process.execPath, CLI];
+  const child = spawn(exe!, [...prefix, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: base, ...(opts.cwd ? { cwd: opts.cwd } : {}) });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  let code: number | string | undefined;
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (c, signal) => { code = c ?? signal ?? -1; resolve(code); }));
+  await waitUntil(() => code !== undefined || /S3 API listening/.test(out), 90_000, 'stratus to start');
+  if (code !== undefined) throw new Error(`stratus exited (${code}) while starting:\n${out}`);
+  return { child, output: () => out, exited };
 }
