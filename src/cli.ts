@@ -45,6 +45,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'user') return userCommand(positional, flags);
   if (command === 'dev') return devCommand(positional, flags);
   if (command === 'credentials') return credentialsCommand(positional, flags);
+  if (positional.length > 0) throw new ConfigError(`stratus serve takes no arguments, got "${positional.join(' ')}"; see stratus serve --help`);
   return serveCommand(flags);
 }
 
@@ -69,12 +70,12 @@ async function serveCommand(flags: Record<string, string>): Promise<number> {
   if (running.s3Url) process.stdout.write(`stratus: S3 API listening on ${running.s3Url} (${config.s3Domain ? `path-style, or virtual-hosted as BUCKET.${config.s3Domain}` : 'path-style addressing'})\n`);
   const generated = running.generatedCredentials;
   if (generated) {
-    process.stdout.write(`stratus: generated admin credentials (shown once; saved in ${generated.file}):\n`
+    process.stdout.write(`stratus: generated admin credentials (saved in ${generated.file}; stratus credentials prints them again):\n`
       + `  X-Auth-Email: ${generated.email}\n  X-Auth-Key:   ${generated.key}\n  Authorization: Bearer ${generated.apiToken}\n`);
   }
   const s3Generated = running.generatedS3Credentials;
   if (s3Generated) {
-    process.stdout.write(`stratus: generated S3 credentials (shown once; saved in ${s3Generated.file}):\n`
+    process.stdout.write(`stratus: generated S3 credentials (saved in ${s3Generated.file}):\n`
       + `  access key id:     ${s3Generated.accessKeyId}\n  secret access key: ${s3Generated.secretAccessKey}\n`);
   }
   let stopping = false;
