@@ -35,6 +35,8 @@ describe('stratus serve refuses, in one line with exit 2', () => {
     oneLine(await serve(['--databse-url', 'postgres://x@127.0.0.1/x']), /^stratus: unknown flag --databse-url \(did you mean --database-url\?\); see stratus serve --help$/);
     oneLine(await serve(['--bogus']), /^stratus: unknown flag --bogus; see stratus serve --help$/);
     oneLine(await runCli(['user', 'add', '--emial', 'a@example.com']), /unknown flag --emial \(did you mean --email\?\)/);
+    oneLine(await serve(['extra']), /^stratus: stratus serve takes no arguments, got "extra"/);
+    oneLine(await runCli(['srve']), /^stratus: unknown command "srve" \(did you mean serve\?\)/);
   });
 
   it('a flag that needs a value and has none', async () => {
