@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 /**
- * The `stratus` command: `stratus serve [flags]` runs the service. Flags are `--name value` or
- * `--name=value`; each also reads `STRATUS_<NAME>` from the environment.
+ * The `stratus` command: `stratus <command> [flags]`. Flags are `--name value` or `--name=value`, checked
+ * against the flag table (config/flags.ts: an unknown flag stops the command); each also reads
+ * `STRATUS_<NAME>` from the environment. `--help` on any command lists its flags; `--version`.
  */
 import { ConfigError, loadConfig } from './config/config.js';
+import { parseArgs, closest, unknownVariables } from './config/args.js';
+import { COMMANDS, commandHelp, mainHelp } from './config/help.js';
+import type { FlagCommand } from './config/flags.js';
 import { createLogger } from './shared/logger.js';
 import { startStratus, type RunningStratus } from './main.js';
 import { defaultLogFormat } from './shared/log-format.js';
@@ -13,104 +17,55 @@ import { openDatabase } from './db/database.js';
 import { upsertUser } from './accounts/users.js';
 import { AppError } from './shared/errors.js';
 import { IncidentLog } from './shared/incident-log.js';
-import { DEV_USAGE, devCommand } from './runtime/dev-command.js';
-
-const USAGE = `usage: stratus <command> [flags]
-
-commands:
-  serve     run the DNS API, the DNS server and the buckets on the configured stores
-  user add --email E [--key K]
-            create a user with an account of its own (or set the key of an existing user) in the
-            data folder's store; prints the e-mail, key and account id. The key is generated when omitted.
-${DEV_USAGE}
-flags of serve (each also an environment variable STRATUS_<NAME>):
-  --data-dir DIR         data folder of the embedded store (default ./.stratus)
-  --http HOST:PORT       HTTP listener (default 127.0.0.1:8787; port 0 picks a free port)
-  --dns HOST:PORT        DNS listener, UDP and TCP (default 127.0.0.1:1053)
-  --api-date YYYY-MM-DD  the date requests without an api-version header are served as of (default today)
-  --auth-email E, --auth-key K
-                         the admin user's e-mail and global API key (default: generated on first start into
-                         DATA_DIR/credentials.json)
-  --api-token T          an API token (Authorization: Bearer) with every permission on the admin's accounts
-                         (default: generated on first start with the admin credentials)
-  --database-url URL     PostgreSQL connection string instead of the embedded SQLite database (zones, records
-                         and bucket metadata)
-  --blobs-dir DIR        folder of object bodies (default DATA_DIR/blobs; shared by nodes on one PostgreSQL)
-  --blobs-s3-bucket NAME object bodies in an S3-compatible store instead; with --blobs-s3-endpoint URL,
-                         --blobs-s3-region (auto), --blobs-s3-prefix (blobs/), --blobs-s3-access-key-id and
-                         --blobs-s3-secret-access-key (default: the AWS credential chain)
-  --dns-workers N        extra processes answering DNS over UDP (default: one per extra core, at most 3)
-  --edge HOST:PORT|off   edge listener: deployed scripts and proxied hostnames by Host (default 127.0.0.1:8080)
-  --origin-port N        port of the origins proxied hostnames are forwarded to (default 80)
-  --script-outbound CIDRS
-                         address ranges scripts may fetch besides public addresses (default none: loopback,
-                         private, link-local ranges and this host's addresses are refused)
-  --script-cpu-ms N      longest a script may keep the runtime busy before it is restarted (default 30000)
-  --script-memory-mb N   memory limit of the script runtime process (default 1024)
-  --s3 HOST:PORT|off     S3-compatible API listener (default 127.0.0.1:8788)
-  --s3-access-key-id ID, --s3-secret-access-key SECRET
-                         the S3 key pair (default: generated on first start into DATA_DIR/s3-credentials.json)
-  --s3-region NAME       region the S3 API reports (default auto; requests may be signed for any region)
-  --s3-domain DOMAIN     also address buckets virtual-hosted style: Host BUCKET.DOMAIN (default: path-style only)
-  --zone-name-allow N,…  let tenants add these names and the names below them even when they are public
-                         suffixes or the instance's own (name servers' domain, S3 domain); docs/security.md
-  --shutdown-timeout S   on SIGTERM or SIGINT, requests in flight get S seconds to finish (default 30)
-  --database-timeout S   a PostgreSQL query without an answer for S seconds fails and its connection is
-                         replaced (default 30)
-  --admin HOST:PORT|off  admin listener: GET /healthz, /readyz, /metrics (default 127.0.0.1:9464; keep it private)
-  --log-format json|pretty
-                         log lines as JSON objects or human-readable text (default: pretty on a terminal, json
-                         otherwise); the startup lines follow it
-  --log-level LEVEL      trace, debug, info (default; one access line per request), warn, error, silent
-  --dns-log-rate N       DNS queries given an access line per second and process (default 100; 0: none; the
-                         rest are counted in /metrics)
-  --api-body-limit BYTES largest v4 request body; larger ones are refused with 413 before they are read
-                         (default 104857600, production's 100 MB)
-  --workers-domain DOMAIN
-                         domain of workers subdomains: SCRIPT.ACCOUNT-SUBDOMAIN.DOMAIN runs a Worker whose
-                         subdomain is enabled (default workers.localhost)
-  --public-domain DOMAIN
-                         domain of buckets' public development hostnames: pub-ID.DOMAIN serves a bucket's
-                         objects on --edge once enabled (default r2.localhost)
-  --secrets-key KEY      32 bytes (base64 or 64 hex digits) that encrypt Worker secrets at rest; nodes sharing
-                         one PostgreSQL need the same key (default: generated on first start into
-                         DATA_DIR/edge-secrets-key.json)
-`;
-
-/** Splits `--name value` / `--name=value` flags from positional arguments. */
-export function parseArgs(argv: string[]): { positional: string[]; flags: Record<string, string> } {
-  const positional: string[] = [];
-  const flags: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith('--')) { positional.push(arg); continue; }
-    const eq = arg.indexOf('=');
-    if (eq > 0) { flags[arg.slice(2, eq)] = arg.slice(eq + 1); continue; }
-    const next = argv[i + 1];
-    if (next === undefined || next.startsWith('--')) { flags[arg.slice(2)] = 'true'; continue; }
-    flags[arg.slice(2)] = next;
-    i++;
-  }
-  return { positional, flags };
-}
+import { devCommand } from './runtime/dev-command.js';
+import { preflight } from './cli/preflight.js';
+import { listenFailure } from './cli/start-errors.js';
+import { formatCredentials, readSavedCredentials } from './cli/credentials-command.js';
+import { packageVersion } from './cli/version.js';
+import { stopWithNpmParent } from './cli/parent-watch.js';
 
 async function main(argv: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(argv);
-  const command = positional[0];
-  if (command === undefined || flags.help !== undefined || command === 'help') {
-    process.stdout.write(USAGE);
-    return command === undefined ? 2 : 0;
+  const first = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
+  const names = COMMANDS.map((c) => c.name as string);
+  if (first !== undefined && first !== 'help' && !names.includes(first)) {
+    const near = closest(first, names);
+    throw new ConfigError(`unknown command "${first}"${near ? ` (did you mean ${near}?)` : ''}; see stratus --help`);
   }
-  if (command === 'user') return userCommand(positional.slice(1), flags);
-  if (command === 'dev') return devCommand(positional.slice(1), flags);
-  if (command !== 'serve') {
-    process.stderr.write(`stratus: unknown command "${command}"\n\n${USAGE}`);
+  const command = first === undefined || first === 'help' ? undefined : first as FlagCommand;
+  const args = parseArgs(argv.slice(first === undefined ? 0 : 1), command);
+  if (args.version) { process.stdout.write(`${packageVersion()}\n`); return 0; }
+  if (command === undefined) {
+    const topic = first === 'help' ? args.positional[0] : undefined;
+    if (topic !== undefined && names.includes(topic)) { process.stdout.write(commandHelp(topic as FlagCommand)); return 0; }
+    const help = mainHelp(packageVersion());
+    if (args.help || first === 'help') { process.stdout.write(help); return 0; }
+    process.stderr.write(help);
     return 2;
   }
+  if (args.help) { process.stdout.write(commandHelp(command)); return 0; }
+  for (const warning of unknownVariables(process.env)) process.stderr.write(`stratus: warning: ${warning}\n`);
+  const { positional, flags } = args;
+  if (command === 'user') return userCommand(positional, flags);
+  if (command === 'dev') return devCommand(positional, flags);
+  if (command === 'credentials') return credentialsCommand(positional, flags);
+  if (positional.length > 0) throw new ConfigError(`stratus serve takes no arguments, got "${positional.join(' ')}"; see stratus serve --help`);
+  return serveCommand(flags);
+}
+
+/** `stratus serve`: checks the stores, starts, prints the listeners (and generated credentials), stops on a signal. */
+async function serveCommand(flags: Record<string, string>): Promise<number> {
   const config = loadConfig(flags, process.env);
   const format = config.logFormat ?? defaultLogFormat(process.stdout.isTTY);
   const logger = createLogger(config.logLevel, format);
-  const running = await startStratus({ ...config, logFormat: format }, logger);
+  await preflight(config);
+  let running: RunningStratus;
+  try {
+    running = await startStratus({ ...config, logFormat: format }, logger);
+  } catch (err) {
+    const line = listenFailure(err, config);
+    if (line !== undefined) throw new ConfigError(line);
+    throw err;
+  }
   // A promise nobody awaited must not stop DNS, the v4 API and S3 together: log it (once per incident) instead.
   const stray = new IncidentLog(logger);
   process.on('unhandledRejection', (reason) => stray.failure(`unhandled promise rejection: ${reason instanceof Error ? reason.message : String(reason)}`, reason, 'unhandled promise rejection (a bug: please report it)'));
@@ -133,6 +88,7 @@ async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  stopWithNpmParent(process.env, () => stop('parent process (npm) exited'));
   return -1;
 }
 
@@ -146,7 +102,7 @@ function printListeners(banner: Banner, running: RunningStratus, config: Config)
   if (running.adminUrl) banner.say(`admin listening on ${running.adminUrl} (/healthz, /readyz, /metrics)`, { listener: 'admin', url: running.adminUrl });
   const generated = running.generatedCredentials;
   if (generated) {
-    banner.secret(`generated admin credentials (shown once; saved in ${generated.file})`,
+    banner.secret(`generated admin credentials (saved in ${generated.file}; stratus credentials prints them again)`,
       [`X-Auth-Email: ${generated.email}`, `X-Auth-Key:   ${generated.key}`, `Authorization: Bearer ${generated.apiToken}`],
       { file: generated.file, email: generated.email });
   }
@@ -167,11 +123,12 @@ const STORE_CLOSE_MS = 15_000;
 
 /** `stratus user add --email E [--key K] [--data-dir DIR]`. */
 async function userCommand(args: string[], flags: Record<string, string>): Promise<number> {
-  if (args[0] !== 'add' || flags.email === undefined || flags.email === 'true') {
+  if (args[0] !== 'add' || args.length > 1 || flags.email === undefined) {
     process.stderr.write(`stratus: usage: stratus user add --email E [--key K] [--data-dir DIR]\n`);
     return 2;
   }
   const config = loadConfig(flags, process.env);
+  await preflight({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsS3: undefined });
   const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl });
   try {
     const user = await upsertUser(database.db, { email: flags.email, ...(flags.key !== undefined ? { key: flags.key } : {}) });
@@ -180,6 +137,14 @@ async function userCommand(args: string[], flags: Record<string, string>): Promi
   } finally {
     await database.close();
   }
+}
+
+/** `stratus credentials [--data-dir DIR] [--json]`. */
+function credentialsCommand(args: string[], flags: Record<string, string>): number {
+  if (args.length > 0) throw new ConfigError(`stratus credentials takes no arguments, got "${args.join(' ')}"; see stratus credentials --help`);
+  const config = loadConfig({ ...flags }, process.env);
+  process.stdout.write(formatCredentials(readSavedCredentials(config.dataDir), flags.json === 'true'));
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

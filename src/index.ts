@@ -1,6 +1,8 @@
 /** Library entry point: start Stratus from Node code. Store and runtime exports are added by their modules. */
 export { startStratus, type RunningStratus } from './main.js';
 export { loadConfig, type Config } from './config/config.js';
+/** Loggers for startStratus (pino): `createLogger('info')`, or `silentLogger()`. */
+export { createLogger, silentLogger, type Logger } from './shared/logger.js';
 
 /** Open a data folder's buckets from Node code (tests, tools): the same binding scripts get as env.<BINDING>. */
 export {

@@ -126,6 +126,12 @@ export const DEFAULT_SERVICE_RANGES = [
   '2a06:98c0::/29', '2c0f:f248::/32',
 ];
 
+/** The log levels `--log-level` takes (pino's). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+/** Shortest `--auth-key` and `--api-token` accepted: production's global keys have 37 characters, tokens 40. */
+const MIN_AUTH_KEY_LENGTH = 37;
+const MIN_API_TOKEN_LENGTH = 40;
+
 /** Thrown for a bad flag or variable; the CLI prints the message and exits 2. */
 export class ConfigError extends Error {}
 
@@ -156,14 +162,20 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     throw new ConfigError(`--api-date must be a date YYYY-MM-DD, got "${apiDate}"`);
   }
   const dataDir = path.resolve(get('data-dir') ?? './.stratus');
+  const logLevel = get('log-level') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  const authKey = get('auth-key');
+  if (authKey !== undefined && authKey.length < MIN_AUTH_KEY_LENGTH) throw new ConfigError(`--auth-key must be at least ${MIN_AUTH_KEY_LENGTH} characters (production's global keys are 37), got ${authKey.length}`);
+  const apiToken = get('api-token');
+  if (apiToken !== undefined && apiToken.length < MIN_API_TOKEN_LENGTH) throw new ConfigError(`--api-token must be at least ${MIN_API_TOKEN_LENGTH} characters (production's tokens are 40), got ${apiToken.length}`);
   return {
     dataDir,
     http: parseListen(get('http') ?? '127.0.0.1:8787', 'http'),
     dns: parseListen(get('dns') ?? '127.0.0.1:1053', 'dns'),
     apiDate,
     authEmail: get('auth-email'),
-    authKey: get('auth-key'),
-    apiToken: get('api-token'),
+    authKey,
+    apiToken,
     databaseUrl: get('database-url'),
     blobsDir: path.resolve(get('blobs-dir') ?? path.join(dataDir, 'blobs')),
     blobsS3: blobsS3Config(get),
@@ -190,7 +202,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     workersDomain: dnsName(get('workers-domain') ?? 'workers.localhost', 'workers-domain', 'workers.example.com'),
     publicDomain: dnsName(get('public-domain') ?? 'r2.localhost', 'public-domain', 'r2.example.com'),
     secretsKey: get('secrets-key'),
-    logLevel: get('log-level') ?? 'info',
+    logLevel,
     shutdownTimeoutMs: int('shutdown-timeout', 30, 0, 3600) * 1000,
     databaseTimeoutMs: int('database-timeout', 30, 1, 3600) * 1000,
     admin: get('admin') === 'off' ? undefined : parseListen(get('admin') ?? '127.0.0.1:9464', 'admin'),

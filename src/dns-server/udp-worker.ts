@@ -65,6 +65,9 @@ process.on('message', (m: WorkerMessage) => {
   }
 });
 process.on('disconnect', () => process.exit(0));
+// Ctrl-C reaches the whole process group: the main process decides when workers stop (SIGTERM, or its exit,
+// which disconnects the channel), so a worker does not die under it while it drains.
+process.on('SIGINT', () => {});
 
 const socket = dgram.createSocket({ type: process.argv[4] === 'udp6' ? 'udp6' : 'udp4', lookup: literalLookup as never });
 socket.on('error', (err) => logger.error({ err }, 'udp socket error'));

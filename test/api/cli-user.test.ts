@@ -1,4 +1,4 @@
-/** `stratus user add` (run from source with vite-node) creates an isolated user that the running server accepts. */
+/** `stratus user add` (the build, dist/cli.js: `npm run build` first) creates an isolated user that the running server accepts. */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -8,7 +8,7 @@ import { api } from '../helpers/api.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
-const cli = (args: string[]) => run(path.join(root, 'node_modules/.bin/vite-node'), [path.join(root, 'src/cli.ts'), ...args], { cwd: root, env: { ...process.env, STRATUS_LOG_LEVEL: 'silent' } });
+const cli = (args: string[]) => run(process.execPath, [path.join(root, 'dist/cli.js'), ...args], { cwd: root, env: { ...process.env, STRATUS_LOG_LEVEL: 'silent' } });
 
 describe('stratus user add', () => {
   let server: TestServer;

@@ -45,7 +45,7 @@ function ask(name: string, type: dnsPacket.RecordType = 'A'): Promise<dnsPacket.
 beforeAll(async () => {
   await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', BUILD]).catch(() => {});
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-workers-'));
-  child = spawn(process.execPath, [path.join(BUILD, 'cli.js'), 'serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--admin', '127.0.0.1:0', '--edge', 'off',
+  child = spawn(process.execPath, [path.join(BUILD, 'cli.js'), 'serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--admin', '127.0.0.1:0', '--edge', 'off',
     '--auth-email', EMAIL, '--auth-key', KEY, '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
   child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });

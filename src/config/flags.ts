@@ -1,0 +1,118 @@
+/**
+ * The flag table: every flag of every `stratus` command, with its environment variable, value, default and
+ * one-line help. It drives parsing (unknown flags and missing values are refused, src/config/args.ts), each
+ * command's `--help` (src/config/help.ts) and the README's flags table (checked by a test). A flag read in
+ * config.ts (`get('name')`) needs a row here with `serve` among its commands; src/config/flags.test.ts fails
+ * otherwise. Keep rows grouped by area; add a row next to its neighbours.
+ */
+
+/** The commands that take flags. */
+export type FlagCommand = 'serve' | 'dev' | 'user' | 'credentials';
+
+/** One flag. */
+export interface FlagSpec {
+  /** Name without the leading dashes (`data-dir`). */
+  name: string;
+  /** Placeholder of its value in help (`HOST:PORT`); absent for a switch (`--x` alone means `true`). */
+  value?: string;
+  /** The default as help shows it. */
+  default: string;
+  /** One line of help. */
+  help: string;
+  /** The commands that take it. */
+  commands: readonly FlagCommand[];
+  /** False when the flag has no `STRATUS_<NAME>` environment variable. */
+  env?: false;
+}
+
+const S: readonly FlagCommand[] = ['serve'];
+const STORE: readonly FlagCommand[] = ['serve', 'user'];
+
+/** Every flag. */
+export const FLAGS: readonly FlagSpec[] = [
+  // Data and stores.
+  { name: 'data-dir', value: 'DIR', default: './.stratus', help: 'data folder: embedded SQLite database, object files, generated credentials', commands: ['serve', 'dev', 'user', 'credentials'] },
+  { name: 'database-url', value: 'URL', default: 'embedded SQLite', help: 'PostgreSQL connection string (postgres://user@host/db) for zones, records and bucket metadata; nodes may share it', commands: STORE },
+  { name: 'database-timeout', value: 'S', default: '30', help: 'a PostgreSQL query without an answer for S seconds fails (503) and its connection is replaced', commands: STORE },
+  { name: 'blobs-dir', value: 'DIR', default: 'DATA_DIR/blobs', help: 'folder of object bodies; nodes sharing a PostgreSQL database share it too', commands: S },
+  { name: 'blobs-s3-bucket', value: 'NAME', default: 'off', help: 'object bodies in this bucket of an S3-compatible store instead of --blobs-dir', commands: S },
+  { name: 'blobs-s3-endpoint', value: 'URL', default: 'AWS S3', help: 'service URL of the blob store', commands: S },
+  { name: 'blobs-s3-region', value: 'NAME', default: 'auto', help: 'region of the blob store', commands: S },
+  { name: 'blobs-s3-prefix', value: 'PREFIX', default: 'blobs/', help: 'key prefix of object bodies in the blob store', commands: S },
+  { name: 'blobs-s3-access-key-id', value: 'ID', default: 'AWS credential chain', help: 'access key id of the blob store (with --blobs-s3-secret-access-key)', commands: S },
+  { name: 'blobs-s3-secret-access-key', value: 'SECRET', default: 'AWS credential chain', help: 'secret access key of the blob store', commands: S },
+  { name: 'blobs-s3-path-style', value: 'true|false', default: 'true with --blobs-s3-endpoint', help: 'path-style requests to the blob store', commands: S },
+  // Listeners.
+  { name: 'http', value: 'HOST:PORT', default: '127.0.0.1:8787', help: 'HTTP listener (the v4 API; the script under stratus dev); port 0 picks a free port', commands: ['serve', 'dev'] },
+  { name: 'dns', value: 'HOST:PORT', default: '127.0.0.1:1053', help: 'DNS listener, UDP and TCP; port 0 picks a free port', commands: S },
+  { name: 's3', value: 'HOST:PORT|off', default: '127.0.0.1:8788', help: 'S3-compatible API listener; off turns it off', commands: S },
+  { name: 'dns-workers', value: 'N', default: 'one per extra core, at most 3', help: 'extra processes answering DNS over UDP', commands: S },
+  // Credentials.
+  { name: 'auth-email', value: 'EMAIL', default: 'generated', help: 'admin e-mail, created or updated at start (with --auth-key)', commands: S },
+  { name: 'auth-key', value: 'KEY', default: 'generated', help: "admin global API key (generated ones are saved in DATA_DIR/credentials.json)", commands: S },
+  { name: 'api-token', value: 'TOKEN', default: 'generated', help: "an API token (Authorization: Bearer) with every permission on the admin's accounts", commands: S },
+  { name: 's3-access-key-id', value: 'ID', default: 'generated', help: 'the S3 key id (with --s3-secret-access-key; generated ones are saved in DATA_DIR/s3-credentials.json)', commands: S },
+  { name: 's3-secret-access-key', value: 'SECRET', default: 'generated', help: 'the S3 secret access key', commands: S },
+  // S3 API.
+  { name: 's3-region', value: 'NAME', default: 'auto', help: 'region the S3 API reports; requests may be signed for any region', commands: S },
+  { name: 's3-domain', value: 'DOMAIN', default: 'path-style only', help: 'also address buckets virtual-hosted style: Host BUCKET.DOMAIN', commands: S },
+  // DNS API and server.
+  { name: 'api-date', value: 'YYYY-MM-DD', default: 'today', help: 'the date requests without an api-version header are served as of (docs/deprecations.md)', commands: S },
+  { name: 'nameservers', value: 'A,B', default: 'ns1.stratus.invalid,ns2.stratus.invalid', help: 'name servers assigned to new zones; their domain cannot be added as a zone', commands: S },
+  { name: 'zone-name-allow', value: 'NAME,…', default: 'none', help: 'let tenants add these names and those below them even when public suffixes or the instance\'s own (docs/security.md)', commands: S },
+  { name: 'service-ranges', value: 'CIDR,…', default: "the production service's published ranges", help: 'A/AAAA content inside them is refused', commands: S },
+  { name: 'edge-ipv4', value: 'IP,…', default: '192.0.2.10,192.0.2.11', help: 'IPv4 addresses proxied records answer with over DNS', commands: S },
+  { name: 'edge-ipv6', value: 'IP,…', default: '2001:db8::10,2001:db8::11', help: 'IPv6 addresses proxied records answer with over DNS', commands: S },
+  { name: 'transfer-allow', value: 'IP,…', default: '127.0.0.1,::1', help: 'hosts allowed to transfer zones (AXFR)', commands: S },
+  { name: 'notify', value: 'HOST:PORT,…', default: 'none', help: 'secondaries sent NOTIFY on every change', commands: S },
+  // Plan limits.
+  { name: 'comment-max-length', value: 'N', default: '500', help: 'longest record comment (plan limit)', commands: S },
+  { name: 'tags-per-record', value: 'N', default: '20', help: 'most tags on one record (plan limit)', commands: S },
+  { name: 'min-ttl', value: 'S', default: '60', help: 'lowest TTL besides 1 (Auto) (plan limit)', commands: S },
+  { name: 'records-per-zone', value: 'N', default: '1000000', help: 'most records in one zone (plan limit)', commands: S },
+  { name: 'records-per-batch', value: 'N', default: '3500', help: 'most record operations in one batch request (plan limit)', commands: S },
+  // Edge (docs/edge.md, docs/runtime.md).
+  { name: 'edge', value: 'HOST:PORT|off', default: '127.0.0.1:8080', help: 'edge listener: deployed scripts on their routes and proxied hostnames (workerd); off turns it off', commands: S },
+  { name: 'origin-port', value: 'PORT', default: '80', help: 'port of the origins proxied hostnames without a route are forwarded to', commands: S },
+  { name: 'workers-domain', value: 'DOMAIN', default: 'workers.localhost', help: 'SCRIPT.ACCOUNT-SUBDOMAIN.DOMAIN runs a script whose workers subdomain is enabled', commands: S },
+  { name: 'public-domain', value: 'DOMAIN', default: 'r2.localhost', help: "public development hostnames of buckets (pub-ID.DOMAIN) served on --edge", commands: S },
+  { name: 'secrets-key', value: 'KEY', default: 'generated into DATA_DIR/edge-secrets-key.json', help: '32 bytes (base64 or 64 hex digits) encrypting Worker secrets at rest; nodes on one PostgreSQL need the same', commands: S },
+  { name: 'script-outbound', value: 'CIDR,…', default: 'none', help: 'private ranges scripts may fetch (public addresses always; loopback, private and Stratus itself never otherwise)', commands: ['serve', 'dev'] },
+  { name: 'script-cpu-ms', value: 'MS', default: '30000', help: 'a script keeping the runtime from answering this long is stopped (1102)', commands: S },
+  { name: 'script-memory-mb', value: 'MB', default: '1024', help: 'memory limit of the node\'s script runtime (workerd); over it, the runtime is replaced', commands: S },
+  // Operations (docs/operations.md).
+  { name: 'admin', value: 'HOST:PORT|off', default: '127.0.0.1:9464', help: 'admin listener: /healthz, /readyz, /metrics (Prometheus); never on the public listeners', commands: S },
+  { name: 'log-format', value: 'json|pretty', default: 'pretty on a terminal, json otherwise', help: 'log and startup lines as JSON or for people', commands: ['serve', 'dev'] },
+  { name: 'dns-log-rate', value: 'N', default: '100', help: 'DNS query access lines per second and process (the rest are counted); 0 logs none', commands: S },
+  { name: 'api-body-limit', value: 'BYTES', default: '104857600', help: "largest v4 request body; a larger one is refused with 413 before it is read (production's 100 MB)", commands: S },
+  // Process.
+  { name: 'log-level', value: 'LEVEL', default: 'info', help: 'fatal, error, warn, info, debug, trace or silent', commands: ['serve', 'dev'] },
+  { name: 'shutdown-timeout', value: 'S', default: '30', help: 'on SIGTERM or SIGINT, requests in flight get S seconds to finish', commands: S },
+  // stratus dev.
+  { name: 'config', value: 'FILE', default: './stratus.toml, ./wrangler.toml or ./wrangler.json', help: 'script config (TOML or JSON: main, compatibility_date, compatibility_flags, store_buckets)', commands: ['dev'], env: false },
+  { name: 'timeout-ms', value: 'N', default: '30000', help: 'longest a request may run in the script', commands: ['dev'], env: false },
+  { name: 'memory-mb', value: 'N', default: '512', help: 'memory limit of the script', commands: ['dev'], env: false },
+  // stratus user add.
+  { name: 'email', value: 'EMAIL', default: 'required', help: "the user's e-mail", commands: ['user'], env: false },
+  { name: 'key', value: 'KEY', default: 'generated', help: "the user's global API key", commands: ['user'], env: false },
+  // stratus credentials.
+  { name: 'json', default: 'off', help: 'print them as one JSON object', commands: ['credentials'], env: false },
+];
+
+/** `STRATUS_*` variables that are not flags (read by the test suite, not by the service). */
+export const OTHER_VARIABLES: readonly string[] = ['STRATUS_TEST_POSTGRES', 'STRATUS_PROPERTY_SEED', 'STRATUS_WRITE_DOCS'];
+
+/** The environment variable of a flag (`data-dir` -> `STRATUS_DATA_DIR`). */
+export function envName(name: string): string {
+  return `STRATUS_${name.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** The flags `command` takes, in table order. */
+export function flagsOf(command: FlagCommand): FlagSpec[] {
+  return FLAGS.filter((f) => f.commands.includes(command));
+}
+
+/** The row of `name`, if any. */
+export function flagSpec(name: string): FlagSpec | undefined {
+  return FLAGS.find((f) => f.name === name);
+}

@@ -1,0 +1,56 @@
+/**
+ * `stratus --help` and `stratus <command> --help`, and the README's flags table, all rendered from the flag
+ * table (flags.ts) so that none of them can miss a flag.
+ */
+import { envName, flagsOf, type FlagCommand, type FlagSpec } from './flags.js';
+
+/** A command as `stratus --help` lists it. */
+export interface CommandSpec {
+  name: FlagCommand;
+  usage: string;
+  summary: string;
+}
+
+/** Every command, in the order help lists them. */
+export const COMMANDS: readonly CommandSpec[] = [
+  { name: 'serve', usage: 'stratus serve [flags]', summary: 'run the DNS API, the DNS server and the buckets (v4 API, DNS, S3) on the configured stores' },
+  { name: 'dev', usage: 'stratus dev [SCRIPT] [flags]', summary: 'run an edge script (export default { fetch(request, env, ctx) }) with the buckets of its config' },
+  { name: 'user', usage: 'stratus user add --email EMAIL [--key KEY] [flags]', summary: "create a user with an account of its own (or set an existing user's key); prints the e-mail, key and account id" },
+  { name: 'credentials', usage: 'stratus credentials [--data-dir DIR] [--json]', summary: 'print the admin e-mail, key and API token and the S3 key pair generated into the data folder' },
+];
+
+/** The top-level help: commands, then where each command's flags are. */
+export function mainHelp(version: string): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return `stratus ${version}\n\nusage: stratus <command> [flags]\n\ncommands:\n`
+    + COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}\n`).join('')
+    + `\n\`stratus <command> --help\` lists the flags of a command, each with its default and environment variable\n`
+    + `(STRATUS_<NAME>; a flag wins over its variable). \`stratus --version\` prints the version.\n`;
+}
+
+/** The help of one command: usage, summary and every flag it takes. */
+export function commandHelp(command: FlagCommand): string {
+  const spec = COMMANDS.find((c) => c.name === command)!;
+  const flags = flagsOf(command);
+  const lefts = flags.map(flagUsage);
+  const width = Math.min(34, Math.max(...lefts.map((l) => l.length)));
+  const lines = flags.map((f, i) => {
+    const left = lefts[i]!;
+    const tail = `(default: ${f.default}${f.env === false ? '' : `; env ${envName(f.name)}`})`;
+    const head = left.length > width ? `  ${left}\n  ${' '.repeat(width)}  ` : `  ${left.padEnd(width)}  `;
+    return `${head}${f.help}\n  ${' '.repeat(width)}  ${tail}\n`;
+  });
+  return `usage: ${spec.usage}\n\n${spec.summary}\n\nflags:\n${lines.join('')}`;
+}
+
+/** `--name VALUE` (or `--name` for a switch). */
+function flagUsage(f: FlagSpec): string {
+  return f.value === undefined ? `--${f.name}` : `--${f.name} ${f.value}`;
+}
+
+/** The README's flags table of `stratus serve` (Markdown), from the flag table. */
+export function readmeFlagsTable(): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const rows = flagsOf('serve').map((f) => `| \`${cell(flagUsage(f))}\` | \`${envName(f.name)}\` | ${cell(f.default)} | ${cell(f.help)} |`);
+  return ['| flag | environment variable | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,54 @@
+/**
+ * Stopping the parent stops everything: SIGTERM or SIGINT to `stratus serve` (run directly, or through npx,
+ * which forwards the signal) leaves none of its processes (DNS UDP workers included) running, and a second
+ * start on the same ports finds them free.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../dns-server/ports.js';
+import { waitUntil } from '../faults/load.js';
+import { alive, descendants, startCli, type RunningCli } from './run-cli.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+let dir: string;
+beforeAll(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-cli-stop-')); });
+afterAll(() => { fs.rmSync(dir, { recursive: true, force: true }); });
+
+/** Fixed free ports for the three listeners, two DNS workers, a fresh data folder. */
+async function serveArgs(): Promise<string[]> {
+  return ['serve', '--data-dir', fs.mkdtempSync(path.join(dir, 'd-')), '--http', `127.0.0.1:${await freePort()}`,
+    '--dns', `127.0.0.1:${await freePort()}`, '--s3', `127.0.0.1:${await freePort()}`, '--dns-workers', '2', '--log-level', 'warn'];
+}
+
+/** Sends `signal`, waits for the exit, and checks that every process it had started is gone. */
+async function stopAndCheck(running: RunningCli, signal: NodeJS.Signals, minChildren: number): Promise<number | string> {
+  const before = descendants(running.child.pid!);
+  expect(before.length, running.output()).toBeGreaterThanOrEqual(minChildren);
+  running.child.kill(signal);
+  const code = await running.exited;
+  await waitUntil(() => before.every((pid) => !alive(pid)), 30_000, `processes ${before.join(', ')} to end`);
+  return code;
+}
+
+describe('stopping stratus serve', () => {
+  it('SIGTERM and SIGINT stop the DNS workers too, and the ports are free for the next start', async () => {
+    const args = await serveArgs();
+    const first = await startCli(args);
+    expect(await stopAndCheck(first, 'SIGTERM', 2)).toBe(0);
+    expect(first.output()).toContain('stratus: stopped');
+    const second = await startCli(args);
+    expect(await stopAndCheck(second, 'SIGINT', 2)).toBe(0);
+    expect(second.output()).not.toMatch(/worker exited/);
+  });
+
+  it('through npx: SIGTERM to npx stops stratus and its workers', async () => {
+    const args = await serveArgs();
+    const viaNpx = await startCli(args, { command: ['npx', '--no-install', 'stratus'], cwd: ROOT });
+    // npx -> node dist/cli.js -> workers: at least three processes below npx.
+    await stopAndCheck(viaNpx, 'SIGTERM', 3);
+    const again = await startCli(args);
+    expect(await stopAndCheck(again, 'SIGTERM', 2)).toBe(0);
+  });
+});
