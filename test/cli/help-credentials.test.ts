@@ -50,7 +50,8 @@ describe('stratus --version and --help', () => {
 describe('stratus credentials', () => {
   it('prints the generated admin and S3 credentials whenever asked', async () => {
     const dataDir = path.join(dir, 'data');
-    const server = await startCli(['serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--dns-workers', '0', '--log-level', 'warn']);
+    const server = await startCli(['serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--dns-workers', '0', '--log-level', 'warn',
+      '--edge', 'off', '--admin', '127.0.0.1:0', '--log-format', 'pretty']);
     let first: string;
     try {
       first = server.output();

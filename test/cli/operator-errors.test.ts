@@ -19,7 +19,7 @@ afterAll(() => { fs.rmSync(dir, { recursive: true, force: true }); });
 
 /** Port-0 listeners in a fresh data folder, plus `args`. */
 const serve = (args: string[], env: Record<string, string> = {}) => runCli(['serve', '--data-dir', fs.mkdtempSync(path.join(dir, 'd-')),
-  '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--dns-workers', '0', ...args], env);
+  '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--dns-workers', '0', '--edge', 'off', '--admin', '127.0.0.1:0', ...args], env);
 
 /** Exit 2 and exactly one line on stderr (besides Node's own warnings) that matches `line`. */
 function oneLine(r: CliResult, line: RegExp): void {

@@ -19,7 +19,8 @@ afterAll(() => { fs.rmSync(dir, { recursive: true, force: true }); });
 /** Fixed free ports for the three listeners, two DNS workers, a fresh data folder. */
 async function serveArgs(): Promise<string[]> {
   return ['serve', '--data-dir', fs.mkdtempSync(path.join(dir, 'd-')), '--http', `127.0.0.1:${await freePort()}`,
-    '--dns', `127.0.0.1:${await freePort()}`, '--s3', `127.0.0.1:${await freePort()}`, '--dns-workers', '2', '--log-level', 'warn'];
+    '--dns', `127.0.0.1:${await freePort()}`, '--s3', `127.0.0.1:${await freePort()}`, '--dns-workers', '2', '--log-level', 'warn',
+    '--edge', 'off', '--admin', '127.0.0.1:0', '--log-format', 'pretty'];
 }
 
 /** Sends `signal`, waits for the exit, and checks that every process it had started is gone. */
