@@ -26,20 +26,29 @@ const MESSAGES: Record<FaultComponent, string> = {
   disk: 'disk full; writes are refused until space is freed, reads keep working',
 };
 
+/** Default of how long a component must stay up before its incident is logged as over. */
+const RECOVERY_CONFIRM_MS = 1000;
+
 /** Reachability of the database, the blob store and the disk, fed by the adapters. */
 export class HealthState {
   private readonly incidents: IncidentLog;
   private readonly state = new Map<FaultComponent, { up: boolean; since: number }>();
   private readonly now: () => number;
+  /** How long a component must stay up before its incident is logged as over (a flapping link is one incident). */
+  private readonly confirmMs: number;
+  private readonly confirming = new Map<FaultComponent, NodeJS.Timeout>();
 
-  constructor(logger: Logger, opts: { now?: () => number; summaryEveryMs?: number } = {}) {
+  constructor(logger: Logger, opts: { now?: () => number; summaryEveryMs?: number; confirmMs?: number } = {}) {
     this.now = opts.now ?? Date.now;
+    this.confirmMs = opts.confirmMs ?? RECOVERY_CONFIRM_MS;
     this.incidents = new IncidentLog(logger.child({ component: 'health' }), { now: this.now, quietMs: Number.POSITIVE_INFINITY, ...(opts.summaryEveryMs !== undefined ? { summaryEveryMs: opts.summaryEveryMs } : {}) });
   }
 
   /** Reports a fault of `component` (logged once per outage, then counted). */
   down(component: FaultComponent, err: unknown): void {
     recordBackendFault(component);
+    const pending = this.confirming.get(component);
+    if (pending) { clearTimeout(pending); this.confirming.delete(component); }
     const s = this.state.get(component);
     if (!s || s.up) this.state.set(component, { up: false, since: this.now() });
     this.incidents.failure(component, err, MESSAGES[component]);
@@ -54,7 +63,11 @@ export class HealthState {
     if (!s || s.up) return;
     if (startedAt !== undefined && startedAt < s.since) return;
     this.state.set(component, { up: true, since: this.now() });
-    this.incidents.recovered(component);
+    if (this.confirmMs <= 0) { this.incidents.recovered(component); return; }
+    // Up at once for readiness; the incident is over only if no fault follows within confirmMs.
+    const timer = setTimeout(() => { this.confirming.delete(component); this.incidents.recovered(component); }, this.confirmMs);
+    timer.unref();
+    this.confirming.set(component, timer);
   }
 
   /** True unless the latest report about `component` was a fault. */

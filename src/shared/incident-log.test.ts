@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { IncidentLog } from './incident-log.js';
 import { HealthState } from './health.js';
 
@@ -42,7 +42,7 @@ describe('IncidentLog', () => {
 describe('HealthState', () => {
   it('tracks each component: down with a count, up again once, in the snapshot', () => {
     const { logger, lines } = capture();
-    const health = new HealthState(logger);
+    const health = new HealthState(logger, { confirmMs: 0 });
     expect(health.snapshot()).toEqual({});
     health.up('database');
     health.down('database', new Error('ECONNREFUSED'));
@@ -58,7 +58,7 @@ describe('HealthState', () => {
   it('a success of an operation that began before the outage does not end it', () => {
     let now = 1_000;
     const { logger, lines } = capture();
-    const health = new HealthState(logger, { now: () => now });
+    const health = new HealthState(logger, { now: () => now, confirmMs: 0 });
     health.up('database');
     now = 2_000;
     health.down('database', new Error('ECONNREFUSED'));
@@ -68,5 +68,19 @@ describe('HealthState', () => {
     health.up('database', 2_500);
     expect(health.isUp('database')).toBe(true);
     expect(lines().filter((l) => String(l.msg).includes('incident opened'))).toHaveLength(1);
+  });
+
+  it('a component that flaps (up, then down again at once) stays one incident; it is over once it stays up', async () => {
+    const { logger, lines } = capture();
+    const health = new HealthState(logger, { confirmMs: 50 });
+    health.up('database');
+    health.down('database', new Error('ECONNRESET'));
+    health.up('database');
+    expect(health.isUp('database')).toBe(true); // readiness sees it at once
+    health.down('database', new Error('ECONNRESET'));
+    health.up('database');
+    await vi.waitFor(() => expect(lines().some((l) => String(l.msg).includes('recovered'))).toBe(true));
+    expect(lines().filter((l) => String(l.msg).includes('incident opened'))).toHaveLength(1);
+    expect(lines().find((l) => String(l.msg).includes('recovered'))).toMatchObject({ failures: 2 });
   });
 });

@@ -135,6 +135,8 @@ describe('PostgreSQL faults under load', () => {
     await binding.bucket('faults').put('binding-after', 'v');
     await binding.close();
     // One incident in the log for the whole outage, closed with its count, not a line per failed request.
+    // The incident is logged as over once the database has stayed up for a moment (HealthState's confirmation).
+    await waitUntil(() => logLines(logFrom).some((l) => l.incident === 'database' && String(l.msg).includes('recovered')), 10_000, 'the incident to close');
     const incident = logLines(logFrom).filter((l) => l.incident === 'database');
     expect(incident.filter((l) => String(l.msg).includes('incident opened')), JSON.stringify(incident)).toHaveLength(1);
     const closed = incident.find((l) => String(l.msg).includes('recovered'));
