@@ -24,6 +24,7 @@ import type {
 import { adoptLegacyBuckets, prepareDatabase, UploadState } from './sqlite-schema.js';
 import { SqliteBuckets } from './sqlite-buckets.js';
 import { listUploadRows } from './sqlite-uploads.js';
+import { dropGarbageRows, referencedBlobRows, takeGarbageRows } from './sqlite-garbage.js';
 import { OBJECT_COLUMNS, objectValues, toPart, toRecord, toUpload, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
 import { prefixUpperBound } from '../keys.js';
 
@@ -380,25 +381,15 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async takeGarbage(before: number, limit: number): Promise<string[]> {
-    return (this.q('SELECT blob_id FROM store_garbage WHERE since <= ? LIMIT ?').all(before, limit) as { blob_id: string }[]).map((r) => r.blob_id);
+    return takeGarbageRows((sql) => this.q(sql), before, limit);
   }
 
   async dropGarbage(blobIds: string[]): Promise<void> {
-    const del = this.q('DELETE FROM store_garbage WHERE blob_id = ?');
-    this.db.transaction(() => {
-      for (const id of blobIds) del.run(id);
-    })();
+    dropGarbageRows(this.db, (sql) => this.q(sql), blobIds);
   }
 
   async referencedBlobs(blobIds: string[]): Promise<Set<string>> {
-    const out = new Set<string>();
-    const inObjects = this.q('SELECT 1 FROM store_objects WHERE blob_id = ? LIMIT 1');
-    const inParts = this.q('SELECT 1 FROM store_parts WHERE blob_id = ? LIMIT 1');
-    const inGarbage = this.q('SELECT 1 FROM store_garbage WHERE blob_id = ?');
-    for (const id of blobIds) {
-      if (inObjects.get(id) || inParts.get(id) || inGarbage.get(id)) out.add(id);
-    }
-    return out;
+    return referencedBlobRows((sql) => this.q(sql), blobIds);
   }
 
   async close(): Promise<void> {
