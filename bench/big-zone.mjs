@@ -107,12 +107,12 @@ async function loopDelay(pid) {
 
 async function startStratus(dnsPort) {
   log('building Stratus');
-  const out = path.join(ROOT, 'node_modules', '.cache', 'stratus-big-zone', 'dist');
+  const out = path.join(ROOT, 'node_modules', '.cache', `stratus-big-zone-${path.basename(ROOT)}`, 'dist');
   await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out]).catch(() => {});
   fs.mkdirSync(path.join(tmp, 'loop'));
-  const child = start(process.execPath, ['--expose-gc', '--import', path.join(ROOT, 'bench', 'lib', 'loop-delay.mjs'), path.join(out, 'cli.js'), 'serve',
+  const child = start(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), '--expose-gc', '--import', path.join(ROOT, 'bench', 'lib', 'loop-delay.mjs'), path.join(out, 'cli.js'), 'serve',
     '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--dns', `127.0.0.1:${dnsPort}`, '--auth-email', EMAIL, '--auth-key', KEY,
-    '--log-level', 'warn', '--records-per-zone', String(RECORDS * 2 + 100_000)], { env: { ...process.env, STRATUS_LOOP_DELAY_DIR: path.join(tmp, 'loop') } });
+    '--edge', 'off', '--admin', '127.0.0.1:0', '--log-level', 'warn', '--records-per-zone', String(RECORDS * 2 + 100_000)], { env: { ...process.env, STRATUS_LOOP_DELAY_DIR: path.join(tmp, 'loop') } });
   const base = await waitFor('Stratus to listen', async () => /v4 API listening on (\S+)/.exec(child.output)?.[1], 60_000);
   return { base: `${base}/client/v4`.replace('/client/v4/client/v4', '/client/v4'), pid: child.pid };
 }

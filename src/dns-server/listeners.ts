@@ -23,8 +23,12 @@ export interface ListenerOptions {
 export interface Listeners {
   host: string;
   port: number;
-  /** The UDP socket (shared with UDP worker processes). */
-  udp: dgram.Socket;
+  close(): Promise<void>;
+}
+
+/** A UDP socket bound and served elsewhere (the DNS thread, udp-workers.ts). */
+export interface ExternalUdp {
+  bind(host: string, port: number): Promise<{ host: string; port: number }>;
   close(): Promise<void>;
 }
 
@@ -97,22 +101,8 @@ function serveTcpConnection(conn: net.Socket, handler: DnsHandler, opts: Listene
   });
 }
 
-/** Binds UDP and TCP on the same port (port 0: a free port both can use). */
-export async function startListeners(handler: DnsHandler, opts: ListenerOptions, logger: Logger): Promise<Listeners> {
-  let udp: dgram.Socket | undefined;
-  const tcp = net.createServer((conn) => serveTcpConnection(conn, handler, opts, logger));
-  for (let attempt = 0; ; attempt++) {
-    udp = await bindUdp(opts.host, opts.port);
-    const port = (udp.address() as AddressInfo).port;
-    try {
-      await listenTcp(tcp, opts.host, port);
-      break;
-    } catch (err) {
-      udp.close();
-      if (opts.port !== 0 || attempt > 20) throw err;
-    }
-  }
-  const socket = udp;
+/** Serves UDP on a socket of this thread. */
+function serveUdp(socket: dgram.Socket, handler: DnsHandler, logger: Logger): void {
   socket.on('error', (err) => logger.error({ err }, 'udp socket error'));
   const sendAll = (responses: Responses, port: number, address: string) => {
     for (const r of responses) socket.send(r, port, address);
@@ -130,15 +120,46 @@ export async function startListeners(handler: DnsHandler, opts: ListenerOptions,
       logger.error({ err }, 'udp packet failed');
     }
   });
-  const address = socket.address() as AddressInfo;
+}
+
+/**
+ * Binds UDP and TCP on the same port (port 0: a free port both can use). UDP is served here, or by `external`
+ * (the DNS thread) when given.
+ */
+export async function startListeners(handler: DnsHandler, opts: ListenerOptions, logger: Logger, external?: ExternalUdp): Promise<Listeners> {
+  let own: dgram.Socket | undefined;
+  const udp: ExternalUdp = external ?? {
+    async bind(host, port) {
+      own = await bindUdp(host, port);
+      const a = own.address() as AddressInfo;
+      return { host: a.address, port: a.port };
+    },
+    async close() {
+      const s = own;
+      own = undefined;
+      if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+    },
+  };
+  const tcp = net.createServer((conn) => serveTcpConnection(conn, handler, opts, logger));
+  let address: { host: string; port: number };
+  for (let attempt = 0; ; attempt++) {
+    address = await udp.bind(opts.host, opts.port);
+    try {
+      await listenTcp(tcp, opts.host, address.port);
+      break;
+    } catch (err) {
+      await udp.close();
+      if (opts.port !== 0 || attempt > 20) throw err;
+    }
+  }
+  if (own) serveUdp(own, handler, logger);
   const connections = new Set<net.Socket>();
   tcp.on('connection', (c) => { connections.add(c); c.on('close', () => connections.delete(c)); });
   return {
-    host: address.address,
+    host: address.host,
     port: address.port,
-    udp: socket,
     async close() {
-      await new Promise<void>((resolve) => socket.close(() => resolve()));
+      await udp.close();
       for (const c of connections) c.destroy();
       await new Promise<void>((resolve) => tcp.close(() => resolve()));
     },

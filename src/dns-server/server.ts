@@ -13,7 +13,6 @@ import { startListeners } from './listeners.js';
 import { notifyAll, parseNotifyTarget } from './notify.js';
 import { NotifySchedule } from './notify-schedule.js';
 import { startUdpWorkers, type UdpWorkers } from './udp-workers.js';
-import os from 'node:os';
 import { ConfigError, type LogFormat } from '../config/config.js';
 import { QueryLog } from './query-log.js';
 import { trackZoneCache } from '../ops/probes.js';
@@ -33,8 +32,8 @@ export interface DnsServerOptions {
   /** TCP idle timeout (ms). Default 10000. */
   tcpIdleMs?: number;
   /**
-   * UDP worker processes besides the main one (udp-workers.ts). Default: one per extra core, at most 3; they
-   * only run from the compiled build (under a TypeScript test runner everything is answered in-process).
+   * 0: UDP is answered on the main thread; otherwise (the default) by the DNS thread (udp-workers.ts), which
+   * only runs from the compiled build (under a TypeScript test runner everything is answered on the main thread).
    */
   udpWorkers?: number;
   /** Query access lines per second and process (query-log.ts); default 100, 0: none. */
@@ -68,20 +67,22 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   });
   let workers: UdpWorkers | undefined;
   const unsubscribe = opts.changeFeed.subscribe((change) => {
-    workers?.markStale();
     cache.apply(change);
+    workers?.sync();
   });
   try {
     await cache.loadAll();
     const logRate = opts.logRate ?? 100;
     const handler = new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate));
-    const listeners = await startListeners(handler, { host: opts.listen.host, port: opts.listen.port, tcpIdleMs: opts.tcpIdleMs ?? 10_000 }, logger);
-    const workerCount = opts.udpWorkers ?? Math.min(3, Math.max(0, os.availableParallelism() - 1));
-    workers = await startUdpWorkers({ socket: listeners.udp, count: workerCount, cache, handler, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json' });
+    workers = await startUdpWorkers({ count: opts.udpWorkers ?? 1, cache, handler, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json' });
+    const listeners = await startListeners(handler, { host: opts.listen.host, port: opts.listen.port, tcpIdleMs: opts.tcpIdleMs ?? 10_000 }, logger, workers?.udp).catch(async (err: unknown) => {
+      await workers?.close();
+      throw err;
+    });
     const untrack = trackZoneCache(cache);
     cache.startPolling(opts.pollMs ?? 2000);
     started = true;
-    logger.info({ host: listeners.host, port: listeners.port, zones: cache.all().length, udpWorkers: workers?.count ?? 0 }, 'DNS server listening');
+    logger.info({ host: listeners.host, port: listeners.port, zones: cache.all().length, dnsThread: workers !== undefined }, 'DNS server listening');
     return {
       host: listeners.host,
       port: listeners.port,
@@ -90,8 +91,8 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
         untrack();
         unsubscribe();
         notify.close();
-        await workers?.close();
         await listeners.close();
+        await workers?.close();
         await cache.close();
       },
     };

@@ -1,186 +1,203 @@
 /**
- * UDP worker processes: Node answers one datagram per event-loop turn, so on a machine with several cores
- * Stratus forks workers that read from the same UDP socket (the main process's descriptor, inherited) and
- * answer from their own copy of the zones, kept by replaying the zone cache's updates (a zone's records once
- * when it is loaded, then only changesets), sent over IPC with v8 serialization, batched once per event-loop turn.
+ * The DNS thread: a `worker_threads` worker (udp-worker.ts) that owns the UDP socket and answers from its
+ * own copy of the zones, so UDP answers do not wait for the main thread's event loop, which serves the v4
+ * API, runs imports and writes the database (on a busy 2-core machine that loop stalls for tens to hundreds
+ * of milliseconds; the thread's does not). TCP, AXFR and NOTIFY stay in the main thread.
  *
- * Freshness across processes: a shared epoch counter (epoch.ts). The main process bumps it synchronously when
- * the change feed fires (before the API responds) and whenever it applies an update the workers have not had;
- * it tells the workers the counter's value ("your copy is current") right after sending them every update so
- * far, when no zone has work queued. A worker whose copy's epoch differs from the file forwards the query to
- * the main process, which answers through the same socket (after its own zone work when some is queued). So
- * no worker answers from a copy older than an API call that has returned.
+ * The copy is kept by replaying the zone cache's updates (a zone's records once when it is loaded, then only
+ * changesets), posted on a MessagePort as soon as the cache emits them (at most {@link FLUSH_MS} of posting
+ * per event-loop turn; a big zone's copy goes out over several turns). Freshness: after posting, the main
+ * thread stores the batch's number in shared memory, and it keeps a shared "busy" flag raised while the zone
+ * cache has work queued or updates are not posted yet; both are written synchronously inside the change
+ * feed's listener, before the API call responds. The thread reads them before each query (see udp-worker.ts):
+ * it takes missing batches off the port synchronously, and while busy it forwards the query here, where it is
+ * answered after the zone work. One thread (Node 20 has no SO_REUSEPORT to share the port between several).
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import type dgram from 'node:dgram';
+import { Worker, MessageChannel, type MessagePort } from 'node:worker_threads';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../shared/logger.js';
 import { COPY_SLICE, type ZoneCache, type ZoneUpdate } from './zone-cache.js';
 import type { DnsHandler } from './handler.js';
-import { EpochFile } from './epoch.js';
+import type { ExternalUdp } from './listeners.js';
 import { queryStats, type QueryCounts } from './query-stats.js';
 import type { LogFormat } from '../config/config.js';
+import type { RecordChange } from '../dns/zone-tree.js';
 
-/** Longest run of update serialization per event-loop turn (ms). */
+/** Longest run of update posting per event-loop turn (ms). */
 const FLUSH_MS = 4;
 
-/** Messages to a worker. */
-export type WorkerMessage =
-  | { t: 'updates'; updates: ZoneUpdate[] }
-  | { t: 'epoch'; epoch: number };
+/** What the DNS thread is started with. */
+export interface ThreadInit {
+  updates: MessagePort;
+  shared: SharedArrayBuffer;
+  logLevel: string;
+  logRate: number;
+  logFormat: LogFormat;
+}
 
-/** Messages from a worker. */
-export type WorkerReport = { t: 'ready' } | { t: 'query'; msg: Uint8Array; address: string; port: number } | { t: 'stats'; counts: QueryCounts };
+/** Numbered zone updates posted to the thread. */
+export interface UpdateBatch {
+  seq: number;
+  updates: ZoneUpdate[];
+}
 
-/** Running workers. */
+/** Commands to the thread. */
+export type ThreadCommand =
+  | { t: 'bind'; host: string; port: number }
+  | { t: 'unbind' }
+  | { t: 'answer'; out: Uint8Array[]; address: string; port: number };
+
+/** Reports from the thread. */
+export type ThreadReport =
+  | { t: 'ready' }
+  | { t: 'bound'; host: string; port: number }
+  | { t: 'bind-failed'; message: string; code?: string }
+  | { t: 'unbound' }
+  | { t: 'query'; msg: Uint8Array; address: string; port: number }
+  | { t: 'stats'; counts: QueryCounts };
+
+/** A running DNS thread. */
 export interface UdpWorkers {
   count: number;
-  /** Marks every worker's copy stale (call synchronously when a change is announced). */
-  markStale(): void;
+  /** The UDP socket the thread owns, for the listeners (bind, close). */
+  udp: ExternalUdp;
+  /** Raises or lowers the busy flag after the zone cache took a change (call synchronously in the feed listener). */
+  sync(): void;
   close(): Promise<void>;
 }
 
 /** Options of {@link startUdpWorkers}. */
 export interface UdpWorkerOptions {
-  socket: dgram.Socket;
+  /** 0: no thread (the main thread answers UDP); any other value starts the one DNS thread. */
   count: number;
   cache: ZoneCache;
   handler: DnsHandler;
-  /** The edge addresses proxied records are answered with (the workers build their zones with them). */
+  /** The edge addresses proxied records are answered with (the thread builds its zones with them). */
   edge: { ipv4: readonly string[]; ipv6: readonly string[] };
   logger: Logger;
   logLevel: string;
-  /** Query access lines per second and worker (query-log.ts). */
+  /** Query access lines per second (query-log.ts). */
   logRate: number;
   logFormat: LogFormat;
 }
 
-/** Starts the workers; undefined when none can run here (count 0, no compiled worker script, no descriptor). */
+/** Starts the DNS thread; undefined when it cannot run here (count 0, no compiled thread script). */
 export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorkers | undefined> {
   if (opts.count <= 0) return undefined;
   const script = fileURLToPath(new URL('./udp-worker.js', import.meta.url));
-  const fd = socketDescriptor(opts.socket);
-  if (!fs.existsSync(script) || typeof fd !== 'number' || fd < 0) {
-    opts.logger.info('UDP workers unavailable here (no compiled worker script or socket descriptor); answering in one process');
+  if (!fs.existsSync(script)) {
+    opts.logger.info('DNS thread unavailable here (no compiled thread script); answering UDP in the main thread');
     return undefined;
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-dns-epoch-'));
-  const epoch = EpochFile.create(path.join(dir, 'epoch'));
-  const type = opts.socket.address().family === 'IPv6' ? 'udp6' : 'udp4';
-  const workers = new Set<ChildProcess>();
+  const shared = new SharedArrayBuffer(8);
+  const state = new Int32Array(shared);
+  const channel = new MessageChannel();
+  const init: ThreadInit = { updates: channel.port2, shared, logLevel: opts.logLevel, logRate: opts.logRate, logFormat: opts.logFormat };
+  const worker = new Worker(script, { workerData: init, transferList: [channel.port2] });
   let closing = false;
-
-  const broadcast = (m: WorkerMessage) => {
-    for (const w of workers) if (w.connected) w.send(m, (err) => { if (err && !closing) opts.logger.warn({ err }, 'worker IPC failed'); });
-  };
-  const answerForwarded = (m: WorkerReport) => {
-    if (m.t !== 'query') return;
+  let exited = false;
+  const waiting: Array<(m: ThreadReport) => boolean> = [];
+  const answer = (m: Extract<ThreadReport, { t: 'query' }>) => {
     const msg = Buffer.from(m.msg.buffer, m.msg.byteOffset, m.msg.byteLength);
-    const send = (out: Buffer[]) => { for (const r of out) opts.socket.send(r, m.port, m.address); };
+    const reply = (out: Buffer[]) => { if (!exited) worker.postMessage({ t: 'answer', out, address: m.address, port: m.port } satisfies ThreadCommand); };
     const out = opts.handler.handle(msg, { transport: 'udp', address: m.address });
-    if (Array.isArray(out)) send(out);
-    else out.then(send, (err: unknown) => opts.logger.error({ err }, 'forwarded answer failed'));
+    if (Array.isArray(out)) reply(out);
+    else out.then(reply, (err: unknown) => opts.logger.error({ err }, 'forwarded answer failed'));
   };
-
-  const ready: Promise<void>[] = [];
-  for (let i = 0; i < opts.count; i++) {
-    const child = fork(script, [epoch.path, opts.logLevel, type, String(opts.logRate), opts.logFormat], { stdio: ['ignore', 'inherit', 'inherit', 'ipc', fd], serialization: 'advanced' });
-    workers.add(child);
-    ready.push(new Promise<void>((resolve, reject) => {
-      child.once('error', reject);
-      child.on('message', (m: WorkerReport) => {
-        if (m.t === 'ready') resolve();
-        else if (m.t === 'stats') queryStats.add(m.counts);
-        else { try { answerForwarded(m); } catch (err) { opts.logger.error({ err }, 'forwarded query failed'); } }
-      });
-      child.once('exit', (code) => {
-        workers.delete(child);
-        if (!closing) opts.logger.error({ code }, 'DNS UDP worker exited');
-        reject(new Error(`worker exited with ${code}`));
-      });
-    }));
-  }
-  try {
-    await Promise.all(ready);
-  } catch (err) {
-    closing = true;
-    for (const w of workers) w.kill('SIGKILL');
-    epoch.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-    opts.logger.error({ err }, 'DNS UDP workers failed to start; answering in one process');
+  worker.on('message', (m: ThreadReport) => {
+    try {
+      if (m.t === 'query') answer(m);
+      else if (m.t === 'stats') queryStats.add(m.counts);
+      else {
+        const i = waiting.findIndex((w) => w(m));
+        if (i >= 0) waiting.splice(i, 1);
+      }
+    } catch (err) {
+      opts.logger.error({ err }, 'DNS thread message failed');
+    }
+  });
+  worker.on('error', (err) => opts.logger.error({ err }, 'DNS thread failed'));
+  worker.once('exit', (code) => {
+    exited = true;
+    for (const w of waiting.splice(0)) w({ t: 'bind-failed', message: `DNS thread exited with ${code}` });
+    if (!closing) opts.logger.error({ code }, 'DNS thread exited; UDP queries are no longer answered');
+  });
+  /** Resolves with the first report `pick` accepts (or a bind failure when the thread exits). */
+  const next = <T extends ThreadReport>(pick: (m: ThreadReport) => m is T): Promise<T | Extract<ThreadReport, { t: 'bind-failed' }>> => new Promise((resolve) => {
+    if (exited) { resolve({ t: 'bind-failed', message: 'DNS thread exited' }); return; }
+    waiting.push((m) => {
+      if (pick(m)) { resolve(m); return true; }
+      if (m.t === 'bind-failed') { resolve(m); return true; }
+      return false;
+    });
+  });
+  const ready = await next((m): m is Extract<ThreadReport, { t: 'ready' }> => m.t === 'ready');
+  if (ready.t !== 'ready') {
+    opts.logger.error({ reason: ready.message }, 'DNS thread failed to start; answering UDP in the main thread');
     return undefined;
   }
 
-  // The last epoch the workers were told is current. Once the file differs from it, every worker copy is stale
-  // already, so later changes need not write the file again (one write per burst of writes, not per write).
-  let told = epoch.current;
-  // Workers start at no epoch: the first flush tells them the current one even when there is nothing to send.
-  let announced = false;
-  const stale = () => { if (epoch.current === told) epoch.bump(); };
-  // Updates not sent yet: sent once per event-loop turn, for at most FLUSH_MS of serialization per turn (a big
-  // zone's copy goes out over several turns), then the epoch, once all are sent and no zone has work queued.
+  let seq = 0;
   let unsent: ZoneUpdate[] = [];
-  let flushing = false;
+  let scheduled = false;
+  const setBusy = () => { Atomics.store(state, 1, unsent.length > 0 || opts.cache.busy ? 1 : 0); };
   const flush = () => {
-    flushing = false;
+    scheduled = false;
     const end = performance.now() + FLUSH_MS;
     let sent = 0;
-    while (sent < unsent.length && performance.now() < end) broadcast({ t: 'updates', updates: [unsent[sent++]!] });
-    unsent = unsent.slice(sent);
-    if (unsent.length) { schedule(); return; }
-    if (opts.cache.busy || (announced && told === epoch.current)) return;
-    announced = true;
-    told = epoch.current;
-    broadcast({ t: 'epoch', epoch: told });
-  };
-  const schedule = () => {
-    if (flushing) return;
-    flushing = true;
-    setImmediate(flush);
+    while (sent < unsent.length && (sent === 0 || performance.now() < end)) {
+      channel.port1.postMessage({ seq: ++seq, updates: [unsent[sent++]!] } satisfies UpdateBatch);
+      Atomics.store(state, 0, seq);
+    }
+    unsent = sent === unsent.length ? [] : unsent.slice(sent);
+    if (unsent.length && !scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+    setBusy();
   };
   for (const tree of opts.cache.all()) {
     unsent.push({ t: 'reset', zone: tree.zoneFields, edge: opts.edge });
-    const records = [...tree.records()].map((r) => ({ id: r.id, before: null, after: r }));
-    for (let i = 0; i < records.length; i += COPY_SLICE) unsent.push({ t: 'changes', zoneId: tree.zoneId, serial: tree.serial, records: records.slice(i, i + COPY_SLICE) });
-    stale();
+    let slice: RecordChange[] = [];
+    for (const r of tree.records()) {
+      slice.push({ id: r.id, before: null, after: r });
+      if (slice.length === COPY_SLICE) { unsent.push({ t: 'changes', zoneId: tree.zoneId, serial: tree.serial, records: slice }); slice = []; }
+    }
+    if (slice.length) unsent.push({ t: 'changes', zoneId: tree.zoneId, serial: tree.serial, records: slice });
   }
-  schedule();
+  setBusy();
+  flush();
   opts.cache.onUpdate((u) => {
-    stale();
     unsent.push(u);
-    schedule();
+    if (!scheduled) flush();
+    else setBusy();
   });
-  opts.cache.onIdle(schedule);
+  opts.cache.onIdle(setBusy);
 
-  return {
-    count: workers.size,
-    markStale: stale,
+  const udp: ExternalUdp = {
+    async bind(host, port) {
+      const bound = next((m): m is Extract<ThreadReport, { t: 'bound' }> => m.t === 'bound');
+      worker.postMessage({ t: 'bind', host, port } satisfies ThreadCommand);
+      const r = await bound;
+      if (r.t === 'bound') return { host: r.host, port: r.port };
+      throw Object.assign(new Error(r.message), { code: r.code });
+    },
     async close() {
-      closing = true;
-      await Promise.all([...workers].map((w) => new Promise<void>((resolve) => {
-        if (w.exitCode !== null) { resolve(); return; }
-        w.once('exit', () => resolve());
-        w.kill('SIGTERM');
-      })));
-      epoch.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      if (exited) return;
+      const done = next((m): m is Extract<ThreadReport, { t: 'unbound' }> => m.t === 'unbound');
+      worker.postMessage({ t: 'unbind' } satisfies ThreadCommand);
+      await done;
     },
   };
-}
-
-/**
- * The OS descriptor of a bound UDP socket, or undefined. Node has no public accessor: the socket's internal
- * state object (keyed by a symbol) holds the handle. Read there rather than through the `_handle` getter, which
- * prints a deprecation warning (DEP0112) in every server start.
- */
-function socketDescriptor(socket: dgram.Socket): number | undefined {
-  const holder = socket as unknown as Record<symbol, unknown>;
-  for (const key of Object.getOwnPropertySymbols(socket)) {
-    const state = holder[key] as { handle?: { fd?: unknown } } | undefined;
-    if (state && typeof state === 'object' && 'handle' in state && typeof state.handle?.fd === 'number') return state.handle.fd;
-  }
-  return undefined;
+  return {
+    count: 1,
+    udp,
+    sync: setBusy,
+    async close() {
+      closing = true;
+      channel.port1.close();
+      await worker.terminate();
+    },
+  };
 }

@@ -71,7 +71,7 @@ describe('log format of stratus serve', () => {
     expect(Object.keys(s3).some((k) => /secret/i.test(k))).toBe(true);
     for (const secret of [creds.key, creds.api_token, ...Object.entries(s3).filter(([k]) => /secret/i.test(k)).map(([, v]) => v)]) expect(out()).not.toContain(secret);
 
-    // Queries answered by the UDP worker processes are logged (JSON) and counted in the main process's metrics.
+    // Queries answered by the DNS thread are logged (JSON) and counted in the main thread's metrics.
     const before = out().length;
     for (let i = 0; i < 40; i++) await udpQuery(dnsPort, i + 1);
     const refusedA = async () => {
@@ -79,10 +79,10 @@ describe('log format of stratus serve', () => {
       const line = text.split('\n').find((l) => l.startsWith('stratus_dns_queries_total{transport="udp",qtype="A",rcode="REFUSED"}'));
       return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
     };
-    await waitUntil(async () => (await refusedA()) >= 40, 30_000, 'the workers\' counts in /metrics');
+    await waitUntil(async () => (await refusedA()) >= 40, 30_000, 'the DNS thread\'s counts in /metrics');
     const dnsLines = out().slice(before).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.listener === 'dns' && l.component === 'access');
     expect(dnsLines.length).toBeGreaterThanOrEqual(40);
-    expect(dnsLines.some((l) => typeof l.pid === 'number'), 'lines written by a worker process').toBe(true);
+    expect(dnsLines.some((l) => l.thread === 'dns'), 'lines written by the DNS thread').toBe(true);
     expect(dnsLines[0]).toMatchObject({ method: 'QUERY', route: 'A', status: 'REFUSED', transport: 'udp', name: 'x.invalid' });
   }, 120_000);
 
