@@ -38,7 +38,7 @@ const EMAIL = 'bench@example.com';
 const KEY = '0123456789abcdef0123456789abcdef01234';
 
 if (!isMainThread) queryLoad(workerData).then((r) => parentPort.postMessage(r));
-else main().catch((err) => { console.error(err); for (const c of children) console.error(`--- ${c.spawnargs.slice(0, 3).join(' ')}\n${c.output.slice(-3000)}`); process.exitCode = 1; }).finally(() => { cleanup(); process.exit(); });
+else main().catch((err) => { console.error(err); for (const c of children) console.error(`--- ${c.spawnargs.slice(0, 3).join(' ')}\n${c.output.slice(-3000)}`); process.exitCode = 1; }).finally(async () => { await stopStratus(); cleanup(); process.exit(); });
 
 const tmp = isMainThread ? fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-big-zone-')) : '';
 const children = [];
@@ -52,6 +52,15 @@ function start(cmd, args, opts = {}) {
   child.stderr.on('data', (d) => { child.output = (child.output + d).slice(-20_000); });
   children.push(child);
   return child;
+}
+
+/** Stops Stratus with SIGTERM (so a --cpu-prof given in BENCH_NODE_ARGS is written), SIGKILL after 20 s. */
+async function stopStratus() {
+  const s = children[0];
+  if (!s || s.exitCode !== null) return;
+  s.kill('SIGTERM');
+  await Promise.race([new Promise((r) => s.once('exit', r)), new Promise((r) => setTimeout(r, 20_000))]);
+  if (process.env.BENCH_KEEP_LOG) fs.writeFileSync(process.env.BENCH_KEEP_LOG, s.output);
 }
 
 function cleanup() {
