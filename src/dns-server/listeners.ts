@@ -26,6 +26,9 @@ export interface Listeners {
   close(): Promise<void>;
 }
 
+/** What answers the queries (the DNS handler of this thread, or the DNS thread). */
+export type QueryHandler = Pick<DnsHandler, 'handle'>;
+
 /** A UDP socket bound and served elsewhere (the DNS thread, udp-workers.ts). */
 export interface ExternalUdp {
   bind(host: string, port: number): Promise<{ host: string; port: number }>;
@@ -68,7 +71,7 @@ function listenTcp(server: net.Server, host: string, port: number): Promise<void
   });
 }
 
-function serveTcpConnection(conn: net.Socket, handler: DnsHandler, opts: ListenerOptions, logger: Logger): void {
+function serveTcpConnection(conn: net.Socket, handler: QueryHandler, opts: ListenerOptions, logger: Logger): void {
   let pending: Buffer = Buffer.alloc(0);
   conn.setNoDelay(true);
   conn.setTimeout(opts.tcpIdleMs, () => conn.destroy());
@@ -102,7 +105,7 @@ function serveTcpConnection(conn: net.Socket, handler: DnsHandler, opts: Listene
 }
 
 /** Serves UDP on a socket of this thread. */
-function serveUdp(socket: dgram.Socket, handler: DnsHandler, logger: Logger): void {
+function serveUdp(socket: dgram.Socket, handler: QueryHandler, logger: Logger): void {
   socket.on('error', (err) => logger.error({ err }, 'udp socket error'));
   const sendAll = (responses: Responses, port: number, address: string) => {
     for (const r of responses) socket.send(r, port, address);
@@ -126,7 +129,7 @@ function serveUdp(socket: dgram.Socket, handler: DnsHandler, logger: Logger): vo
  * Binds UDP and TCP on the same port (port 0: a free port both can use). UDP is served here, or by `external`
  * (the DNS thread) when given.
  */
-export async function startListeners(handler: DnsHandler, opts: ListenerOptions, logger: Logger, external?: ExternalUdp): Promise<Listeners> {
+export async function startListeners(handler: QueryHandler, opts: ListenerOptions, logger: Logger, external?: ExternalUdp): Promise<Listeners> {
   let own: dgram.Socket | undefined;
   const udp: ExternalUdp = external ?? {
     async bind(host, port) {

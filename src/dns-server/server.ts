@@ -12,7 +12,7 @@ import { DnsHandler } from './handler.js';
 import { startListeners } from './listeners.js';
 import { notifyAll, parseNotifyTarget } from './notify.js';
 import { NotifySchedule } from './notify-schedule.js';
-import { startUdpWorkers, type UdpWorkers } from './udp-workers.js';
+import { dnsThreadAvailable, startUdpWorkers, type UdpWorkers } from './udp-workers.js';
 import { ConfigError, type LogFormat } from '../config/config.js';
 import { QueryLog } from './query-log.js';
 import { trackZoneCache } from '../ops/probes.js';
@@ -62,23 +62,25 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   });
   let started = false;
   const notify = new NotifySchedule((zone) => notifyAll(zone, targets, logger));
+  // With the DNS thread, the zones' records live in the thread only; this thread keeps their fields (mirrors).
+  const threaded = dnsThreadAvailable(opts.udpWorkers ?? 1);
   const cache = new ZoneCache(opts.db, { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, (zone) => {
     if (started && targets.length) notify.changed(zone);
-  });
+  }, { mirror: threaded });
   let workers: UdpWorkers | undefined;
   const unsubscribe = opts.changeFeed.subscribe((change) => {
     cache.apply(change);
     workers?.sync();
   });
   try {
-    await cache.loadAll();
     const logRate = opts.logRate ?? 100;
-    const handler = new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate));
-    workers = await startUdpWorkers({ count: opts.udpWorkers ?? 1, cache, handler, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json' });
-    const listeners = await startListeners(handler, { host: opts.listen.host, port: opts.listen.port, tcpIdleMs: opts.tcpIdleMs ?? 10_000 }, logger, workers?.udp).catch(async (err: unknown) => {
-      await workers?.close();
-      throw err;
-    });
+    if (threaded) {
+      workers = await startUdpWorkers({ count: 1, cache, transferAllow: opts.transferAllow, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json' });
+      if (!workers) throw new Error('the DNS thread failed to start');
+    }
+    await cache.loadAll();
+    const handler = workers ?? new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate));
+    const listeners = await startListeners(handler, { host: opts.listen.host, port: opts.listen.port, tcpIdleMs: opts.tcpIdleMs ?? 10_000 }, logger, workers?.udp);
     const untrack = trackZoneCache(cache);
     cache.startPolling(opts.pollMs ?? 2000);
     started = true;
@@ -99,6 +101,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   } catch (err) {
     unsubscribe();
     await cache.close();
+    await workers?.close();
     throw err;
   }
 }

@@ -3,12 +3,15 @@
  * socket, keeps its own copy of the zones by replaying the zone cache's updates, and answers from it, so UDP
  * answers never wait for the main thread's event loop (which serves the v4 API and writes the database).
  *
+ * It also answers the TCP queries the main thread hands it (TCP connections and AXFR stay there), since the
+ * main thread keeps no records (zone-mirror.ts).
+ *
  * Freshness: updates arrive on a MessagePort, numbered; the main thread stores the number of the last one it
  * posted in shared memory right after posting it (synchronously, before the API call that caused it
- * responds), and raises a shared "busy" flag while it has zone work queued (a big changeset, a load). Before
- * each query the thread reads both: when busy, it forwards the query to the main thread (which answers after
- * its zone work); when its copy is behind, it takes the missing updates off the port synchronously
- * (`receiveMessageOnPort`) and answers. So no answer is older than an API call that returned before the query.
+ * responds). Batches also carry which zones have work queued in the main thread (a big changeset, a load).
+ * Before each query the thread takes the missing updates off the port synchronously (`receiveMessageOnPort`)
+ * and answers, unless the query's zone has work queued: then the query is held until the updates finishing
+ * that work arrive. So no answer is older than an API call that returned before the query.
  */
 import dgram from 'node:dgram';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
@@ -22,9 +25,10 @@ import type { ThreadCommand, ThreadInit, UpdateBatch } from './udp-workers.js';
 import { QueryLog } from './query-log.js';
 import { queryStats } from './query-stats.js';
 
-/** The thread's copy of the zones. */
+/** The thread's copy of the zones, and the trees of zones being loaded (staged until their `reset`). */
 class WorkerZones implements SnapshotSource {
   private readonly zones = new ZoneSet<ZoneTree>();
+  private readonly staged = new Map<string, ZoneTree>();
 
   find(qname: string): ZoneTree | undefined {
     return this.zones.find(qname);
@@ -40,9 +44,23 @@ class WorkerZones implements SnapshotSource {
 
   /** Replays one update of the main thread's zone cache. */
   apply(u: ZoneUpdate): void {
-    if (u.t === 'reset') { this.zones.put(new ZoneTree(u.zone, u.edge)); return; }
-    if (u.t === 'remove') { this.zones.remove(u.zoneId); return; }
-    const tree = this.zones.get(u.t === 'zone' ? u.zone.id : u.zoneId);
+    if (u.t === 'stage') { this.staged.set(u.zone.id, new ZoneTree(u.zone, u.edge)); return; }
+    if (u.t === 'reset') {
+      const staged = this.staged.get(u.zone.id);
+      this.staged.delete(u.zone.id);
+      if (staged) for (const s of staged.skipped) logger.warn({ zoneId: u.zone.id, recordId: s.id, reason: s.reason }, 'record not served');
+      this.zones.put(staged ?? new ZoneTree(u.zone, u.edge));
+      return;
+    }
+    if (u.t === 'remove') { this.staged.delete(u.zoneId); this.zones.remove(u.zoneId); return; }
+    const id = u.t === 'zone' ? u.zone.id : u.zoneId;
+    if (u.staged) {
+      const tree = this.staged.get(id);
+      if (tree && u.t === 'zone') tree.setZone(u.zone);
+      else if (tree && u.t === 'changes') tree.apply(u.records, u.serial);
+      return;
+    }
+    const tree = this.zones.get(id);
     if (!tree) return;
     const report = u.t === 'zone' ? tree.setZone(u.zone) : tree.apply(u.records, u.serial);
     this.zones.invalidate(report.wholeZone ? { zoneId: tree.zoneId } : { zoneId: tree.zoneId, names: report.names });
@@ -52,29 +70,39 @@ class WorkerZones implements SnapshotSource {
 const init = workerData as ThreadInit;
 const parent = parentPort!;
 const updates: MessagePort = init.updates;
-/** [0]: number of the last update batch posted; [1]: 1 while the main thread has zone work queued. */
+/** [0]: number of the last update batch posted; [1]: 1 while updates wait to be posted (every query waits). */
 const state = new Int32Array(init.shared);
 const rootLogger = createLogger(init.logLevel, init.logFormat);
 const logger = rootLogger.child({ component: 'dns-thread' });
 const zones = new WorkerZones();
-const handler = new DnsHandler(zones, [], logger, new QueryLog(rootLogger.child({ thread: 'dns' }), init.logRate));
+const handler = new DnsHandler(zones, init.transferAllow, logger, new QueryLog(rootLogger.child({ thread: 'dns' }), init.logRate));
 /** Counts of the queries answered here go to the main thread, which exposes them (query-stats.ts). */
 const STATS_EVERY_MS = 1000;
 setInterval(() => { if (!queryStats.idle) parent.postMessage({ t: 'stats', counts: queryStats.drain() }); }, STATS_EVERY_MS).unref();
+/** Queries held while their zone has work queued in the main thread, at most this many (UDP ones beyond are dropped). */
+const MAX_WAITING = 10_000;
+/** How often held queries are looked at again (ms), besides whenever an update arrives. */
+const RECHECK_MS = 2;
 
 let applied = 0;
+/** Zones whose queries wait (work queued in the main thread), and whether names in no zone wait. */
+let blocking: { ids: Set<string>; unborn: boolean } = { ids: new Set(), unborn: false };
 function take(batch: UpdateBatch): void {
   try {
     for (const u of batch.updates) zones.apply(u);
   } catch (err) {
     logger.error({ err }, 'zone update failed in the DNS thread');
   }
+  if (batch.blocking) blocking = { ids: new Set(batch.blocking.zoneIds), unborn: batch.blocking.unborn };
   applied = batch.seq;
 }
-updates.on('message', take);
+updates.on('message', (batch: UpdateBatch) => {
+  take(batch);
+  if (waiting.length) answerWaiting();
+});
 
-/** True when the copy holds every update posted so far (taking the missing ones now) and no zone work is queued. */
-function current(): boolean {
+/** Takes every update posted so far (synchronously); false when some are not posted yet. */
+function catchUp(): boolean {
   if (Atomics.load(state, 1) !== 0) return false;
   const target = Atomics.load(state, 0);
   while (applied < target) {
@@ -83,6 +111,59 @@ function current(): boolean {
     take(next.message as UpdateBatch);
   }
   return true;
+}
+
+/** The question name of a query, lowercase, without the trailing dot ('' when unreadable). */
+function questionName(msg: Uint8Array): string {
+  const labels: string[] = [];
+  let o = 12;
+  while (o < msg.length) {
+    const len = msg[o]!;
+    if (len === 0 || len > 63 || o + 1 + len > msg.length) break;
+    labels.push(Buffer.from(msg.buffer, msg.byteOffset + o + 1, len).toString('latin1').toLowerCase());
+    o += 1 + len;
+  }
+  return labels.join('.');
+}
+
+/** True when the copy is current for this query: every update taken, and its zone has no work queued. */
+function current(msg: Uint8Array): boolean {
+  if (!catchUp()) return false;
+  if (blocking.ids.size === 0 && !blocking.unborn) return true;
+  const zone = zones.find(questionName(msg));
+  return zone ? !blocking.ids.has(zone.zoneId) : !blocking.unborn;
+}
+
+interface Waiting { msg: Uint8Array; address: string; transport: 'udp' | 'tcp'; reply: (out: Uint8Array[]) => void }
+let waiting: Waiting[] = [];
+let recheck: NodeJS.Timeout | undefined;
+
+function answer(q: Waiting): void {
+  const out = handler.handle(q.msg, { transport: q.transport, address: q.address });
+  if (Array.isArray(out)) q.reply(out);
+  else out.then(q.reply, (err: unknown) => logger.error({ err }, 'answer failed'));
+}
+
+function answerWaiting(): void {
+  const still: Waiting[] = [];
+  for (const q of waiting) {
+    try {
+      if (current(q.msg)) answer(q);
+      else still.push(q);
+    } catch (err) {
+      logger.error({ err }, 'held query failed');
+    }
+  }
+  waiting = still;
+  if (waiting.length && !recheck) recheck = setTimeout(() => { recheck = undefined; answerWaiting(); }, RECHECK_MS);
+}
+
+/** Answers a query now, or holds it until its zone is current. */
+function query(q: Waiting): void {
+  if (waiting.length === 0 && current(q.msg)) { answer(q); return; }
+  if (waiting.length >= MAX_WAITING && q.transport === 'udp') return;
+  waiting.push(q);
+  answerWaiting();
 }
 
 let socket: dgram.Socket | undefined;
@@ -103,13 +184,7 @@ function bind(host: string, port: number): void {
   });
   s.on('message', (msg, rinfo) => {
     try {
-      if (!current()) {
-        parent.postMessage({ t: 'query', msg, address: rinfo.address, port: rinfo.port });
-        return;
-      }
-      const out = handler.handle(msg, { transport: 'udp', address: rinfo.address });
-      if (Array.isArray(out)) send(out, rinfo.port, rinfo.address);
-      else out.then((r) => send(r, rinfo.port, rinfo.address), (err: unknown) => logger.error({ err }, 'udp answer failed'));
+      query({ msg, address: rinfo.address, transport: 'udp', reply: (out) => send(out, rinfo.port, rinfo.address) });
     } catch (err) {
       logger.error({ err }, 'udp packet failed');
     }
@@ -118,7 +193,7 @@ function bind(host: string, port: number): void {
 
 parent.on('message', (m: ThreadCommand) => {
   try {
-    if (m.t === 'answer') send(m.out, m.port, m.address);
+    if (m.t === 'ask') query({ msg: m.msg, address: m.address, transport: 'tcp', reply: (out) => parent.postMessage({ t: 'reply', id: m.id, out }) });
     else if (m.t === 'bind') bind(m.host, m.port);
     else if (m.t === 'unbind') {
       const s = socket;

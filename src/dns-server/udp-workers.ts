@@ -1,24 +1,24 @@
 /**
- * The DNS thread: a `worker_threads` worker (udp-worker.ts) that owns the UDP socket and answers from its
- * own copy of the zones, so UDP answers do not wait for the main thread's event loop, which serves the v4
- * API, runs imports and writes the database (on a busy 2-core machine that loop stalls for tens to hundreds
- * of milliseconds; the thread's does not). TCP, AXFR and NOTIFY stay in the main thread.
+ * The DNS thread: a `worker_threads` worker (udp-worker.ts) that owns the UDP socket, answers every query
+ * (UDP, and the TCP queries and AXFR the main thread's listener hands it) and holds the zones' records, once:
+ * the main thread keeps only their fields (zone-mirror.ts). So answers do not wait for the main thread's event
+ * loop, which serves the v4 API, runs imports and writes the database (on a busy 2-core machine that loop
+ * stalls for tens to hundreds of milliseconds; the thread's does not), and a zone costs its memory once.
  *
- * The copy is kept by replaying the zone cache's updates (a zone's records once when it is loaded, then only
- * changesets), posted on a MessagePort as soon as the cache emits them (at most {@link FLUSH_MS} of posting
- * per event-loop turn; a big zone's copy goes out over several turns). Freshness: after posting, the main
- * thread stores the batch's number in shared memory, and it keeps a shared "busy" flag raised while the zone
- * cache has work queued or updates are not posted yet; both are written synchronously inside the change
- * feed's listener, before the API call responds. The thread reads them before each query (see udp-worker.ts):
- * it takes missing batches off the port synchronously, and while busy it forwards the query here, where it is
- * answered after the zone work. One thread (Node 20 has no SO_REUSEPORT to share the port between several).
+ * The thread's zones are built by replaying the zone cache's updates (a zone's load as staged changes, then
+ * changesets), posted on a MessagePort as soon as the cache emits them (at most {@link FLUSH_MS} of posting per
+ * event-loop turn; a backlog goes out over the next turns). Freshness: after posting, the main thread stores
+ * the batch's number in shared memory, and batches carry which zones have work queued (`ZoneCache.blocking`);
+ * both are done synchronously inside the change feed's listener, before the API call responds. The thread
+ * takes missing batches off the port synchronously before each query and holds the queries of zones with work
+ * queued until it is done (see udp-worker.ts). One thread (Node 20 has no SO_REUSEPORT to share the port).
  */
 import { Worker, MessageChannel, type MessagePort } from 'node:worker_threads';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../shared/logger.js';
 import { COPY_SLICE, type ZoneCache, type ZoneUpdate } from './zone-cache.js';
-import type { DnsHandler } from './handler.js';
+import type { QueryOrigin, Responses } from './handler.js';
 import type { ExternalUdp } from './listeners.js';
 import { queryStats, type QueryCounts } from './query-stats.js';
 import type { LogFormat } from '../config/config.js';
@@ -31,22 +31,24 @@ const FLUSH_MS = 4;
 export interface ThreadInit {
   updates: MessagePort;
   shared: SharedArrayBuffer;
+  transferAllow: readonly string[];
   logLevel: string;
   logRate: number;
   logFormat: LogFormat;
 }
 
-/** Numbered zone updates posted to the thread. */
+/** Numbered zone updates posted to the thread, with the zones whose queries wait when that changed. */
 export interface UpdateBatch {
   seq: number;
   updates: ZoneUpdate[];
+  blocking?: { zoneIds: string[]; unborn: boolean };
 }
 
 /** Commands to the thread. */
 export type ThreadCommand =
   | { t: 'bind'; host: string; port: number }
   | { t: 'unbind' }
-  | { t: 'answer'; out: Uint8Array[]; address: string; port: number };
+  | { t: 'ask'; id: number; msg: Uint8Array; address: string };
 
 /** Reports from the thread. */
 export type ThreadReport =
@@ -54,7 +56,7 @@ export type ThreadReport =
   | { t: 'bound'; host: string; port: number }
   | { t: 'bind-failed'; message: string; code?: string }
   | { t: 'unbound' }
-  | { t: 'query'; msg: Uint8Array; address: string; port: number }
+  | { t: 'reply'; id: number; out: Uint8Array[] }
   | { t: 'stats'; counts: QueryCounts };
 
 /** A running DNS thread. */
@@ -62,7 +64,9 @@ export interface UdpWorkers {
   count: number;
   /** The UDP socket the thread owns, for the listeners (bind, close). */
   udp: ExternalUdp;
-  /** Raises or lowers the busy flag after the zone cache took a change (call synchronously in the feed listener). */
+  /** Answers a query (TCP, AXFR) in the thread. */
+  handle(msg: Buffer, origin: QueryOrigin): Promise<Responses>;
+  /** Tells the thread which zones wait after the zone cache took a change (call synchronously in the feed listener). */
   sync(): void;
   close(): Promise<void>;
 }
@@ -72,7 +76,8 @@ export interface UdpWorkerOptions {
   /** 0: no thread (the main thread answers UDP); any other value starts the one DNS thread. */
   count: number;
   cache: ZoneCache;
-  handler: DnsHandler;
+  /** AXFR allow-list (the thread answers transfers too). */
+  transferAllow: readonly string[];
   /** The edge addresses proxied records are answered with (the thread builds its zones with them). */
   edge: { ipv4: readonly string[]; ipv6: readonly string[] };
   logger: Logger;
@@ -82,32 +87,37 @@ export interface UdpWorkerOptions {
   logFormat: LogFormat;
 }
 
-/** Starts the DNS thread; undefined when it cannot run here (count 0, no compiled thread script). */
+const SCRIPT = fileURLToPath(new URL('./udp-worker.js', import.meta.url));
+
+/** True when the DNS thread can run here (count above 0 and the compiled thread script present). */
+export function dnsThreadAvailable(count: number): boolean {
+  return count > 0 && fs.existsSync(SCRIPT);
+}
+
+/** Starts the DNS thread; undefined when it cannot run here (see {@link dnsThreadAvailable}) or fails to start. */
 export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorkers | undefined> {
-  if (opts.count <= 0) return undefined;
-  const script = fileURLToPath(new URL('./udp-worker.js', import.meta.url));
-  if (!fs.existsSync(script)) {
-    opts.logger.info('DNS thread unavailable here (no compiled thread script); answering UDP in the main thread');
+  if (!dnsThreadAvailable(opts.count)) {
+    if (opts.count > 0) opts.logger.info('DNS thread unavailable here (no compiled thread script); answering in the main thread');
     return undefined;
   }
+  const script = SCRIPT;
   const shared = new SharedArrayBuffer(8);
   const state = new Int32Array(shared);
   const channel = new MessageChannel();
-  const init: ThreadInit = { updates: channel.port2, shared, logLevel: opts.logLevel, logRate: opts.logRate, logFormat: opts.logFormat };
+  const init: ThreadInit = { updates: channel.port2, shared, transferAllow: opts.transferAllow, logLevel: opts.logLevel, logRate: opts.logRate, logFormat: opts.logFormat };
   const worker = new Worker(script, { workerData: init, transferList: [channel.port2] });
   let closing = false;
   let exited = false;
   const waiting: Array<(m: ThreadReport) => boolean> = [];
-  const answer = (m: Extract<ThreadReport, { t: 'query' }>) => {
-    const msg = Buffer.from(m.msg.buffer, m.msg.byteOffset, m.msg.byteLength);
-    const reply = (out: Buffer[]) => { if (!exited) worker.postMessage({ t: 'answer', out, address: m.address, port: m.port } satisfies ThreadCommand); };
-    const out = opts.handler.handle(msg, { transport: 'udp', address: m.address });
-    if (Array.isArray(out)) reply(out);
-    else out.then(reply, (err: unknown) => opts.logger.error({ err }, 'forwarded answer failed'));
-  };
+  const asks = new Map<number, (out: Responses) => void>();
+  let askId = 0;
   worker.on('message', (m: ThreadReport) => {
     try {
-      if (m.t === 'query') answer(m);
+      if (m.t === 'reply') {
+        const done = asks.get(m.id);
+        asks.delete(m.id);
+        done?.(m.out.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
+      }
       else if (m.t === 'stats') queryStats.add(m.counts);
       else {
         const i = waiting.findIndex((w) => w(m));
@@ -121,6 +131,8 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
   worker.once('exit', (code) => {
     exited = true;
     for (const w of waiting.splice(0)) w({ t: 'bind-failed', message: `DNS thread exited with ${code}` });
+    for (const done of asks.values()) done([]);
+    asks.clear();
     if (!closing) opts.logger.error({ code }, 'DNS thread exited; UDP queries are no longer answered');
   });
   /** Resolves with the first report `pick` accepts (or a bind failure when the thread exits). */
@@ -141,15 +153,25 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
   let seq = 0;
   let unsent: ZoneUpdate[] = [];
   let scheduled = false;
-  const setBusy = () => { Atomics.store(state, 1, unsent.length > 0 || opts.cache.busy ? 1 : 0); };
+  let told = '';
+  const post = (batch: Omit<UpdateBatch, 'seq'>) => {
+    channel.port1.postMessage({ seq: ++seq, ...batch } satisfies UpdateBatch);
+    Atomics.store(state, 0, seq);
+  };
+  /** Flags unposted updates (every query waits), and tells the thread which zones wait when that changed. */
+  const setBusy = () => {
+    Atomics.store(state, 1, unsent.length > 0 ? 1 : 0);
+    const blocking = opts.cache.blocking();
+    const key = `${blocking.unborn} ${blocking.zoneIds.join(' ')}`;
+    if (key === told) return;
+    told = key;
+    post({ updates: [], blocking });
+  };
   const flush = () => {
     scheduled = false;
     const end = performance.now() + FLUSH_MS;
     let sent = 0;
-    while (sent < unsent.length && (sent === 0 || performance.now() < end)) {
-      channel.port1.postMessage({ seq: ++seq, updates: [unsent[sent++]!] } satisfies UpdateBatch);
-      Atomics.store(state, 0, seq);
-    }
+    while (sent < unsent.length && (sent === 0 || performance.now() < end)) post({ updates: [unsent[sent++]!] });
     unsent = sent === unsent.length ? [] : unsent.slice(sent);
     if (unsent.length && !scheduled) {
       scheduled = true;
@@ -193,6 +215,14 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
   return {
     count: 1,
     udp,
+    handle(msg, origin) {
+      if (exited) return Promise.resolve([]);
+      const id = ++askId;
+      return new Promise<Responses>((resolve) => {
+        asks.set(id, resolve);
+        worker.postMessage({ t: 'ask', id, msg, address: origin.address } satisfies ThreadCommand);
+      });
+    },
     sync: setBusy,
     async close() {
       closing = true;

@@ -26,7 +26,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
 import type { EdgeAddresses, SnapshotZone } from '../dns/snapshot.js';
-import type { ChangeReport, RecordChange, ZoneTree } from '../dns/zone-tree.js';
+import { ZoneTree, type ChangeReport, type RecordChange } from '../dns/zone-tree.js';
+import { mirrorFactory, type ImageFactory, type ZoneImage } from './zone-mirror.js';
 import type { ZoneChange } from '../zones/change-feed.js';
 import { pruneChanges, type LoggedChange } from '../zones/change-log.js';
 import { ZoneSet, type Invalidation } from './zone-set.js';
@@ -36,11 +37,16 @@ import { faultOf } from '../shared/faults.js';
 import { IncidentLog } from '../shared/incident-log.js';
 import { recordZoneBuild } from '../ops/probes.js';
 
-/** A change of the served image, as UDP workers replay it. */
+/**
+ * A change of the served image, as the DNS thread replays it. `stage` and the `staged` changes build a zone's
+ * new tree aside while it is loaded (mirrors, zone-mirror.ts); `reset` swaps the staged tree in, or starts an
+ * empty one that the records following it fill.
+ */
 export type ZoneUpdate =
   | { t: 'reset'; zone: SnapshotZone; edge: EdgeAddresses }
-  | { t: 'changes'; zoneId: string; serial: number; records: RecordChange[] }
-  | { t: 'zone'; zone: SnapshotZone }
+  | { t: 'stage'; zone: SnapshotZone; edge: EdgeAddresses }
+  | { t: 'changes'; zoneId: string; serial: number; records: RecordChange[]; staged?: true }
+  | { t: 'zone'; zone: SnapshotZone; staged?: true }
   | { t: 'remove'; zoneId: string };
 
 /** Options of {@link ZoneCache}. */
@@ -49,6 +55,11 @@ export interface ZoneCacheOptions {
   syncLimit?: number;
   /** Change-log entries older than this are pruned (ms). Default 10 minutes. */
   logRetentionMs?: number;
+  /**
+   * Keep mirrors (zone-mirror.ts) instead of trees: the zones' records are held by the DNS thread only, fed by
+   * this cache's updates, and this cache answers no query itself.
+   */
+  mirror?: boolean;
 }
 
 interface ZoneQueue {
@@ -65,7 +76,8 @@ const PRUNE_EVERY_MS = 60_000;
 
 /** Holds and updates the tree of every served zone. */
 export class ZoneCache {
-  private readonly zones = new ZoneSet<ZoneTree>();
+  private readonly zones = new ZoneSet<ZoneImage>();
+  private readonly image: ImageFactory;
   private readonly queues = new Map<string, ZoneQueue>();
   /** Zones queued with no tree yet (being created): every query for a name in no zone waits for them. */
   private readonly unborn = new Set<string>();
@@ -89,12 +101,13 @@ export class ZoneCache {
     private readonly edge: EdgeAddresses,
     private readonly logger: Logger,
     /** Called whenever a zone has a new serial (or appeared). */
-    private readonly onNewSerial: (zone: ZoneTree) => void = () => {},
+    private readonly onNewSerial: (zone: ZoneImage) => void = () => {},
     opts: ZoneCacheOptions = {},
   ) {
     this.failures = new IncidentLog(logger);
     this.syncLimit = opts.syncLimit ?? 256;
     this.retentionMs = opts.logRetentionMs ?? 10 * 60_000;
+    this.image = opts.mirror ? mirrorFactory((u) => this.emit(u)) : (zone, edge) => new ZoneTree(zone, edge);
   }
 
   /** Registers a listener of every update of the served image (in order). */
@@ -118,18 +131,30 @@ export class ZoneCache {
   }
 
   /** The tree of the zone holding `qname` (lowercase), by longest suffix. */
-  find(qname: string): ZoneTree | undefined {
+  find(qname: string): ZoneImage | undefined {
     return this.zones.find(qname);
   }
 
   /** The tree of a zone by id. */
-  get(zoneId: string): ZoneTree | undefined {
+  get(zoneId: string): ZoneImage | undefined {
     return this.zones.get(zoneId);
   }
 
   /** Every tree. */
-  all(): ZoneTree[] {
+  all(): ZoneImage[] {
     return this.zones.all();
+  }
+
+  /**
+   * The zones whose queries must wait now (work queued, not failing), and whether names in no zone must wait
+   * (a zone is being created): what {@link pendingFor} waits for, for the DNS thread.
+   */
+  blocking(): { zoneIds: string[]; unborn: boolean } {
+    const zoneIds: string[] = [];
+    for (const id of this.queues.keys()) if (!this.failing.has(id)) zoneIds.push(id);
+    let unborn = false;
+    for (const id of this.unborn) if (!this.failing.has(id)) unborn = true;
+    return { zoneIds, unborn };
   }
 
   /**
@@ -196,7 +221,7 @@ export class ZoneCache {
   }
 
   /** Tells every listener about a change applied to a tree. */
-  private applied(tree: ZoneTree, change: LoggedChange, report: ChangeReport): void {
+  private applied(tree: ZoneImage, change: LoggedChange, report: ChangeReport): void {
     if (change.zone) this.emit({ t: 'zone', zone: tree.zoneFields });
     else if (change.records) {
       for (let i = 0; i === 0 || i < change.records.length; i += COPY_SLICE) {
@@ -210,12 +235,14 @@ export class ZoneCache {
   /** Loads a zone whole and swaps it in; listeners get a reset and every record. */
   private async load(zoneId: string): Promise<void> {
     const started = performance.now();
-    const tree = await loadZone(this.db, zoneId, this.edge, this.logger);
+    const tree = await loadZone(this.db, zoneId, this.edge, this.logger, this.image);
     recordZoneBuild('load', (performance.now() - started) / 1000);
     if (this.closed) return;
     if (!tree) { this.removeZone(zoneId); return; }
     this.zones.put(tree);
+    tree.live?.();
     this.emit({ t: 'reset', zone: tree.zoneFields, edge: this.edge });
+    if (tree.streamed) { this.onNewSerial(tree); return; }
     let slice: RecordChange[] = [];
     for (const r of tree.records()) {
       slice.push({ id: r.id, before: null, after: r });

@@ -12,7 +12,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
 import type { EdgeAddresses } from '../dns/snapshot.js';
-import { ZoneTree, type ChangeReport } from '../dns/zone-tree.js';
+import type { ChangeReport } from '../dns/zone-tree.js';
+import type { ImageFactory, ZoneImage } from './zone-mirror.js';
 import { readChanges, type LoggedChange } from '../zones/change-log.js';
 import { readRecordPage, readZone, zoneFields } from './zone-source.js';
 
@@ -33,7 +34,7 @@ export async function drive<T>(steps: Generator<void, T>): Promise<T> {
 }
 
 /** Applies one logged (or published) change to a tree, in slices. */
-export function applyChange(tree: ZoneTree, change: LoggedChange): Promise<ChangeReport> {
+export function applyChange(tree: ZoneImage, change: LoggedChange): Promise<ChangeReport> {
   if (change.zone) return drive(tree.setZoneSteps(zoneFields(tree.zoneId, tree.origin, change.serial, change.zone)));
   return drive(tree.applySteps(change.records ?? [], change.serial));
 }
@@ -42,7 +43,7 @@ export function applyChange(tree: ZoneTree, change: LoggedChange): Promise<Chang
 export type CatchUp = 'current' | 'reload';
 
 /** Replays the change log onto `tree` up to `serial`; 'reload' when an entry is missing or marks a reload. */
-export async function catchUp(db: Kysely<Database>, tree: ZoneTree, serial: number, applied: (change: LoggedChange, report: ChangeReport) => void): Promise<CatchUp> {
+export async function catchUp(db: Kysely<Database>, tree: ZoneImage, serial: number, applied: (change: LoggedChange, report: ChangeReport) => void): Promise<CatchUp> {
   if (serial <= tree.serial) return 'current';
   const changes = await readChanges(db, tree.zoneId, tree.serial, serial);
   if (!changes || changes.some((c) => c.reload)) return 'reload';
@@ -53,12 +54,12 @@ export async function catchUp(db: Kysely<Database>, tree: ZoneTree, serial: numb
   return 'current';
 }
 
-/** Loads a zone into a new tree; undefined when the zone is not served (gone). */
-export async function loadZone(db: Kysely<Database>, zoneId: string, edge: EdgeAddresses, logger: Logger): Promise<ZoneTree | undefined> {
+/** Loads a zone into a new image (`image` makes it: a tree or a mirror); undefined when the zone is not served (gone). */
+export async function loadZone(db: Kysely<Database>, zoneId: string, edge: EdgeAddresses, logger: Logger, image: ImageFactory): Promise<ZoneImage | undefined> {
   for (let attempt = 1; ; attempt++) {
     const zone = await readZone(db, zoneId);
     if (!zone) return undefined;
-    const tree = new ZoneTree(zone, edge);
+    const tree = image(zone, edge);
     let after = '';
     for (;;) {
       const page = await readRecordPage(db, zoneId, after, (id, err) => logger.warn({ err, id }, 'unreadable record row'));

@@ -43,9 +43,9 @@ function ask(name: string, type: dnsPacket.RecordType = 'A'): Promise<dnsPacket.
   });
 }
 
-beforeAll(async () => {
-  await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', BUILD]).catch(() => {});
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-workers-'));
+/** Starts the compiled server on `dataDir` (ports: free ones) and waits for its listeners. */
+async function startServer(): Promise<void> {
+  out = '';
   child = spawn(process.execPath, [path.join(BUILD, 'cli.js'), 'serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--admin', '127.0.0.1:0', '--edge', 'off',
     '--auth-email', EMAIL, '--auth-key', KEY, '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
@@ -57,6 +57,12 @@ beforeAll(async () => {
   }
   base = /v4 API listening on (http[^\s"]+)/.exec(out)![1]!;
   dnsPort = Number(/DNS listening on 127\.0\.0\.1:(\d+)/.exec(out)![1]);
+}
+
+beforeAll(async () => {
+  await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', BUILD]).catch(() => {});
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-workers-'));
+  await startServer();
 }, 90_000);
 
 afterAll(async () => {
@@ -103,7 +109,20 @@ describe('the DNS thread', () => {
       expect(((await res.json()) as { success: boolean }).success).toBe(true);
       for (const i of [0, 777, 1499]) expect(((await ask(`r${round}-${i}.import-workers.example`)).answers ?? []).length).toBe(1);
     }
-  });
+    // TCP and AXFR are answered from the same copy (the main thread keeps no records).
+    const tcp = await run('dig', ['@127.0.0.1', '-p', String(dnsPort), '+tcp', '+short', 'r2-1499.import-workers.example', 'A']);
+    expect(tcp.stdout.trim()).toBe(`192.0.2.${1499 % 250}`);
+    const axfr = await run('dig', ['@127.0.0.1', '-p', String(dnsPort), 'import-workers.example', 'AXFR', '+nocmd', '+nostats'], { maxBuffer: 1 << 26 });
+    const owners = axfr.stdout.split('\n').filter((l) => /^r\d-\d+\.import-workers\.example\.\s/.test(l));
+    expect(owners).toHaveLength(4500);
+
+    // Started again on the same data: the zones are loaded into the thread before the first answer.
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    await startServer();
+    for (const i of [0, 1499]) expect(((await ask(`r1-${i}.import-workers.example`)).answers ?? []).length).toBe(1);
+    expect(((await ask('nothing.import-workers.example')) as { rcode?: string }).rcode).toBe('NXDOMAIN');
+  }, 60_000);
 
   it('serves a zone as soon as it becomes active and stops at once when it stops being active', async () => {
     const database = await openDatabase({ dataDir });
