@@ -201,7 +201,7 @@ const ms = (v) => (Number.isFinite(v) ? `${v < 10 ? v.toFixed(2) : v.toFixed(0)}
 async function visible(sock, port, name, t0) {
   for (let i = 0; performance.now() - t0 < 5000; i++) {
     if ((await answerCount(sock, port, name)) > 0) return performance.now() - t0;
-    await new Promise((r) => setTimeout(r, 2));
+    await new Promise((r) => setTimeout(r, 5));
   }
   return NaN;
 }

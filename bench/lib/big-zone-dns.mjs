@@ -33,18 +33,24 @@ export function queryPacket(id, name, type) {
 }
 
 let nextId = 1;
+/** Per socket: the pending queries by id (one 'message' listener each, not one per query in flight). */
+const pendingBySocket = new WeakMap();
 /** The answer count of an A query for `name` (-1 on timeout after 1 s). */
 export function answerCount(sock, port, name) {
-  const id = (nextId = (nextId + 1) & 0xffff);
+  let pending = pendingBySocket.get(sock);
+  if (!pending) {
+    pending = new Map();
+    pendingBySocket.set(sock, pending);
+    sock.on('message', (msg) => {
+      const done = pending.get(msg.readUInt16BE(0));
+      if (done) done(msg.readUInt16BE(6));
+    });
+  }
+  let id = (nextId = (nextId + 1) & 0xffff);
+  while (pending.has(id)) id = (nextId = (nextId + 1) & 0xffff);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => { sock.off('message', on); resolve(-1); }, 1000);
-    const on = (msg) => {
-      if (msg.readUInt16BE(0) !== id) return;
-      clearTimeout(timer);
-      sock.off('message', on);
-      resolve(msg.readUInt16BE(6));
-    };
-    sock.on('message', on);
+    const timer = setTimeout(() => { pending.delete(id); resolve(-1); }, 1000);
+    pending.set(id, (count) => { clearTimeout(timer); pending.delete(id); resolve(count); });
     sock.send(queryPacket(id, name, 1), port, '127.0.0.1');
   });
 }
