@@ -12,8 +12,8 @@
  *    time until a DNS query sees it (write-to-visible), and for Stratus whether a query sent right after the
  *    API call returned already sees it (read-your-writes).
  * 4. Sustained batches: as many 100-create batches as each server takes for BENCH_SECONDS (writes/s).
- * RSS of Stratus (main process + UDP workers) after each phase; event-loop delay of the main process
- * (perf_hooks.monitorEventLoopDelay) per phase.
+ * RSS of Stratus (the whole process, its DNS thread included) after each phase; event-loop delay of the main
+ * thread, the one serving the v4 API (perf_hooks.monitorEventLoopDelay), per phase.
  *
  *   node bench/big-zone.mjs   (BENCH_RECORDS=100000 BENCH_SECONDS=15 BENCH_QPS=2000 BENCH_WRITES=100)
  */
@@ -347,8 +347,8 @@ async function main() {
   console.log(`| write-to-visible p50 / p99 | ${ms(pct(w.vis.stratus, 50))} / ${ms(pct(w.vis.stratus, 99))} | ${ms(pct(w.vis.knot, 50))} / ${ms(pct(w.vis.knot, 99))} |`);
   console.log(`| stale answers right after the API call returned | ${w.stale} of ${w.vis.stratus.length} (${w.slow} not answered within 1 s) | - |`);
   console.log(`| sustained creates/s in batches of 100 | ${b.stratus.toFixed(0)} (API batch) | ${b.knot.toFixed(0)} (one update message each) |`);
-  console.log(`| RSS empty -> loaded -> end (main + workers) | ${rssEmpty.toFixed(0)} -> ${rssLoaded.toFixed(0)} -> ${rssEnd.toFixed(0)} MiB (${perRecord(rssLoaded - rssEmpty)} over empty; ${perRecord(rssLoaded)} in all) | loaded ${knotRssLoaded.toFixed(0)} MiB, end ${rssMiB(knot.pid).toFixed(0)} MiB |`);
-  console.log(`| V8 heap used after a GC, main + workers: empty -> loaded -> end | ${emptyLoop.heap.toFixed(0)} -> ${loadLoop.heap.toFixed(0)} -> ${batchLoop.heap.toFixed(0)} MiB (${perRecord(loadLoop.heap - emptyLoop.heap)} over empty) | |`);
+  console.log(`| RSS empty -> loaded -> end (the whole process, DNS thread included) | ${rssEmpty.toFixed(0)} -> ${rssLoaded.toFixed(0)} -> ${rssEnd.toFixed(0)} MiB (${perRecord(rssLoaded - rssEmpty)} over empty; ${perRecord(rssLoaded)} in all) | loaded ${knotRssLoaded.toFixed(0)} MiB, end ${rssMiB(knot.pid).toFixed(0)} MiB |`);
+  console.log(`| V8 heap used after a GC, main thread only (the DNS thread's is in the RSS): empty -> loaded -> end | ${emptyLoop.heap.toFixed(0)} -> ${loadLoop.heap.toFixed(0)} -> ${batchLoop.heap.toFixed(0)} MiB (${perRecord(loadLoop.heap - emptyLoop.heap)} over empty) | |`);
   console.log(`| RSS during the write phase, each second | ${w.rss.map((v) => v.toFixed(0)).join(' ')} MiB | |`);
   console.log(`| main event loop delay p99 / max: load, quiet, writes, batches | ${[loadLoop, quietLoop, writeLoop, batchLoop].map((l) => `${l.p99} / ${l.max}`).join(', ')} ms | |`);
 }

@@ -245,8 +245,9 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
       type: TYPE_NAMES.get(record.type) ?? record.type,
       settings: record.settings && Object.keys(record.settings).length === 0 ? NO_SETTINGS : record.settings,
     };
-    const src = this.srcOf(rec.name).filter((r) => r.id !== rec.id);
-    src.push(rec);
+    // Arrays sized exactly: a pushed-to array keeps room for 16 more elements (about 130 bytes per name).
+    const held = this.srcOf(rec.name);
+    const src = held.length === 0 ? [rec] : held.filter((r) => r.id !== rec.id).concat(rec);
     this.setSrc(rec.name, src);
     this.skippedById.delete(rec.id);
   }
