@@ -91,6 +91,11 @@ function rssMiB(pid) {
   return total / 1024;
 }
 
+/** Anonymous RSS (MiB) of a process: its own memory, without the pages of files it maps (SQLite maps its database). */
+function anonMiB(pid) {
+  return Number(/RssAnon:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+}
+
 /** The pids of a process's children (the UDP workers). */
 function childPids(pid) {
   const out = [];
@@ -295,6 +300,7 @@ async function main() {
   const stratus = await startStratus(sPort);
   await new Promise((r) => setTimeout(r, 1000));
   const rssEmpty = rssMiB(stratus.pid);
+  const anonEmpty = anonMiB(stratus.pid);
   const emptyLoop = await loopDelay(stratus.pid);
   log(`loading ${RECORDS} records through the import API`);
   const { zoneId, loadMs } = await loadZone(stratus.base);
@@ -306,6 +312,7 @@ async function main() {
   const firstAnswerMs = performance.now() - afterLoad;
   const loadLoop = await loopDelay(stratus.pid);
   const rssLoaded = rssMiB(stratus.pid);
+  const anonLoaded = anonMiB(stratus.pid);
   log(`loaded in ${(loadMs / 1000).toFixed(1)} s; RSS ${rssLoaded.toFixed(0)} MiB (empty ${rssEmpty.toFixed(0)} MiB)`);
   const { stdout: axfr } = await run('dig', ['@127.0.0.1', '-p', String(sPort), ZONE, 'AXFR', '+nocmd', '+nostats', '+nocomments'], { maxBuffer: 1 << 30 });
   const zoneFile = path.join(tmp, `${ZONE}.zone`);
@@ -335,6 +342,7 @@ async function main() {
   const b = await batches({ ...stratus, zoneId }, knsBatch, kPort);
   const batchLoop = await loopDelay(stratus.pid);
   const rssEnd = rssMiB(stratus.pid);
+  const anonEnd = anonMiB(stratus.pid);
 
   const perRecord = (mib) => `${((mib * 1024 * 1024) / RECORDS).toFixed(0)} B/record`;
   console.log(`\n${RECORDS.toLocaleString('en')} records, ${QPS} queries/s, ${WRITES} API writes/s, ${SECONDS} s phases (${os.cpus().length} cores shared by both servers and this client)\n`);
@@ -348,6 +356,7 @@ async function main() {
   console.log(`| stale answers right after the API call returned | ${w.stale} of ${w.vis.stratus.length} (${w.slow} not answered within 1 s) | - |`);
   console.log(`| sustained creates/s in batches of 100 | ${b.stratus.toFixed(0)} (API batch) | ${b.knot.toFixed(0)} (one update message each) |`);
   console.log(`| RSS empty -> loaded -> end (the whole process, DNS thread included) | ${rssEmpty.toFixed(0)} -> ${rssLoaded.toFixed(0)} -> ${rssEnd.toFixed(0)} MiB (${perRecord(rssLoaded - rssEmpty)} over empty; ${perRecord(rssLoaded)} in all) | loaded ${knotRssLoaded.toFixed(0)} MiB, end ${rssMiB(knot.pid).toFixed(0)} MiB |`);
+  console.log(`| anonymous RSS (without mapped files: SQLite maps its database) empty -> loaded -> end, main process | ${anonEmpty.toFixed(0)} -> ${anonLoaded.toFixed(0)} -> ${anonEnd.toFixed(0)} MiB (${perRecord(anonLoaded - anonEmpty)} over empty; ${perRecord(anonLoaded)} in all) | |`);
   console.log(`| V8 heap used after a GC, main thread only (the DNS thread's is in the RSS): empty -> loaded -> end | ${emptyLoop.heap.toFixed(0)} -> ${loadLoop.heap.toFixed(0)} -> ${batchLoop.heap.toFixed(0)} MiB (${perRecord(loadLoop.heap - emptyLoop.heap)} over empty) | |`);
   console.log(`| RSS during the write phase, each second | ${w.rss.map((v) => v.toFixed(0)).join(' ')} MiB | |`);
   console.log(`| main event loop delay p99 / max: load, quiet, writes, batches | ${[loadLoop, quietLoop, writeLoop, batchLoop].map((l) => `${l.p99} / ${l.max}`).join(', ')} ms | |`);

@@ -71,6 +71,8 @@ interface ZoneQueue {
 const RETRY_MS = 1000;
 /** Records per update sent to listeners (a big changeset or a loaded zone goes out in several). */
 export const COPY_SLICE = 1000;
+/** Delay before a zone whose serial a poll saw ahead of its tree is compared again (ms). */
+const RECHECK_MS = 100;
 /** Prune the change log at most this often (ms). */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -318,10 +320,17 @@ export class ZoneCache {
     try {
       const rows = await servedZones(this.db);
       const seen = new Set<string>();
+      const behind = (r: { id: string; serial: number }) => {
+        const tree = this.zones.get(r.id);
+        return !this.queues.has(r.id) && (!tree || tree.serial < r.serial);
+      };
+      // A serial read between a commit of this node and its publication on the feed looks behind for a moment:
+      // look again a little later, so that this node's own writes do not queue the zone (and hold its queries).
+      const late = rows.filter(behind);
+      if (late.length) await new Promise((resolve) => setTimeout(resolve, RECHECK_MS).unref());
       for (const r of rows) {
         seen.add(r.id);
-        const tree = this.zones.get(r.id);
-        if (!this.queues.has(r.id) && (!tree || tree.serial < r.serial)) this.markChanged(r.id);
+        if (late.includes(r) && behind(r)) this.markChanged(r.id);
       }
       for (const tree of this.zones.all()) if (!seen.has(tree.zoneId) && !this.queues.has(tree.zoneId)) this.removeZone(tree.zoneId);
       if (Date.now() - this.lastPrune >= PRUNE_EVERY_MS) {
