@@ -78,7 +78,7 @@ async function api(base, method, p, body) {
 
 async function startStratus(dnsPort) {
   log('building Stratus (tsc -p tsconfig.build.json)');
-  const out = path.join(ROOT, 'node_modules', '.cache', 'stratus-bench', 'dist');
+  const out = path.join(ROOT, 'node_modules', '.cache', `stratus-bench-${path.basename(ROOT)}`, 'dist');
   await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out]).catch(() => {});
   if (!fs.existsSync(path.join(out, 'cli.js'))) throw new Error('build produced no cli.js');
   const child = start(process.execPath, [path.join(out, 'cli.js'), 'serve', '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0',

@@ -195,7 +195,7 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
     if (!scheduled) flush();
     else setBusy();
   });
-  opts.cache.onIdle(setBusy);
+  opts.cache.onDrained(setBusy);
 
   const udp: ExternalUdp = {
     async bind(host, port) {

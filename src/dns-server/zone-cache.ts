@@ -71,8 +71,6 @@ interface ZoneQueue {
 const RETRY_MS = 1000;
 /** Records per update sent to listeners (a big changeset or a loaded zone goes out in several). */
 export const COPY_SLICE = 1000;
-/** Delay before a zone whose serial a poll saw ahead of its tree is compared again (ms). */
-const RECHECK_MS = 100;
 /** Prune the change log at most this often (ms). */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -91,7 +89,10 @@ export class ZoneCache {
   private readonly failures: IncidentLog;
   private readonly updateListeners: Array<(u: ZoneUpdate) => void> = [];
   private readonly idleListeners: Array<() => void> = [];
+  private readonly drainListeners: Array<() => void> = [];
   private pollTimer: NodeJS.Timeout | undefined;
+  /** Zones whose serial the last poll saw ahead of their tree, with that serial. */
+  private aheadSeen = new Map<string, number>();
   private polling = false;
   private closed = false;
   private lastPrune = 0;
@@ -120,6 +121,11 @@ export class ZoneCache {
   /** Registers a listener called whenever no zone has work queued. */
   onIdle(listener: () => void): void {
     this.idleListeners.push(listener);
+  }
+
+  /** Registers a listener called whenever {@link blocking} may have shrunk (a zone's queue drained, or its work failed). */
+  onDrained(listener: () => void): void {
+    this.drainListeners.push(listener);
   }
 
   /** Registers an answer cache's invalidation listener. */
@@ -291,6 +297,7 @@ export class ZoneCache {
       if (queue.pending > 0 || this.queues.get(zoneId) !== queue) return;
       this.queues.delete(zoneId);
       this.unborn.delete(zoneId);
+      this.tell(this.drainListeners);
       if (this.queues.size === 0) {
         for (const l of this.idleListeners) {
           try { l(); } catch (err) { this.logger.error({ err }, 'idle listener failed'); }
@@ -299,9 +306,16 @@ export class ZoneCache {
     });
   }
 
+  private tell(listeners: ReadonlyArray<() => void>): void {
+    for (const l of listeners) {
+      try { l(); } catch (err) { this.logger.error({ err }, 'zone cache listener failed'); }
+    }
+  }
+
   /** Zone work failed: the zone answers from what it has, and is retried in the background. */
   private failed(zoneId: string, err: unknown): void {
     this.failing.add(zoneId);
+    this.tell(this.drainListeners);
     // A database fault is logged once per outage by the health state; the zone keeps answering from its tree.
     if (!faultOf(err)) this.failures.failure(`zone update failed: ${(err as Error).message}`, err, 'zone update failed; the zone answers from what it has and is retried');
     if (this.retrying.has(zoneId)) return;
@@ -320,18 +334,22 @@ export class ZoneCache {
     try {
       const rows = await servedZones(this.db);
       const seen = new Set<string>();
-      const behind = (r: { id: string; serial: number }) => {
-        const tree = this.zones.get(r.id);
-        return !this.queues.has(r.id) && (!tree || tree.serial < r.serial);
-      };
-      // A serial read between a commit of this node and its publication on the feed looks behind for a moment:
-      // look again a little later, so that this node's own writes do not queue the zone (and hold its queries).
-      const late = rows.filter(behind);
-      if (late.length) await new Promise((resolve) => setTimeout(resolve, RECHECK_MS).unref());
+      // A serial read while this node's own write transaction is open (or committed, not yet published) is
+      // ahead of the tree for a moment: a zone is caught up only when a serial seen one poll earlier is still
+      // ahead of it (the feed would have brought it by then), so this node's writes never queue the zone and
+      // hold its queries. Other nodes' writes are followed one poll later.
+      const ahead = new Map<string, number>();
       for (const r of rows) {
         seen.add(r.id);
-        if (late.includes(r) && behind(r)) this.markChanged(r.id);
+        const tree = this.zones.get(r.id);
+        if (this.queues.has(r.id)) continue;
+        if (!tree) { this.markChanged(r.id); continue; }
+        if (tree.serial >= r.serial) continue;
+        const before = this.aheadSeen.get(r.id);
+        if (before !== undefined && tree.serial < before) this.markChanged(r.id);
+        else ahead.set(r.id, r.serial);
       }
+      this.aheadSeen = ahead;
       for (const tree of this.zones.all()) if (!seen.has(tree.zoneId) && !this.queues.has(tree.zoneId)) this.removeZone(tree.zoneId);
       if (Date.now() - this.lastPrune >= PRUNE_EVERY_MS) {
         this.lastPrune = Date.now();
