@@ -46,7 +46,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'http', value: 'HOST:PORT', default: '127.0.0.1:8787', help: 'HTTP listener (the v4 API; the script under stratus dev); port 0 picks a free port', commands: ['serve', 'dev'] },
   { name: 'dns', value: 'HOST:PORT', default: '127.0.0.1:1053', help: 'DNS listener, UDP and TCP; port 0 picks a free port', commands: S },
   { name: 's3', value: 'HOST:PORT|off', default: '127.0.0.1:8788', help: 'S3-compatible API listener; off turns it off', commands: S },
-  { name: 'dns-workers', value: 'N', default: '1', help: 'DNS threads answering UDP with their own copy of the zones (0: the main thread answers; more than 1 counts as 1)', commands: S },
+  { name: 'dns-workers', value: 'N', default: '1', help: 'DNS threads: 1 holds the zones and answers DNS off the API thread; 0: the main thread holds them and answers (more than 1 counts as 1)', commands: S },
   // Credentials.
   { name: 'auth-email', value: 'EMAIL', default: 'generated', help: 'admin e-mail, created or updated at start (with --auth-key)', commands: S },
   { name: 'auth-key', value: 'KEY', default: 'generated', help: "admin global API key (generated ones are saved in DATA_DIR/credentials.json)", commands: S },
