@@ -82,7 +82,7 @@ async function startStratus(dnsPort) {
   await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out]).catch(() => {});
   if (!fs.existsSync(path.join(out, 'cli.js'))) throw new Error('build produced no cli.js');
   const child = start(process.execPath, [path.join(out, 'cli.js'), 'serve', '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0',
-    '--dns', `127.0.0.1:${dnsPort}`, '--admin', '127.0.0.1:0', '--auth-email', EMAIL, '--auth-key', KEY, '--log-level', 'warn', '--s3', '127.0.0.1:0', '--edge', 'off']);
+    '--dns', `127.0.0.1:${dnsPort}`, '--admin', '127.0.0.1:0', '--auth-email', EMAIL, '--auth-key', KEY, '--log-level', 'warn', '--s3', '127.0.0.1:0', '--edge', 'off', '--rate-limit', '0', '--auth-failure-limit', '0']);
   const base = await waitFor('Stratus to listen', async () => {
     const m = /v4 API listening on (http[^\s"]+)/.exec(child.output);
     return m?.[1];

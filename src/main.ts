@@ -29,6 +29,7 @@ import { TempCredentials } from './s3/temp-credentials.js';
 import type { EdgeCatalog } from './edge/types.js';
 import { startControlPlane, type ControlPlane } from './scripts/control-plane.js';
 import { startEdge, type RunningEdge } from './runtime/start-edge.js';
+import { openLimits } from './limits/limits.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -139,10 +140,12 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     await dns.close(); await store.close(); await database.close();
     throw err;
   }
-  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps });
+  const limits = openLimits({ config: config.limits, db: database.db, dialect: database.dialect, clock, logger });
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps, limits });
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
+    await limits.close();
     blobProbe.close();
     control.close();
     await dns.close();
@@ -153,7 +156,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     if (config.s3) {
       const credentials = resolveS3Credentials({ dataDir: config.dataDir, accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey });
       if (credentials.generatedFile) s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
-      s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tempCredentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock), clock), region: config.s3Region, domain: config.s3Domain, logger, clock });
+      s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tempCredentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock), clock), region: config.s3Region, domain: config.s3Domain, logger, clock, limits });
     }
     if (config.edge) {
       // A script's binding names a bucket of the script's own account.

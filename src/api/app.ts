@@ -10,6 +10,7 @@ import { apiDateMiddleware } from './api-date.js';
 import { errorEntries, failureBody } from './envelope.js';
 import { AppError } from '../shared/errors.js';
 import { faultResponse } from './fault-response.js';
+import { RateLimitedError } from '../limits/rate-limited.js';
 import { IncidentLog } from '../shared/incident-log.js';
 import { authMiddleware } from './auth.js';
 import { headerBytesMiddleware } from './middleware/header-bytes.js';
@@ -62,7 +63,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     await next();
   });
   registerLifecycleRoutes(api, deps); // before auth: /deprecations is public; lifecycle routes authenticate themselves
-  api.use('*', authMiddleware(deps.db, deps.clock));
+  api.use('*', authMiddleware(deps.db, deps.clock, deps.limits));
 
   api.route('/', accountRoutes(deps.db, deps.clock));
   api.route('/', userRoutes(deps.db));
@@ -87,6 +88,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.onError((err, c) => {
     const fault = faultResponse(err);
     if (fault) return fault;
+    if (err instanceof RateLimitedError) return c.json(failureBody(errorEntries(err)), 429, err.headers);
     if (err instanceof AppError) {
       return c.json(failureBody(errorEntries(err)), err.status as 400);
     }

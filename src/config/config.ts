@@ -99,6 +99,8 @@ export interface Config {
   dnsLogRate: number;
   /** Largest v4 request body in bytes (`--api-body-limit`; production's API: 100 MB on Free and Pro plans). */
   apiBodyLimit: number;
+  /** Limits on abuse (`--rate-limit`, `--s3-rate-limit`, `--auth-failure-limit`; docs/security.md). */
+  limits: LimitsConfig;
   /** The edge listener scripts and proxied hostnames are served on (`--edge`); undefined when turned off. */
   edge: ListenAddress | undefined;
   /** Port of the origins proxied hostnames are forwarded to (`--origin-port`). */
@@ -109,6 +111,20 @@ export interface Config {
   scriptCpuMs: number;
   /** Memory limit of the node's script runtime (workerd), MiB (`--script-memory-mb`). */
   scriptMemoryMb: number;
+}
+
+/** Request rate limits and failed-authentication throttling; a limit of 0 is off. */
+export interface LimitsConfig {
+  /** v4 requests per user (or account-owned token) per window (production: 1,200 per 5 minutes). */
+  apiRequests: number;
+  /** S3 requests per key holder per window. */
+  s3Requests: number;
+  /** Window of both request limits, seconds. */
+  windowSeconds: number;
+  /** Failed authentications per client address per failure window before the address is refused. */
+  authFailures: number;
+  /** Window of failed authentications, seconds. */
+  authFailureWindowSeconds: number;
 }
 
 /** How log lines are written: one JSON object per line, or human-readable text. */
@@ -209,6 +225,13 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     logFormat: logFormat(get('log-format')),
     dnsLogRate: int('dns-log-rate', 100, 0, 1_000_000),
     apiBodyLimit: int('api-body-limit', DEFAULT_API_BODY_LIMIT, 1024, 2 ** 31),
+    limits: {
+      apiRequests: int('rate-limit', 1200, 0, 100_000_000),
+      s3Requests: int('s3-rate-limit', 0, 0, 100_000_000),
+      windowSeconds: int('rate-limit-window', 300, 1, 86_400),
+      authFailures: int('auth-failure-limit', 20, 0, 1_000_000),
+      authFailureWindowSeconds: int('auth-failure-window', 300, 1, 86_400),
+    },
     edge: get('edge') === 'off' ? undefined : parseListen(get('edge') ?? '127.0.0.1:8080', 'edge'),
     originPort: int('origin-port', 80, 1, 65535),
     scriptOutbound: list('script-outbound', []).map((c) => parseCidr(c, 'script-outbound')),

@@ -85,6 +85,11 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'log-format', value: 'json|pretty', default: 'pretty on a terminal, json otherwise', help: 'log and startup lines as JSON or for people', commands: ['serve', 'dev'] },
   { name: 'dns-log-rate', value: 'N', default: '100', help: 'DNS query access lines per second and process (the rest are counted); 0 logs none', commands: S },
   { name: 'api-body-limit', value: 'BYTES', default: '104857600', help: "largest v4 request body; a larger one is refused with 413 before it is read (production's 100 MB)", commands: S },
+  { name: 'rate-limit', value: 'N', default: '1200', help: "v4 requests per user (or account token) per --rate-limit-window, as production; over it 429 (971); 0 turns it off", commands: S },
+  { name: 'rate-limit-window', value: 'S', default: '300', help: 'window of --rate-limit and --s3-rate-limit, in seconds', commands: S },
+  { name: 's3-rate-limit', value: 'N', default: '0 (off)', help: 'S3 requests per key holder per --rate-limit-window; over it 503 SlowDown; 0 turns it off', commands: S },
+  { name: 'auth-failure-limit', value: 'N', default: '20', help: 'failed authentications from one client address per --auth-failure-window before it is refused (v4 429, S3 SlowDown); slowed from half; 0 turns it off', commands: S },
+  { name: 'auth-failure-window', value: 'S', default: '300', help: 'window of --auth-failure-limit, in seconds; a refused address waits out the rest of it and one more', commands: S },
   // Process.
   { name: 'log-level', value: 'LEVEL', default: 'info', help: 'fatal, error, warn, info, debug, trace or silent', commands: ['serve', 'dev'] },
   { name: 'shutdown-timeout', value: 'S', default: '30', help: 'on SIGTERM or SIGINT, requests in flight get S seconds to finish', commands: S },

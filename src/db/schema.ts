@@ -224,6 +224,16 @@ export interface ZoneChangesTable {
 }
 
 /** The whole relational schema. */
+/** Request counts per key and window, shared between nodes (migration 0008; limits/shared-counters.ts). */
+export interface RateCountersTable {
+  key: string;
+  /** Start of the window, epoch seconds. */
+  window_start: number;
+  count: number;
+  /** Epoch seconds after which the row is no longer read. */
+  expires_at: number;
+}
+
 export interface Database {
   workers_scripts: WorkersScriptsTable;
   workers_versions: WorkersVersionsTable;
@@ -233,6 +243,7 @@ export interface Database {
   workers_subdomains: WorkersSubdomainsTable;
   edge_serial: EdgeSerialTable;
   r2_domains: R2DomainsTable;
+  rate_counters: RateCountersTable;
   users: UsersTable;
   api_tokens: ApiTokensTable;
   accounts: AccountsTable;

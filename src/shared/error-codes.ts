@@ -15,6 +15,7 @@ import { STORAGE_FULL_CODE, UNAVAILABLE_CODE } from './faults.js';
 import { R2_CODES } from '../api/r2/errors.js';
 import { StoreCodes } from '../store/errors.js';
 import { WORKERS_CODES } from '../scripts/errors.js';
+import { RATE_LIMITED_CODE, RATE_LIMITED_MESSAGE } from '../limits/rate-limited.js';
 
 /** One catalogued code. */
 export interface CatalogueEntry {
@@ -33,6 +34,7 @@ const e = (code: number, status: number, message: string, when: string, source: 
 
 /** Codes of authentication, accounts, zones and records (owned by api/, accounts/, zones/). */
 const API_CODES: CatalogueEntry[] = [
+  e(RATE_LIMITED_CODE, 429, RATE_LIMITED_MESSAGE, 'a user (or account-owned token) over `--rate-limit` requests in the `--rate-limit-window` (default 1,200 per 5 minutes, production\'s API limit), until the window ends; a client address cooling down after `--auth-failure-limit` failed authentications (any credentials, even correct ones). With `Retry-After`; counted answers carry `Ratelimit` and `Ratelimit-Policy`'),
   e(1000, 401, 'Invalid API Token', 'GET /user/tokens/verify (or /accounts/:account_id/tokens/verify) without a token of that owner'),
   e(1004, 400, 'DNS Validation Error', 'record create/update validation failed; before api date 2024-10-01 it wraps the root causes in `error_chain`'),
   e(1061, 400, '<name> already exists', 'POST /zones with the name of a zone the same account already has (a name another account has gives a `pending` zone, not an error)'),

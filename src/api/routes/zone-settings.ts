@@ -61,7 +61,7 @@ function applyItem(state: ZoneSettingsState, id: string, value: unknown, now: st
 export function zoneSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const store = new SettingsStore(deps.db, deps.changeFeed);
-  const auth = authMiddleware(deps.db, deps.clock);
+  const auth = authMiddleware(deps.db, deps.clock, deps.limits);
 
   const known = (c: Context<ApiEnv>, id: string): void => {
     if (!ZONE_SETTING_IDS.includes(id)) throw unknownSetting(id);
