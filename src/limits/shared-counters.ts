@@ -16,7 +16,7 @@
  * Failing open: when the database cannot be reached (a fault, shared/faults.ts) or a statement fails, nothing
  * is thrown to the request: counts stay in memory (this node's own counts keep limiting) and are written by
  * the next successful flush; first reads are skipped until a flush succeeds. The failure is logged once per
- * incident and counted (`stratus_rate_counter_failures_total`).
+ * incident and counted (`stratus_limit_store_failures_total`).
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';

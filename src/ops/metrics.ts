@@ -59,7 +59,7 @@ function installStoreAndZoneMetrics(r: Registry): void {
     help: 'Limits on abuse: failed authentications counted (auth_failure), answered late (auth_slowed), requests refused from an address cooling down (auth_refused) or over a user\'s request rate (rate_refused).',
   });
   for (const listener of ['v4', 's3']) for (const event of ['auth_failure', 'auth_slowed', 'auth_refused', 'rate_refused']) limits.inc({ listener, event }, 0);
-  const counterFailures = new Counter({ name: 'stratus_rate_counter_failures_total', help: 'Writes or reads of the shared rate counters (PostgreSQL) that failed; limits count per node meanwhile.', registers });
+  const counterFailures = new Counter({ name: 'stratus_limit_store_failures_total', help: 'Writes or reads of the shared rate counters (PostgreSQL) that failed; limits count per node meanwhile.', registers });
   new Gauge({
     name: 'stratus_database_pool_connections', help: 'PostgreSQL pool connections by pool and state (idle, in_use, waiting: requests waiting for one).',
     labelNames: ['pool', 'state'], registers,
