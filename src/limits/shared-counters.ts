@@ -3,10 +3,11 @@
  * without a database round trip per request:
  *
  * - `add` only counts in memory; every `flushMs` (1 s) one statement per 500 keys upserts what this node added
- *   (`count = count + excluded.count`) and returns the totals, which then include every node's flushed counts.
- *   Keys this node only read since the last flush are re-read in one SELECT.
+ *   (`count = count + excluded.count`) and returns the totals, which then include every node's flushed counts;
+ *   the other keys it holds are re-read in one SELECT per 500.
  * - `count` answers from memory: the total as last read plus what this node added since. The first time a node
- *   meets a key in a window it reads the key's total once (waiting at most `readTimeoutMs`).
+ *   meets a key in a window it reads the key's total once (waiting at most `readTimeoutMs`); the key's total is
+ *   then read again at every flush until it has been unused for {@link IDLE_FLUSHES} flushes.
  * - Rows of windows that no limit looks at any more are deleted once a minute.
  *
  * Accuracy: a count misses what other nodes added since their last flush and since this node's last read, so
@@ -51,11 +52,15 @@ interface Entry {
   known: boolean;
   /** Used since the last flush. */
   touched: boolean;
+  /** Flushes since it was last used. */
+  idle: number;
   reading?: Promise<void>;
 }
 
 /** Rows per statement. */
 const CHUNK = 500;
+/** Flushes a key is kept (and its total read at each) after its last use. */
+const IDLE_FLUSHES = 10;
 /** How often expired rows are deleted (ms). */
 const CLEANUP_MS = 60_000;
 const INCIDENT = 'rate-counters';
@@ -108,7 +113,7 @@ export class SharedCounters implements WindowCounters {
     const k = entryKey(key, window);
     let e = this.entries.get(k);
     if (!e && this.entries.size < MAX_TRACKED_KEYS) {
-      e = { key, window, shared: 0, pending: 0, sending: 0, known: false, touched: false };
+      e = { key, window, shared: 0, pending: 0, sending: 0, known: false, touched: false, idle: 0 };
       this.entries.set(k, e);
     }
     return e;
@@ -130,16 +135,17 @@ export class SharedCounters implements WindowCounters {
     const sending: Entry[] = [];
     const reading: Entry[] = [];
     for (const [k, e] of this.entries) {
+      e.idle = e.touched ? 0 : e.idle + 1;
+      e.touched = false;
       if (e.pending > 0) {
         e.sending += e.pending;
         e.pending = 0;
         sending.push(e);
-      } else if (e.touched && !e.reading) {
+      } else if (e.sending === 0 && !e.reading && (e.idle >= IDLE_FLUSHES || expiresAt(e.window) <= now)) {
+        this.entries.delete(k); // unused for a while, or expired: read afresh when met again
+      } else if (!e.reading) {
         reading.push(e);
-      } else if (!e.touched && e.sending === 0 && !e.reading) {
-        this.entries.delete(k); // unused for a whole interval, or expired: read afresh when met again
       }
-      e.touched = false;
     }
     try {
       for (let i = 0; i < sending.length; i += CHUNK) await this.write(sending.slice(i, i + CHUNK));
