@@ -27,6 +27,8 @@ export interface S3ServerOptions {
   tokenPrincipal?: (accessKeyId: string, fresh?: boolean) => Promise<S3Principal | undefined>;
   region: string;
   domain?: string | undefined;
+  /** HTTPS with this certificate and key (`shared/tls-files.ts`). */
+  tls?: { cert: Buffer; key: Buffer } | undefined;
   logger: Logger;
   clock: Clock;
 }
@@ -47,5 +49,7 @@ export async function startS3Server(opts: S3ServerOptions): Promise<RunningS3> {
     domain: opts.domain,
     now: () => opts.clock.now(),
   });
-  return listenHttp(handler, opts.listen, { parserError: s3ParserError, ignoreUnknownExpect: true, observe: { listener: 's3', logger: opts.logger } });
+  return listenHttp(handler, opts.listen, {
+    parserError: s3ParserError, ignoreUnknownExpect: true, observe: { listener: 's3', logger: opts.logger }, ...(opts.tls ? { tls: opts.tls } : {}),
+  });
 }
