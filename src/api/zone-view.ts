@@ -2,20 +2,25 @@
 import type { ZoneWithAccount } from '../zones/zones-service.js';
 import { FREE_PLAN, readZoneAttributes } from '../zones/zone-edit.js';
 import { parseJsonObject } from '../settings/shape.js';
+import { storedSettingView } from '../settings/zone-settings.js';
 
 /** Permissions a member of the zone's account has (all of them: Stratus has no roles). */
 const PERMISSIONS = ['#dns_records:edit', '#dns_records:read', '#zone:edit', '#zone:read', '#zone_settings:edit', '#zone_settings:read'];
 
-/** The zone object of API responses. */
-export function zoneView(zone: ZoneWithAccount, ownerEmail: string | null): Record<string, unknown> {
-  const attributes = readZoneAttributes(parseJsonObject(zone.zone_settings));
+/**
+ * The zone object of API responses at time `nowMs` (`development_mode`: seconds until development mode ends,
+ * negative since it ended on its own, 0 when off).
+ */
+export function zoneView(zone: ZoneWithAccount, ownerEmail: string | null, nowMs: number): Record<string, unknown> {
+  const settings = parseJsonObject(zone.zone_settings);
+  const attributes = readZoneAttributes(settings);
   return {
     id: zone.id,
     name: zone.name,
     status: zone.status,
     paused: attributes.paused,
     type: zone.type,
-    development_mode: 0,
+    development_mode: storedSettingView(settings, 'development_mode', nowMs).time_remaining,
     name_servers: JSON.parse(zone.name_servers) as string[],
     original_name_servers: null,
     original_registrar: null,

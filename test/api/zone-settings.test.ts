@@ -90,6 +90,8 @@ describe('zone settings', () => {
     expect(dev.time_remaining).toBeGreaterThan(10000);
     expect(dev.time_remaining).toBeLessThanOrEqual(10800);
     expect(await cf.zones.settings.get('ssl', { zone_id: zoneId })).toMatchObject({ value: 'strict' });
+    // The zone object reports the seconds development mode has left.
+    expect((await cf.zones.get({ zone_id: zoneId })).development_mode).toBeGreaterThan(10000);
   });
 
   it('refuses bad values (1007), a setting that is not editable (1007) and unknown names (1006)', async () => {

@@ -29,7 +29,7 @@ export function zoneRoutes(deps: ApiDeps): Hono<ApiEnv> {
       accountId: typeof account === 'object' && account !== null ? account.id : undefined,
       type: body.type,
     });
-    return ok(c, zoneView(zone, c.get('user').email));
+    return ok(c, zoneView(zone, c.get('user').email, deps.clock.now().getTime()));
   });
   app.get('/zones', async (c) => {
     const q = (k: string) => c.req.query(k);
@@ -46,11 +46,11 @@ export function zoneRoutes(deps: ApiDeps): Hono<ApiEnv> {
       order: parseChoice('order', q('order'), ['name', 'status', 'account.id', 'account.name'] as const, 'name'),
       direction: parseChoice('direction', q('direction'), ['asc', 'desc'] as const, 'asc'),
     });
-    return okPage(c, zones.map((z) => zoneView(z, c.get('user').email)), page, perPage, total);
+    return okPage(c, zones.map((z) => zoneView(z, c.get('user').email, deps.clock.now().getTime())), page, perPage, total);
   });
   app.get('/zones/:zone_id', async (c) => {
     const zone = await requireZone(c, c.req.param('zone_id'));
-    return ok(c, zoneView(zone, c.get('user').email));
+    return ok(c, zoneView(zone, c.get('user').email, deps.clock.now().getTime()));
   });
   // Edit (zone-edit.ts): paused and vanity name servers are zone attributes stored with the settings, so the
   // change reaches the DNS servers like a settings change (new serial, change feed, change log).
@@ -64,7 +64,7 @@ export function zoneRoutes(deps: ApiDeps): Hono<ApiEnv> {
       modifiedOn: now,
     }));
     const updated = await requireZone(c, zone.id);
-    return ok(c, zoneView(updated, c.get('user').email));
+    return ok(c, zoneView(updated, c.get('user').email, deps.clock.now().getTime()));
   });
   app.delete('/zones/:zone_id', async (c) => {
     const zone = await requireZone(c, c.req.param('zone_id'));
