@@ -86,15 +86,27 @@ async function serveCommand(flags: Record<string, string>): Promise<number> {
       process.exit(0);
     }, (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });
   };
+  if (config.tls) process.on('SIGHUP', () => reloadCertificate(running, banner, logger));
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   stopWithNpmParent(process.env, () => stop('parent process (npm) exited'));
   return -1;
 }
 
+/** SIGHUP: the v4 API and S3 listeners take the certificate files again; a bad file keeps the current one. */
+function reloadCertificate(running: RunningStratus, banner: Banner, logger: ReturnType<typeof createLogger>): void {
+  try {
+    const tls = running.reloadTls();
+    banner.say(`SIGHUP: TLS certificate reloaded (serial ${tls.serial}, valid until ${tls.validTo}); open connections keep the previous one`, { signal: 'SIGHUP', serial: tls.serial });
+  } catch (err) {
+    logger.error({ signal: 'SIGHUP' }, `SIGHUP: TLS certificate not reloaded, still serving the previous one: ${(err as Error).message}`);
+  }
+}
+
 /** The listeners' addresses and any credentials generated at this start. */
 function printListeners(banner: Banner, running: RunningStratus, config: Config): void {
-  banner.say(`v4 API listening on ${running.httpUrl}/client/v4 (HTTP)`, { listener: 'v4', url: `${running.httpUrl}/client/v4` });
+  const scheme = running.tls ? `HTTPS, certificate serial ${running.tls.serial}` : 'HTTP';
+  banner.say(`v4 API listening on ${running.httpUrl}/client/v4 (${scheme})`, { listener: 'v4', url: `${running.httpUrl}/client/v4` });
   const dnsHost = running.dnsHost.includes(':') ? `[${running.dnsHost}]` : running.dnsHost;
   banner.say(`DNS listening on ${dnsHost}:${running.dnsPort} (UDP and TCP)`, { listener: 'dns', host: running.dnsHost, port: running.dnsPort });
   if (running.s3Url) banner.say(`S3 API listening on ${running.s3Url} (${config.s3Domain ? `path-style, or virtual-hosted as BUCKET.${config.s3Domain}` : 'path-style addressing'})`, { listener: 's3', url: running.s3Url });

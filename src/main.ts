@@ -2,6 +2,8 @@
  * Composition root: load config -> open stores -> build services -> start listeners. No logic lives here.
  */
 import { listenHttp } from './shared/http-listener.js';
+import { readTlsMaterial, reloadTls, TlsFileError, type SecureContextTarget, type TlsMaterial } from './shared/tls-files.js';
+import { ConfigError } from './config/config.js';
 import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { createApiApp } from './api/app.js';
@@ -60,6 +62,13 @@ export interface RunningStratus {
   generatedSecretsKeyFile?: string;
   /** The edge's control plane as the runtime reads it (scripts, routes, bundles). */
   edgeCatalog: EdgeCatalog;
+  /** The certificate the v4 API and S3 listeners serve (`--tls-cert`), when they speak HTTPS. */
+  tls?: TlsMaterial;
+  /**
+   * Reads `--tls-cert`/`--tls-key` again and serves them on new connections of the v4 API and S3 listeners
+   * (SIGHUP); throws `TlsFileError` (one line) and keeps the current certificate when a file is bad.
+   */
+  reloadTls(): TlsMaterial;
   /**
    * Stops accepting (HTTP, S3 and edge), lets requests in flight finish for up to `graceMs` (default: the configured
    * shutdown timeout) and closes what is still open, then stops DNS and closes the stores (every acknowledged
@@ -77,11 +86,18 @@ export interface RunningStratus {
  */
 export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock, edgeCatalog?: EdgeCatalog): Promise<RunningStratus> {
   installMetrics(stratusVersion());
+  // A bad certificate or key stops the start before anything listens (one line, exit status 2).
+  let tls: TlsMaterial | undefined;
+  try {
+    tls = config.tls ? readTlsMaterial(config.tls) : undefined;
+  } catch (err) {
+    throw err instanceof TlsFileError ? new ConfigError(err.message) : err;
+  }
   const readiness = new Readiness();
   const admin = config.admin ? await startAdminServer(config.admin, readiness) : undefined;
   let running: RunningStratus;
   try {
-    running = await startServices(config, logger, clock, readiness, edgeCatalog);
+    running = await startServices(config, logger, clock, readiness, edgeCatalog, tls);
   } catch (err) {
     await admin?.close();
     throw err;
@@ -99,7 +115,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
 }
 
 /** Opens the stores and starts the public listeners (v4 API, DNS, S3, edge), registering their readiness probes. */
-async function startServices(config: Config, logger: Logger, clock: Clock, readiness: Readiness, edgeCatalog: EdgeCatalog | undefined): Promise<RunningStratus> {
+async function startServices(config: Config, logger: Logger, clock: Clock, readiness: Readiness, edgeCatalog: EdgeCatalog | undefined, tls: TlsMaterial | undefined): Promise<RunningStratus> {
   const health = new HealthState(logger);
   const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, health, queryTimeoutMs: config.databaseTimeoutMs });
   readiness.add(['database', 'migrations'], () => probeDatabase(database.db));
@@ -156,7 +172,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     if (config.s3) {
       const credentials = resolveS3Credentials({ dataDir: config.dataDir, accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey });
       if (credentials.generatedFile) s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
-      s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tempCredentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock), clock), region: config.s3Region, domain: config.s3Domain, logger, clock, limits });
+      s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tempCredentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock), clock), region: config.s3Region, domain: config.s3Domain, tls, logger, clock, limits });
     }
     if (config.edge) {
       // A script's binding names a bucket of the script's own account.
@@ -176,7 +192,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   try {
     http = await listenHttp(app.fetch, config.http, {
       serverOptions: httpServerOptions, parserError: v4ParserError, beforeContinue: refuseBeforeContinue(config.apiBodyLimit),
-      observe: { listener: 'v4', logger },
+      observe: { listener: 'v4', logger }, ...(tls ? { tls } : {}),
     });
   } catch (err) {
     await s3?.close();
@@ -198,6 +214,12 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     health,
     edgeCatalog: control.catalog,
     ...(control.generatedSecretsKeyFile !== undefined ? { generatedSecretsKeyFile: control.generatedSecretsKeyFile } : {}),
+    ...(tls ? { tls } : {}),
+    reloadTls() {
+      if (!config.tls) throw new TlsFileError('no --tls-cert/--tls-key: the listeners speak plain HTTP');
+      const targets = [http.tls, s3?.tls].filter((t): t is SecureContextTarget => t !== undefined);
+      return reloadTls(config.tls, targets);
+    },
     async close(graceMs = config.shutdownTimeoutMs) {
       await Promise.all([http.close(graceMs), s3?.close(graceMs), edge?.close(graceMs)]);
       await closeStores();

@@ -68,7 +68,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   api.route('/', accountRoutes(deps.db, deps.clock));
   api.route('/', userRoutes(deps.db));
   api.route('/', tokenRoutes(deps.db, deps.clock));
-  api.route('/', zoneRoutes(deps.db));
+  api.route('/', zoneRoutes(deps));
   api.route('/', zoneOwnershipRoutes());
   if (deps.store) api.route('/', r2Routes(deps.store, deps.tempCredentials, deps.edge.domains));
   api.route('/', workersAccountRoutes());

@@ -80,6 +80,8 @@ export interface Config {
   s3Region: string;
   /** Domain of virtual-hosted-style S3 addressing (`<bucket>.<domain>`); undefined: path-style only. */
   s3Domain: string | undefined;
+  /** HTTPS on the v4 API and S3 listeners with these PEM files (`--tls-cert`, `--tls-key`); undefined: plain HTTP. */
+  tls: { certFile: string; keyFile: string } | undefined;
   /** Domain of workers subdomains: `<script>.<account subdomain>.<workersDomain>` (`--workers-domain`). */
   workersDomain: string;
   /** Domain of buckets' public development hostnames: `pub-<id>.<publicDomain>` (`--public-domain`). */
@@ -215,6 +217,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     s3SecretAccessKey: get('s3-secret-access-key'),
     s3Region: get('s3-region') ?? 'auto',
     s3Domain: s3Domain(get('s3-domain')),
+    tls: tlsFiles(get('tls-cert'), get('tls-key')),
     workersDomain: dnsName(get('workers-domain') ?? 'workers.localhost', 'workers-domain', 'workers.example.com'),
     publicDomain: dnsName(get('public-domain') ?? 'r2.localhost', 'public-domain', 'r2.example.com'),
     secretsKey: get('secrets-key'),
@@ -238,6 +241,14 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     scriptCpuMs: int('script-cpu-ms', 30_000, 10, 900_000),
     scriptMemoryMb: int('script-memory-mb', 1024, 64, 65536),
   };
+}
+
+/** The TLS files: both flags or neither (the files themselves are checked at start, `shared/tls-files.ts`). */
+function tlsFiles(cert: string | undefined, key: string | undefined): Config['tls'] {
+  if (cert === undefined && key === undefined) return undefined;
+  if (cert === undefined || cert === '') throw new ConfigError('--tls-key needs --tls-cert (the certificate chain, PEM) as well');
+  if (key === undefined || key === '') throw new ConfigError('--tls-cert needs --tls-key (its private key, PEM) as well');
+  return { certFile: path.resolve(cert), keyFile: path.resolve(key) };
 }
 
 /** Validates `ADDRESS/PREFIX` (a bare address is a single host) and returns it in CIDR form. */

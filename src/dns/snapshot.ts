@@ -7,7 +7,8 @@
  * Invariants of a built snapshot:
  * - every node's rrsets are what is *served*: proxied A/AAAA/CNAME are replaced by the edge addresses
  *   (honouring `ipv4_only`/`ipv6_only`), flattened CNAMEs by the A/AAAA of their final in-zone target, HTTPS
- *   rrsets are synthesized for proxied names when http2/http3 is on, the apex holds the synthesized SOA and the
+ *   rrsets are synthesized for proxied names when http2/http3 is on (none of this while the zone is paused:
+ *   its proxied records are served as stored), the apex holds the synthesized SOA and the
  *   zone's name servers;
  * - every ancestor of a node up to the apex exists (empty non-terminals have no rrsets, RFC 4592 §2.2.2);
  * - `cuts` holds the names below the apex that own NS rrsets (delegations).
@@ -128,7 +129,7 @@ export function buildSnapshot(zone: SnapshotZone, records: readonly SnapshotReco
     if (!inZone(rec.name, origin)) { skipped.push({ id: rec.id, reason: 'outside the zone' }); continue; }
     if (rec.name === origin && rec.type === 'NS' && !settings.multiProvider) continue;
     const ttl = effectiveTtl(rec);
-    if (rec.proxied && (rec.type === 'A' || rec.type === 'AAAA' || rec.type === 'CNAME')) {
+    if (rec.proxied && settings.paused !== true && (rec.type === 'A' || rec.type === 'AAAA' || rec.type === 'CNAME')) {
       const p = proxied.get(rec.name) ?? { v4: false, v6: false, ttl };
       p.v4 ||= rec.settings?.ipv6_only !== true;
       p.v6 ||= rec.settings?.ipv4_only !== true;

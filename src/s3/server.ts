@@ -28,6 +28,8 @@ export interface S3ServerOptions {
   tokenPrincipal?: (accessKeyId: string, fresh?: boolean) => Promise<S3Principal | undefined>;
   region: string;
   domain?: string | undefined;
+  /** HTTPS with this certificate and key (`shared/tls-files.ts`). */
+  tls?: { cert: Buffer; key: Buffer } | undefined;
   logger: Logger;
   clock: Clock;
   /** Limits on abuse (limits/limits.ts). */
@@ -51,5 +53,7 @@ export async function startS3Server(opts: S3ServerOptions): Promise<RunningS3> {
     now: () => opts.clock.now(),
     ...(opts.limits ? { limits: opts.limits } : {}),
   });
-  return listenHttp(handler, opts.listen, { parserError: s3ParserError, ignoreUnknownExpect: true, observe: { listener: 's3', logger: opts.logger } });
+  return listenHttp(handler, opts.listen, {
+    parserError: s3ParserError, ignoreUnknownExpect: true, observe: { listener: 's3', logger: opts.logger }, ...(opts.tls ? { tls: opts.tls } : {}),
+  });
 }
