@@ -1,8 +1,8 @@
 /**
  * Shared rate counters (src/limits/shared-counters.ts) on the real PostgreSQL: two counter sets on one database
  * (two nodes) see each other's counts after a flush, and a database that cannot be reached (a TCP proxy set to
- * refuse) never fails a count or an add: counts stay local, the failure is logged once, and what was counted
- * meanwhile is written once the database is back.
+ * refuse, or stall) never fails a count or an add: counts stay local, the failure is logged once, and what was
+ * counted meanwhile is written once the database is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type OpenDatabase } from '../../src/db/database.js';
@@ -86,6 +86,20 @@ describe('shared counters', () => {
     await counters.flush();
     expect(await stored('k2')).toBe(5);
     expect(lines.some((l) => l.includes('rate-counters: recovered'))).toBe(true);
+    await counters.close();
+  });
+
+  it('stop waiting on first reads once one outlasts its bound (a stalled network), until a flush answers', async () => {
+    const counters = new SharedCounters({ db: proxied.db, clock, logger: captureLogger().logger, flushMs: 60_000, readTimeoutMs: 200 });
+    proxy.setMode('stall');
+    counters.add('k4', w);
+    expect(await counters.count('k4', w)).toBe(1); // answered from memory after the bound, without an error
+    counters.add('k5', w);
+    expect(await counters.count('k5', w)).toBe(1); // no further wait: first reads are skipped meanwhile
+    proxy.setMode('pass');
+    await counters.flush();
+    expect(await stored('k4')).toBe(1);
+    expect(await stored('k5')).toBe(1);
     await counters.close();
   });
 });
