@@ -9,6 +9,11 @@ import { RateLimitedError } from './rate-limited.js';
 import { clientKey } from './client-address.js';
 import { MemoryCounters, windowAt } from './window-counters.js';
 import type { Clock } from '../shared/clock.js';
+import { openLimits } from './limits.js';
+import { ConfigError, loadConfig } from '../config/config.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { silentLogger } from '../shared/logger.js';
 
 /** A clock at `at` ms that tests move. */
 function manual(at: number): Clock & { at: number } {
@@ -105,5 +110,19 @@ describe('client keys', () => {
     expect(clientKey('64:ff9b::192.0.2.1')).toBe('64:ff9b:0:0::/64');
     expect(clientKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
     expect(clientKey(undefined)).toBeUndefined();
+  });
+});
+
+describe('configuration', () => {
+  it("defaults to production's API limit and 20 failures per 5 minutes, S3 rate off; 0 turns a limit off", () => {
+    expect(loadConfig({}, {}).limits).toEqual({ apiRequests: 1200, s3Requests: 0, windowSeconds: 300, authFailures: 20, authFailureWindowSeconds: 300 });
+    const limits = loadConfig({ 'rate-limit': '0', 's3-rate-limit': '7', 'auth-failure-limit': '0' }, { STRATUS_RATE_LIMIT_WINDOW: '60' }).limits;
+    expect(limits).toMatchObject({ apiRequests: 0, s3Requests: 7, windowSeconds: 60, authFailures: 0 });
+    expect(() => loadConfig({ 'rate-limit': '-1' }, {})).toThrow(ConfigError);
+    expect(() => loadConfig({ 'auth-failure-window': '0' }, {})).toThrow(/--auth-failure-window must be a whole number/);
+    const opened = openLimits({ config: limits, db: undefined as unknown as Kysely<Database>, dialect: 'sqlite', clock: manual(START), logger: silentLogger() });
+    expect([opened.api, opened.auth, opened.s3 !== undefined]).toEqual([undefined, undefined, true]);
+    const off = openLimits({ config: { ...limits, s3Requests: 0 }, db: undefined as unknown as Kysely<Database>, dialect: 'postgres', clock: manual(START), logger: silentLogger() });
+    expect(Object.keys(off)).toEqual(['close']); // nothing counted, no shared counters started
   });
 });

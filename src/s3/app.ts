@@ -4,7 +4,8 @@
  * the SigV4 signature (header or presigned query) of the instance's key pair or of an API token's derived pair,
  * route to an operation, check what the key may do (`access.ts`), and answer failures as S3 XML
  * errors; apply the limits on abuse (limits/: failed authentications per client address, then the key
- * holder's request rate; both refuse with `SlowDown`, 503 with `Retry-After`, as S3 does); answer CORS preflights without a signature and add CORS headers to answers (`cors-edge.ts`).
+ * holder's request rate; both refuse with `SlowDown`, 503 with `Retry-After`, as S3 does); answer CORS
+ * preflights without a signature and add CORS headers to answers (`cors-edge.ts`).
  * Operations call only the bucket store's public API, so S3 and edge scripts share buckets,
  * objects and multipart uploads.
  */
