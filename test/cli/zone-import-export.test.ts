@@ -145,6 +145,20 @@ describe('stratus zone import / export', () => {
     expect((await runCli(['zone', 'import', '--zone', zone, file], env)).code).toBe(0);
   });
 
+  it('imports proxiable records proxied with --proxied, with an API token from --token', async () => {
+    const zone = 'proxied.example';
+    const zoneId = await newZone(zone);
+    const file = path.join(dir, 'proxied.zone');
+    fs.writeFileSync(file, '$TTL 300\nwww IN A 192.0.2.8\nwww IN TXT "not proxiable"\n');
+    const token = await server.sdk().user.tokens.create({
+      name: 'zone tools', policies: [{ effect: 'allow', permission_groups: [{ id: DNS_WRITE }, { id: ZONE_READ }], resources: { [`com.cloudflare.api.account.zone.${zoneId}`]: '*' } }],
+    });
+    const r = await runCli(['zone', 'import', '--zone', zone, '--proxied', '--api-url', server.apiBase, '--token', token.value!, file]);
+    expect(r.code, r.stderr).toBe(0);
+    const list = (await server.sdk().dns.records.list({ zone_id: zoneId })).result;
+    expect(list.map((x) => [x.type, x.proxied]).sort()).toEqual([['A', true], ['TXT', false]]);
+  });
+
   it('says what is missing: credentials, --zone, a reachable server', async () => {
     const noCreds = await runCli(['zone', 'export', '--zone', 'x.example'], { CLOUDFLARE_API_BASE_URL: server.apiBase });
     expect(noCreds).toMatchObject({ code: 2, stdout: '' });

@@ -64,7 +64,7 @@ afterAll(async () => {
     child.kill('SIGTERM');
     await exited;
   }
-  if (skipped.length > 0) console.log(`doc test: snippets that do not run, and why:\n${skipped.map((s) => `  ${s}`).join('\n')}`);
+  if (skipped.length > 0) console.log(`doc test: snippets that do not run, and why:\n${skipped.sort().map((s) => `  ${s}`).join('\n')}`);
   fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -105,7 +105,8 @@ describe('docs that run', () => {
   for (const doc of documents()) {
     const snippets = snippetsOf(doc);
     if (!snippets.some((s) => s.use.kind !== 'prose')) continue;
-    it(`${doc}: its snippets run`, async () => {
+    // Documents run side by side (each in its own folder, all on the one server): the README's wrangler deploy is the long pole.
+    it.concurrent(`${doc}: its snippets run`, async () => {
       expect(await runDocument(doc, snippets)).toEqual([]);
     }, 600_000);
   }
