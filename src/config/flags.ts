@@ -104,7 +104,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'token', value: 'TOKEN', default: 'none', help: 'API token (Authorization: Bearer); wins over --api-email/--api-key', commands: ZONE, env: 'CLOUDFLARE_API_TOKEN' },
   { name: 'api-email', value: 'EMAIL', default: 'none', help: 'e-mail of the global API key (with --api-key), instead of a token', commands: ZONE, env: 'CLOUDFLARE_EMAIL' },
   { name: 'api-key', value: 'KEY', default: 'none', help: 'global API key (with --api-email), instead of a token', commands: ZONE, env: 'CLOUDFLARE_API_KEY' },
-  { name: 'proxied', default: 'off', help: 'import proxiable records (A, AAAA, CNAME) proxied unless a line says cf-proxied:false', commands: ['zone import'], env: false },
+  { name: 'proxied', default: 'off', help: 'import proxiable records (A, AAAA, CNAME) proxied, except lines whose cf_tags say cf-proxied:false', commands: ['zone import'], env: false },
   { name: 'out', value: 'FILE', default: 'standard output', help: 'write the zone file here', commands: ['zone export'], env: false },
 ];
 
