@@ -56,6 +56,23 @@ describe('splitZoneFile', () => {
     ]);
   });
 
+  it('sends CNAME records after all the others, each with the origin and TTL it was written under', () => {
+    const lines = ['$ORIGIN sub', '$TTL 1h', 'alias IN CNAME target ; cf_tags=cf-proxied:true', '\tIN TXT "x"', '$ORIGIN other.example.com.', '$TTL 5m'];
+    for (let i = 0; i < 20; i++) lines.push(`target${i} IN A 192.0.2.${i}`);
+    lines.push('target IN A 192.0.2.99');
+    const text = lines.join('\n') + '\n';
+    const pieces = splitZoneFile(text, ZONE, 200);
+    expect(pieces.flatMap((p) => records(p.text)).sort()).toEqual(records(text).sort());
+    const at = (what: string) => pieces.findIndex((p) => p.text.includes(what));
+    expect(at('IN CNAME')).toBeGreaterThan(at('target IN A 192.0.2.99'));
+    expect(at('IN CNAME')).toBe(pieces.length - 1);
+    // The TXT line that followed the CNAME names its owner where it now follows something else.
+    expect(pieces.map((p) => p.text).join('')).toContain('alias.sub.example.com. IN TXT "x"');
+    const last = pieces.at(-1)!;
+    const cnameLine = last.text.split('\n').findIndex((l) => l.includes('IN CNAME')) + 1;
+    expect(last.fileLine(cnameLine)).toBe(3);
+  });
+
   it('refuses an entry that alone is larger than the cap, naming its line', () => {
     const text = `a IN A 192.0.2.1\nb IN TXT "${'x'.repeat(200)}"\n`;
     expect(() => splitZoneFile(text, ZONE, 100)).toThrow(ZoneFileLineError);

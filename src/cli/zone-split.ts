@@ -1,14 +1,15 @@
 /**
  * A zone file of any size as several import requests under the API's per-request cap (MAX_ZONE_FILE_BYTES):
  * the file is checked locally first (the server's own parser and per-type RDATA parsers, so a bad line is
- * reported with its number before anything is sent), then cut at record boundaries. Each piece after the
- * first starts with the `$ORIGIN` and `$TTL` in force where it begins, and a piece that begins with a line
- * reusing the previous owner (leading white space) gets that owner written out. Every piece maps its line
- * numbers back to the file's.
+ * reported with its number before anything is sent), then cut at record boundaries. CNAME records go last,
+ * as the server orders one request's lines, so that a proxied CNAME finds its address in an earlier piece.
+ * A piece states the `$ORIGIN` and `$TTL` of each of its entries where they differ from what the piece says
+ * so far, and writes out the owner of a line that reuses one (leading white space) when the line before it in
+ * the piece is not the one before it in the file. Every piece maps its line numbers back to the file's.
  */
 import { AppError } from '../shared/errors.js';
 import { lexZoneFile, type ZoneEntry } from '../zones/zonefile/lexer.js';
-import { parseZoneFile, parseTtl } from '../zones/zonefile/parser.js';
+import { parseZoneFile } from '../zones/zonefile/parser.js';
 import { lineToBody } from '../zones/zonefile/import.js';
 import { lineError } from '../zones/zonefile/errors.js';
 
@@ -51,7 +52,23 @@ export function checkZoneFile(text: string, zone: string): number {
   }
 }
 
-interface Segment { first: number; lines: string[]; bytes: number; entry: ZoneEntry; origin: string; ttl: string | null; owner: string | null }
+interface State { origin: string; ttl: string | null }
+interface Segment {
+  index: number;
+  /** File line of `lines[0]`. */
+  first: number;
+  lines: string[];
+  entry: ZoneEntry;
+  /** State in force before the entry, and after it (a directive changes it). */
+  before: State;
+  after: State;
+  /** Owner in force before the entry (absolute, with its dot), for a line that reuses it. */
+  owner: string | null;
+  /** Records of the entry, as the import counts them. */
+  records: number;
+  /** True when the entry is a CNAME record (sent after the others, as the server applies one request's). */
+  cname: boolean;
+}
 
 /** The owner an entry's first token names, absolute with its trailing dot, as text (escapes kept). */
 function absoluteOwner(token: string, origin: string): string {
@@ -59,7 +76,44 @@ function absoluteOwner(token: string, origin: string): string {
   return token.endsWith('.') ? token : `${token}.${origin}.`;
 }
 
-/** Splits `text` (already checked) into pieces of at most `cap` bytes, for the zone `zone`. */
+/** The entries of the file with their lines (each takes the comment and blank lines after it; the first also those before it). */
+function segmentsOf(text: string, zone: string, entries: ZoneEntry[]): Segment[] {
+  const lines = text.split('\n');
+  const counts = new Map<number, { n: number; cname: boolean }>();
+  for (const r of parseZoneFile(text, zone)) {
+    if (r.type === 'SOA' || (r.type === 'NS' && r.name.toLowerCase() === zone)) continue;
+    const c = counts.get(r.line) ?? { n: 0, cname: true };
+    counts.set(r.line, { n: c.n + 1, cname: c.cname && r.type === 'CNAME' });
+  }
+  let state: State = { origin: zone, ttl: null };
+  let owner: string | null = null;
+  return entries.map((entry, i) => {
+    const first = i === 0 ? 1 : entry.line;
+    const end = i + 1 < entries.length ? entries[i + 1]!.line - 1 : lines.length;
+    const before = state;
+    const word = entry.tokens[0]!;
+    const directive = !entry.startsBlank && word.startsWith('$') ? word.toUpperCase() : undefined;
+    if (directive === '$ORIGIN') {
+      const o = entry.tokens[1]!;
+      state = { ...state, origin: (o.endsWith('.') ? o.slice(0, -1) : `${o}.${state.origin}`).toLowerCase() };
+    } else if (directive === '$TTL') {
+      state = { ...state, ttl: entry.tokens[1]! };
+    }
+    const segment: Segment = {
+      index: i, first, lines: lines.slice(first - 1, end), entry, before, after: state, owner,
+      records: counts.get(entry.line)?.n ?? 0, cname: counts.get(entry.line)?.cname ?? false,
+    };
+    if (!entry.startsBlank && directive === undefined) owner = absoluteOwner(word, state.origin);
+    return segment;
+  });
+}
+
+/**
+ * Splits `text` (already checked) into pieces of at most `cap` bytes, for the zone `zone`. CNAME records go
+ * after all the others (so that a proxied CNAME finds the address it leads to, whichever piece holds it);
+ * a piece states the `$ORIGIN` and `$TTL` each of its entries was written under, and names the owner of a
+ * line that reuses one when the line before it in the piece is not the line before it in the file.
+ */
 export function splitZoneFile(text: string, zone: string, cap: number): ZoneFilePiece[] {
   let entries: ZoneEntry[];
   try {
@@ -67,64 +121,55 @@ export function splitZoneFile(text: string, zone: string, cap: number): ZoneFile
   } catch (err) {
     throw asLineError(err);
   }
-  const lines = text.split('\n');
-  const counts = new Map<number, number>();
-  for (const r of parseZoneFile(text, zone)) {
-    if (r.type === 'SOA' || (r.type === 'NS' && r.name.toLowerCase() === zone)) continue;
-    counts.set(r.line, (counts.get(r.line) ?? 0) + 1);
-  }
-  // Segments: each entry with the comment and blank lines after it (the first also takes the lines before it).
-  const state = { origin: zone, ttl: null as string | null, owner: null as string | null };
-  const segments: Segment[] = [];
-  entries.forEach((entry, i) => {
-    const first = i === 0 ? 1 : entry.line;
-    const end = i + 1 < entries.length ? entries[i + 1]!.line - 1 : lines.length;
-    const own = lines.slice(first - 1, end);
-    segments.push({ first, lines: own, bytes: own.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0), entry, ...state });
-    const word = entry.tokens[0]!;
-    if (!entry.startsBlank && word.toUpperCase() === '$ORIGIN') {
-      const o = entry.tokens[1]!;
-      state.origin = (o.endsWith('.') ? o.slice(0, -1) : `${o}.${state.origin}`).toLowerCase();
-    } else if (!entry.startsBlank && word.toUpperCase() === '$TTL') {
-      state.ttl = parseTtl(entry.tokens[1]!) !== undefined ? entry.tokens[1]! : state.ttl;
-    } else if (!entry.startsBlank && !word.startsWith('$')) {
-      state.owner = absoluteOwner(word, state.origin);
-    }
-  });
+  const segments = segmentsOf(text, zone, entries);
+  const ordered = [...segments.filter((s) => !s.cname), ...segments.filter((s) => s.cname)];
+  const bytesOf = (lines: string[]) => lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
   const pieces: ZoneFilePiece[] = [];
-  let at = 0;
-  while (at < segments.length) {
-    const head = segments[at]!;
-    const header = [`$ORIGIN ${head.origin}.`, ...(head.ttl !== null ? [`$TTL ${head.ttl}`] : [])];
-    const body: string[] = [];
-    let bytes = header.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
-    let records = 0;
-    const start = at;
-    while (at < segments.length && (at === start || bytes + segments[at]!.bytes <= cap)) {
-      const s = segments[at]!;
-      let own = s.lines;
-      if (at === start && s.entry.startsBlank && s.owner !== null) {
-        // The piece starts with a line that reuses the previous owner: name it.
-        const line = s.entry.line - s.first;
-        own = [...own];
-        own[line] = own[line]!.replace(/^[ \t]+/, `${s.owner} `);
-      }
-      const size = own.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
-      if (at === start && bytes + size > cap) {
-        throw new ZoneFileLineError(s.entry.line, `this entry and the piece's $ORIGIN/$TTL are ${bytes + size} bytes, more than the ${cap} bytes one import request may carry`);
-      }
-      body.push(...own);
-      bytes += size;
-      records += [...Array(s.lines.length).keys()].reduce((n, k) => n + (counts.get(s.first + k) ?? 0), 0);
-      at++;
+  let out: string[] = [];
+  let map: (number | undefined)[] = [];
+  let bytes = 0;
+  let records = 0;
+  let running: { state: State | undefined; previous: number } = { state: undefined, previous: -2 };
+  const close = () => {
+    if (out.length === 0) return;
+    const lineMap = map;
+    pieces.push({ text: out.join('\n') + '\n', records, fileLine: (n) => lineMap[n - 1] });
+    out = [];
+    map = [];
+    bytes = 0;
+    records = 0;
+    running = { state: undefined, previous: -2 };
+  };
+  /** The lines `s` needs in the current piece: state lines, then its own (owner named when needed). */
+  const render = (s: Segment): { lines: string[]; map: (number | undefined)[] } => {
+    const head: string[] = [];
+    const st = running.state;
+    if (st === undefined || st.origin !== s.before.origin) head.push(`$ORIGIN ${s.before.origin}.`);
+    if (s.before.ttl !== null ? st?.ttl !== s.before.ttl : st !== undefined && st.ttl !== null) head.push(`$TTL ${s.before.ttl ?? 1}`);
+    const own = [...s.lines];
+    if (s.entry.startsBlank && s.owner !== null && running.previous !== s.index - 1) {
+      const at = s.entry.line - s.first;
+      own[at] = own[at]!.replace(/^[ \t]+/, `${s.owner} `);
     }
-    const firstLine = head.first;
-    const extra = header.length;
-    pieces.push({
-      text: [...header, ...body].join('\n') + '\n',
-      records,
-      fileLine: (n) => (n <= extra ? undefined : firstLine + n - extra - 1),
-    });
+    return { lines: [...head, ...own], map: [...head.map(() => undefined), ...own.map((_, k) => s.first + k)] };
+  };
+  for (const s of ordered) {
+    let r = render(s);
+    let size = bytesOf(r.lines);
+    if (out.length > 0 && bytes + size > cap) {
+      close();
+      r = render(s);
+      size = bytesOf(r.lines);
+    }
+    if (size > cap) {
+      throw new ZoneFileLineError(s.entry.line, `this entry and the $ORIGIN/$TTL it needs are ${size} bytes, more than the ${cap} bytes one import request may carry`);
+    }
+    out.push(...r.lines);
+    map.push(...r.map);
+    bytes += size;
+    records += s.records;
+    running = { state: s.after, previous: s.index };
   }
+  close();
   return pieces;
 }
