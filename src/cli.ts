@@ -2,7 +2,8 @@
 /**
  * The `stratus` command: `stratus <command> [flags]`. Flags are `--name value` or `--name=value`, checked
  * against the flag table (config/flags.ts: an unknown flag stops the command); each also reads
- * `STRATUS_<NAME>` from the environment. `--help` on any command lists its flags; `--version`.
+ * `STRATUS_<NAME>` from the environment (the `zone` client commands read wrangler's `CLOUDFLARE_*` variables).
+ * `--help` on any command lists its flags; `--version`.
  */
 import { ConfigError, loadConfig } from './config/config.js';
 import { parseArgs, closest, unknownVariables } from './config/args.js';
@@ -23,19 +24,22 @@ import { listenFailure } from './cli/start-errors.js';
 import { formatCredentials, readSavedCredentials } from './cli/credentials-command.js';
 import { packageVersion } from './cli/version.js';
 import { stopWithNpmParent } from './cli/parent-watch.js';
+import { zoneCommand, zoneHelp } from './cli/zone-command.js';
 
 async function main(argv: string[]): Promise<number> {
   const first = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
-  const names = COMMANDS.map((c) => c.name as string);
+  const names = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]!))];
   if (first !== undefined && first !== 'help' && !names.includes(first)) {
     const near = closest(first, names);
     throw new ConfigError(`unknown command "${first}"${near ? ` (did you mean ${near}?)` : ''}; see stratus --help`);
   }
+  if (first === 'zone') return zoneCommand(argv.slice(1));
   const command = first === undefined || first === 'help' ? undefined : first as FlagCommand;
   const args = parseArgs(argv.slice(first === undefined ? 0 : 1), command);
   if (args.version) { process.stdout.write(`${packageVersion()}\n`); return 0; }
   if (command === undefined) {
     const topic = first === 'help' ? args.positional[0] : undefined;
+    if (topic === 'zone') { process.stdout.write(zoneHelp()); return 0; }
     if (topic !== undefined && names.includes(topic)) { process.stdout.write(commandHelp(topic as FlagCommand)); return 0; }
     const help = mainHelp(packageVersion());
     if (args.help || first === 'help') { process.stdout.write(help); return 0; }

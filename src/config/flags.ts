@@ -7,7 +7,7 @@
  */
 
 /** The commands that take flags. */
-export type FlagCommand = 'serve' | 'dev' | 'user' | 'credentials';
+export type FlagCommand = 'serve' | 'dev' | 'user' | 'credentials' | 'zone import' | 'zone export';
 
 /** One flag. */
 export interface FlagSpec {
@@ -21,12 +21,13 @@ export interface FlagSpec {
   help: string;
   /** The commands that take it. */
   commands: readonly FlagCommand[];
-  /** False when the flag has no `STRATUS_<NAME>` environment variable. */
-  env?: false;
+  /** False when the flag has no environment variable; a name when it is not `STRATUS_<NAME>` (the client flags take wrangler's). */
+  env?: false | string;
 }
 
 const S: readonly FlagCommand[] = ['serve'];
 const STORE: readonly FlagCommand[] = ['serve', 'user'];
+const ZONE: readonly FlagCommand[] = ['zone import', 'zone export'];
 
 /** Every flag. */
 export const FLAGS: readonly FlagSpec[] = [
@@ -104,6 +105,14 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'key', value: 'KEY', default: 'generated', help: "the user's global API key", commands: ['user'], env: false },
   // stratus credentials.
   { name: 'json', default: 'off', help: 'print them as one JSON object', commands: ['credentials'], env: false },
+  // stratus zone import / export: a client of a running Stratus, configured as wrangler is (README, "Zone files").
+  { name: 'zone', value: 'NAME', default: 'required', help: 'the zone (its name, e.g. example.com)', commands: ZONE, env: false },
+  { name: 'api-url', value: 'URL', default: 'http://127.0.0.1:8787/client/v4', help: 'base URL of the v4 API of the running Stratus', commands: ZONE, env: 'CLOUDFLARE_API_BASE_URL' },
+  { name: 'token', value: 'TOKEN', default: 'none', help: 'API token (Authorization: Bearer); wins over --api-email/--api-key', commands: ZONE, env: 'CLOUDFLARE_API_TOKEN' },
+  { name: 'api-email', value: 'EMAIL', default: 'none', help: 'e-mail of the global API key (with --api-key), instead of a token', commands: ZONE, env: 'CLOUDFLARE_EMAIL' },
+  { name: 'api-key', value: 'KEY', default: 'none', help: 'global API key (with --api-email), instead of a token', commands: ZONE, env: 'CLOUDFLARE_API_KEY' },
+  { name: 'proxied', default: 'off', help: 'import proxiable records (A, AAAA, CNAME) proxied, except lines whose cf_tags say cf-proxied:false', commands: ['zone import'], env: false },
+  { name: 'out', value: 'FILE', default: 'standard output', help: 'write the zone file here', commands: ['zone export'], env: false },
 ];
 
 /** `STRATUS_*` variables that are not flags (read by the test suite, not by the service). */
@@ -112,6 +121,11 @@ export const OTHER_VARIABLES: readonly string[] = ['STRATUS_TEST_POSTGRES', 'STR
 /** The environment variable of a flag (`data-dir` -> `STRATUS_DATA_DIR`). */
 export function envName(name: string): string {
   return `STRATUS_${name.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** The environment variable a row reads, if any (its own name when the row gives one, else `STRATUS_<NAME>`). */
+export function flagEnv(f: FlagSpec): string | undefined {
+  return f.env === false ? undefined : f.env ?? envName(f.name);
 }
 
 /** The flags `command` takes, in table order. */

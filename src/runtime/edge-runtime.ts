@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { EdgeCatalog, ScriptBundle } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
-import { startControlService, type ControlService } from './control-service.js';
+import { startControlService, type ControlService, type EdgeAccessRecord } from './control-service.js';
 import { startStoreService, type BucketResolver, type StoreService } from './store-service/server.js';
 import { supervisorSource, type SupervisorConfig } from './supervisor/source.js';
 import { versionBindingName, writeGenerationConfig, type GenerationServices } from './workerd/config-text.js';
@@ -55,6 +55,8 @@ export interface EdgeRuntimeOptions {
   exposeErrors?: boolean;
   /** Most script versions one generation holds (the oldest added leave first). Default 500. */
   maxVersions?: number;
+  /** Receives the finished requests instead of the access log and metrics (`stratus dev`'s request lines). */
+  access?: (records: EdgeAccessRecord[]) => void;
 }
 
 interface Generation {
@@ -113,7 +115,7 @@ export class EdgeRuntime {
     this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger });
     this.control = await startControlService(this.secret, {
       catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, logger: this.opts.logger, bucketFor: this.opts.bucketFor,
-      access: edgeAccessRecorder(this.opts.logger),
+      access: this.opts.access ?? edgeAccessRecorder(this.opts.logger),
     });
     this.services = {
       control: this.control.address, store: this.store.address, secret: this.secret,

@@ -104,6 +104,10 @@ async function internal(request, env) {
 }
 
 // Access records of finished requests, sent to Node's control service in batches (its access log and metrics).
+function pathOf(url) {
+  const u = new URL(url);
+  return u.pathname + u.search;
+}
 const reports = [];
 let reportingSince = 0;
 function report(ctx, env, record) {
@@ -166,7 +170,7 @@ export default {
     // What the request turned out to be: route label (script:NAME, origin, unserved) and the script's account.
     const seen = { route: 'unmatched' };
     const record = (status, res) => report(ctx, env, {
-      method: request.method, route: seen.route, status, ms: Date.now() - started, accountId: seen.accountId, requestId: ray,
+      method: request.method, path: pathOf(request.url), route: seen.route, status, ms: Date.now() - started, accountId: seen.accountId, requestId: ray,
       bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut: res ? Number(res.headers.get('content-length')) || 0 : 0,
       remote: clientAddress(request.cf && request.cf.clientIp),
     });
