@@ -78,7 +78,7 @@ const API_CODES: CatalogueEntry[] = [
   e(81045, 400, 'Record quota exceeded.', 'the zone already holds plan.recordsPerZone records'),
   e(81053, 400, 'An A, AAAA, or CNAME record with that host already exists.', 'creating a CNAME where any record exists at the name'),
   e(81054, 400, 'A CNAME record with that host already exists. For more details, refer to <…>.', 'creating a record where a CNAME exists at the name'),
-  e(81056, 400, 'NS records with that host already exist.', 'creating a non-NS record at a name below the apex that has NS records'),
+  e(81056, 400, 'NS records with that host already exist.', 'creating a record other than NS or DS at a name below the apex that has NS records (DS belongs at the delegation point)'),
   e(81058, 400, 'An identical record already exists.', 'same type, name, content and priority as an existing record'),
 ];
 
