@@ -201,6 +201,14 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('r2_domains_bucket').on('r2_domains').columns(['account_id', 'bucket']).execute();
     },
   },
+  '0008_zone_dnssec': {
+    // A zone's DNSSEC state and its key (JSON, dns/dnssec/config.ts): status, options, the public key and the
+    // private key sealed with the secrets key (scripts/secret-box.ts). On the zone row, so the DNS servers of
+    // every node read it with the zone and settings changes carry it through the change log.
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.alterTable('zones').addColumn('dnssec', 'text').execute();
+    },
+  },
 };
 
 /** True when the migration runs on PostgreSQL (binary columns differ: bytea there, blob on SQLite). */

@@ -15,6 +15,8 @@ import type { Invalidation } from './zone-set.js';
 import { axfrMessages } from './axfr.js';
 import { isTransferAllowed } from './acl.js';
 import { PacketCache, packetKey, questionNameEnd, type AnswerDeps } from './packet-cache.js';
+import type { ZoneSigning } from './signing.js';
+import { signedTransferRecords } from './signing-transfer.js';
 
 /** Where the handler finds zones (the zone cache in the main process, a copy in UDP workers). */
 export interface SnapshotSource {
@@ -80,6 +82,8 @@ export class DnsHandler {
     private readonly logger: Logger,
     /** Access lines of queries (rate-limited); none when absent. */
     private readonly queryLog?: QueryLog,
+    /** Online signing of DNSSEC zones (signing.ts); without it every zone is served unsigned. */
+    private readonly signing?: ZoneSigning,
   ) {
     cache.onInvalidate((inv) => this.packets.invalidate(inv.zoneId, inv.names));
   }
@@ -110,8 +114,9 @@ export class DnsHandler {
 
   private respond(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {
     try {
-      const key = packetKey(buf, from.transport);
-      if (key === undefined) return this.handleUnsafe(buf, from);
+      const plain = packetKey(buf, from.transport);
+      if (plain === undefined) return this.handleUnsafe(buf, from);
+      const key = this.signing ? plain + this.signing.epoch : plain;
       const hit = this.packets.get(key, buf);
       if (hit) return [hit];
       this.deps = NO_ZONE;
@@ -177,9 +182,10 @@ export class DnsHandler {
         this.logger.info({ zone: zone.origin, from: from.address }, 'zone transfer refused');
         return this.reply(msg, from, RCODE.REFUSED, q);
       }
-      return axfrMessages(zone, msg.id, q);
+      const keys = this.signing?.keysFor(zone);
+      return axfrMessages(zone, msg.id, q, undefined, keys ? signedTransferRecords(zone, keys, this.signing!.cache) : undefined);
     }
-    const result = lookup(zone, qname, q.type);
+    const result = this.signing ? this.signing.answer(zone, qname, q.type, msg.edns?.dnssecOk === true) : lookup(zone, qname, q.type);
     this.deps = answerDeps(zone, result);
     return this.reply(msg, from, result.rcode, q, {
       aa: result.aa, answers: result.answer, authorities: result.authority, additionals: result.additional,
@@ -194,7 +200,7 @@ export class DnsHandler {
     const out: OutgoingMessage = {
       id: msg.id, qr: true, opcode: msg.opcode, aa: body.aa ?? false, rd: msg.rd, cd: msg.cd, rcode,
       question, answers: body.answers ?? [], authorities: body.authorities ?? [], additionals: body.additionals ?? [],
-      edns: msg.edns ? { udpSize: EDNS_UDP_SIZE } : undefined,
+      edns: msg.edns ? { udpSize: EDNS_UDP_SIZE, dnssecOk: msg.edns.dnssecOk } : undefined,
     };
     try {
       return [encodeLimited(this.writer, out, limit)];
