@@ -69,6 +69,16 @@ function isTransfer(buf: Uint8Array): boolean {
   return type === TYPE.AXFR || type === TYPE.IXFR;
 }
 
+/**
+ * The zone a DS question is answered from: DS lives on the parent side of a cut (RFC 4035 §3.1.4.1), so a DS
+ * question for a zone's apex goes to the enclosing zone when this server has it too.
+ */
+function parentSide(cache: SnapshotSource, qname: string, zone: ZoneSnapshot | undefined): ZoneSnapshot | undefined {
+  if (!zone || qname !== zone.origin || qname === '') return zone;
+  const dot = qname.indexOf('.');
+  return cache.find(dot < 0 ? '' : qname.slice(dot + 1)) ?? zone;
+}
+
 /** Answers DNS messages from the zone cache. */
 export class DnsHandler {
   private readonly writer = new Writer(65_536);
@@ -169,8 +179,9 @@ export class DnsHandler {
     return this.answer(msg, from, qname, zone);
   }
 
-  private answer(msg: DecodedMessage, from: QueryOrigin, qname: string, zone: ZoneSnapshot | undefined): Responses {
+  private answer(msg: DecodedMessage, from: QueryOrigin, qname: string, found: ZoneSnapshot | undefined): Responses {
     const q = msg.questions[0]!;
+    const zone = q.type === TYPE.DS ? parentSide(this.cache, qname, found) : found;
     if (!zone) return this.reply(msg, from, RCODE.REFUSED, q);
     if (q.type === TYPE.AXFR || q.type === TYPE.IXFR) {
       if (qname !== zone.origin) return this.reply(msg, from, RCODE.NOTAUTH, q);
