@@ -1,12 +1,13 @@
 /**
  * Signed answers validated by a real validating resolver (unbound, Debian), its trust anchor being the DS
  * line the API gives: positive answers, wildcards, CNAME chains, NODATA and NXDOMAIN (compact, RFC 9824) in
- * NSEC and NSEC3 modes set AD; a tampered answer fails (SERVFAIL).
+ * NSEC and NSEC3 modes set AD, as do proxied records, flattened CNAMEs and generated HTTPS records; a
+ * tampered answer fails (SERVFAIL).
  */
 import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createZone } from '../helpers/api.js';
+import { api, createZone } from '../helpers/api.js';
 import { dig } from './dig.js';
 import { startUnbound, type Unbound } from './unbound.js';
 
@@ -39,8 +40,10 @@ beforeAll(async () => {
     { type: 'A', name: `tamper.${ZONE}`, content: '192.0.2.5' },
     { type: 'A', name: `proxied.${ZONE}`, content: '198.51.100.7', proxied: true },
     { type: 'SRV', name: `_sip._tcp.${ZONE}`, data: { priority: 10, weight: 5, port: 5060, target: `Sip.${ZONE}` } },
+    { type: 'CNAME', name: `flat.${ZONE}`, content: `c1.${ZONE}`, settings: { flatten_cname: true } },
   ];
   for (const r of records) await sdk.dns.records.create({ zone_id: zoneId, ttl: 300, ...r } as never);
+  await api(server, 'PATCH', `/zones/${zoneId}/settings/http3`, { value: 'on' }); // generated HTTPS records for proxied names
   ds = (await sdk.dns.dnssec.edit({ zone_id: zoneId, status: 'active' })).ds!;
 });
 afterAll(async () => { await server?.stop(); });
@@ -69,6 +72,8 @@ describe.each([
     await expectValidated(unbound, ZONE, 'MX');
     await expectValidated(unbound, ZONE, 'DNSKEY');
     await expectValidated(unbound, `proxied.${ZONE}`, 'A');
+    expect((await expectValidated(unbound, `proxied.${ZONE}`, 'HTTPS')).answer.some((l) => l.includes('HTTPS 1 . alpn="h3"'))).toBe(true);
+    expect(noTtl((await expectValidated(unbound, `flat.${ZONE}`, 'A')).answer)).toContain(`flat.${ZONE}. IN A 192.0.2.1`);
     await expectValidated(unbound, `_sip._tcp.${ZONE}`, 'SRV');
   });
 
