@@ -155,8 +155,11 @@ async function startPdns(zoneFile, port, signed = false) {
   sqlite.exec(fs.readFileSync(schema, 'utf8'));
   sqlite.exec(inserts);
   sqlite.close();
-  fs.writeFileSync(path.join(dir, 'pdns.conf'), `launch=gsqlite3\ngsqlite3-database=${db}\n`);
-  if (signed) await run('pdnsutil', [`--config-dir=${dir}`, 'secure-zone', ZONE]);
+  fs.writeFileSync(path.join(dir, 'pdns.conf'), `launch=gsqlite3\ngsqlite3-database=${db}\ngsqlite3-dnssec=${signed ? 'yes' : 'no'}\n`);
+  if (signed) {
+    await run('pdnsutil', [`--config-dir=${dir}`, 'secure-zone', ZONE]);
+    await run('pdnsutil', [`--config-dir=${dir}`, 'rectify-zone', ZONE]);
+  }
   start('pdns_server', ['--daemon=no', '--guardian=no', '--disable-syslog', '--write-pid=no', `--config-dir=${dir}`, `--socket-dir=${dir}`,
     '--launch=gsqlite3', `--gsqlite3-database=${db}`, '--local-address=127.0.0.1', `--local-port=${port}`, '--loglevel=3']);
 }

@@ -14,7 +14,7 @@ import { startUnbound } from './unbound.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BUILD = path.join(ROOT, `.test-build-dnssec-${process.pid}`);
+const BUILD = path.join(ROOT, 'node_modules', '.cache', `stratus-dnssec-workers-test-${process.pid}`);
 const EMAIL = 'signing-workers@example.com';
 const KEY = '0123456789abcdef0123456789abcdef01234';
 const H = { 'x-auth-email': EMAIL, 'x-auth-key': KEY, 'content-type': 'application/json' };
