@@ -2,7 +2,8 @@
  * One DNS message in, the response message(s) out. Synchronous unless the zone asked about has changes
  * queued or a zone is being created (see zone-cache.ts). Never throws: malformed queries get FORMERR (RFC 1035 §4.1.1) when their header
  * can be read and are dropped otherwise; responses (QR set) are dropped; opcodes other than QUERY get NOTIMP;
- * EDNS versions above 0 get BADVERS (RFC 6891 §6.1.3).
+ * EDNS versions above 0 get BADVERS (RFC 6891 §6.1.3). Zones with DNSSEC on are answered through signing.ts
+ * (signed when the query has DO, whose bit is echoed per RFC 3225).
  */
 import type { Logger } from '../shared/logger.js';
 import { CLASS, EDNS_UDP_SIZE, OPCODE, RCODE, TYPE } from '../dns/wire/constants.js';
