@@ -17,7 +17,7 @@ import { axfrMessages } from './axfr.js';
 import { isTransferAllowed } from './acl.js';
 import { PacketCache, packetKey, questionNameEnd, type AnswerDeps } from './packet-cache.js';
 import type { ZoneSigning } from './signing.js';
-import { signedTransferRecords } from './signing-transfer.js';
+import { signedTransfer } from './signing-transfer.js';
 
 /** Where the handler finds zones (the zone cache in the main process, a copy in UDP workers). */
 export interface SnapshotSource {
@@ -180,7 +180,7 @@ export class DnsHandler {
     return this.answer(msg, from, qname, zone);
   }
 
-  private answer(msg: DecodedMessage, from: QueryOrigin, qname: string, found: ZoneSnapshot | undefined): Responses {
+  private answer(msg: DecodedMessage, from: QueryOrigin, qname: string, found: ZoneSnapshot | undefined): Responses | Promise<Responses> {
     const q = msg.questions[0]!;
     const zone = q.type === TYPE.DS ? parentSide(this.cache, qname, found) : found;
     if (!zone) return this.reply(msg, from, RCODE.REFUSED, q);
@@ -195,7 +195,9 @@ export class DnsHandler {
         return this.reply(msg, from, RCODE.REFUSED, q);
       }
       const keys = this.signing?.keysFor(zone);
-      return axfrMessages(zone, msg.id, q, undefined, keys ? signedTransferRecords(zone, keys, this.signing!.cache) : undefined);
+      if (!keys) return axfrMessages(zone, msg.id, q);
+      // Signed in slices first (a big zone's first signed transfer takes a while), then read at once.
+      return signedTransfer(zone, keys, this.signing!.cache).then((records) => axfrMessages(zone, msg.id, q, undefined, records));
     }
     const result = this.signing ? this.signing.answer(zone, qname, q.type, msg.edns?.dnssecOk === true) : lookup(zone, qname, q.type);
     this.deps = answerDeps(zone, result);
