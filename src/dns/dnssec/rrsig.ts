@@ -50,9 +50,14 @@ export class SignatureCache {
   rrsig(k: SigningKey, records: readonly WireRecord[], signedOwner = records[0]!.name): WireRecord {
     const first = records[0]!;
     const ttl = first.ttl;
-    const rdatas = records.map((r) => canonicalRdata(r.type, r.rdata)).sort(Buffer.compare);
-    const unique = rdatas.filter((r, i) => i === 0 || !r.equals(rdatas[i - 1]!));
-    const key = `${k.tag}|${signedOwner}|${first.type}|${ttl}|${Buffer.concat(unique.map((r) => Buffer.concat([u16(r.length), r]))).toString('latin1')}`;
+    let unique: Buffer[];
+    if (records.length === 1) unique = [canonicalRdata(first.type, first.rdata)];
+    else {
+      const rdatas = records.map((r) => canonicalRdata(r.type, r.rdata)).sort(Buffer.compare);
+      unique = rdatas.filter((r, i) => i === 0 || !r.equals(rdatas[i - 1]!));
+    }
+    let key = `${k.tag}|${signedOwner}|${first.type}|${ttl}`;
+    for (const r of unique) key += `|${r.length}:${r.toString('latin1')}`;
     const nowS = Math.floor(this.now() / 1000);
     let hit = this.map.get(key);
     if (!hit || hit.expires - nowS < REFRESH_S) {
@@ -88,10 +93,4 @@ export class SignatureCache {
     const signature = sign('sha256', Buffer.concat(parts), { key: k.key, dsaEncoding: 'ieee-p1363' });
     return { rdata: Buffer.concat([head, signer, signature]), expires };
   }
-}
-
-function u16(n: number): Buffer {
-  const b = Buffer.alloc(2);
-  b.writeUInt16BE(n, 0);
-  return b;
 }
