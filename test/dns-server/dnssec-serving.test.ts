@@ -109,7 +109,7 @@ describe('signed answers on the wire', () => {
 });
 
 describe('chains and rollover', () => {
-  it('a parent and a child both in Stratus: the parent\'s DS chains to the child\'s key (unbound sets AD); an unsigned child is insecure', async () => {
+  it('a parent and a child both in Stratus: the parent\'s DS chains to the child\'s key (unbound sets AD); an unsigned child is insecure (NSEC and NSEC3 in the parent)', async () => {
     const parentId = await createZone(server, 'chain.example');
     const kidId = await createZone(server, 'kid.chain.example');
     const plainId = await createZone(server, 'plain.chain.example');
@@ -121,16 +121,19 @@ describe('chains and rollover', () => {
     await rr(parentId, { type: 'DS', name: 'kid.chain.example', data: { key_tag: kid.key_tag, algorithm: 13, digest_type: 2, digest: kid.digest } });
     await rr(parentId, { type: 'NS', name: 'plain.chain.example', content: 'ns1.stratus.invalid' });
     expect((await server.sdk().dns.dnssec.get({ zone_id: kidId })).status).toBe('active');
-    const unbound = await startUnbound(port, ['chain.example', 'kid.chain.example', 'plain.chain.example'], [parent.ds!]);
-    try {
-      const secure = await dig(unbound.port, 'www.kid.chain.example', 'A', { extra: ['+rec', '+dnssec'] });
-      expect(secure.status, unbound.log()).toBe('NOERROR');
-      expect(secure.flags, unbound.log()).toContain('ad');
-      const insecure = await dig(unbound.port, 'www.plain.chain.example', 'A', { extra: ['+rec', '+dnssec'] });
-      expect(insecure.status, unbound.log()).toBe('NOERROR');
-      expect(insecure.flags).not.toContain('ad');
-    } finally {
-      await unbound.stop();
+    for (const nsec3 of [false, true]) {
+      await server.sdk().dns.dnssec.edit({ zone_id: parentId, dnssec_use_nsec3: nsec3 });
+      const unbound = await startUnbound(port, ['chain.example', 'kid.chain.example', 'plain.chain.example'], [parent.ds!]);
+      try {
+        const secure = await dig(unbound.port, 'www.kid.chain.example', 'A', { extra: ['+rec', '+dnssec'] });
+        expect(secure.status, unbound.log()).toBe('NOERROR');
+        expect(secure.flags, unbound.log()).toContain('ad');
+        const insecure = await dig(unbound.port, 'www.plain.chain.example', 'A', { extra: ['+rec', '+dnssec'] });
+        expect(insecure.status, unbound.log()).toBe('NOERROR');
+        expect(insecure.flags).not.toContain('ad');
+      } finally {
+        await unbound.stop();
+      }
     }
   });
 
