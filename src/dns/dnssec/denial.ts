@@ -46,36 +46,56 @@ export function nsec(owner: string, next: string, types: Iterable<number>, ttl: 
   return { name: owner, type: TYPE.NSEC, ttl, rdata: [wireName(next), typeBitmap(types)] };
 }
 
-/** The immediate successor of a name in canonical order (RFC 4471 §3.1.1 for online signers). */
+/** Octets of a name on the wire (lowercase dotted form, root ''). */
+function wireLength(name: string): number {
+  return name === '' ? 1 : name.length + 2;
+}
+
+/** Splits off the first label. */
+function firstLabel(name: string): [string, string] {
+  const dot = name.indexOf('.');
+  return dot < 0 ? [name, ''] : [name.slice(0, dot), name.slice(dot)];
+}
+
+/** An octet one above `c`, past the uppercase letters (which sort as lowercase). */
+function above(c: number): number {
+  const next = Math.min(0xff, c + 1);
+  return next >= 0x41 && next <= 0x5a ? 0x5b : next;
+}
+
+/**
+ * The immediate successor of a name in canonical order (RFC 4471 §3.1.1 for online signers): `\000.<name>`,
+ * or, when that would pass 255 octets, the next sibling (the first label's last octet raised by one).
+ */
 export function successor(name: string): string {
-  return name === '' ? '\x00' : `\x00.${name}`;
+  if (name === '') return '\x00';
+  if (wireLength(name) + 2 <= 255) return `\x00.${name}`;
+  const [label, rest] = firstLabel(name);
+  return `${label.slice(0, -1)}${String.fromCharCode(above(label.charCodeAt(label.length - 1)))}${rest}`;
 }
 
 /** A name after every name of `name`'s subtree and before anything else (its first label + \000, or bumped). */
 export function subtreeEnd(name: string): string {
-  const dot = name.indexOf('.');
-  const label = dot < 0 ? name : name.slice(0, dot);
-  const rest = dot < 0 ? '' : name.slice(dot);
-  if (label.length < 63) return `${label}\x00${rest}`;
-  const last = label.charCodeAt(62);
-  return `${label.slice(0, 62)}${String.fromCharCode(Math.min(0xff, last + 1))}${rest}`;
+  const [label, rest] = firstLabel(name);
+  if (label.length < 63 && wireLength(name) < 255) return `${label}\x00${rest}`;
+  return `${label.slice(0, -1)}${String.fromCharCode(above(label.charCodeAt(label.length - 1)))}${rest}`;
 }
 
 /**
  * A name just before `name` among its siblings (RFC 4471 §3.1.2, without the \377 child labels): the first
  * label's last octet decremented (skipping the uppercase letters, which sort as lowercase) and padded with
- * \377 up to 63 octets; a label ending in \000 loses that octet.
+ * \377 up to 63 octets (less when the name would pass 255 octets); a label ending in \000 loses that octet.
  */
 export function predecessor(name: string): string {
-  const dot = name.indexOf('.');
-  const label = dot < 0 ? name : name.slice(0, dot);
-  const rest = dot < 0 ? '' : name.slice(dot);
+  const [label, rest] = firstLabel(name);
   const last = label.charCodeAt(label.length - 1);
   if (last === 0) return `${label.slice(0, -1) || '\x00'}${rest}`;
   let dec = last - 1;
   if (dec >= 0x41 && dec <= 0x5a) dec = 0x40;
   const base = label.slice(0, -1) + String.fromCharCode(dec);
-  return `${base}${'\xff'.repeat(63 - base.length)}${rest}`;
+  // Padded to 63 octets, or as far as the name stays within 255 octets.
+  const room = Math.min(63, 255 - (rest === '' ? 1 : rest.length + 1) - 1);
+  return `${base}${'\xff'.repeat(Math.max(0, room - base.length))}${rest}`;
 }
 
 /** NSEC3 parameters (RFC 9276): SHA-1, no flags, 0 iterations, empty salt. */

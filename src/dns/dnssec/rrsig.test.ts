@@ -3,7 +3,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import { SignatureCache, INCEPTION_SKEW_S, REFRESH_S, VALIDITY_S } from './rrsig.js';
 import { generateZoneKey, privateKeyObject, dnskeyRdata, keyTag, dsDigest } from './keys.js';
 import { TYPE } from '../wire/constants.js';
-import { base32hex, hashPlus, nsec3Hash, predecessor, subtreeEnd, typeBitmap } from './denial.js';
+import { base32hex, hashPlus, nsec3Hash, predecessor, subtreeEnd, successor, typeBitmap } from './denial.js';
 import { compareNames, rrsigLabels } from './canonical.js';
 
 const k = generateZoneKey();
@@ -67,5 +67,13 @@ describe('keys and denial helpers', () => {
     expect(compareNames(subtreeEnd('b.example'), 'x.y.b.example')).toBeGreaterThan(0);
     expect(compareNames(subtreeEnd('b.example'), 'ba.example')).toBeLessThan(0);
     expect(rrsigLabels('*.a.example')).toBe(2);
+    // Names near 255 octets: the epsilon names stay within it and keep their order.
+    const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(53)}.example`;
+    expect(long.length + 2).toBe(255);
+    for (const n of [successor(long), subtreeEnd(long), predecessor(long)]) expect(n.length + 2).toBeLessThanOrEqual(255);
+    expect(compareNames(successor(long), long)).toBeGreaterThan(0);
+    expect(compareNames(subtreeEnd(long), long)).toBeGreaterThan(0);
+    expect(compareNames(predecessor(long), long)).toBeLessThan(0);
+    expect(successor('b.example')).toBe('\x00.b.example');
   });
 });
