@@ -30,6 +30,7 @@ import { stratusVersion } from './ops/version.js';
 import { TempCredentials } from './s3/temp-credentials.js';
 import type { EdgeCatalog } from './edge/types.js';
 import { startControlPlane, type ControlPlane } from './scripts/control-plane.js';
+import { resolveSecretsKey } from './scripts/secret-box.js';
 import { startEdge, type RunningEdge } from './runtime/start-edge.js';
 import { openLimits } from './limits/limits.js';
 
@@ -136,10 +137,18 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   }
   const changeFeed = new ZoneChangeFeed();
   await reconcileActiveZones(database.db, new ZoneOwnership(database.db, clock, changeFeed)).catch(async (err: unknown) => { await database.close(); throw err; });
+  // The secrets key seals Worker secrets and zone signing keys: resolved before the DNS server, which opens the latter.
+  let secrets: ReturnType<typeof resolveSecretsKey>;
+  try {
+    secrets = resolveSecretsKey({ dataDir: config.dataDir, configured: config.secretsKey });
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
   const dns = await startDnsServer({
     db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
     transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,
-    logRate: config.dnsLogRate, ...(config.logFormat ? { logFormat: config.logFormat } : {}),
+    logRate: config.dnsLogRate, ...(config.logFormat ? { logFormat: config.logFormat } : {}), secretsKey: secrets.key,
   }).catch(async (err: unknown) => { await database.close(); throw err; });
   zonesLoaded = () => dns.cache.all().length;
   const store = await openServedBucketStore({
@@ -151,7 +160,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   const tempCredentials = new TempCredentials(new TokensService(database.db, clock), clock);
   let control: ControlPlane;
   try {
-    control = startControlPlane({ db: database.db, dataDir: config.dataDir, secretsKey: config.secretsKey, workersDomain: config.workersDomain, publicDomain: config.publicDomain, clock, logger, zoneChanges: changeFeed, store });
+    control = startControlPlane({ db: database.db, dataDir: config.dataDir, secretsKey: config.secretsKey, resolvedKey: secrets, workersDomain: config.workersDomain, publicDomain: config.publicDomain, clock, logger, zoneChanges: changeFeed, store });
   } catch (err) {
     await dns.close(); await store.close(); await database.close();
     throw err;

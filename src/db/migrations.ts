@@ -215,6 +215,14 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('rate_counters_expires').on('rate_counters').column('expires_at').execute();
     },
   },
+  '0009_zone_dnssec': {
+    // A zone's DNSSEC state and its key (JSON, dns/dnssec/config.ts): status, options, the public key and the
+    // private key sealed with the secrets key (scripts/secret-box.ts). On the zone row, so the DNS servers of
+    // every node read it with the zone and settings changes carry it through the change log.
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.alterTable('zones').addColumn('dnssec', 'text').execute();
+    },
+  },
 };
 
 /** True when the migration runs on PostgreSQL (binary columns differ: bytea there, blob on SQLite). */

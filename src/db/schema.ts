@@ -53,6 +53,8 @@ export interface ZonesTable {
   hold_after: string | null;
   /** 1 when the hold also covers names below the zone. */
   hold_include_subdomains: Generated<number>;
+  /** JSON: the zone's DNSSEC state and key, private key sealed (dns/dnssec/config.ts); null: never enabled. */
+  dnssec: string | null;
 }
 
 /** A DNS record of a zone, stored in its normalized form. */

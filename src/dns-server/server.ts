@@ -17,6 +17,8 @@ import os from 'node:os';
 import { ConfigError, type LogFormat } from '../config/config.js';
 import { QueryLog } from './query-log.js';
 import { trackZoneCache } from '../ops/probes.js';
+import { ZoneSigning } from './signing.js';
+import { SecretBox } from '../scripts/secret-box.js';
 
 /** What the DNS server needs. */
 export interface DnsServerOptions {
@@ -41,6 +43,8 @@ export interface DnsServerOptions {
   logRate?: number;
   /** Format of the UDP worker processes' log lines (as the main process's). */
   logFormat?: LogFormat;
+  /** The secrets key (scripts/secret-box.ts) zone signing keys are sealed with; without it no zone is signed. */
+  secretsKey?: Buffer;
 }
 
 /** A running DNS server. */
@@ -74,10 +78,15 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   try {
     await cache.loadAll();
     const logRate = opts.logRate ?? 100;
-    const handler = new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate));
+    const box = opts.secretsKey ? new SecretBox(opts.secretsKey) : undefined;
+    const signing = new ZoneSigning((sealed, context) => {
+      if (!box) throw new Error('no secrets key configured');
+      return box.open(sealed, context);
+    }, logger);
+    const handler = new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate), signing);
     const listeners = await startListeners(handler, { host: opts.listen.host, port: opts.listen.port, tcpIdleMs: opts.tcpIdleMs ?? 10_000 }, logger);
     const workerCount = opts.udpWorkers ?? Math.min(3, Math.max(0, os.availableParallelism() - 1));
-    workers = await startUdpWorkers({ socket: listeners.udp, count: workerCount, cache, handler, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json' });
+    workers = await startUdpWorkers({ socket: listeners.udp, count: workerCount, cache, handler, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json', secretsKey: opts.secretsKey });
     const untrack = trackZoneCache(cache);
     cache.startPolling(opts.pollMs ?? 2000);
     started = true;

@@ -15,6 +15,8 @@ import type { ZoneUpdate } from './zone-cache.js';
 import type { WorkerMessage } from './udp-workers.js';
 import { QueryLog } from './query-log.js';
 import { queryStats } from './query-stats.js';
+import { ZoneSigning } from './signing.js';
+import { SecretBox } from '../scripts/secret-box.js';
 
 /** The worker's copy of the zones. */
 class WorkerZones implements SnapshotSource {
@@ -47,7 +49,13 @@ const rootLogger = createLogger(process.argv[3] ?? 'warn', process.argv[6] === '
 const logger = rootLogger.child({ component: 'dns-udp-worker', pid: process.pid });
 const epochFile = EpochFile.open(process.argv[2]!);
 const zones = new WorkerZones();
-const handler = new DnsHandler(zones, [], logger, new QueryLog(rootLogger.child({ pid: process.pid }), Number(process.argv[5] ?? 100)));
+/** Opens zone keys once the main process has sent the secrets key (its first message, before any zone). */
+let box: SecretBox | undefined;
+const signing = new ZoneSigning((sealed, context) => {
+  if (!box) throw new Error('no secrets key received');
+  return box.open(sealed, context);
+}, logger);
+const handler = new DnsHandler(zones, [], logger, new QueryLog(rootLogger.child({ pid: process.pid }), Number(process.argv[5] ?? 100)), signing);
 /** Counts of the queries answered here go to the main process, which exposes them (query-stats.ts). */
 const STATS_EVERY_MS = 1000;
 setInterval(() => { if (!queryStats.idle) process.send?.({ t: 'stats', counts: queryStats.drain() }); }, STATS_EVERY_MS).unref();
@@ -59,6 +67,8 @@ process.on('message', (m: WorkerMessage) => {
       for (const u of m.updates) zones.apply(u);
     } else if (m.t === 'epoch') {
       epoch = m.epoch;
+    } else if (m.t === 'secrets') {
+      box = new SecretBox(Buffer.from(m.key, 'base64'));
     }
   } catch (err) {
     logger.error({ err }, 'bad message from the main process');

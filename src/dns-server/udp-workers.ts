@@ -30,7 +30,9 @@ const FLUSH_MS = 4;
 /** Messages to a worker. */
 export type WorkerMessage =
   | { t: 'updates'; updates: ZoneUpdate[] }
-  | { t: 'epoch'; epoch: number };
+  | { t: 'epoch'; epoch: number }
+  /** The secrets key (base64), sent first: zone keys arrive sealed with it (signing.ts). */
+  | { t: 'secrets'; key: string };
 
 /** Messages from a worker. */
 export type WorkerReport = { t: 'ready' } | { t: 'query'; msg: Uint8Array; address: string; port: number } | { t: 'stats'; counts: QueryCounts };
@@ -56,6 +58,8 @@ export interface UdpWorkerOptions {
   /** Query access lines per second and worker (query-log.ts). */
   logRate: number;
   logFormat: LogFormat;
+  /** The secrets key that opens zone signing keys (sent to each worker over its IPC channel, never in argv). */
+  secretsKey?: Buffer | undefined;
 }
 
 /** Starts the workers; undefined when none can run here (count 0, no compiled worker script, no descriptor). */
@@ -89,6 +93,7 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
   for (let i = 0; i < opts.count; i++) {
     const child = fork(script, [epoch.path, opts.logLevel, type, String(opts.logRate), opts.logFormat], { stdio: ['ignore', 'inherit', 'inherit', 'ipc', fd], serialization: 'advanced' });
     workers.add(child);
+    if (opts.secretsKey) child.send({ t: 'secrets', key: opts.secretsKey.toString('base64') } satisfies WorkerMessage);
     ready.push(new Promise<void>((resolve, reject) => {
       child.once('error', reject);
       child.on('message', (m: WorkerReport) => {

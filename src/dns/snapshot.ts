@@ -22,6 +22,7 @@ import { ipv4Bytes, ipv6Bytes } from './wire/text.js';
 import { TYPE } from './wire/constants.js';
 import type { RdataPart, WireRecord } from './wire/message.js';
 import type { ZoneServingSettings } from './snapshot-settings.js';
+import type { ZoneDnssec } from './dnssec/config.js';
 
 /** Records of one name and type, as served. */
 export interface RRset {
@@ -50,6 +51,8 @@ export interface ZoneSnapshot {
   negativeSoa: WireRecord;
   /** Records left out, with the reason. */
   skipped: Array<{ id: string; reason: string }>;
+  /** The zone's DNSSEC state (absent: unsigned). */
+  readonly dnssec?: ZoneDnssec | undefined;
 }
 
 /** The zone fields a snapshot needs. */
@@ -59,6 +62,8 @@ export interface SnapshotZone {
   serial: number;
   nameServers: string[];
   settings: ZoneServingSettings;
+  /** The zone's DNSSEC state (zones.dnssec); absent: unsigned. */
+  dnssec?: ZoneDnssec | undefined;
 }
 
 /** The stored record fields a snapshot needs. */
@@ -185,7 +190,7 @@ export function buildSnapshot(zone: SnapshotZone, records: readonly SnapshotReco
     }
     const cuts = new Set<string>();
     for (const node of b.nodes.values()) if (node.name !== origin && node.rrsets.has(TYPE.NS)) cuts.add(node.name);
-    return { zoneId: zone.id, origin, serial: zone.serial, nodes: b.nodes, cuts, soa: b.node(origin).rrsets.get(TYPE.SOA)!, negativeSoa, skipped };
+    return { zoneId: zone.id, origin, serial: zone.serial, nodes: b.nodes, cuts, soa: b.node(origin).rrsets.get(TYPE.SOA)!, negativeSoa, skipped, dnssec: zone.dnssec };
   };
   const draft = make();
   if (flatten.size > 0) flattenCnames(draft, b, flatten);

@@ -50,7 +50,7 @@ export class SettingsStore {
     let serial = 0;
     const state = await this.db.transaction().execute(async (trx) => {
       serial = (await bumpSerial(trx, zoneId)).serial;
-      const row = await trx.selectFrom('zones').select(['dns_settings', 'zone_settings', 'name_servers']).where('id', '=', zoneId).executeTakeFirstOrThrow();
+      const row = await trx.selectFrom('zones').select(['dns_settings', 'zone_settings', 'name_servers', 'dnssec']).where('id', '=', zoneId).executeTakeFirstOrThrow();
       const current = zoneSettingsState(row);
       const change = mutate(current);
       const set: { dns_settings?: string; zone_settings?: string } = {};

@@ -54,6 +54,7 @@ const API_CODES: CatalogueEntry[] = [
   e(1115, 400, 'Invalid paused / vanity_name_servers / plan … / Zone property … cannot be changed', 'PATCH /zones/:zone_id with a bad `paused`, `vanity_name_servers` (up to 5 host names) or `plan` (only the Free plan\'s id), an unknown property, or none', 'stratus'),
   e(1114, 400, 'Invalid hold_after / include_subdomains …', 'zone hold: `hold_after` that is not an RFC 3339 date-time, `include_subdomains` that is not a boolean', 'stratus'),
   e(1113, 400, 'Invalid account name / type / settings …', 'POST /accounts without a `name` of 1 to 100 characters, with a `type` other than standard or enterprise, or with `settings` that is not an object', 'stratus'),
+  e(1116, 400, 'Invalid status / dnssec_use_nsec3 / dnssec_multi_signer / dnssec_presigned …', 'PATCH …/dnssec with a status other than "active" or "disabled", a flag that is not a boolean, or an unknown field', 'stratus'),
   e(1120, 0, 'Zone <name> has no A, AAAA or CNAME record; every zone needs at least one record that resolves a name to an address.', 'notice in `messages` of a record list and of GET dns_settings for a zone without an address record', 'stratus'),
   e(1199, 400, '<what> already exists …', 'a write that lost a race on a unique key without a more specific code (users, tokens, accounts): a concurrent request created the same object first (`db/unique-violation.ts`)', 'stratus'),
   e(1150, 400, 'Invalid policies / name / condition / not_before / expires_on / status …', 'a token body (POST or PUT …/tokens) with a bad field: unknown permission group, unknown resource key, a zone or account that is not the owner\'s, a bad CIDR, expires_on not after not_before', 'stratus'),
@@ -81,7 +82,7 @@ const API_CODES: CatalogueEntry[] = [
   e(81045, 400, 'Record quota exceeded.', 'the zone already holds plan.recordsPerZone records'),
   e(81053, 400, 'An A, AAAA, or CNAME record with that host already exists.', 'creating a CNAME where any record exists at the name'),
   e(81054, 400, 'A CNAME record with that host already exists. For more details, refer to <…>.', 'creating a record where a CNAME exists at the name'),
-  e(81056, 400, 'NS records with that host already exist.', 'creating a non-NS record at a name below the apex that has NS records'),
+  e(81056, 400, 'NS records with that host already exist.', 'creating a record other than NS or DS at a name below the apex that has NS records (DS belongs at the delegation point)'),
   e(81058, 400, 'An identical record already exists.', 'same type, name, content and priority as an existing record'),
 ];
 
