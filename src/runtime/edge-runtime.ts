@@ -29,6 +29,7 @@ import { versionBindingName, writeGenerationConfig, type GenerationServices } fr
 import { WorkerdProcess, WorkerdStartError, WORKERD_COMPATIBILITY_DATE } from './workerd/process.js';
 import { holdListeningSocket, type HeldSocket } from './workerd/socket-holder.js';
 import { Watchdog } from './watchdog.js';
+import { FrontDoor } from './front/front-door.js';
 import { edgeAccessRecorder } from './edge-access.js';
 
 /** Options of {@link EdgeRuntime}. */
@@ -57,6 +58,9 @@ export interface EdgeRuntimeOptions {
   maxVersions?: number;
 }
 
+/** Production's request body limit on its smallest plans (100 MB). */
+const DEFAULT_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
+
 interface Generation {
   n: number;
   process: WorkerdProcess;
@@ -67,6 +71,9 @@ interface Generation {
 /** The edge's data plane. */
 export class EdgeRuntime {
   private socket!: HeldSocket;
+  /** The Unix socket every generation accepts on; the front door forwards to it. */
+  private generationSocket!: HeldSocket;
+  private front!: FrontDoor;
   private store!: StoreService;
   private control!: ControlService;
   private services!: GenerationServices;
@@ -110,6 +117,7 @@ export class EdgeRuntime {
   async start(): Promise<void> {
     fs.chmodSync(this.dir, 0o700);
     this.socket = await holdListeningSocket(this.opts.listen.host, this.opts.listen.port);
+    this.generationSocket = await holdListeningSocket(`unix:${path.join(this.dir, 'generation.sock')}`, 0);
     this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger });
     this.control = await startControlService(this.secret, {
       catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, logger: this.opts.logger, bucketFor: this.opts.bucketFor,
@@ -120,10 +128,16 @@ export class EdgeRuntime {
       scriptNetwork: { allow: ['public', ...(this.opts.scriptOutbound ?? [])], deny: this.opts.scriptDeny ?? [] },
     };
     this.current = await this.launch(new Map());
+    this.front = await FrontDoor.start({
+      edgeFd: this.socket.fd, generationSocket: path.join(this.dir, 'generation.sock'), dir: this.dir, logger: this.opts.logger,
+      config: { secret: this.secret, maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR' },
+    });
     this.unsubscribe = this.opts.catalog?.onChange(() => void this.flush());
     this.watchdog = new Watchdog({
       cpuMs: this.opts.cpuMs ?? 30_000, memoryMb: this.opts.memoryMb ?? 1024, secret: this.secret, logger: this.log,
       target: () => this.current?.process, onFailure: (why) => this.replace(why),
+      draining: () => this.draining,
+      onDrainingFailure: (p, why) => { this.restarts++; this.log.error({ pid: p.pid, reason: why }, 'draining generation failed; killing it'); p.kill(); },
     });
   }
 
@@ -132,6 +146,7 @@ export class EdgeRuntime {
     if (this.closed) return { ok: false, detail: 'closed' };
     const g = this.current;
     if (!g || !g.process.alive) return { ok: false, detail: 'workerd is being replaced' };
+    if (!this.front.alive) return { ok: false, detail: 'the front workerd is being restarted' };
     return { ok: true, detail: `workerd generation ${g.n} serving ${g.versions.size} script versions` };
   }
 
@@ -213,12 +228,12 @@ export class EdgeRuntime {
     const config: SupervisorConfig = {
       versions: Object.fromEntries([...versions.keys()].map((v) => [v, versionBindingName(v)])),
       secret: this.secret, cacheMs: 30_000, wallMs: this.opts.wallMs ?? 0,
-      maxRequestBytes: this.opts.maxRequestBytes ?? 100 * 1024 * 1024, colo: 'STR', exposeErrors: this.opts.exposeErrors ?? false,
+      maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', exposeErrors: this.opts.exposeErrors ?? false,
     };
     const bundles = [...versions.values()].map((b) => this.clampDate(b));
     const file = writeGenerationConfig({ dir, supervisorSource: supervisorSource(), supervisorConfig: config, versions: bundles, services: this.services });
     try {
-      const process = await WorkerdProcess.start({ configFile: file, edgeFd: this.socket.fd, logger: this.opts.logger, label: String(n) });
+      const process = await WorkerdProcess.start({ configFile: file, edgeFd: this.generationSocket.fd, logger: this.opts.logger, label: String(n) });
       const g: Generation = { n, process, versions, dir };
       void process.exited.then((exit) => this.onExit(g, exit));
       return g;
@@ -292,12 +307,15 @@ export class EdgeRuntime {
     this.watchdog?.stop();
     this.unsubscribe?.();
     await this.tail;
+    // The front first: it stops accepting and finishes its requests, which the generations are serving.
+    await this.front?.stop(graceMs);
     const processes = [...this.draining];
     if (this.current) processes.push(this.current.process);
     await Promise.all(processes.map((p) => p.stop(graceMs)));
     await this.control.close();
     await this.store.close();
     await this.socket.close();
+    await this.generationSocket?.close();
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }

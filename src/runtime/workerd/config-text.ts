@@ -125,7 +125,7 @@ const config :Workerd.Config = (
     (name = "script-network", network = (allow = [${allow.map(capnpString).join(', ')}], deny = [${deny.map(capnpString).join(', ')}]))${[...tenants, ...extra].map((t) => `,\n    ${t}`).join('')}
   ],
   sockets = [
-    (name = "edge", http = (), service = "supervisor"),
+    (name = "edge", http = (cfBlobHeader = "x-stratus-cf"), service = "supervisor"),
     (name = "internal", address = "127.0.0.1:0", http = (), service = "supervisor"),
   ],
 );
