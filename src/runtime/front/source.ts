@@ -7,15 +7,16 @@
  * the replacement accepts.
  *
  * It also enforces the request body limit on the stream: a `Content-Length` over the limit is refused at once,
- * and a chunked body is counted as it passes; past the limit the stream to the generation is cut (the script
- * sees its body fail, never a clean end, because the hop is real HTTP and the chunked framing is never closed)
- * and the client gets production's 413.
+ * and a chunked body is counted as it passes; past the limit the request to the generation is aborted (its
+ * connection dropped before the chunked body's last chunk, so the script sees its body fail, never a clean
+ * end) and the client gets production's 413.
  */
 import { errorPage } from '../../edge/error-page.js';
 import { newRayId } from '../../edge/forwarding.js';
 
 const MAIN = String.raw`
 const INTERNAL = 'x-stratus-internal';
+const RETRY_WITHIN_MS = 100;
 
 function page(status, code, title, detail) {
   const ray = newRayId(CONFIG.colo);
@@ -25,15 +26,20 @@ function page(status, code, title, detail) {
 }
 const tooLarge = () => page(413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.');
 
-/** The body counted as it streams; state.over is set once it passes the limit (the stream then errors). */
-function counted(body, state) {
+/**
+ * The body counted as it streams. Past the limit, state.over is set and the request to the generation is
+ * aborted (its connection dropped mid-body), so the script's body read fails; erroring the stream instead
+ * can reach the generation as a clean end of a shorter body.
+ */
+function counted(body, state, abort) {
   let seen = 0;
   return body.pipeThrough(new TransformStream({
     transform(chunk, controller) {
+      if (state.over) return;
       seen += chunk.byteLength;
       if (seen > CONFIG.maxRequestBytes) {
         state.over = true;
-        controller.error(new Error('request body over the limit of ' + CONFIG.maxRequestBytes + ' bytes'));
+        abort.abort();
         return;
       }
       controller.enqueue(chunk);
@@ -48,12 +54,25 @@ export default {
     if (declared !== null && Number(declared) > CONFIG.maxRequestBytes) return tooLarge();
     const state = { over: false };
     let forward = request;
-    if (declared === null && request.body) forward = new Request(request, { body: counted(request.body, state) });
+    let init;
+    if (declared === null && request.body) {
+      const abort = new AbortController();
+      forward = new Request(request, { body: counted(request.body, state, abort) });
+      init = { signal: abort.signal };
+    }
+    const started = Date.now();
     try {
-      const res = await env.GENERATION.fetch(forward);
+      const res = await env.GENERATION.fetch(forward, init);
       return state.over ? tooLarge() : res;
     } catch (err) {
       if (state.over) return tooLarge();
+      // A pooled connection the generation had just closed (it drained after a deploy, or dropped a connection
+      // whose request body a script left unread) fails at once; a request without a body is sent again, once.
+      // One that failed later may have been running when its generation was killed: never repeated.
+      if (!request.body && Date.now() - started < RETRY_WITHIN_MS) {
+        try { return await env.GENERATION.fetch(request); } catch { /* the page below */ }
+      }
+      console.error('request lost with its generation: ' + (err && err.message));
       // The generation went away with this request in flight: it was killed over a limit, or crashed.
       return page(503, 1102, 'Worker exceeded resource limits', 'The script runtime serving this request exceeded its resource limits and was restarted.');
     }
