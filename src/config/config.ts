@@ -109,6 +109,10 @@ export interface Config {
   scriptCpuMs: number;
   /** Memory limit of the node's script runtime (workerd), MiB (`--script-memory-mb`). */
   scriptMemoryMb: number;
+  /** `fetch()` calls a script may make per request (`--script-subrequests`; production's free plan: 50); 0: no limit. */
+  scriptSubrequests: number;
+  /** Bucket binding operations a script may make per request (`--script-bucket-subrequests`; free plan: 1,000); 0: no limit. */
+  scriptBucketSubrequests: number;
 }
 
 /** How log lines are written: one JSON object per line, or human-readable text. */
@@ -214,6 +218,8 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     scriptOutbound: list('script-outbound', []).map((c) => parseCidr(c, 'script-outbound')),
     scriptCpuMs: int('script-cpu-ms', 30_000, 10, 900_000),
     scriptMemoryMb: int('script-memory-mb', 1024, 64, 65536),
+    scriptSubrequests: int('script-subrequests', 50, 0, 10_000_000),
+    scriptBucketSubrequests: int('script-bucket-subrequests', 1000, 0, 10_000_000),
   };
 }
 

@@ -56,6 +56,10 @@ export interface EdgeRuntimeOptions {
   exposeErrors?: boolean;
   /** Most script versions one generation holds (the oldest added leave first). Default 500. */
   maxVersions?: number;
+  /** `fetch()` calls per request of a script (0: no limit). Default 50, production's free plan. */
+  subrequests?: number;
+  /** Bucket binding operations per request of a script (0: no limit). Default 1000, production's free plan. */
+  bucketSubrequests?: number;
 }
 
 /** Production's request body limit on its smallest plans (100 MB). */
@@ -126,6 +130,7 @@ export class EdgeRuntime {
     this.services = {
       control: this.control.address, store: this.store.address, secret: this.secret,
       scriptNetwork: { allow: ['public', ...(this.opts.scriptOutbound ?? [])], deny: this.opts.scriptDeny ?? [] },
+      subrequests: { fetch: this.opts.subrequests ?? 50, bucket: this.opts.bucketSubrequests ?? 1000 },
     };
     this.current = await this.launch(new Map());
     this.front = await FrontDoor.start({

@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ScriptBundle, ScriptModule } from '../../edge/types.js';
+import { LIMITS_ENTRY_MODULE, LIMITS_SETUP_MODULE, limitModules, limitsApply, type SubrequestLimits } from './limits-shim.js';
 
 /** Addresses and secrets shared by every generation of one runtime. */
 export interface GenerationServices {
@@ -21,6 +22,8 @@ export interface GenerationServices {
   secret: string;
   /** Outbound network of tenant scripts: CIDRs (or workerd's names such as "public") allowed and denied. */
   scriptNetwork: { allow: string[]; deny: string[] };
+  /** Subrequest limits per request (`limits-shim.ts`); none when absent. */
+  subrequests?: SubrequestLimits;
 }
 
 /** One generation: the supervisor and the script versions it serves. */
@@ -98,7 +101,18 @@ function versionService(bundle: ScriptBundle, files: FileWriter, services: Gener
       }
     }
   });
-  const flags = bundle.compatibilityFlags.map(capnpString).join(', ');
+  let compatibilityFlags = bundle.compatibilityFlags;
+  const mainType = bundle.modules.find((m) => m.name === bundle.mainModule)?.type;
+  if (limitsApply(services.subrequests, mainType)) {
+    const buckets = bundle.bindings.filter((b) => b.type === 'r2_bucket').map((b) => b.name);
+    const shim = limitModules(bundle.mainModule, buckets, services.subrequests, compatibilityFlags);
+    modules.unshift(
+      `(name = ${capnpString(LIMITS_ENTRY_MODULE)}, esModule = ${files.embed(shim.entry)})`,
+      `(name = ${capnpString(LIMITS_SETUP_MODULE)}, esModule = ${files.embed(shim.setup)})`,
+    );
+    compatibilityFlags = shim.flags;
+  }
+  const flags = compatibilityFlags.map(capnpString).join(', ');
   return `(name = ${capnpString(`s:${bundle.versionId}`)}, worker = (modules = [${modules.join(', ')}], ` +
     `compatibilityDate = ${capnpString(bundle.compatibilityDate)}, compatibilityFlags = [${flags}], ` +
     `bindings = [${bindings.join(', ')}], globalOutbound = "script-network"))`;
