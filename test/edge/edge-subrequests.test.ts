@@ -108,4 +108,13 @@ describe('edge: subrequest limits per request', () => {
     const res = await edgeRequest(h.edge.url, 'class.example.com');
     expect(JSON.parse(res.body)).toEqual([...Array(6).fill('ok'), 'Too many subrequests.', 'fetch ok']);
   });
+
+  it("carries the ray id on a script's own response and on one it passes through unchanged (immutable headers)", async () => {
+    h.catalog.deploy('proxy.example.com', `export default { fetch(request) { return new URL(request.url).pathname === '/own' ? new Response('own') : fetch('${to}'); } }`);
+    for (const path of ['/own', '/through']) {
+      const res = await edgeRequest(h.edge.url, 'proxy.example.com', { path });
+      expect(res.status, path).toBe(200);
+      expect(res.headers['cf-ray'], path).toMatch(/^[0-9a-f]{16}-STR$/);
+    }
+  });
 });

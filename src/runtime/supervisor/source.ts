@@ -46,6 +46,9 @@ async function runScript(request, env, target, ray, forwarded) {
   if (!binding) return handOff(request, env, target, ray, forwarded);
   try {
     const res = await withTimeout(env[binding].fetch(new Request(request, { headers: forwarded })), CONFIG.wallMs);
+    // The version's entry stamps the ray on a response it may change (limits-shim.ts); copying a response costs
+    // more than the rest of this worker's work together, so only one with immutable headers is copied.
+    if (res.headers.get('cf-ray') === ray) return res;
     const out = new Response(res.body, res);
     out.headers.set('cf-ray', ray);
     return out;

@@ -12,6 +12,8 @@
  *   `AsyncLocalStorage` context holding that request's counters (so concurrent requests of one script never
  *   share a budget, and work the request starts with `ctx.waitUntil` counts against it, as in production), with
  *   its bucket bindings wrapped to count each operation.
+ * The entry also sets the edge's `CF-Ray` on the script's response when its headers may change, which spares
+ * the supervisor a copy of the response.
  * `AsyncLocalStorage` needs workerd's `nodejs_als` flag, added when the script has neither it nor `nodejs_compat`.
  */
 
@@ -80,6 +82,16 @@ function withCountedBuckets(env) {
   return out;
 }
 
+/** The edge's ray id on the script's response, when its headers may change (the supervisor copies it otherwise). */
+async function stamped(request, answer) {
+  const res = await answer;
+  const ray = request.headers.get('cf-ray');
+  if (ray !== null && res instanceof Response) {
+    try { res.headers.set('cf-ray', ray); } catch { /* immutable headers (a fetch() result): the supervisor copies it */ }
+  }
+  return res;
+}
+
 const base = script.default;
 let entry = base;
 if (typeof base === 'function') {
@@ -87,10 +99,10 @@ if (typeof base === 'function') {
     constructor(ctx, env) { super(ctx, withCountedBuckets(env)); }
   };
   if (typeof base.prototype.fetch === 'function') {
-    entry.prototype.fetch = function (request) { return requests.run(fresh(), () => base.prototype.fetch.call(this, request)); };
+    entry.prototype.fetch = function (request) { return stamped(request, requests.run(fresh(), () => base.prototype.fetch.call(this, request))); };
   }
 } else if (base && typeof base.fetch === 'function') {
-  entry = { ...base, fetch(request, env, ctx) { return requests.run(fresh(), () => base.fetch.call(base, request, withCountedBuckets(env), ctx)); } };
+  entry = { ...base, fetch(request, env, ctx) { return stamped(request, requests.run(fresh(), () => base.fetch.call(base, request, withCountedBuckets(env), ctx))); } };
 }
 export default entry;
 `;
