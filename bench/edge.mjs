@@ -7,7 +7,8 @@
  * 1. Hello world: requests/s and p99 of a hello-world script through Stratus's --edge listener (the front
  *    process, then the generation: supervisor worker, route lookup, the script's own worker) against the same
  *    script in workerd alone, in the same run, rounds interleaved, best of each. Target: at least 0.8x. The
- *    generation's own socket (without the front) is measured too, to show where the time goes.
+ *    same runtime with `--edge-front off` (generations accept on the edge socket) and the generation's own
+ *    socket behind the front are measured too, to show where the time goes.
  * 2. Bucket binding: put+get pairs/s (1 KiB values, 8 in flight) measured inside a script deployed on the edge
  *    (workerd's own binding -> Stratus's store service -> store) against the same script in Miniflare.
  *    Target: at least 5x.
@@ -122,16 +123,19 @@ const catalog = new BenchCatalog();
 // The pairs script makes 2 x PAIRS bucket calls in one request: a bucket subrequest limit above that (the limit
 // is still counted, so its cost is measured).
 const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000 });
+// The same runtime without its front process (--edge-front off), on the same catalog.
+const direct = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: false });
 const plain = await startPlainWorkerd();
 try {
   // 1. Hello world.
   catalog.deploy('hello.bench', HELLO);
   await get(edge.port, 'hello.bench');
-  const best = { edge: { rps: 0, p99: Infinity }, plain: { rps: 0, p99: Infinity }, generation: { rps: 0, p99: Infinity } };
+  await get(direct.port, 'hello.bench');
+  const best = { edge: { rps: 0, p99: Infinity }, plain: { rps: 0, p99: Infinity }, generation: { rps: 0, p99: Infinity }, direct: { rps: 0, p99: Infinity } };
   // The script generation's own socket, without the front process (where the time goes).
   const generation = { socketPath: edge.runtime.generationSocketPath };
   for (let r = 0; r < ROUNDS; r++) {
-    for (const [name, port] of [['plain', plain.port], ['edge', edge.port], ['generation', generation]]) {
+    for (const [name, port] of [['plain', plain.port], ['edge', edge.port], ['direct', direct.port], ['generation', generation]]) {
       const m = await load(port, 'hello.bench');
       if (m.rps > best[name].rps) best[name] = m;
     }
@@ -140,7 +144,9 @@ try {
   log(`  workerd alone          ${best.plain.rps.toFixed(0).padStart(7)} req/s  p99 ${best.plain.p99.toFixed(2)} ms`);
   log(`  Stratus --edge         ${best.edge.rps.toFixed(0).padStart(7)} req/s  p99 ${best.edge.p99.toFixed(2)} ms`);
   log(`  ratio edge/workerd     ${(best.edge.rps / best.plain.rps).toFixed(2)}x (target >= 0.8x)`);
-  log(`  (script generation alone, without the front: ${best.generation.rps.toFixed(0)} req/s, ${(best.generation.rps / best.plain.rps).toFixed(2)}x)`);
+  log(`  --edge-front off        ${best.direct.rps.toFixed(0).padStart(7)} req/s  p99 ${best.direct.p99.toFixed(2)} ms`);
+  log(`  ratio front off/workerd ${(best.direct.rps / best.plain.rps).toFixed(2)}x`);
+  log(`  (script generation's socket alone, behind the front: ${best.generation.rps.toFixed(0)} req/s, ${(best.generation.rps / best.plain.rps).toFixed(2)}x)`);
 
   // 2. Bucket binding pairs.
   catalog.deploy('pairs.bench', PAIRS_SCRIPT, [{ type: 'r2_bucket', name: 'B', bucketName: 'bench' }]);
@@ -187,6 +193,7 @@ try {
 } finally {
   await plain.close();
   await edge.close();
+  await direct.close();
   await store.close();
   fs.rmSync(root, { recursive: true, force: true });
 }

@@ -113,6 +113,8 @@ export interface Config {
   scriptSubrequests: number;
   /** Bucket binding operations a script may make per request (`--script-bucket-subrequests`; free plan: 1,000); 0: no limit. */
   scriptBucketSubrequests: number;
+  /** The edge's front process (`--edge-front`): in-flight requests of a killed runtime get 1102, chunked bodies are counted. */
+  edgeFront: boolean;
 }
 
 /** How log lines are written: one JSON object per line, or human-readable text. */
@@ -220,7 +222,15 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     scriptMemoryMb: int('script-memory-mb', 1024, 64, 65536),
     scriptSubrequests: int('script-subrequests', 50, 0, 10_000_000),
     scriptBucketSubrequests: int('script-bucket-subrequests', 1000, 0, 10_000_000),
+    edgeFront: onOff(get('edge-front'), 'edge-front', true),
   };
+}
+
+/** Reads an `on`/`off` flag. */
+function onOff(value: string | undefined, name: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (value === 'on' || value === 'off') return value === 'on';
+  throw new ConfigError(`--${name} must be on or off, got "${value}"`);
 }
 
 /** Validates `ADDRESS/PREFIX` (a bare address is a single host) and returns it in CIDR form. */

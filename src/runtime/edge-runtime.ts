@@ -60,6 +60,13 @@ export interface EdgeRuntimeOptions {
   subrequests?: number;
   /** Bucket binding operations per request of a script (0: no limit). Default 1000, production's free plan. */
   bucketSubrequests?: number;
+  /**
+   * The front process (default true): it holds client connections, so requests in flight on a generation that
+   * is killed get the 1102 page, and it counts chunked bodies against the body limit. Without it generations
+   * accept on the edge socket themselves: faster, but those requests lose their connection and a chunked
+   * body is not counted.
+   */
+  front?: boolean;
 }
 
 /** Production's request body limit on its smallest plans (100 MB). */
@@ -77,7 +84,7 @@ export class EdgeRuntime {
   private socket!: HeldSocket;
   /** The Unix socket every generation accepts on; the front door forwards to it. */
   private generationSocket!: HeldSocket;
-  private front!: FrontDoor;
+  private front: FrontDoor | undefined;
   private store!: StoreService;
   private control!: ControlService;
   private services!: GenerationServices;
@@ -126,7 +133,7 @@ export class EdgeRuntime {
   async start(): Promise<void> {
     fs.chmodSync(this.dir, 0o700);
     this.socket = await holdListeningSocket(this.opts.listen.host, this.opts.listen.port);
-    this.generationSocket = await holdListeningSocket(`unix:${this.generationSocketPath}`, 0);
+    if (this.opts.front !== false) this.generationSocket = await holdListeningSocket(`unix:${this.generationSocketPath}`, 0);
     this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger });
     this.control = await startControlService(this.secret, {
       catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, logger: this.opts.logger, bucketFor: this.opts.bucketFor,
@@ -135,10 +142,11 @@ export class EdgeRuntime {
     this.services = {
       control: this.control.address, store: this.store.address, secret: this.secret,
       scriptNetwork: { allow: ['public', ...(this.opts.scriptOutbound ?? [])], deny: this.opts.scriptDeny ?? [] },
+      behindFront: this.opts.front !== false,
       subrequests: { fetch: this.opts.subrequests ?? 50, bucket: this.opts.bucketSubrequests ?? 1000 },
     };
     this.current = await this.launch(new Map());
-    this.front = await FrontDoor.start({
+    if (this.opts.front !== false) this.front = await FrontDoor.start({
       edgeFd: this.socket.fd, generationSocket: this.generationSocketPath, dir: this.dir, logger: this.opts.logger,
       config: { secret: this.secret, maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR' },
     });
@@ -156,7 +164,7 @@ export class EdgeRuntime {
     if (this.closed) return { ok: false, detail: 'closed' };
     const g = this.current;
     if (!g || !g.process.alive) return { ok: false, detail: 'workerd is being replaced' };
-    if (!this.front.alive) return { ok: false, detail: 'the front workerd is being restarted' };
+    if (this.front && !this.front.alive) return { ok: false, detail: 'the front workerd is being restarted' };
     return { ok: true, detail: `workerd generation ${g.n} serving ${g.versions.size} script versions` };
   }
 
@@ -243,7 +251,7 @@ export class EdgeRuntime {
     const bundles = [...versions.values()].map((b) => this.clampDate(b));
     const file = writeGenerationConfig({ dir, supervisorSource: supervisorSource(), supervisorConfig: config, versions: bundles, services: this.services });
     try {
-      const process = await WorkerdProcess.start({ configFile: file, edgeFd: this.generationSocket.fd, logger: this.opts.logger, label: String(n) });
+      const process = await WorkerdProcess.start({ configFile: file, edgeFd: this.opts.front !== false ? this.generationSocket.fd : this.socket.fd, logger: this.opts.logger, label: String(n) });
       const g: Generation = { n, process, versions, dir };
       void process.exited.then((exit) => this.onExit(g, exit));
       return g;

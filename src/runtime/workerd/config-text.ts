@@ -22,6 +22,8 @@ export interface GenerationServices {
   secret: string;
   /** Outbound network of tenant scripts: CIDRs (or workerd's names such as "public") allowed and denied. */
   scriptNetwork: { allow: string[]; deny: string[] };
+  /** Generations accept from the front process, whose `request.cf` header they read; false: from clients. */
+  behindFront?: boolean;
   /** Subrequest limits per request (`limits-shim.ts`); none when absent. */
   subrequests?: SubrequestLimits;
 }
@@ -139,7 +141,7 @@ const config :Workerd.Config = (
     (name = "script-network", network = (allow = [${allow.map(capnpString).join(', ')}], deny = [${deny.map(capnpString).join(', ')}]))${[...tenants, ...extra].map((t) => `,\n    ${t}`).join('')}
   ],
   sockets = [
-    (name = "edge", http = (cfBlobHeader = "x-stratus-cf"), service = "supervisor"),
+    (name = "edge", http = (${spec.services.behindFront ? 'cfBlobHeader = "x-stratus-cf"' : ''}), service = "supervisor"),
     (name = "internal", address = "127.0.0.1:0", http = (), service = "supervisor"),
   ],
 );
