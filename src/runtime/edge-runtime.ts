@@ -119,6 +119,11 @@ export class EdgeRuntime {
     return this.socket.port;
   }
 
+  /** The front process's pid (undefined with `front: false`; tests use it to simulate a crash). */
+  get frontPid(): number | undefined {
+    return this.front?.pid;
+  }
+
   /** The Unix socket the generations accept on, behind the front process (the benchmark measures it alone). */
   get generationSocketPath(): string {
     return path.join(this.dir, 'generation.sock');

@@ -175,4 +175,13 @@ describe('edge: isolation of scripts', () => {
       await h2.close();
     }
   });
+
+  it('starts the front process again when it dies; the edge keeps its port', async () => {
+    expect((await edgeRequest(h.edge.url, 'ok.example.com')).body).toBe('still serving');
+    const pid = h.edge.runtime.frontPid!;
+    process.kill(pid, 'SIGKILL');
+    await eventually(async () => expect(h.edge.runtime.frontPid).not.toBe(pid));
+    await eventually(async () => expect((await edgeRequest(h.edge.url, 'ok.example.com')).body).toBe('still serving'));
+    expect(h.edge.runtime.status().ok).toBe(true);
+  });
 });
