@@ -32,7 +32,7 @@ export interface ControlHandlers {
 /** One request the supervisor finished, as it reports it (timing and bytes as of the response's headers). */
 export interface EdgeAccessRecord {
   method: string;
-  /** `script:NAME`, `origin`, `bucket`, `unserved` or `unmatched`. */
+  /** `script:NAME`, `origin`, `bucket`, `unserved` or `unmatched`; from the front: `refused` (413), `lost` (1102). */
   route: string;
   status: number;
   ms: number;

@@ -153,6 +153,7 @@ export class EdgeRuntime {
     this.current = await this.launch(new Map());
     if (this.opts.front !== false) this.front = await FrontDoor.start({
       edgeFd: this.socket.fd, generationSocket: this.generationSocketPath, dir: this.dir, logger: this.opts.logger,
+      control: { address: this.control.address, secret: this.secret },
       config: { secret: this.secret, maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR' },
     });
     this.unsubscribe = this.opts.catalog?.onChange(() => void this.flush());

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../shared/logger.js';
-import { capnpString } from '../workerd/config-text.js';
+import { capnpString, STORE_SECRET_HEADER } from '../workerd/config-text.js';
 import { WorkerdProcess } from '../workerd/process.js';
 import { frontSource, type FrontConfig } from './source.js';
 
@@ -23,6 +23,8 @@ export interface FrontDoorOptions {
   /** Folder for the config (private; removed once workerd has read it). */
   dir: string;
   config: FrontConfig;
+  /** `host:port` of the control service (access reports) and the secret it requires. */
+  control: { address: string; secret: string };
   logger: Logger;
 }
 
@@ -36,7 +38,8 @@ const config :Workerd.Config = (
     (name = "front", worker = (
       modules = [(name = "front.js", esModule = embed "front.js"), (name = "config.json", json = embed "config.json")],
       compatibilityDate = "2025-01-01",
-      bindings = [(name = "GENERATION", service = "generation")])),
+      bindings = [(name = "GENERATION", service = "generation"), (name = "CONTROL", service = "control")])),
+    (name = "control", external = (address = ${capnpString(opts.control.address)}, http = (injectRequestHeaders = [(name = ${capnpString(STORE_SECRET_HEADER)}, value = ${capnpString(opts.control.secret)})]))),
     (name = "generation", external = (address = ${capnpString(`unix:${opts.generationSocket}`)}, http = (cfBlobHeader = ${capnpString(CF_BLOB_HEADER)}))),
   ],
   sockets = [

@@ -12,19 +12,51 @@
  * end) and the client gets production's 413.
  */
 import { errorPage } from '../../edge/error-page.js';
-import { newRayId } from '../../edge/forwarding.js';
+import { clientAddress, newRayId } from '../../edge/forwarding.js';
 
 const MAIN = String.raw`
 const INTERNAL = 'x-stratus-internal';
 const RETRY_WITHIN_MS = 100;
 
-function page(status, code, title, detail) {
-  const ray = newRayId(CONFIG.colo);
+function page(status, code, title, detail, ray) {
   return new Response(errorPage(status, code, title, detail, ray), {
     status, headers: { 'content-type': 'text/html; charset=UTF-8', 'cf-ray': ray, 'cache-control': 'private, max-age=0, no-store, no-cache, must-revalidate' },
   });
 }
-const tooLarge = () => page(413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.');
+
+// Access records of the answers this worker gives itself, sent to Node's control service in batches (the same
+// path and shape as the generations' supervisor reports; the generations report every other request).
+const reports = [];
+let reportingSince = 0;
+function report(ctx, env, request, started, status, route, ray) {
+  if (reports.length < 10000) {
+    reports.push({ method: request.method, route, status, ms: Date.now() - started, requestId: ray,
+      bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut: 0, remote: clientAddress(request.cf && request.cf.clientIp) });
+  }
+  if (reportingSince && Date.now() - reportingSince < 10000) return;
+  reportingSince = Date.now();
+  ctx.waitUntil(sendReports(env));
+}
+async function sendReports(env) {
+  try {
+    while (reports.length > 0) {
+      const res = await env.CONTROL.fetch('http://control/access', { method: 'POST', body: JSON.stringify(reports.splice(0, 500)) });
+      await res.arrayBuffer();
+    }
+  } catch (err) {
+    console.error('access report failed: ' + (err && err.message));
+  } finally {
+    reportingSince = 0;
+  }
+}
+
+/** The front's own answer: an error page, reported to the access log under its route label. */
+function answer(ctx, env, request, started, route, status, code, title, detail) {
+  const ray = newRayId(CONFIG.colo);
+  report(ctx, env, request, started, status, route, ray);
+  return page(status, code, title, detail, ray);
+}
+const tooLarge = (ctx, env, request, started) => answer(ctx, env, request, started, 'refused', 413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.');
 
 /**
  * The body counted as it streams. Past the limit, state.over is set and the request to the generation is
@@ -48,10 +80,11 @@ function counted(body, state, abort) {
 }
 
 export default {
-  async fetch(request, env) {
+  async fetch(request, env, ctx) {
     if (request.headers.get(INTERNAL) === CONFIG.secret && request.headers.get('x-stratus-op') === 'ping') return new Response('pong');
+    const started = Date.now();
     const declared = request.headers.get('content-length');
-    if (declared !== null && Number(declared) > CONFIG.maxRequestBytes) return tooLarge();
+    if (declared !== null && Number(declared) > CONFIG.maxRequestBytes) return tooLarge(ctx, env, request, started);
     const state = { over: false };
     let forward = request;
     let init;
@@ -60,12 +93,11 @@ export default {
       forward = new Request(request, { body: counted(request.body, state, abort) });
       init = { signal: abort.signal };
     }
-    const started = Date.now();
     try {
       const res = await env.GENERATION.fetch(forward, init);
-      return state.over ? tooLarge() : res;
+      return state.over ? tooLarge(ctx, env, request, started) : res;
     } catch (err) {
-      if (state.over) return tooLarge();
+      if (state.over) return tooLarge(ctx, env, request, started);
       // A pooled connection the generation had just closed (it drained after a deploy, or dropped a connection
       // whose request body a script left unread) fails at once; a request without a body is sent again, once.
       // One that failed later may have been running when its generation was killed: never repeated.
@@ -74,7 +106,7 @@ export default {
       }
       console.error('request lost with its generation: ' + (err && err.message));
       // The generation went away with this request in flight: it was killed over a limit, or crashed.
-      return page(503, 1102, 'Worker exceeded resource limits', 'The script runtime serving this request exceeded its resource limits and was restarted.');
+      return answer(ctx, env, request, started, 'lost', 503, 1102, 'Worker exceeded resource limits', 'The script runtime serving this request exceeded its resource limits and was restarted.');
     }
   },
 };
@@ -86,6 +118,7 @@ export function frontSource(): string {
     "import CONFIG from './config.json';",
     `const errorPage = ${errorPage.toString()};`,
     `const newRayId = ${newRayId.toString()};`,
+    `const clientAddress = ${clientAddress.toString()};`,
     MAIN,
   ].join('\n');
 }

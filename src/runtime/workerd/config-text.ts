@@ -105,9 +105,9 @@ function versionService(bundle: ScriptBundle, files: FileWriter, services: Gener
   });
   let compatibilityFlags = bundle.compatibilityFlags;
   const mainType = bundle.modules.find((m) => m.name === bundle.mainModule)?.type;
-  if (limitsApply(services.subrequests, mainType)) {
+  if (limitsApply(mainType)) {
     const buckets = bundle.bindings.filter((b) => b.type === 'r2_bucket').map((b) => b.name);
-    const shim = limitModules(bundle.mainModule, buckets, services.subrequests, compatibilityFlags);
+    const shim = limitModules(bundle.mainModule, buckets, services.subrequests ?? { fetch: 0, bucket: 0 }, compatibilityFlags);
     modules.unshift(
       `(name = ${capnpString(LIMITS_ENTRY_MODULE)}, esModule = ${files.embed(shim.entry)})`,
       `(name = ${capnpString(LIMITS_SETUP_MODULE)}, esModule = ${files.embed(shim.setup)})`,

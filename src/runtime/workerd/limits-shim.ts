@@ -13,7 +13,7 @@
  *   share a budget, and work the request starts with `ctx.waitUntil` counts against it, as in production), with
  *   its bucket bindings wrapped to count each operation.
  * The entry also sets the edge's `CF-Ray` on the script's response when its headers may change, which spares
- * the supervisor a copy of the response.
+ * the supervisor a copy of the response, and reads a request body the script did not read before answering.
  * `AsyncLocalStorage` needs workerd's `nodejs_als` flag, added when the script has neither it nor `nodejs_compat`.
  */
 
@@ -45,6 +45,12 @@ globalThis.fetch = function fetch(input, init) {
   const error = over('fetch');
   return error ? Promise.reject(error) : realFetch(input, init);
 };
+`;
+
+/** The setup module when both limits are off: nothing is counted, no AsyncLocalStorage, no extra flag. */
+const SETUP_NONE = String.raw`
+export const requests = { run: (_counts, f) => f() };
+export function over() { return undefined; }
 `;
 
 const ENTRY = String.raw`
@@ -82,9 +88,16 @@ function withCountedBuckets(env) {
   return out;
 }
 
-/** The edge's ray id on the script's response, when its headers may change (the supervisor copies it otherwise). */
-async function stamped(request, answer) {
+/**
+ * The edge's ray id on the script's response, when its headers may change (the supervisor copies it otherwise);
+ * and a request body the script left unread is read to its end before the answer goes out (workerd drops a
+ * connection whose body was not read, which cut the answer short on its way to the client).
+ */
+async function stamped(request, ctx, answer) {
   const res = await answer;
+  if (request.body !== null && !request.bodyUsed && !request.body.locked) {
+    await request.body.pipeTo(new WritableStream()).catch(() => undefined);
+  }
   const ray = request.headers.get('cf-ray');
   if (ray !== null && res instanceof Response) {
     try { res.headers.set('cf-ray', ray); } catch { /* immutable headers (a fetch() result): the supervisor copies it */ }
@@ -99,10 +112,10 @@ if (typeof base === 'function') {
     constructor(ctx, env) { super(ctx, withCountedBuckets(env)); }
   };
   if (typeof base.prototype.fetch === 'function') {
-    entry.prototype.fetch = function (request) { return stamped(request, requests.run(fresh(), () => base.prototype.fetch.call(this, request))); };
+    entry.prototype.fetch = function (request) { return stamped(request, this.ctx, requests.run(fresh(), () => base.prototype.fetch.call(this, request))); };
   }
 } else if (base && typeof base.fetch === 'function') {
-  entry = { ...base, fetch(request, env, ctx) { return stamped(request, requests.run(fresh(), () => base.fetch.call(base, request, withCountedBuckets(env), ctx))); } };
+  entry = { ...base, fetch(request, env, ctx) { return stamped(request, ctx, requests.run(fresh(), () => base.fetch.call(base, request, withCountedBuckets(env), ctx))); } };
 }
 export default entry;
 `;
@@ -110,6 +123,10 @@ export default entry;
 /** The two modules for one script version, and the compatibility flags it runs with. */
 export function limitModules(mainModule: string, bucketBindings: string[], limits: SubrequestLimits, flags: string[]): { setup: string; entry: string; flags: string[] } {
   const specifier = JSON.stringify(`./${mainModule}`);
+  if (limits.fetch <= 0 && limits.bucket <= 0) {
+    return { setup: SETUP_NONE, entry: ENTRY.replaceAll('__MAIN__', specifier).replace('__BUCKETS__', '[]'), flags };
+  }
+  if (limits.bucket <= 0) bucketBindings = [];
   return {
     setup: SETUP.replace('__LIMITS__', JSON.stringify({ fetch: limits.fetch, bucket: limits.bucket })),
     entry: ENTRY.replaceAll('__MAIN__', specifier).replace('__BUCKETS__', JSON.stringify(bucketBindings)),
@@ -117,7 +134,7 @@ export function limitModules(mainModule: string, bucketBindings: string[], limit
   };
 }
 
-/** Whether a version gets the limit modules: limits are on and its main module is an ES module. */
-export function limitsApply(limits: SubrequestLimits | undefined, mainModuleType: string | undefined): limits is SubrequestLimits {
-  return limits !== undefined && (limits.fetch > 0 || limits.bucket > 0) && mainModuleType === 'esm';
+/** Whether a version gets the entry modules: its main module is an ES module (whatever the limits). */
+export function limitsApply(mainModuleType: string | undefined): boolean {
+  return mainModuleType === 'esm';
 }
