@@ -1,7 +1,8 @@
 /**
  * The edge runtime: one live workerd generation per node serving the edge socket, supervised from Node.
  *
- * A generation is one workerd process whose config holds the supervisor worker and a static worker per
+ * Clients connect to the front process, which forwards to whichever generation accepts on a Unix socket Node
+ * holds. A generation is one workerd process whose config holds the supervisor worker and a static worker per
  * script version it serves (workerd's own bucket bindings, bound to the store service). A request for a
  * version the live generation lacks makes Node build the next generation (the live versions plus the new
  * one) beside it on the same held socket; the old generation hands the request over to the new one, then
@@ -14,7 +15,9 @@
  *   others keep serving.
  * - A generation that exits unexpectedly, stops answering its watchdog ping within the CPU limit (a script
  *   in a synchronous loop) or grows over the memory limit is killed and replaced at once with the same
- *   versions; the requests in flight on it are lost (their connections close), every later request is served.
+ *   versions; the requests in flight on it get the 1102 page from the front process (`front/`), which holds
+ *   the client connections (without the front, their connections close); every later request is served. A
+ *   draining generation over the memory limit is killed too.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
