@@ -188,6 +188,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
       edge = await startEdge({
         listen: config.edge, catalog: edgeCatalog ?? control.catalog, logger, originPort: config.originPort, scriptOutbound: config.scriptOutbound,
         cpuMs: config.scriptCpuMs, memoryMb: config.scriptMemoryMb,
+        subrequests: config.scriptSubrequests, bucketSubrequests: config.scriptBucketSubrequests, front: config.edgeFront,
         bucketFor: (accountId, bucketName, options) => store.forAccount(accountId).bucket(bucketName, options),
       });
     }

@@ -113,6 +113,12 @@ export interface Config {
   scriptCpuMs: number;
   /** Memory limit of the node's script runtime (workerd), MiB (`--script-memory-mb`). */
   scriptMemoryMb: number;
+  /** `fetch()` calls a script may make per request (`--script-subrequests`; production's free plan: 50); 0: no limit. */
+  scriptSubrequests: number;
+  /** Bucket binding operations a script may make per request (`--script-bucket-subrequests`; free plan: 1,000); 0: no limit. */
+  scriptBucketSubrequests: number;
+  /** The edge's front process (`--edge-front`): in-flight requests of a killed runtime get 1102, chunked bodies are counted. */
+  edgeFront: boolean;
 }
 
 /** Request rate limits and failed-authentication throttling; a limit of 0 is off. */
@@ -240,6 +246,9 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     scriptOutbound: list('script-outbound', []).map((c) => parseCidr(c, 'script-outbound')),
     scriptCpuMs: int('script-cpu-ms', 30_000, 10, 900_000),
     scriptMemoryMb: int('script-memory-mb', 1024, 64, 65536),
+    scriptSubrequests: int('script-subrequests', 50, 0, 10_000_000),
+    scriptBucketSubrequests: int('script-bucket-subrequests', 1000, 0, 10_000_000),
+    edgeFront: onOff(get('edge-front'), 'edge-front', true),
   };
 }
 
@@ -249,6 +258,13 @@ function tlsFiles(cert: string | undefined, key: string | undefined): Config['tl
   if (cert === undefined || cert === '') throw new ConfigError('--tls-key needs --tls-cert (the certificate chain, PEM) as well');
   if (key === undefined || key === '') throw new ConfigError('--tls-cert needs --tls-key (its private key, PEM) as well');
   return { certFile: path.resolve(cert), keyFile: path.resolve(key) };
+}
+
+/** Reads an `on`/`off` flag. */
+function onOff(value: string | undefined, name: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (value === 'on' || value === 'off') return value === 'on';
+  throw new ConfigError(`--${name} must be on or off, got "${value}"`);
 }
 
 /** Validates `ADDRESS/PREFIX` (a bare address is a single host) and returns it in CIDR form. */

@@ -82,6 +82,9 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'secrets-key', value: 'KEY', default: 'generated into DATA_DIR/edge-secrets-key.json', help: '32 bytes (base64 or 64 hex digits) encrypting Worker secrets and DNSSEC zone keys at rest; nodes on one PostgreSQL need the same', commands: S },
   { name: 'script-outbound', value: 'CIDR,…', default: 'none', help: 'private ranges scripts may fetch (public addresses always; loopback, private and Stratus itself never otherwise)', commands: ['serve', 'dev'] },
   { name: 'script-cpu-ms', value: 'MS', default: '30000', help: 'a script keeping the runtime from answering this long is stopped (1102)', commands: S },
+  { name: 'script-subrequests', value: 'N', default: '50', help: "fetch() calls a script may make per request (production's free plan; paid: 10000); past it fetch throws \"Too many subrequests.\"; 0: no limit", commands: S },
+  { name: 'script-bucket-subrequests', value: 'N', default: '1000', help: 'bucket binding operations a script may make per request (production\'s free plan); past it they throw "Too many subrequests."; 0: no limit', commands: S },
+  { name: 'edge-front', value: 'on|off', default: 'on', help: 'a front process holds client connections: requests on a script runtime that is killed get the 1102 page, chunked bodies count against the body limit; off is faster and has neither', commands: S },
   { name: 'script-memory-mb', value: 'MB', default: '1024', help: 'memory limit of the node\'s script runtime (workerd); over it, the runtime is replaced', commands: S },
   // Operations (docs/operations.md).
   { name: 'admin', value: 'HOST:PORT|off', default: '127.0.0.1:9464', help: 'admin listener: /healthz, /readyz, /metrics (Prometheus); never on the public listeners', commands: S },
