@@ -23,6 +23,7 @@ import { listenFailure } from './cli/start-errors.js';
 import { formatCredentials, readSavedCredentials } from './cli/credentials-command.js';
 import { packageVersion } from './cli/version.js';
 import { stopWithNpmParent } from './cli/parent-watch.js';
+import { backupCommand, restoreCommand } from './cli/backup-command.js';
 
 async function main(argv: string[]): Promise<number> {
   const first = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
@@ -48,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'user') return userCommand(positional, flags);
   if (command === 'dev') return devCommand(positional, flags);
   if (command === 'credentials') return credentialsCommand(positional, flags);
+  if (command === 'backup') return backupCommand(positional, flags);
+  if (command === 'restore') return restoreCommand(positional, flags);
   if (positional.length > 0) throw new ConfigError(`stratus serve takes no arguments, got "${positional.join(' ')}"; see stratus serve --help`);
   return serveCommand(flags);
 }

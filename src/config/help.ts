@@ -17,6 +17,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'dev', usage: 'stratus dev [SCRIPT] [flags]', summary: 'run an edge script (export default { fetch(request, env, ctx) }) with the buckets of its config' },
   { name: 'user', usage: 'stratus user add --email EMAIL [--key KEY] [flags]', summary: "create a user with an account of its own (or set an existing user's key); prints the e-mail, key and account id" },
   { name: 'credentials', usage: 'stratus credentials [--data-dir DIR] [--json]', summary: 'print the admin e-mail, key and API token and the S3 key pair generated into the data folder' },
+  { name: 'backup', usage: 'stratus backup --to DIR [--data-dir DIR] [--blobs-dir DIR]', summary: 'copy the embedded store (SQLite databases, object bodies, generated secrets) while Stratus runs, with a manifest of checksums' },
+  { name: 'restore', usage: 'stratus restore --from DIR [--data-dir DIR] [--blobs-dir DIR]', summary: 'check a backup against its manifest and write it into a new or empty data folder' },
 ];
 
 /** The top-level help: commands, then where each command's flags are. */
