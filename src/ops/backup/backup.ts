@@ -35,6 +35,8 @@ export interface BackupOptions {
   stratusVersion: string;
   /** Progress lines. */
   say: LineSink;
+  /** Runs after the databases are copied and before the blobs are (tests use it to write and collect meanwhile). */
+  afterSnapshot?: () => Promise<void>;
 }
 
 /** What a finished backup holds. */
@@ -74,6 +76,7 @@ export async function runBackup(o: BackupOptions): Promise<BackupSummary> {
     }
     progress.phase(`copying ${CORE_DATABASE} (online)`);
     copyDatabase(path.join(dataDir, CORE_DATABASE), path.join(to, CORE_DATABASE));
+    await o.afterSnapshot?.();
     const linked = await copyBlobs(blobIds, path.resolve(o.blobsDir), to, files, progress);
     hold?.check();
     hold?.release();
