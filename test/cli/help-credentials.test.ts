@@ -24,9 +24,9 @@ describe('stratus --version and --help', () => {
   it('lists the commands, and each command its own flags', async () => {
     const main = await runCli(['--help']);
     expect(main.code).toBe(0);
-    for (const c of ['serve', 'dev', 'user', 'credentials']) expect(main.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    for (const c of ['serve', 'dev', 'user', 'credentials', 'backup', 'restore']) expect(main.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
     const texts = new Map<string, string>();
-    for (const command of ['serve', 'dev', 'user', 'credentials'] as const) {
+    for (const command of ['serve', 'dev', 'user', 'credentials', 'backup', 'restore'] as const) {
       const r = await runCli([command, '--help']);
       expect(r.code, command).toBe(0);
       texts.set(command, r.stdout);
@@ -36,7 +36,7 @@ describe('stratus --version and --help', () => {
       }
       for (const f of FLAGS.filter((x) => !x.commands.includes(command))) expect(r.stdout, `${command} lists --${f.name}`).not.toMatch(new RegExp(`^  --${f.name}\\b`, 'm'));
     }
-    expect(new Set(texts.values()).size).toBe(4);
+    expect(new Set(texts.values()).size).toBe(6);
     expect((await runCli(['help', 'dev'])).stdout).toBe(texts.get('dev'));
   });
 
