@@ -25,6 +25,7 @@ import { formatCredentials, readSavedCredentials } from './cli/credentials-comma
 import { packageVersion } from './cli/version.js';
 import { stopWithNpmParent } from './cli/parent-watch.js';
 import { zoneCommand, zoneHelp } from './cli/zone-command.js';
+import { backupCommand, restoreCommand } from './cli/backup-command.js';
 
 async function main(argv: string[]): Promise<number> {
   const first = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
@@ -52,6 +53,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'user') return userCommand(positional, flags);
   if (command === 'dev') return devCommand(positional, flags);
   if (command === 'credentials') return credentialsCommand(positional, flags);
+  if (command === 'backup') return backupCommand(positional, flags);
+  if (command === 'restore') return restoreCommand(positional, flags);
   if (positional.length > 0) throw new ConfigError(`stratus serve takes no arguments, got "${positional.join(' ')}"; see stratus serve --help`);
   return serveCommand(flags);
 }

@@ -7,7 +7,7 @@
  */
 
 /** The commands that take flags. */
-export type FlagCommand = 'serve' | 'dev' | 'user' | 'credentials' | 'zone import' | 'zone export';
+export type FlagCommand = 'serve' | 'dev' | 'user' | 'credentials' | 'zone import' | 'zone export' | 'backup' | 'restore';
 
 /** One flag. */
 export interface FlagSpec {
@@ -32,10 +32,10 @@ const ZONE: readonly FlagCommand[] = ['zone import', 'zone export'];
 /** Every flag. */
 export const FLAGS: readonly FlagSpec[] = [
   // Data and stores.
-  { name: 'data-dir', value: 'DIR', default: './.stratus', help: 'data folder: embedded SQLite database, object files, generated credentials', commands: ['serve', 'dev', 'user', 'credentials'] },
+  { name: 'data-dir', value: 'DIR', default: './.stratus', help: 'data folder: embedded SQLite database, object files, generated credentials', commands: ['serve', 'dev', 'user', 'credentials', 'backup', 'restore'] },
   { name: 'database-url', value: 'URL', default: 'embedded SQLite', help: 'PostgreSQL connection string (postgres://user@host/db) for zones, records and bucket metadata; nodes may share it', commands: STORE },
   { name: 'database-timeout', value: 'S', default: '30', help: 'a PostgreSQL query without an answer for S seconds fails (503) and its connection is replaced', commands: STORE },
-  { name: 'blobs-dir', value: 'DIR', default: 'DATA_DIR/blobs', help: 'folder of object bodies; nodes sharing a PostgreSQL database share it too', commands: S },
+  { name: 'blobs-dir', value: 'DIR', default: 'DATA_DIR/blobs', help: 'folder of object bodies; nodes sharing a PostgreSQL database share it too', commands: ['serve', 'backup', 'restore'] },
   { name: 'blobs-s3-bucket', value: 'NAME', default: 'off', help: 'object bodies in this bucket of an S3-compatible store instead of --blobs-dir', commands: S },
   { name: 'blobs-s3-endpoint', value: 'URL', default: 'AWS S3', help: 'service URL of the blob store', commands: S },
   { name: 'blobs-s3-region', value: 'NAME', default: 'auto', help: 'region of the blob store', commands: S },
@@ -116,6 +116,9 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'api-key', value: 'KEY', default: 'none', help: 'global API key (with --api-email), instead of a token', commands: ZONE, env: 'CLOUDFLARE_API_KEY' },
   { name: 'proxied', default: 'off', help: 'import proxiable records (A, AAAA, CNAME) proxied, except lines whose cf_tags say cf-proxied:false', commands: ['zone import'], env: false },
   { name: 'out', value: 'FILE', default: 'standard output', help: 'write the zone file here', commands: ['zone export'], env: false },
+  // stratus backup, stratus restore (docs/operations.md, "Backups").
+  { name: 'to', value: 'DIR', default: 'required', help: 'the backup folder: new or empty (blobs are hard-linked when it is on the same file system)', commands: ['backup'], env: false },
+  { name: 'from', value: 'DIR', default: 'required', help: 'a folder written by stratus backup', commands: ['restore'], env: false },
 ];
 
 /** `STRATUS_*` variables that are not flags (read by the test suite, not by the service). */

@@ -24,9 +24,9 @@ describe('stratus --version and --help', () => {
   it('lists the commands, and each command its own flags', async () => {
     const main = await runCli(['--help']);
     expect(main.code).toBe(0);
-    for (const c of ['serve', 'dev', 'user', 'credentials', 'zone import', 'zone export']) expect(main.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    for (const c of ['serve', 'dev', 'user', 'credentials', 'zone import', 'zone export', 'backup', 'restore']) expect(main.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
     const texts = new Map<string, string>();
-    for (const command of ['serve', 'dev', 'user', 'credentials', 'zone import', 'zone export'] as const) {
+    for (const command of ['serve', 'dev', 'user', 'credentials', 'zone import', 'zone export', 'backup', 'restore'] as const) {
       const r = await runCli([...command.split(' '), '--help']);
       expect(r.code, command).toBe(0);
       texts.set(command, r.stdout);

@@ -334,7 +334,7 @@ export class PostgresMetadataStore implements MetadataStore {
   }
 
   async takeGarbage(before: number, limit: number): Promise<string[]> {
-    return (await this.run<{ blob_id: string }>(this.pool, SQL.TAKE_GARBAGE, [before, limit])).rows.map((r) => r.blob_id);
+    return (await this.run<{ blob_id: string }>(this.pool, SQL.TAKE_GARBAGE, [before, limit, Date.now()])).rows.map((r) => r.blob_id);
   }
 
   async dropGarbage(blobIds: string[]): Promise<void> {

@@ -116,8 +116,13 @@ INSERT INTO store_leases (name, holder, until) VALUES ($1, $2, $4)
 ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until
 WHERE store_leases.holder = EXCLUDED.holder OR store_leases.until <= $3`;
 
-/** Garbage entries dated at or before `$1`, oldest first, at most `$2`. */
-export const TAKE_GARBAGE = 'SELECT blob_id FROM store_garbage WHERE since <= $1 ORDER BY since, blob_id LIMIT $2';
+/**
+ * Garbage entries dated at or before `$1`, oldest first, at most `$2`; none while a `gc-hold/…` lease is
+ * unexpired at `$3` (wall-clock ms): see sqlite-garbage.ts and docs/operations.md, "Backups".
+ */
+export const TAKE_GARBAGE = `SELECT blob_id FROM store_garbage WHERE since <= $1
+  AND NOT EXISTS (SELECT 1 FROM store_leases WHERE name >= 'gc-hold/' AND name < 'gc-hold0' AND until > $3)
+ORDER BY since, blob_id LIMIT $2`;
 
 /** The ids among `$1` (text[]) that an object, a part or the garbage list names. */
 export const REFERENCED_BLOBS = `

@@ -305,6 +305,19 @@ export function metadataStoreContract(name: string, factory: MetadataFactory): v
       expect(await s.takeLease('job', 'two', 1151, 100)).toBe(true);
     }));
 
+    it('an unexpired gc-hold/ lease holds the garbage list; other leases do not (stratus backup, docs/operations.md)', withStore(async (s) => {
+      await s.putObject('b', rec('k', { body: { kind: 'blob', blobId: 'held' } }), always);
+      await s.putObject('b', rec('k'), always);
+      expect(await s.takeLease('lifecycle:b', 'node', Date.now(), 60_000)).toBe(true);
+      expect(await s.takeGarbage(Date.now() + 1, 10)).toEqual(['held']);
+      expect(await s.takeLease('gc-hold/backup-1', 'backup', Date.now(), 60_000)).toBe(true);
+      expect(await s.takeGarbage(Date.now() + 1, 10)).toEqual([]);
+      expect(await s.referencedBlobs(['held'])).toEqual(new Set(['held']));
+      // Renewed into the past by its holder: lapsed, so the collector goes on.
+      expect(await s.takeLease('gc-hold/backup-1', 'backup', Date.now() - 120_000, 60_000)).toBe(true);
+      expect(await s.takeGarbage(Date.now() + 1, 10)).toEqual(['held']);
+    }));
+
     it('listUploads: active only, by key bytes then creation then id, with prefix and limit', withStore(async (s) => {
       await s.createUpload('b', upload('u-b2', 'b', 20));
       await s.createUpload('b', upload('u-b1', 'b', 10));
