@@ -10,7 +10,7 @@ import { verifiedBody } from '../body.js';
 import { customMetadataFrom, httpMetadataFrom, preconditionsFrom, keyMd5Hex, s3StorageClass, ssecKeyFrom, ssecResponseHeaders, storageClassFrom } from '../headers.js';
 import { childrenNamed, childText, parseXml, xmlDocument, XmlSyntaxError } from '../xml.js';
 import { readSmallBody } from './small-body.js';
-import { OWNER } from './buckets.js';
+import { ownerOf } from '../expected-owner.js';
 import { copySource } from './objects.js';
 import { evaluateReadPreconditions } from '../preconditions.js';
 import { runningChecksum } from '../checksum.js';
@@ -222,7 +222,7 @@ export async function listMultipartUploads(r: S3Request): Promise<Response> {
     MaxUploads: max,
     IsTruncated: truncated,
     Upload: uploads.map((u) => ({
-      Key: u.key, UploadId: u.uploadId, Initiator: OWNER, Owner: OWNER, StorageClass: s3StorageClass(u.storageClass), Initiated: u.initiated.toISOString(),
+      Key: u.key, UploadId: u.uploadId, Initiator: ownerOf(r), Owner: ownerOf(r), StorageClass: s3StorageClass(u.storageClass), Initiated: u.initiated.toISOString(),
     })),
   }, true));
 }
@@ -247,8 +247,8 @@ export async function listParts(r: S3Request): Promise<Response> {
     Bucket: r.bucket!,
     Key: keyOf(r),
     UploadId: uploadId,
-    Initiator: OWNER,
-    Owner: OWNER,
+    Initiator: ownerOf(r),
+    Owner: ownerOf(r),
     StorageClass: s3StorageClass(found.storageClass),
     PartNumberMarker: marker,
     ...(truncated ? { NextPartNumberMarker: parts.at(-1)!.partNumber } : {}),
