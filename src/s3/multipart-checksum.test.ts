@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { checkCompletion, expectObjectChecksum, objectChecksumOf, shownChecksum, uploadChecksumFrom } from './multipart-checksum.js';
+import { checkCompletion, expectObjectChecksum, requireListedChecksums, objectChecksumOf, shownChecksum, uploadChecksumFrom } from './multipart-checksum.js';
 import { S3Error } from './errors.js';
 
 const code = (fn: () => unknown): string | undefined => {
@@ -18,7 +18,7 @@ describe('multipart checksum settings', () => {
     expect(uploadChecksumFrom(new Headers({ 'x-amz-checksum-algorithm': 'SHA256' }))).toEqual({ algorithm: 'sha256', type: 'COMPOSITE' });
     expect(uploadChecksumFrom(new Headers({ 'x-amz-checksum-algorithm': 'CRC64NVME' }))).toEqual({ algorithm: 'crc64nvme', type: 'FULL_OBJECT' });
     expect(uploadChecksumFrom(new Headers({ 'x-amz-checksum-algorithm': 'crc32c', 'x-amz-checksum-type': 'FULL_OBJECT' }))).toEqual({ algorithm: 'crc32c', type: 'FULL_OBJECT' });
-    for (const h of [
+    for (const h of <Record<string, string>[]>[
       { 'x-amz-checksum-algorithm': 'MD5' }, { 'x-amz-checksum-type': 'COMPOSITE' }, { 'x-amz-checksum-algorithm': 'SHA1', 'x-amz-checksum-type': 'FULL_OBJECT' },
       { 'x-amz-checksum-algorithm': 'CRC64NVME', 'x-amz-checksum-type': 'COMPOSITE' }, { 'x-amz-checksum-algorithm': 'CRC32', 'x-amz-checksum-type': 'PARTIAL' },
     ]) expect(code(() => uploadChecksumFrom(new Headers(h)))).toBe('InvalidRequest');
@@ -39,7 +39,8 @@ describe('multipart checksum settings', () => {
   it("checks a completion's type, its object checksum header and, for composite uploads, every listed part", () => {
     const sha = { algorithm: 'sha256', type: 'COMPOSITE' } as const;
     const listed = [{ partNumber: 1, checksums: { sha256: 'ab' } }, { partNumber: 2 }];
-    expect(code(() => checkCompletion(sha, new Headers(), listed))).toBe('InvalidRequest');
+    expect(code(() => requireListedChecksums(sha, listed))).toBe('InvalidRequest');
+    expect(code(() => requireListedChecksums({ algorithm: 'crc64nvme', type: 'FULL_OBJECT' }, listed))).toBeUndefined();
     expect(checkCompletion(sha, new Headers({ 'x-amz-checksum-sha256': 'q83v-1' }), [listed[0]!])).toBe('q83v-1');
     expect(code(() => checkCompletion(sha, new Headers({ 'x-amz-checksum-type': 'FULL_OBJECT' }), [listed[0]!]))).toBe('InvalidRequest');
     expect(code(() => checkCompletion(sha, new Headers({ 'x-amz-checksum-crc32': 'AAAAAA==' }), [listed[0]!]))).toBe('InvalidRequest');

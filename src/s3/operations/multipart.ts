@@ -16,7 +16,7 @@ import { evaluateReadPreconditions } from '../preconditions.js';
 import { runningChecksum } from '../checksum.js';
 import { checksumElements } from '../checksum-headers.js';
 import {
-  checkCompletion, expectObjectChecksum, hexOf, listedPartChecksums, objectChecksumOf, storedUploadChecksum, uploadChecksumFrom, type UploadChecksum,
+  checkCompletion, expectObjectChecksum, hexOf, requireListedChecksums, listedPartChecksums, objectChecksumOf, storedUploadChecksum, uploadChecksumFrom, type UploadChecksum,
 } from '../multipart-checksum.js';
 
 const xml = (body: string, headers: Record<string, string> = {}): Response =>
@@ -154,12 +154,11 @@ export async function completeMultipartUpload(r: S3Request): Promise<Response> {
   let refusal: S3Error | undefined;
   const objectChecksums = (_: unknown, used: Parameters<typeof objectChecksumOf>[1]): Record<string, string> => {
     const made = objectChecksumOf(setting, used);
-    if (setting && expected !== undefined) {
-      try {
-        expectObjectChecksum(setting, expected, made);
-      } catch (err) {
-        throw (refusal = err as S3Error);
-      }
+    try {
+      if (setting && expected !== undefined) expectObjectChecksum(setting, expected, made);
+      requireListedChecksums(setting, parts);
+    } catch (err) {
+      throw (refusal = err as S3Error);
     }
     return made;
   };
