@@ -125,8 +125,8 @@ export async function listParts(
 }
 
 /** Where an upload of `key` stands (`BucketStore.uploadOutcome`). */
-export async function uploadOutcome(ctx: StoreContext, bucket: string, key: string, uploadId: string): Promise<UploadOutcome> {
-  await expireUploads(ctx);
+export async function uploadOutcome(ctx: StoreContext, bucket: string, key: string, uploadId: string, opts: { expire?: boolean } = {}): Promise<UploadOutcome> {
+  if (opts.expire !== false) await expireUploads(ctx);
   const upload = await ctx.meta.getUpload(String(bucket), String(uploadId));
   if (!upload || upload.key !== key) return { state: 'missing' };
   if (upload.state === 'active') {

@@ -338,7 +338,7 @@ export interface BucketNamespace {
    * Where an upload of `key` stands: 'active', 'aborted' (or expired), 'completed' with the key's current object
    * when that object is still the upload's result (S3 answers a repeated completion with it), or 'missing'.
    */
-  uploadOutcome(bucket: string, key: string, uploadId: string): Promise<UploadOutcome>;
+  uploadOutcome(bucket: string, key: string, uploadId: string, opts?: { /** false: read only, without first aborting expired uploads (a write). */ expire?: boolean }): Promise<UploadOutcome>;
   /**
    * Deletes keys, each only if its etag (lowercase hex, no quotes) is still the one given (`*`: only if it
    * exists); without an etag unconditionally. The check and the delete are one atomic step.

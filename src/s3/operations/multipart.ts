@@ -43,7 +43,8 @@ export async function createMultipartUpload(r: S3Request): Promise<Response> {
 
 /** The checksum settings of the request's upload when it is active (undefined otherwise: the store then refuses it). */
 async function uploadSetting(r: S3Request): Promise<UploadChecksum | undefined> {
-  const status = await r.deps.store.uploadOutcome(r.bucket!, keyOf(r), r.query.get('uploadId')!);
+  // A read only (every part asks): the part's own write refuses an expired upload.
+  const status = await r.deps.store.uploadOutcome(r.bucket!, keyOf(r), r.query.get('uploadId')!, { expire: false });
   return status.state === 'active' ? storedUploadChecksum(status) : undefined;
 }
 
