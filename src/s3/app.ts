@@ -18,6 +18,7 @@ import { IncidentLog } from '../shared/incident-log.js';
 import { S3AuthError, claimedAccessKeyId, verifySigV4, type SignedRequestInfo } from './sigv4.js';
 import { authorizeOperation, requestAccount } from './access.js';
 import { route } from './router.js';
+import { checkExpectedBucketOwner } from './expected-owner.js';
 import { addressOf } from './addressing.js';
 import { preflight, withCorsHeaders } from './cors-edge.js';
 import { noteRequest } from '../ops/request-notes.js';
@@ -70,6 +71,7 @@ export function createS3Handler(deps: S3HandlerDeps): (req: Request, env?: unkno
         const chosen = route(r);
         operation = chosen.name;
         authorizeOperation(r, chosen.name);
+        checkExpectedBucketOwner(r);
         res = await chosen.run(r);
       }
       res.headers.set('x-amz-request-id', requestId);

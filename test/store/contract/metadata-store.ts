@@ -163,6 +163,24 @@ export function metadataStoreContract(name: string, factory: MetadataFactory): v
       expect((await s.takeGarbage(Date.now() + 1, 10)).sort()).toEqual(['old', 'unused']);
     }));
 
+    it('multipart checksums (schema step 4): the upload keeps its algorithm and type, a part its checksums, a multipart object its parts\' checksums', withStore(async (s) => {
+      await s.createUpload('b', { ...upload('u', 'k'), checksumAlgorithm: 'crc32', checksumType: 'COMPOSITE' });
+      await s.createUpload('b', upload('plain', 'k'));
+      expect(await s.getUpload('b', 'u')).toMatchObject({ checksumAlgorithm: 'crc32', checksumType: 'COMPOSITE' });
+      expect((await s.getUpload('b', 'plain'))!.checksumAlgorithm ?? null).toBeNull();
+      await s.putPart('b', 'u', 'k', { ...part(1, 'p1'), checksums: { crc32: '0a0b0c0d' } }, 0, 1000);
+      await s.putPart('b', 'u', 'k', part(2, 'p2'), 0, 1000);
+      await s.putPart('b', 'u', 'k', { ...part(2, 'p2b'), checksums: { crc32: '01020304' } }, 0, 1000);
+      expect((await s.listParts('b', 'u')).map((p) => p.checksums)).toEqual([{ crc32: '0a0b0c0d' }, { crc32: '01020304' }]);
+      await s.completeUpload('b', 'u', 'k', 0, 1000, (_u, parts) => {
+        expect(parts.map((p) => p.checksums)).toEqual([{ crc32: '0a0b0c0d' }, { crc32: '01020304' }]);
+        return { record: rec('k', { checksums: { crc32: 'ffffffff-2' }, body: { kind: 'parts', uploadId: 'u' } }), used: [1, 2] };
+      });
+      const got = (await s.getObject('b', 'k'))!;
+      expect(got.checksums).toEqual({ crc32: 'ffffffff-2' });
+      expect(got.body.kind === 'parts' && got.body.parts!.map((p) => p.checksums)).toEqual([{ crc32: '0a0b0c0d' }, { crc32: '01020304' }]);
+    }));
+
     it('abort and expiry', withStore(async (s) => {
       await s.createUpload('b', upload('u', 'k', 0));
       await s.putPart('b', 'u', 'k', part(1, 'p'), 0, 1000);
