@@ -15,7 +15,7 @@ import { systemClock } from '../dist/shared/clock.js';
 import { bootstrapCredentials } from '../dist/accounts/bootstrap.js';
 
 const [mode, dataDir, email, key] = process.argv.slice(2);
-const config = { ...loadConfig({ http: '127.0.0.1:0', dns: '127.0.0.1:0', 'data-dir': dataDir }, {}), authEmail: email, authKey: key };
+const config = { ...loadConfig({ http: '127.0.0.1:0', dns: '127.0.0.1:0', 'data-dir': dataDir, 'rate-limit': '0', 'auth-failure-limit': '0' }, {}), authEmail: email, authKey: key };
 config.plan = { ...config.plan, recordsPerZone: 10_000_000 };
 
 let close;

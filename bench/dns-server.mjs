@@ -8,6 +8,11 @@
  * The servers take turns for BENCH_ROUNDS rounds and each one's best round is reported, so that load from
  * other processes on a shared machine skews the comparison less.
  *
+ * Then the same for signed answers (dnsperf -D: every query with DO): Stratus with DNSSEC turned on through the
+ * v4 API (online signing, compact denial), PowerDNS with live signing (`pdnsutil secure-zone`, a second
+ * instance on a copy of its database) and Knot with automatic signing (`dnssec-signing: on`, a second
+ * instance). BENCH_SIGNED=0 skips this part.
+ *
  *   node bench/dns-server.mjs   (BENCH_SECONDS=10 per run, BENCH_ROUNDS=3, BENCH_CLIENTS=4, BENCH_RECORDS=1000)
  */
 import { execFile, spawn } from 'node:child_process';
@@ -30,6 +35,7 @@ const EMAIL = 'bench@example.com';
 const KEY = '0123456789abcdef0123456789abcdef01234';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-dns-bench-'));
 const children = [];
+let buildDir;
 
 const log = (msg) => process.stdout.write(`[dns-bench] ${msg}\n`);
 
@@ -78,11 +84,13 @@ async function api(base, method, p, body) {
 
 async function startStratus(dnsPort) {
   log('building Stratus (tsc -p tsconfig.build.json)');
-  const out = path.join(ROOT, 'node_modules', '.cache', `stratus-bench-${path.basename(ROOT)}`, 'dist');
+  // One build folder per run: worktrees share node_modules, and two benchmarks at once must not mix builds.
+  const out = path.join(ROOT, 'node_modules', '.cache', `stratus-bench-${process.pid}`, 'dist');
+  buildDir = path.dirname(out);
   await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out]).catch(() => {});
   if (!fs.existsSync(path.join(out, 'cli.js'))) throw new Error('build produced no cli.js');
   const child = start(process.execPath, [path.join(out, 'cli.js'), 'serve', '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0',
-    '--dns', `127.0.0.1:${dnsPort}`, '--admin', '127.0.0.1:0', '--auth-email', EMAIL, '--auth-key', KEY, '--log-level', 'warn', '--s3', '127.0.0.1:0', '--edge', 'off']);
+    '--dns', `127.0.0.1:${dnsPort}`, '--admin', '127.0.0.1:0', '--auth-email', EMAIL, '--auth-key', KEY, '--log-level', 'warn', '--s3', '127.0.0.1:0', '--edge', 'off', '--rate-limit', '0', '--auth-failure-limit', '0']);
   const base = await waitFor('Stratus to listen', async () => {
     const m = /v4 API listening on (http[^\s"]+)/.exec(child.output);
     return m?.[1];
@@ -128,16 +136,16 @@ function queryList() {
   return file;
 }
 
-async function startKnot(zoneFile, port) {
-  const dir = path.join(tmp, 'knot');
+async function startKnot(zoneFile, port, signed = false) {
+  const dir = path.join(tmp, signed ? 'knot-signed' : 'knot');
   fs.mkdirSync(path.join(dir, 'zones'), { recursive: true });
   fs.copyFileSync(zoneFile, path.join(dir, 'zones', `${ZONE}.zone`));
-  fs.writeFileSync(path.join(dir, 'knot.conf'), `server:\n    rundir: "${dir}"\n    listen: 127.0.0.1@${port}\ncontrol:\n    listen: "${dir}/knot.sock"\ndatabase:\n    storage: "${dir}/db"\nlog:\n  - target: stderr\n    any: warning\ntemplate:\n  - id: default\n    storage: "${dir}/zones"\n    file: "%s.zone"\nzone:\n  - domain: ${ZONE}\n`);
+  fs.writeFileSync(path.join(dir, 'knot.conf'), `server:\n    rundir: "${dir}"\n    listen: 127.0.0.1@${port}\ncontrol:\n    listen: "${dir}/knot.sock"\ndatabase:\n    storage: "${dir}/db"\nlog:\n  - target: stderr\n    any: warning\ntemplate:\n  - id: default\n    storage: "${dir}/zones"\n    file: "%s.zone"\nzone:\n  - domain: ${ZONE}\n${signed ? '    dnssec-signing: on\n' : ''}`);
   start('knotd', ['-c', path.join(dir, 'knot.conf')]);
 }
 
-async function startPdns(zoneFile, port) {
-  const dir = path.join(tmp, 'pdns');
+async function startPdns(zoneFile, port, signed = false) {
+  const dir = path.join(tmp, signed ? 'pdns-signed' : 'pdns');
   fs.mkdirSync(dir, { recursive: true });
   const db = path.join(dir, 'pdns.sqlite3');
   const schema = ['/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql', '/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql'].find((p) => fs.existsSync(p));
@@ -147,14 +155,18 @@ async function startPdns(zoneFile, port) {
   sqlite.exec(fs.readFileSync(schema, 'utf8'));
   sqlite.exec(inserts);
   sqlite.close();
-  fs.writeFileSync(path.join(dir, 'pdns.conf'), '');
+  fs.writeFileSync(path.join(dir, 'pdns.conf'), `launch=gsqlite3\ngsqlite3-database=${db}\ngsqlite3-dnssec=${signed ? 'yes' : 'no'}\n`);
+  if (signed) {
+    await run('pdnsutil', [`--config-dir=${dir}`, 'secure-zone', ZONE]);
+    await run('pdnsutil', [`--config-dir=${dir}`, 'rectify-zone', ZONE]);
+  }
   start('pdns_server', ['--daemon=no', '--guardian=no', '--disable-syslog', '--write-pid=no', `--config-dir=${dir}`, `--socket-dir=${dir}`,
     '--launch=gsqlite3', `--gsqlite3-database=${db}`, '--local-address=127.0.0.1', `--local-port=${port}`, '--loglevel=3']);
 }
 
-async function dnsperf(name, port, queries) {
-  log(`dnsperf against ${name} for ${SECONDS}s (${CLIENTS} clients)`);
-  const { stdout } = await run('dnsperf', ['-s', '127.0.0.1', '-p', String(port), '-d', queries, '-l', String(SECONDS), '-c', String(CLIENTS), '-q', '200'], { timeout: (SECONDS + 30) * 1000 });
+async function dnsperf(name, port, queries, dnssecOk = false) {
+  log(`dnsperf against ${name} for ${SECONDS}s (${CLIENTS} clients${dnssecOk ? ', DO set' : ''})`);
+  const { stdout } = await run('dnsperf', ['-s', '127.0.0.1', '-p', String(port), '-d', queries, '-l', String(SECONDS), '-c', String(CLIENTS), '-q', '200', ...(dnssecOk ? ['-D'] : [])], { timeout: (SECONDS + 30) * 1000 });
   const qps = Number(/Queries per second:\s+([\d.]+)/.exec(stdout)?.[1]);
   const lat = /Average Latency \(s\):\s+([\d.]+)/.exec(stdout);
   const lost = /Queries lost:\s+(\d+)/.exec(stdout)?.[1];
@@ -178,27 +190,50 @@ async function main() {
   for (const [n, p] of [['Knot', kPort], ['PowerDNS', pPort]]) await waitFor(`${n} to serve the zone`, async () => (await soaAt(p)) === serial);
   log('all three servers answer the same SOA');
   const queries = queryList();
-  const servers = [['Stratus', sPort], ['PowerDNS', pPort], ['Knot', kPort]];
+  report('unsigned', await rounds([['Stratus', sPort], ['PowerDNS', pPort], ['Knot', kPort]], queries, false));
+  if (process.env.BENCH_SIGNED === '0') return;
+
+  // Signed: DNSSEC on in Stratus through the API; PowerDNS and Knot as second instances that sign.
+  const [pSigned, kSigned] = [await freePort(), await freePort()];
+  const [zone] = await api(base, 'GET', `/zones?name=${ZONE}`);
+  await api(base, 'PATCH', `/zones/${zone.id}/dnssec`, { status: 'active' });
+  await startPdns(zoneFile, pSigned, true);
+  await startKnot(zoneFile, kSigned, true);
+  for (const [n, p] of [['Stratus', sPort], ['PowerDNS (signed)', pSigned], ['Knot (signed)', kSigned]]) await waitFor(`${n} to serve a DNSKEY`, async () => (await keysAt(p)).includes('DNSKEY'));
+  log('all three servers answer the zone signed');
+  report('signed (DO set)', await rounds([['Stratus', sPort], ['PowerDNS', pSigned], ['Knot', kSigned]], queries, true));
+}
+
+const keysAt = async (port) => (await run('dig', ['@127.0.0.1', '-p', String(port), '+dnssec', '+norec', '+time=1', '+tries=1', ZONE, 'DNSKEY'])).stdout;
+
+/** BENCH_ROUNDS rounds of dnsperf against each server in turn; each server's best round. */
+async function rounds(servers, queries, dnssecOk) {
   const best = new Map();
   for (let round = 1; round <= ROUNDS; round++) {
-    log(`round ${round} of ${ROUNDS}`);
+    log(`round ${round} of ${ROUNDS}${dnssecOk ? ' (DO set)' : ''}`);
     for (const [n, p] of servers) {
-      const r = await dnsperf(n, p, queries);
+      const r = await dnsperf(n, p, queries, dnssecOk);
       if (!best.has(n) || r.qps > best.get(n).qps) best.set(n, r);
     }
   }
-  const results = servers.map(([n]) => best.get(n));
+  return servers.map(([n]) => best.get(n));
+}
+
+function report(what, results) {
   const [stratus, pdns, knot] = results;
-  console.log(`\nbest of ${ROUNDS} rounds of ${SECONDS}s each, ${CLIENTS} dnsperf clients, ${RECORDS} hosts in the zone`);
+  console.log(`\n${what}: best of ${ROUNDS} rounds of ${SECONDS}s each, ${CLIENTS} dnsperf clients, ${RECORDS} hosts in the zone`);
   console.log('\nserver      qps        avg latency (ms)   lost');
   for (const r of results) console.log(`${r.name.padEnd(10)}  ${r.qps.toFixed(0).padStart(8)}   ${r.latencyMs.toFixed(3).padStart(10)}         ${r.lost}`);
-  console.log(`\nStratus / PowerDNS: ${(stratus.qps / pdns.qps).toFixed(2)}x qps (target >= 1.00), latency ${(stratus.latencyMs / pdns.latencyMs).toFixed(2)}x`);
-  console.log(`Stratus / Knot:     ${(stratus.qps / knot.qps).toFixed(2)}x qps, latency ${(stratus.latencyMs / knot.latencyMs).toFixed(2)}x`);
+  console.log(`\n${what} Stratus / PowerDNS: ${(stratus.qps / pdns.qps).toFixed(2)}x qps (target >= 1.00), latency ${(stratus.latencyMs / pdns.latencyMs).toFixed(2)}x`);
+  console.log(`${what} Stratus / Knot:     ${(stratus.qps / knot.qps).toFixed(2)}x qps, latency ${(stratus.latencyMs / knot.latencyMs).toFixed(2)}x`);
 }
 
 main()
   .catch((err) => { console.error(err); for (const c of children) if (c.output) console.error(c.output.slice(-2000)); process.exitCode = 1; })
   .finally(() => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-    setTimeout(() => fs.rmSync(tmp, { recursive: true, force: true }), 500);
+    setTimeout(() => {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      if (buildDir) fs.rmSync(buildDir, { recursive: true, force: true });
+    }, 500);
   });

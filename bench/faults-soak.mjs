@@ -51,7 +51,7 @@ async function admin(fn) {
 /** `stratus serve` in a child process; resolves once its listeners are up. */
 async function serve(dataDir, flags) {
   const all = { 'data-dir': dataDir, http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', edge: 'off', admin: '127.0.0.1:0', 'auth-email': EMAIL, 'auth-key': KEY,
-    's3-access-key-id': S3_KEY.accessKeyId, 's3-secret-access-key': S3_KEY.secretAccessKey, 'log-level': 'warn', ...flags };
+    's3-access-key-id': S3_KEY.accessKeyId, 's3-secret-access-key': S3_KEY.secretAccessKey, 'log-level': 'warn', 'rate-limit': '0', 'auth-failure-limit': '0', ...flags };
   const child = spawn(process.execPath, [CLI, 'serve', ...Object.entries(all).flatMap(([k, v]) => [`--${k}`, v])], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => { out += d; });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const all = ['dns-api', 'dns-list', 'dns-import', 'dns-server', 'store', 'edge'];
+const all = ['dns-api', 'dns-list', 'dns-import', 'dns-server', 'store', 'edge', 'limits'];
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = chosen.length > 0 ? chosen : all;
 for (const name of names) {

@@ -2,7 +2,8 @@
 /**
  * The `stratus` command: `stratus <command> [flags]`. Flags are `--name value` or `--name=value`, checked
  * against the flag table (config/flags.ts: an unknown flag stops the command); each also reads
- * `STRATUS_<NAME>` from the environment. `--help` on any command lists its flags; `--version`.
+ * `STRATUS_<NAME>` from the environment (the `zone` client commands read wrangler's `CLOUDFLARE_*` variables).
+ * `--help` on any command lists its flags; `--version`.
  */
 import { ConfigError, loadConfig } from './config/config.js';
 import { parseArgs, closest, unknownVariables } from './config/args.js';
@@ -23,19 +24,23 @@ import { listenFailure } from './cli/start-errors.js';
 import { formatCredentials, readSavedCredentials } from './cli/credentials-command.js';
 import { packageVersion } from './cli/version.js';
 import { stopWithNpmParent } from './cli/parent-watch.js';
+import { zoneCommand, zoneHelp } from './cli/zone-command.js';
+import { backupCommand, restoreCommand } from './cli/backup-command.js';
 
 async function main(argv: string[]): Promise<number> {
   const first = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
-  const names = COMMANDS.map((c) => c.name as string);
+  const names = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]!))];
   if (first !== undefined && first !== 'help' && !names.includes(first)) {
     const near = closest(first, names);
     throw new ConfigError(`unknown command "${first}"${near ? ` (did you mean ${near}?)` : ''}; see stratus --help`);
   }
+  if (first === 'zone') return zoneCommand(argv.slice(1));
   const command = first === undefined || first === 'help' ? undefined : first as FlagCommand;
   const args = parseArgs(argv.slice(first === undefined ? 0 : 1), command);
   if (args.version) { process.stdout.write(`${packageVersion()}\n`); return 0; }
   if (command === undefined) {
     const topic = first === 'help' ? args.positional[0] : undefined;
+    if (topic === 'zone') { process.stdout.write(zoneHelp()); return 0; }
     if (topic !== undefined && names.includes(topic)) { process.stdout.write(commandHelp(topic as FlagCommand)); return 0; }
     const help = mainHelp(packageVersion());
     if (args.help || first === 'help') { process.stdout.write(help); return 0; }
@@ -48,6 +53,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'user') return userCommand(positional, flags);
   if (command === 'dev') return devCommand(positional, flags);
   if (command === 'credentials') return credentialsCommand(positional, flags);
+  if (command === 'backup') return backupCommand(positional, flags);
+  if (command === 'restore') return restoreCommand(positional, flags);
   if (positional.length > 0) throw new ConfigError(`stratus serve takes no arguments, got "${positional.join(' ')}"; see stratus serve --help`);
   return serveCommand(flags);
 }
@@ -86,15 +93,27 @@ async function serveCommand(flags: Record<string, string>): Promise<number> {
       process.exit(0);
     }, (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });
   };
+  if (config.tls) process.on('SIGHUP', () => reloadCertificate(running, banner, logger));
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   stopWithNpmParent(process.env, () => stop('parent process (npm) exited'));
   return -1;
 }
 
+/** SIGHUP: the v4 API and S3 listeners take the certificate files again; a bad file keeps the current one. */
+function reloadCertificate(running: RunningStratus, banner: Banner, logger: ReturnType<typeof createLogger>): void {
+  try {
+    const tls = running.reloadTls();
+    banner.say(`SIGHUP: TLS certificate reloaded (serial ${tls.serial}, valid until ${tls.validTo}); open connections keep the previous one`, { signal: 'SIGHUP', serial: tls.serial });
+  } catch (err) {
+    logger.error({ signal: 'SIGHUP' }, `SIGHUP: TLS certificate not reloaded, still serving the previous one: ${(err as Error).message}`);
+  }
+}
+
 /** The listeners' addresses and any credentials generated at this start. */
 function printListeners(banner: Banner, running: RunningStratus, config: Config): void {
-  banner.say(`v4 API listening on ${running.httpUrl}/client/v4 (HTTP)`, { listener: 'v4', url: `${running.httpUrl}/client/v4` });
+  const scheme = running.tls ? `HTTPS, certificate serial ${running.tls.serial}` : 'HTTP';
+  banner.say(`v4 API listening on ${running.httpUrl}/client/v4 (${scheme})`, { listener: 'v4', url: `${running.httpUrl}/client/v4` });
   const dnsHost = running.dnsHost.includes(':') ? `[${running.dnsHost}]` : running.dnsHost;
   banner.say(`DNS listening on ${dnsHost}:${running.dnsPort} (UDP and TCP)`, { listener: 'dns', host: running.dnsHost, port: running.dnsPort });
   if (running.s3Url) banner.say(`S3 API listening on ${running.s3Url} (${config.s3Domain ? `path-style, or virtual-hosted as BUCKET.${config.s3Domain}` : 'path-style addressing'})`, { listener: 's3', url: running.s3Url });

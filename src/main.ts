@@ -2,6 +2,8 @@
  * Composition root: load config -> open stores -> build services -> start listeners. No logic lives here.
  */
 import { listenHttp } from './shared/http-listener.js';
+import { readTlsMaterial, reloadTls, TlsFileError, type SecureContextTarget, type TlsMaterial } from './shared/tls-files.js';
+import { ConfigError } from './config/config.js';
 import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { createApiApp } from './api/app.js';
@@ -20,7 +22,7 @@ import { startS3Server, type RunningS3 } from './s3/server.js';
 import { tokenPrincipals } from './s3/token-principal.js';
 import { TokensService } from './accounts/tokens.js';
 import { HealthState } from './shared/health.js';
-import { Readiness } from './ops/readiness.js';
+import { Readiness, type PartStatus } from './ops/readiness.js';
 import { startAdminServer } from './ops/admin-server.js';
 import { installMetrics } from './ops/metrics.js';
 import { blobStoreProbe, probeDatabase } from './ops/readiness-probes.js';
@@ -28,7 +30,9 @@ import { stratusVersion } from './ops/version.js';
 import { TempCredentials } from './s3/temp-credentials.js';
 import type { EdgeCatalog } from './edge/types.js';
 import { startControlPlane, type ControlPlane } from './scripts/control-plane.js';
+import { resolveSecretsKey } from './scripts/secret-box.js';
 import { startEdge, type RunningEdge } from './runtime/start-edge.js';
+import { openLimits } from './limits/limits.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -59,6 +63,13 @@ export interface RunningStratus {
   generatedSecretsKeyFile?: string;
   /** The edge's control plane as the runtime reads it (scripts, routes, bundles). */
   edgeCatalog: EdgeCatalog;
+  /** The certificate the v4 API and S3 listeners serve (`--tls-cert`), when they speak HTTPS. */
+  tls?: TlsMaterial;
+  /**
+   * Reads `--tls-cert`/`--tls-key` again and serves them on new connections of the v4 API and S3 listeners
+   * (SIGHUP); throws `TlsFileError` (one line) and keeps the current certificate when a file is bad.
+   */
+  reloadTls(): TlsMaterial;
   /**
    * Stops accepting (HTTP, S3 and edge), lets requests in flight finish for up to `graceMs` (default: the configured
    * shutdown timeout) and closes what is still open, then stops DNS and closes the stores (every acknowledged
@@ -76,11 +87,18 @@ export interface RunningStratus {
  */
 export async function startStratus(config: Config, logger: Logger, clock: Clock = systemClock, edgeCatalog?: EdgeCatalog): Promise<RunningStratus> {
   installMetrics(stratusVersion());
+  // A bad certificate or key stops the start before anything listens (one line, exit status 2).
+  let tls: TlsMaterial | undefined;
+  try {
+    tls = config.tls ? readTlsMaterial(config.tls) : undefined;
+  } catch (err) {
+    throw err instanceof TlsFileError ? new ConfigError(err.message) : err;
+  }
   const readiness = new Readiness();
   const admin = config.admin ? await startAdminServer(config.admin, readiness) : undefined;
   let running: RunningStratus;
   try {
-    running = await startServices(config, logger, clock, readiness, edgeCatalog);
+    running = await startServices(config, logger, clock, readiness, edgeCatalog, tls);
   } catch (err) {
     await admin?.close();
     throw err;
@@ -98,16 +116,16 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
 }
 
 /** Opens the stores and starts the public listeners (v4 API, DNS, S3, edge), registering their readiness probes. */
-async function startServices(config: Config, logger: Logger, clock: Clock, readiness: Readiness, edgeCatalog: EdgeCatalog | undefined): Promise<RunningStratus> {
+async function startServices(config: Config, logger: Logger, clock: Clock, readiness: Readiness, edgeCatalog: EdgeCatalog | undefined, tls: TlsMaterial | undefined): Promise<RunningStratus> {
   const health = new HealthState(logger);
   const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, health, queryTimeoutMs: config.databaseTimeoutMs });
   readiness.add(['database', 'migrations'], () => probeDatabase(database.db));
   const blobProbe = blobStoreProbe(config.blobsDir, config.blobsS3);
   readiness.add(['blob-store'], blobProbe.probe);
-  let zonesLoaded: (() => number) | undefined;
+  let dnsStatus: (() => PartStatus) | undefined;
   let edge: RunningEdge | undefined;
   if (config.edge) readiness.add(['edge'], async () => ({ edge: edge ? edge.runtime.status() : { ok: false, detail: 'starting workerd' } }));
-  readiness.add(['dns'], async () => ({ dns: zonesLoaded ? { ok: true, detail: `${zonesLoaded()} zones served` } : { ok: false, detail: 'loading zone snapshots' } }));
+  readiness.add(['dns'], async () => ({ dns: dnsStatus ? dnsStatus() : { ok: false, detail: 'loading zone snapshots' } }));
   let generatedCredentials: GeneratedCredentials | undefined;
   let adminAccount: string;
   try {
@@ -119,12 +137,23 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   }
   const changeFeed = new ZoneChangeFeed();
   await reconcileActiveZones(database.db, new ZoneOwnership(database.db, clock, changeFeed)).catch(async (err: unknown) => { await database.close(); throw err; });
+  // The secrets key seals Worker secrets and zone signing keys: resolved before the DNS server, which opens the latter.
+  let secrets: ReturnType<typeof resolveSecretsKey>;
+  try {
+    secrets = resolveSecretsKey({ dataDir: config.dataDir, configured: config.secretsKey });
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
   const dns = await startDnsServer({
     db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
     transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,
-    logRate: config.dnsLogRate, ...(config.logFormat ? { logFormat: config.logFormat } : {}),
+    logRate: config.dnsLogRate, ...(config.logFormat ? { logFormat: config.logFormat } : {}), secretsKey: secrets.key,
   }).catch(async (err: unknown) => { await database.close(); throw err; });
-  zonesLoaded = () => dns.cache.all().length;
+  dnsStatus = () => {
+    const thread = dns.threadStatus();
+    return thread.ok ? { ok: true, detail: `${dns.cache.all().length} zones served` } : thread;
+  };
   const store = await openServedBucketStore({
     dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsDir: config.blobsDir, blobsS3: config.blobsS3, clock, logger,
     health, databaseQueryTimeoutMs: config.databaseTimeoutMs,
@@ -134,15 +163,17 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   const tempCredentials = new TempCredentials(new TokensService(database.db, clock), clock);
   let control: ControlPlane;
   try {
-    control = startControlPlane({ db: database.db, dataDir: config.dataDir, secretsKey: config.secretsKey, workersDomain: config.workersDomain, publicDomain: config.publicDomain, clock, logger, zoneChanges: changeFeed, store });
+    control = startControlPlane({ db: database.db, dataDir: config.dataDir, secretsKey: config.secretsKey, resolvedKey: secrets, workersDomain: config.workersDomain, publicDomain: config.publicDomain, clock, logger, zoneChanges: changeFeed, store });
   } catch (err) {
     await dns.close(); await store.close(); await database.close();
     throw err;
   }
-  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps });
+  const limits = openLimits({ config: config.limits, db: database.db, dialect: database.dialect, clock, logger });
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps, limits });
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
+    await limits.close();
     blobProbe.close();
     control.close();
     await dns.close();
@@ -153,13 +184,14 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     if (config.s3) {
       const credentials = resolveS3Credentials({ dataDir: config.dataDir, accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey });
       if (credentials.generatedFile) s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
-      s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tempCredentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock), clock), region: config.s3Region, domain: config.s3Domain, logger, clock });
+      s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tempCredentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock), clock), region: config.s3Region, domain: config.s3Domain, tls, logger, clock, limits });
     }
     if (config.edge) {
       // A script's binding names a bucket of the script's own account.
       edge = await startEdge({
         listen: config.edge, catalog: edgeCatalog ?? control.catalog, logger, originPort: config.originPort, scriptOutbound: config.scriptOutbound,
         cpuMs: config.scriptCpuMs, memoryMb: config.scriptMemoryMb,
+        subrequests: config.scriptSubrequests, bucketSubrequests: config.scriptBucketSubrequests, front: config.edgeFront,
         bucketFor: (accountId, bucketName, options) => store.forAccount(accountId).bucket(bucketName, options),
       });
     }
@@ -173,7 +205,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   try {
     http = await listenHttp(app.fetch, config.http, {
       serverOptions: httpServerOptions, parserError: v4ParserError, beforeContinue: refuseBeforeContinue(config.apiBodyLimit),
-      observe: { listener: 'v4', logger },
+      observe: { listener: 'v4', logger }, ...(tls ? { tls } : {}),
     });
   } catch (err) {
     await s3?.close();
@@ -195,6 +227,12 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     health,
     edgeCatalog: control.catalog,
     ...(control.generatedSecretsKeyFile !== undefined ? { generatedSecretsKeyFile: control.generatedSecretsKeyFile } : {}),
+    ...(tls ? { tls } : {}),
+    reloadTls() {
+      if (!config.tls) throw new TlsFileError('no --tls-cert/--tls-key: the listeners speak plain HTTP');
+      const targets = [http.tls, s3?.tls].filter((t): t is SecureContextTarget => t !== undefined);
+      return reloadTls(config.tls, targets);
+    },
     async close(graceMs = config.shutdownTimeoutMs) {
       await Promise.all([http.close(graceMs), s3?.close(graceMs), edge?.close(graceMs)]);
       await closeStores();

@@ -10,6 +10,7 @@ import { apiDateMiddleware } from './api-date.js';
 import { errorEntries, failureBody } from './envelope.js';
 import { AppError } from '../shared/errors.js';
 import { faultResponse } from './fault-response.js';
+import { RateLimitedError } from '../limits/rate-limited.js';
 import { IncidentLog } from '../shared/incident-log.js';
 import { authMiddleware } from './auth.js';
 import { headerBytesMiddleware } from './middleware/header-bytes.js';
@@ -38,6 +39,7 @@ import { workersScriptRoutes } from './routes/workers-scripts.js';
 import { workersVersionRoutes } from './routes/workers-versions.js';
 import { workersAccountRoutes } from './routes/workers-account.js';
 import { workersZoneRoutes } from './routes/workers-routes.js';
+import { dnssecRoutes } from './routes/dnssec.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -62,12 +64,12 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     await next();
   });
   registerLifecycleRoutes(api, deps); // before auth: /deprecations is public; lifecycle routes authenticate themselves
-  api.use('*', authMiddleware(deps.db, deps.clock));
+  api.use('*', authMiddleware(deps.db, deps.clock, deps.limits));
 
   api.route('/', accountRoutes(deps.db, deps.clock));
   api.route('/', userRoutes(deps.db));
   api.route('/', tokenRoutes(deps.db, deps.clock));
-  api.route('/', zoneRoutes(deps.db));
+  api.route('/', zoneRoutes(deps));
   api.route('/', zoneOwnershipRoutes());
   if (deps.store) api.route('/', r2Routes(deps.store, deps.tempCredentials, deps.edge.domains));
   api.route('/', workersAccountRoutes());
@@ -76,6 +78,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   api.route('/', workersZoneRoutes());
   // Routes of other resources under /zones/:zone_id/… go here, before the DNS record routes: GET
   // …/dns_records/:dns_record_id would otherwise match their fixed words (export, usage, …).
+  api.route('/', dnssecRoutes(deps));
   api.route('/', recordsBatchRoutes(deps.config.plan.recordsPerBatch));
   api.route('/', recordsImportExportRoutes(() => deps.clock.now()));
   api.route('/', dnsRecordRoutes());
@@ -87,6 +90,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   app.onError((err, c) => {
     const fault = faultResponse(err);
     if (fault) return fault;
+    if (err instanceof RateLimitedError) return c.json(failureBody(errorEntries(err)), 429, err.headers);
     if (err instanceof AppError) {
       return c.json(failureBody(errorEntries(err)), err.status as 400);
     }

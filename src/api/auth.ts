@@ -10,6 +10,10 @@
  *   used from an address its `request_ip` condition excludes: 403, 9109;
  * - when the pair and a token are both sent (the SDK sends every configured credential), the pair is used.
  *
+ * Limits on abuse (docs/security.md): failed authentications are counted per client address (9103, 10000 and
+ * 6003 count; 9106 does not) and an address over the limit is answered 429 971 before its credentials are read;
+ * authenticated requests count against their user's request rate (an account-owned token's own).
+ *
  * A token's request also gets its route's requirement (`route-permissions.ts`); user- and account-scoped
  * requirements are checked here, zone-scoped ones where the zone is loaded (`zone-access.ts`).
  *
@@ -30,35 +34,68 @@ import { TokensService } from '../accounts/tokens.js';
 import { REMEMBER_MS, Remembered, expiryInstant } from '../accounts/remembered.js';
 import { routeRequirement } from './route-permissions.js';
 import { checkTokenRequirement } from './token-access.js';
+import type { Limits } from '../limits/limits.js';
+import { peerAddress } from '../limits/client-address.js';
 
 /** How long a successful authentication is remembered. */
 export const AUTH_CACHE_MS = REMEMBER_MS;
 /** Shape of an acceptable `Authorization` value. */
 const BEARER = /^Bearer ([A-Za-z0-9_.~+/=-]+)$/;
 
-/** Builds the authentication middleware; it sets `user` (and, for tokens, `requirement`) on the context. */
-export function authMiddleware(db: Kysely<Database>, clock: Clock): MiddlewareHandler<ApiEnv> {
+/**
+ * Builds the authentication middleware; it sets `user` (and, for tokens, `requirement`) on the context. With
+ * `limits` (limits/), a client address cooling down after failed authentications is refused before its
+ * credentials are looked at, a failed authentication is counted (and answered late past half the limit), and an
+ * authenticated request is counted against its user's request rate (429 971 over it) and answered with the
+ * `Ratelimit` headers.
+ */
+export function authMiddleware(db: Kysely<Database>, clock: Clock, limits?: Limits): MiddlewareHandler<ApiEnv> {
   const cache = new Remembered<AuthUser>(clock, (user) => (user.token ? expiryInstant(user.token.expiresOn) : undefined));
   const tokens = new TokensService(db, clock);
   return async (c, next) => {
-    const email = c.req.header('x-auth-email');
-    const key = c.req.header('x-auth-key');
-    const authorization = c.req.header('authorization');
-    if (email !== undefined && key !== undefined) {
-      c.set('user', await byKey(cache, db, email.trim(), key.trim()));
-    } else if (authorization !== undefined && (email === undefined || key === undefined)) {
-      const user = await byToken(cache, tokens, authorization.trim());
-      const address = clientAddress(c);
-      if (!user.token!.grants.allowsAddress(address)) throw new AppError(9109, `Cannot use the access token from location: ${address ?? 'unknown'}`, 403);
-      c.set('user', user);
+    const address = clientAddress(c);
+    await limits?.auth?.check(address, 'v4');
+    let user: AuthUser;
+    try {
+      user = await credentialsUser(c, cache, db, tokens);
+    } catch (err) {
+      if (limits?.auth && isFailedAuthentication(err)) await limits.auth.failed(address, 'v4');
+      throw err;
+    }
+    c.set('user', user);
+    if (user.token) {
+      if (!user.token.grants.allowsAddress(address)) throw new AppError(9109, `Cannot use the access token from location: ${address ?? 'unknown'}`, 403);
       const requirement = routeRequirement(c.req.method, c.req.path.replace(/^\/client\/v4/, ''));
       if (requirement) c.set('requirement', requirement);
       checkTokenRequirement(c);
-    } else {
-      throw new AppError(9106, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers', 400);
     }
+    const rateHeaders = limits?.api ? await limits.api.take(rateSubject(user), 'v4') : undefined;
     await next();
+    if (rateHeaders) for (const [name, value] of Object.entries(rateHeaders)) c.header(name, value);
   };
+}
+
+/** The user the request's credentials name; AppError when they are missing, malformed or wrong. */
+async function credentialsUser(c: Context<ApiEnv>, cache: Remembered<AuthUser>, db: Kysely<Database>, tokens: TokensService): Promise<AuthUser> {
+  const email = c.req.header('x-auth-email');
+  const key = c.req.header('x-auth-key');
+  const authorization = c.req.header('authorization');
+  if (email !== undefined && key !== undefined) return byKey(cache, db, email.trim(), key.trim());
+  if (authorization !== undefined) return byToken(cache, tokens, authorization.trim());
+  throw new AppError(9106, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers', 400);
+}
+
+/**
+ * Whether an authentication error is a failed guess the throttle counts: credentials that match nothing (9103,
+ * 10000) or are malformed (6003). Missing credentials (9106) are not a guess.
+ */
+function isFailedAuthentication(err: unknown): boolean {
+  return err instanceof AppError && (err.code === 9103 || err.code === 10000 || err.code === 6003);
+}
+
+/** Whose request rate a request counts against: its user, or an account-owned token on its own (as production). */
+function rateSubject(user: AuthUser): string {
+  return user.token?.accountId ? `token:${user.token.id}` : `user:${user.id}`;
 }
 
 /** The user of an e-mail and key pair. */
@@ -88,6 +125,5 @@ async function byToken(cache: Remembered<AuthUser>, tokens: TokensService, autho
 
 /** The client's address (undefined when the request did not come over a socket, as in `app.request`). */
 function clientAddress(c: Context<ApiEnv>): string | undefined {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress;
+  return peerAddress(c.env);
 }

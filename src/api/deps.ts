@@ -11,6 +11,7 @@ import type { EdgeChanges } from '../scripts/edge-serial.js';
 import type { BucketDomains } from '../scripts/bucket-domains.js';
 import type { SecretBox } from '../scripts/secret-box.js';
 import type { BucketDirectory } from '../scripts/scripts-service.js';
+import type { Limits } from '../limits/limits.js';
 
 /** Dependencies of the v4 API. */
 export interface ApiDeps {
@@ -26,4 +27,6 @@ export interface ApiDeps {
   tempCredentials?: TempCredentials;
   /** The edge's control plane: where committed changes are announced, the secrets key, the buckets bindings may name. */
   edge: { changes: EdgeChanges; box: SecretBox; buckets: BucketDirectory; domains?: BucketDomains };
+  /** Failed-authentication throttle and per-user request rate (limits/); absent: no limits. */
+  limits?: Limits;
 }

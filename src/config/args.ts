@@ -4,7 +4,7 @@
  * known flag). `--help`/`-h` and `--version` are recognised everywhere.
  */
 import { ConfigError } from './config.js';
-import { FLAGS, OTHER_VARIABLES, envName, flagsOf, type FlagCommand } from './flags.js';
+import { FLAGS, OTHER_VARIABLES, flagEnv, flagsOf, type FlagCommand } from './flags.js';
 
 /** A parsed command line. */
 export interface ParsedArgs {
@@ -45,7 +45,7 @@ export function parseArgs(argv: string[], command: FlagCommand | undefined): Par
 
 /** Warnings for `STRATUS_*` variables that no flag reads (a mistyped name would otherwise be ignored). */
 export function unknownVariables(env: Record<string, string | undefined>): string[] {
-  const known = FLAGS.filter((f) => f.env !== false).map((f) => envName(f.name));
+  const known = FLAGS.map(flagEnv).filter((v): v is string => v !== undefined && v.startsWith('STRATUS_'));
   return Object.keys(env)
     .filter((k) => k.startsWith('STRATUS_') && !known.includes(k) && !OTHER_VARIABLES.includes(k))
     .map((k) => {

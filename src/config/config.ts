@@ -80,6 +80,8 @@ export interface Config {
   s3Region: string;
   /** Domain of virtual-hosted-style S3 addressing (`<bucket>.<domain>`); undefined: path-style only. */
   s3Domain: string | undefined;
+  /** HTTPS on the v4 API and S3 listeners with these PEM files (`--tls-cert`, `--tls-key`); undefined: plain HTTP. */
+  tls: { certFile: string; keyFile: string } | undefined;
   /** Domain of workers subdomains: `<script>.<account subdomain>.<workersDomain>` (`--workers-domain`). */
   workersDomain: string;
   /** Domain of buckets' public development hostnames: `pub-<id>.<publicDomain>` (`--public-domain`). */
@@ -99,6 +101,8 @@ export interface Config {
   dnsLogRate: number;
   /** Largest v4 request body in bytes (`--api-body-limit`; production's API: 100 MB on Free and Pro plans). */
   apiBodyLimit: number;
+  /** Limits on abuse (`--rate-limit`, `--s3-rate-limit`, `--auth-failure-limit`; docs/security.md). */
+  limits: LimitsConfig;
   /** The edge listener scripts and proxied hostnames are served on (`--edge`); undefined when turned off. */
   edge: ListenAddress | undefined;
   /** Port of the origins proxied hostnames are forwarded to (`--origin-port`). */
@@ -109,6 +113,26 @@ export interface Config {
   scriptCpuMs: number;
   /** Memory limit of the node's script runtime (workerd), MiB (`--script-memory-mb`). */
   scriptMemoryMb: number;
+  /** `fetch()` calls a script may make per request (`--script-subrequests`; production's free plan: 50); 0: no limit. */
+  scriptSubrequests: number;
+  /** Bucket binding operations a script may make per request (`--script-bucket-subrequests`; free plan: 1,000); 0: no limit. */
+  scriptBucketSubrequests: number;
+  /** The edge's front process (`--edge-front`): in-flight requests of a killed runtime get 1102, chunked bodies are counted. */
+  edgeFront: boolean;
+}
+
+/** Request rate limits and failed-authentication throttling; a limit of 0 is off. */
+export interface LimitsConfig {
+  /** v4 requests per user (or account-owned token) per window (production: 1,200 per 5 minutes). */
+  apiRequests: number;
+  /** S3 requests per key holder per window. */
+  s3Requests: number;
+  /** Window of both request limits, seconds. */
+  windowSeconds: number;
+  /** Failed authentications per client address per failure window before the address is refused. */
+  authFailures: number;
+  /** Window of failed authentications, seconds. */
+  authFailureWindowSeconds: number;
 }
 
 /** How log lines are written: one JSON object per line, or human-readable text. */
@@ -199,6 +223,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     s3SecretAccessKey: get('s3-secret-access-key'),
     s3Region: get('s3-region') ?? 'auto',
     s3Domain: s3Domain(get('s3-domain')),
+    tls: tlsFiles(get('tls-cert'), get('tls-key')),
     workersDomain: dnsName(get('workers-domain') ?? 'workers.localhost', 'workers-domain', 'workers.example.com'),
     publicDomain: dnsName(get('public-domain') ?? 'r2.localhost', 'public-domain', 'r2.example.com'),
     secretsKey: get('secrets-key'),
@@ -209,12 +234,37 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     logFormat: logFormat(get('log-format')),
     dnsLogRate: int('dns-log-rate', 100, 0, 1_000_000),
     apiBodyLimit: int('api-body-limit', DEFAULT_API_BODY_LIMIT, 1024, 2 ** 31),
+    limits: {
+      apiRequests: int('rate-limit', 1200, 0, 100_000_000),
+      s3Requests: int('s3-rate-limit', 0, 0, 100_000_000),
+      windowSeconds: int('rate-limit-window', 300, 1, 86_400),
+      authFailures: int('auth-failure-limit', 20, 0, 1_000_000),
+      authFailureWindowSeconds: int('auth-failure-window', 300, 1, 86_400),
+    },
     edge: get('edge') === 'off' ? undefined : parseListen(get('edge') ?? '127.0.0.1:8080', 'edge'),
     originPort: int('origin-port', 80, 1, 65535),
     scriptOutbound: list('script-outbound', []).map((c) => parseCidr(c, 'script-outbound')),
     scriptCpuMs: int('script-cpu-ms', 30_000, 10, 900_000),
     scriptMemoryMb: int('script-memory-mb', 1024, 64, 65536),
+    scriptSubrequests: int('script-subrequests', 50, 0, 10_000_000),
+    scriptBucketSubrequests: int('script-bucket-subrequests', 1000, 0, 10_000_000),
+    edgeFront: onOff(get('edge-front'), 'edge-front', true),
   };
+}
+
+/** The TLS files: both flags or neither (the files themselves are checked at start, `shared/tls-files.ts`). */
+function tlsFiles(cert: string | undefined, key: string | undefined): Config['tls'] {
+  if (cert === undefined && key === undefined) return undefined;
+  if (cert === undefined || cert === '') throw new ConfigError('--tls-key needs --tls-cert (the certificate chain, PEM) as well');
+  if (key === undefined || key === '') throw new ConfigError('--tls-cert needs --tls-key (its private key, PEM) as well');
+  return { certFile: path.resolve(cert), keyFile: path.resolve(key) };
+}
+
+/** Reads an `on`/`off` flag. */
+function onOff(value: string | undefined, name: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (value === 'on' || value === 'off') return value === 'on';
+  throw new ConfigError(`--${name} must be on or off, got "${value}"`);
 }
 
 /** Validates `ADDRESS/PREFIX` (a bare address is a single host) and returns it in CIDR form. */

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FLAGS, envName, flagsOf } from './flags.js';
+import { FLAGS, flagEnv, flagsOf } from './flags.js';
 import { closest, parseArgs, unknownVariables } from './args.js';
 import { commandHelp } from './help.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -74,12 +74,13 @@ describe('environment and help', () => {
   });
 
   it('lists every flag of a command with its default and variable', () => {
-    for (const command of ['serve', 'dev', 'user', 'credentials'] as const) {
+    for (const command of ['serve', 'dev', 'user', 'credentials', 'zone import', 'zone export'] as const) {
       const help = commandHelp(command);
       for (const f of flagsOf(command)) {
         expect(help, `${command} --${f.name}`).toContain(`--${f.name}`);
         expect(help).toContain(`default: ${f.default}`);
-        if (f.env !== false) expect(help).toContain(envName(f.name));
+        const env = flagEnv(f);
+        if (env !== undefined) expect(help).toContain(env);
       }
     }
     expect(commandHelp('serve')).not.toContain('--email');

@@ -7,7 +7,7 @@
  */
 
 /** The commands that take flags. */
-export type FlagCommand = 'serve' | 'dev' | 'user' | 'credentials';
+export type FlagCommand = 'serve' | 'dev' | 'user' | 'credentials' | 'zone import' | 'zone export' | 'backup' | 'restore';
 
 /** One flag. */
 export interface FlagSpec {
@@ -21,20 +21,21 @@ export interface FlagSpec {
   help: string;
   /** The commands that take it. */
   commands: readonly FlagCommand[];
-  /** False when the flag has no `STRATUS_<NAME>` environment variable. */
-  env?: false;
+  /** False when the flag has no environment variable; a name when it is not `STRATUS_<NAME>` (the client flags take wrangler's). */
+  env?: false | string;
 }
 
 const S: readonly FlagCommand[] = ['serve'];
 const STORE: readonly FlagCommand[] = ['serve', 'user'];
+const ZONE: readonly FlagCommand[] = ['zone import', 'zone export'];
 
 /** Every flag. */
 export const FLAGS: readonly FlagSpec[] = [
   // Data and stores.
-  { name: 'data-dir', value: 'DIR', default: './.stratus', help: 'data folder: embedded SQLite database, object files, generated credentials', commands: ['serve', 'dev', 'user', 'credentials'] },
+  { name: 'data-dir', value: 'DIR', default: './.stratus', help: 'data folder: embedded SQLite database, object files, generated credentials', commands: ['serve', 'dev', 'user', 'credentials', 'backup', 'restore'] },
   { name: 'database-url', value: 'URL', default: 'embedded SQLite', help: 'PostgreSQL connection string (postgres://user@host/db) for zones, records and bucket metadata; nodes may share it', commands: STORE },
   { name: 'database-timeout', value: 'S', default: '30', help: 'a PostgreSQL query without an answer for S seconds fails (503) and its connection is replaced', commands: STORE },
-  { name: 'blobs-dir', value: 'DIR', default: 'DATA_DIR/blobs', help: 'folder of object bodies; nodes sharing a PostgreSQL database share it too', commands: S },
+  { name: 'blobs-dir', value: 'DIR', default: 'DATA_DIR/blobs', help: 'folder of object bodies; nodes sharing a PostgreSQL database share it too', commands: ['serve', 'backup', 'restore'] },
   { name: 'blobs-s3-bucket', value: 'NAME', default: 'off', help: 'object bodies in this bucket of an S3-compatible store instead of --blobs-dir', commands: S },
   { name: 'blobs-s3-endpoint', value: 'URL', default: 'AWS S3', help: 'service URL of the blob store', commands: S },
   { name: 'blobs-s3-region', value: 'NAME', default: 'auto', help: 'region of the blob store', commands: S },
@@ -46,7 +47,9 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'http', value: 'HOST:PORT', default: '127.0.0.1:8787', help: 'HTTP listener (the v4 API; the script under stratus dev); port 0 picks a free port', commands: ['serve', 'dev'] },
   { name: 'dns', value: 'HOST:PORT', default: '127.0.0.1:1053', help: 'DNS listener, UDP and TCP; port 0 picks a free port', commands: S },
   { name: 's3', value: 'HOST:PORT|off', default: '127.0.0.1:8788', help: 'S3-compatible API listener; off turns it off', commands: S },
-  { name: 'dns-workers', value: 'N', default: '1', help: 'DNS threads: 1 holds the zones and answers DNS off the API thread; 0: the main thread holds them and answers (more than 1 counts as 1)', commands: S },
+  { name: 'tls-cert', value: 'FILE', default: 'off (plain HTTP)', help: 'HTTPS on the v4 API and S3 listeners with this PEM certificate chain (with --tls-key); SIGHUP reloads both files', commands: S },
+  { name: 'tls-key', value: 'FILE', default: 'off', help: 'the PEM private key of --tls-cert', commands: S },
+  { name: 'dns-workers', value: 'N', default: '1', help: '1 (any N from 1 to 16 counts as 1): one DNS thread holds the zones and answers every DNS query (UDP, TCP, AXFR, signing) off the API thread, and is restarted if it dies; 0: the main thread holds the zones and answers', commands: S },
   // Credentials.
   { name: 'auth-email', value: 'EMAIL', default: 'generated', help: 'admin e-mail, created or updated at start (with --auth-key)', commands: S },
   { name: 'auth-key', value: 'KEY', default: 'generated', help: "admin global API key (generated ones are saved in DATA_DIR/credentials.json)", commands: S },
@@ -76,15 +79,23 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'origin-port', value: 'PORT', default: '80', help: 'port of the origins proxied hostnames without a route are forwarded to', commands: S },
   { name: 'workers-domain', value: 'DOMAIN', default: 'workers.localhost', help: 'SCRIPT.ACCOUNT-SUBDOMAIN.DOMAIN runs a script whose workers subdomain is enabled', commands: S },
   { name: 'public-domain', value: 'DOMAIN', default: 'r2.localhost', help: "public development hostnames of buckets (pub-ID.DOMAIN) served on --edge", commands: S },
-  { name: 'secrets-key', value: 'KEY', default: 'generated into DATA_DIR/edge-secrets-key.json', help: '32 bytes (base64 or 64 hex digits) encrypting Worker secrets at rest; nodes on one PostgreSQL need the same', commands: S },
+  { name: 'secrets-key', value: 'KEY', default: 'generated into DATA_DIR/edge-secrets-key.json', help: '32 bytes (base64 or 64 hex digits) encrypting Worker secrets and DNSSEC zone keys at rest; nodes on one PostgreSQL need the same', commands: S },
   { name: 'script-outbound', value: 'CIDR,…', default: 'none', help: 'private ranges scripts may fetch (public addresses always; loopback, private and Stratus itself never otherwise)', commands: ['serve', 'dev'] },
   { name: 'script-cpu-ms', value: 'MS', default: '30000', help: 'a script keeping the runtime from answering this long is stopped (1102)', commands: S },
+  { name: 'script-subrequests', value: 'N', default: '50', help: "fetch() calls a script may make per request (production's free plan; paid: 10000); past it fetch throws \"Too many subrequests.\"; 0: no limit", commands: S },
+  { name: 'script-bucket-subrequests', value: 'N', default: '1000', help: 'bucket binding operations a script may make per request (production\'s free plan); past it they throw "Too many subrequests."; 0: no limit', commands: S },
+  { name: 'edge-front', value: 'on|off', default: 'on', help: 'a front process holds client connections: requests on a script runtime that is killed get the 1102 page, chunked bodies count against the body limit; off is faster and has neither', commands: S },
   { name: 'script-memory-mb', value: 'MB', default: '1024', help: 'memory limit of the node\'s script runtime (workerd); over it, the runtime is replaced', commands: S },
   // Operations (docs/operations.md).
   { name: 'admin', value: 'HOST:PORT|off', default: '127.0.0.1:9464', help: 'admin listener: /healthz, /readyz, /metrics (Prometheus); never on the public listeners', commands: S },
   { name: 'log-format', value: 'json|pretty', default: 'pretty on a terminal, json otherwise', help: 'log and startup lines as JSON or for people', commands: ['serve', 'dev'] },
   { name: 'dns-log-rate', value: 'N', default: '100', help: 'DNS query access lines per second and process (the rest are counted); 0 logs none', commands: S },
   { name: 'api-body-limit', value: 'BYTES', default: '104857600', help: "largest v4 request body; a larger one is refused with 413 before it is read (production's 100 MB)", commands: S },
+  { name: 'rate-limit', value: 'N', default: '1200', help: "v4 requests per user (or account token) per --rate-limit-window, as production; over it 429 (971); 0 turns it off", commands: S },
+  { name: 'rate-limit-window', value: 'S', default: '300', help: 'window of --rate-limit and --s3-rate-limit, in seconds', commands: S },
+  { name: 's3-rate-limit', value: 'N', default: '0 (off)', help: 'S3 requests per key holder per --rate-limit-window; over it 503 SlowDown; 0 turns it off', commands: S },
+  { name: 'auth-failure-limit', value: 'N', default: '20', help: 'failed authentications from one client address per --auth-failure-window before it is refused (v4 429, S3 SlowDown); slowed from half; 0 turns it off', commands: S },
+  { name: 'auth-failure-window', value: 'S', default: '300', help: 'window of --auth-failure-limit, in seconds; a refused address waits out the rest of it and one more', commands: S },
   // Process.
   { name: 'log-level', value: 'LEVEL', default: 'info', help: 'fatal, error, warn, info, debug, trace or silent', commands: ['serve', 'dev'] },
   { name: 'shutdown-timeout', value: 'S', default: '30', help: 'on SIGTERM or SIGINT, requests in flight get S seconds to finish', commands: S },
@@ -97,6 +108,17 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'key', value: 'KEY', default: 'generated', help: "the user's global API key", commands: ['user'], env: false },
   // stratus credentials.
   { name: 'json', default: 'off', help: 'print them as one JSON object', commands: ['credentials'], env: false },
+  // stratus zone import / export: a client of a running Stratus, configured as wrangler is (README, "Zone files").
+  { name: 'zone', value: 'NAME', default: 'required', help: 'the zone (its name, e.g. example.com)', commands: ZONE, env: false },
+  { name: 'api-url', value: 'URL', default: 'http://127.0.0.1:8787/client/v4', help: 'base URL of the v4 API of the running Stratus', commands: ZONE, env: 'CLOUDFLARE_API_BASE_URL' },
+  { name: 'token', value: 'TOKEN', default: 'none', help: 'API token (Authorization: Bearer); wins over --api-email/--api-key', commands: ZONE, env: 'CLOUDFLARE_API_TOKEN' },
+  { name: 'api-email', value: 'EMAIL', default: 'none', help: 'e-mail of the global API key (with --api-key), instead of a token', commands: ZONE, env: 'CLOUDFLARE_EMAIL' },
+  { name: 'api-key', value: 'KEY', default: 'none', help: 'global API key (with --api-email), instead of a token', commands: ZONE, env: 'CLOUDFLARE_API_KEY' },
+  { name: 'proxied', default: 'off', help: 'import proxiable records (A, AAAA, CNAME) proxied, except lines whose cf_tags say cf-proxied:false', commands: ['zone import'], env: false },
+  { name: 'out', value: 'FILE', default: 'standard output', help: 'write the zone file here', commands: ['zone export'], env: false },
+  // stratus backup, stratus restore (docs/operations.md, "Backups").
+  { name: 'to', value: 'DIR', default: 'required', help: 'the backup folder: new or empty (blobs are hard-linked when it is on the same file system)', commands: ['backup'], env: false },
+  { name: 'from', value: 'DIR', default: 'required', help: 'a folder written by stratus backup', commands: ['restore'], env: false },
 ];
 
 /** `STRATUS_*` variables that are not flags (read by the test suite, not by the service). */
@@ -105,6 +127,11 @@ export const OTHER_VARIABLES: readonly string[] = ['STRATUS_TEST_POSTGRES', 'STR
 /** The environment variable of a flag (`data-dir` -> `STRATUS_DATA_DIR`). */
 export function envName(name: string): string {
   return `STRATUS_${name.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** The environment variable a row reads, if any (its own name when the row gives one, else `STRATUS_<NAME>`). */
+export function flagEnv(f: FlagSpec): string | undefined {
+  return f.env === false ? undefined : f.env ?? envName(f.name);
 }
 
 /** The flags `command` takes, in table order. */

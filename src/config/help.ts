@@ -2,7 +2,7 @@
  * `stratus --help` and `stratus <command> --help`, and the README's flags table, all rendered from the flag
  * table (flags.ts) so that none of them can miss a flag.
  */
-import { envName, flagsOf, type FlagCommand, type FlagSpec } from './flags.js';
+import { envName, flagEnv, flagsOf, type FlagCommand, type FlagSpec } from './flags.js';
 
 /** A command as `stratus --help` lists it. */
 export interface CommandSpec {
@@ -17,6 +17,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'dev', usage: 'stratus dev [SCRIPT] [flags]', summary: 'run an edge script (export default { fetch(request, env, ctx) }) with the buckets of its config' },
   { name: 'user', usage: 'stratus user add --email EMAIL [--key KEY] [flags]', summary: "create a user with an account of its own (or set an existing user's key); prints the e-mail, key and account id" },
   { name: 'credentials', usage: 'stratus credentials [--data-dir DIR] [--json]', summary: 'print the admin e-mail, key and API token and the S3 key pair generated into the data folder' },
+  { name: 'zone import', usage: 'stratus zone import --zone NAME FILE [flags]', summary: "import a BIND zone file of any size into a zone of a running Stratus over the v4 API (split into requests under the API's 256 KiB cap)" },
+  { name: 'zone export', usage: 'stratus zone export --zone NAME [--out FILE] [flags]', summary: "write a zone of a running Stratus as a BIND zone file (the v4 API's export)" },
+  { name: 'backup', usage: 'stratus backup --to DIR [--data-dir DIR] [--blobs-dir DIR]', summary: 'copy the embedded store (SQLite databases, object bodies, generated secrets) while Stratus runs, with a manifest of checksums' },
+  { name: 'restore', usage: 'stratus restore --from DIR [--data-dir DIR] [--blobs-dir DIR]', summary: 'check a backup against its manifest and write it into a new or empty data folder' },
 ];
 
 /** The top-level help: commands, then where each command's flags are. */
@@ -36,7 +40,8 @@ export function commandHelp(command: FlagCommand): string {
   const width = Math.min(34, Math.max(...lefts.map((l) => l.length)));
   const lines = flags.map((f, i) => {
     const left = lefts[i]!;
-    const tail = `(default: ${f.default}${f.env === false ? '' : `; env ${envName(f.name)}`})`;
+    const env = flagEnv(f);
+    const tail = `(default: ${f.default}${env === undefined ? '' : `; env ${env}`})`;
     const head = left.length > width ? `  ${left}\n  ${' '.repeat(width)}  ` : `  ${left.padEnd(width)}  `;
     return `${head}${f.help}\n  ${' '.repeat(width)}  ${tail}\n`;
   });

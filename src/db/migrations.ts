@@ -201,6 +201,28 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('r2_domains_bucket').on('r2_domains').columns(['account_id', 'bucket']).execute();
     },
   },
+  '0008_rate_counters': {
+    // Request and failed-authentication counts per key and fixed window, shared by the nodes of one PostgreSQL
+    // (limits/shared-counters.ts); rows are deleted once `expires_at` (epoch seconds) has passed. Unused on SQLite.
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.createTable('rate_counters')
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('window_start', 'bigint', (c) => c.notNull())
+        .addColumn('count', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('rate_counters_pk', ['key', 'window_start'])
+        .execute();
+      await db.schema.createIndex('rate_counters_expires').on('rate_counters').column('expires_at').execute();
+    },
+  },
+  '0009_zone_dnssec': {
+    // A zone's DNSSEC state and its key (JSON, dns/dnssec/config.ts): status, options, the public key and the
+    // private key sealed with the secrets key (scripts/secret-box.ts). On the zone row, so the DNS servers of
+    // every node read it with the zone and settings changes carry it through the change log.
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.alterTable('zones').addColumn('dnssec', 'text').execute();
+    },
+  },
 };
 
 /** True when the migration runs on PostgreSQL (binary columns differ: bytea there, blob on SQLite). */

@@ -53,6 +53,8 @@ export interface ZonesTable {
   hold_after: string | null;
   /** 1 when the hold also covers names below the zone. */
   hold_include_subdomains: Generated<number>;
+  /** JSON: the zone's DNSSEC state and key, private key sealed (dns/dnssec/config.ts); null: never enabled. */
+  dnssec: string | null;
 }
 
 /** A DNS record of a zone, stored in its normalized form. */
@@ -224,6 +226,16 @@ export interface ZoneChangesTable {
 }
 
 /** The whole relational schema. */
+/** Request counts per key and window, shared between nodes (migration 0008; limits/shared-counters.ts). */
+export interface RateCountersTable {
+  key: string;
+  /** Start of the window, epoch seconds. */
+  window_start: number;
+  count: number;
+  /** Epoch seconds after which the row is no longer read. */
+  expires_at: number;
+}
+
 export interface Database {
   workers_scripts: WorkersScriptsTable;
   workers_versions: WorkersVersionsTable;
@@ -233,6 +245,7 @@ export interface Database {
   workers_subdomains: WorkersSubdomainsTable;
   edge_serial: EdgeSerialTable;
   r2_domains: R2DomainsTable;
+  rate_counters: RateCountersTable;
   users: UsersTable;
   api_tokens: ApiTokensTable;
   accounts: AccountsTable;

@@ -29,8 +29,8 @@ function estimate(r: WireRecord): number {
   return n;
 }
 
-/** The AXFR response messages for a query (question echoed in the first message only). */
-export function axfrMessages(s: ZoneSnapshot, id: number, question: Question, maxBytes = 16_000): Buffer[] {
+/** The AXFR response messages for a query (question echoed in the first message only); `records` default to the snapshot's. */
+export function axfrMessages(s: ZoneSnapshot, id: number, question: Question, maxBytes = 16_000, records = transferRecords(s)): Buffer[] {
   const w = new Writer(maxBytes * 2);
   const out: Buffer[] = [];
   let batch: WireRecord[] = [];
@@ -45,7 +45,7 @@ export function axfrMessages(s: ZoneSnapshot, id: number, question: Question, ma
     batch = [];
     size = 0;
   };
-  for (const r of transferRecords(s)) {
+  for (const r of records) {
     const e = estimate(r);
     if (batch.length > 0 && size + e > maxBytes) flush();
     batch.push(r);

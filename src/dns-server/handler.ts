@@ -2,7 +2,8 @@
  * One DNS message in, the response message(s) out. Synchronous unless the zone asked about has changes
  * queued or a zone is being created (see zone-cache.ts). Never throws: malformed queries get FORMERR (RFC 1035 §4.1.1) when their header
  * can be read and are dropped otherwise; responses (QR set) are dropped; opcodes other than QUERY get NOTIMP;
- * EDNS versions above 0 get BADVERS (RFC 6891 §6.1.3).
+ * EDNS versions above 0 get BADVERS (RFC 6891 §6.1.3). Zones with DNSSEC on are answered through signing.ts
+ * (signed when the query has DO, whose bit is echoed per RFC 3225).
  */
 import type { Logger } from '../shared/logger.js';
 import { CLASS, EDNS_UDP_SIZE, OPCODE, RCODE, TYPE } from '../dns/wire/constants.js';
@@ -15,8 +16,10 @@ import type { Invalidation } from './zone-set.js';
 import { axfrMessages } from './axfr.js';
 import { isTransferAllowed } from './acl.js';
 import { PacketCache, packetKey, questionNameEnd, type AnswerDeps } from './packet-cache.js';
+import type { ZoneSigning } from './signing.js';
+import { signedTransfer } from './signing-transfer.js';
 
-/** Where the handler finds zones (the zone cache in the main process, a copy in UDP workers). */
+/** Where the handler finds zones (the zone cache on the main thread with `--dns-workers 0`, the DNS thread's trees otherwise). */
 export interface SnapshotSource {
   /** The zone holding `qname` (lowercase), by longest suffix. */
   find(qname: string): ZoneSnapshot | undefined;
@@ -67,6 +70,16 @@ function isTransfer(buf: Uint8Array): boolean {
   return type === TYPE.AXFR || type === TYPE.IXFR;
 }
 
+/**
+ * The zone a DS question is answered from: DS lives on the parent side of a cut (RFC 4035 §3.1.4.1), so a DS
+ * question for a zone's apex goes to the enclosing zone when this server has it too.
+ */
+function parentSide(cache: SnapshotSource, qname: string, zone: ZoneSnapshot | undefined): ZoneSnapshot | undefined {
+  if (!zone || qname !== zone.origin || qname === '') return zone;
+  const dot = qname.indexOf('.');
+  return cache.find(dot < 0 ? '' : qname.slice(dot + 1)) ?? zone;
+}
+
 /** Answers DNS messages from the zone cache. */
 export class DnsHandler {
   private readonly writer = new Writer(65_536);
@@ -80,6 +93,8 @@ export class DnsHandler {
     private readonly logger: Logger,
     /** Access lines of queries (rate-limited); none when absent. */
     private readonly queryLog?: QueryLog,
+    /** Online signing of DNSSEC zones (signing.ts); without it every zone is served unsigned. */
+    private readonly signing?: ZoneSigning,
   ) {
     cache.onInvalidate((inv) => this.packets.invalidate(inv.zoneId, inv.names));
   }
@@ -110,8 +125,9 @@ export class DnsHandler {
 
   private respond(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {
     try {
-      const key = packetKey(buf, from.transport);
-      if (key === undefined) return this.handleUnsafe(buf, from);
+      const plain = packetKey(buf, from.transport);
+      if (plain === undefined) return this.handleUnsafe(buf, from);
+      const key = this.signing ? plain + this.signing.epoch : plain;
       const hit = this.packets.get(key, buf);
       if (hit) return [hit];
       this.deps = NO_ZONE;
@@ -164,8 +180,9 @@ export class DnsHandler {
     return this.answer(msg, from, qname, zone);
   }
 
-  private answer(msg: DecodedMessage, from: QueryOrigin, qname: string, zone: ZoneSnapshot | undefined): Responses {
+  private answer(msg: DecodedMessage, from: QueryOrigin, qname: string, found: ZoneSnapshot | undefined): Responses | Promise<Responses> {
     const q = msg.questions[0]!;
+    const zone = q.type === TYPE.DS ? parentSide(this.cache, qname, found) : found;
     if (!zone) return this.reply(msg, from, RCODE.REFUSED, q);
     if (q.type === TYPE.AXFR || q.type === TYPE.IXFR) {
       if (qname !== zone.origin) return this.reply(msg, from, RCODE.NOTAUTH, q);
@@ -177,9 +194,12 @@ export class DnsHandler {
         this.logger.info({ zone: zone.origin, from: from.address }, 'zone transfer refused');
         return this.reply(msg, from, RCODE.REFUSED, q);
       }
-      return axfrMessages(zone, msg.id, q);
+      const keys = this.signing?.keysFor(zone);
+      if (!keys) return axfrMessages(zone, msg.id, q);
+      // Signed in slices first (a big zone's first signed transfer takes a while), then read at once.
+      return signedTransfer(zone, keys, this.signing!.cache).then((records) => axfrMessages(zone, msg.id, q, undefined, records));
     }
-    const result = lookup(zone, qname, q.type);
+    const result = this.signing ? this.signing.answer(zone, qname, q.type, msg.edns?.dnssecOk === true) : lookup(zone, qname, q.type);
     this.deps = answerDeps(zone, result);
     return this.reply(msg, from, result.rcode, q, {
       aa: result.aa, answers: result.answer, authorities: result.authority, additionals: result.additional,
@@ -194,7 +214,7 @@ export class DnsHandler {
     const out: OutgoingMessage = {
       id: msg.id, qr: true, opcode: msg.opcode, aa: body.aa ?? false, rd: msg.rd, cd: msg.cd, rcode,
       question, answers: body.answers ?? [], authorities: body.authorities ?? [], additionals: body.additionals ?? [],
-      edns: msg.edns ? { udpSize: EDNS_UDP_SIZE } : undefined,
+      edns: msg.edns ? { udpSize: EDNS_UDP_SIZE, dnssecOk: msg.edns.dnssecOk } : undefined,
     };
     try {
       return [encodeLimited(this.writer, out, limit)];

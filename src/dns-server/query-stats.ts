@@ -1,8 +1,8 @@
 /**
  * Counters of the DNS queries one process answered, cheap enough for every query: plain typed arrays indexed
  * by transport, query type and rcode, a latency histogram per transport, truncations and zone transfers. The
- * main process exposes them as metrics (ops/dns-metrics.ts); a UDP worker process ships its counts to the main
- * process every second ({@link QueryStats.drain} / {@link QueryStats.add}) and starts again from zero.
+ * main process exposes them as metrics (ops/dns-metrics.ts); the DNS thread posts its counts to the main
+ * thread every second ({@link QueryStats.drain} / {@link QueryStats.add}) and starts again from zero.
  *
  * Labels stay bounded: query types outside {@link QTYPES} count as `other`; rcodes are the 4-bit header code,
  * except BADVERS (16), which is read from the OPT record of the only response that carries it.

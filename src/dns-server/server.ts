@@ -16,6 +16,7 @@ import { dnsThreadAvailable, startUdpWorkers, type UdpWorkers } from './udp-work
 import { ConfigError, type LogFormat } from '../config/config.js';
 import { QueryLog } from './query-log.js';
 import { trackZoneCache } from '../ops/probes.js';
+import { signingWith } from './signing.js';
 
 /** What the DNS server needs. */
 export interface DnsServerOptions {
@@ -38,8 +39,10 @@ export interface DnsServerOptions {
   udpWorkers?: number;
   /** Query access lines per second and process (query-log.ts); default 100, 0: none. */
   logRate?: number;
-  /** Format of the UDP worker processes' log lines (as the main process's). */
+  /** Format of the DNS thread's log lines (as the main thread's). */
   logFormat?: LogFormat;
+  /** The secrets key (scripts/secret-box.ts) zone signing keys are sealed with; without it no zone is signed. */
+  secretsKey?: Buffer;
 }
 
 /** A running DNS server. */
@@ -47,6 +50,8 @@ export interface RunningDnsServer {
   host: string;
   port: number;
   cache: ZoneCache;
+  /** Whether the DNS thread answers (always ok without one): not while it is restarted after a crash. */
+  threadStatus(): { ok: boolean; detail?: string };
   close(): Promise<void>;
 }
 
@@ -75,11 +80,14 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   try {
     const logRate = opts.logRate ?? 100;
     if (threaded) {
-      workers = await startUdpWorkers({ count: 1, cache, transferAllow: opts.transferAllow, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json' });
+      workers = await startUdpWorkers({ count: 1, cache, transferAllow: opts.transferAllow, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json', secretsKey: opts.secretsKey });
       if (!workers) throw new Error('the DNS thread failed to start');
     }
     await cache.loadAll();
-    const handler = workers ?? new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate));
+    let handler: DnsHandler | UdpWorkers | undefined = workers;
+    if (!handler) {
+      handler = new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate), signingWith(opts.secretsKey, logger));
+    }
     const listeners = await startListeners(handler, { host: opts.listen.host, port: opts.listen.port, tcpIdleMs: opts.tcpIdleMs ?? 10_000 }, logger, workers?.udp);
     const untrack = trackZoneCache(cache);
     cache.startPolling(opts.pollMs ?? 2000);
@@ -89,6 +97,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
       host: listeners.host,
       port: listeners.port,
       cache,
+      threadStatus: () => workers?.status() ?? { ok: true },
       async close() {
         untrack();
         unsubscribe();

@@ -24,6 +24,7 @@ import type { ZoneUpdate } from './zone-cache.js';
 import type { ThreadCommand, ThreadInit, UpdateBatch } from './udp-workers.js';
 import { QueryLog } from './query-log.js';
 import { queryStats } from './query-stats.js';
+import { signingWith } from './signing.js';
 
 /** The thread's copy of the zones, and the trees of zones being loaded (staged until their `reset`). */
 class WorkerZones implements SnapshotSource {
@@ -75,7 +76,7 @@ const state = new Int32Array(init.shared);
 const rootLogger = createLogger(init.logLevel, init.logFormat);
 const logger = rootLogger.child({ component: 'dns-thread' });
 const zones = new WorkerZones();
-const handler = new DnsHandler(zones, init.transferAllow, logger, new QueryLog(rootLogger.child({ thread: 'dns' }), init.logRate));
+const handler = new DnsHandler(zones, init.transferAllow, logger, new QueryLog(rootLogger.child({ thread: 'dns' }), init.logRate), signingWith(init.secretsKey, logger));
 /** Counts of the queries answered here go to the main thread, which exposes them (query-stats.ts). */
 const STATS_EVERY_MS = 1000;
 setInterval(() => { if (!queryStats.idle) parent.postMessage({ t: 'stats', counts: queryStats.drain() }); }, STATS_EVERY_MS).unref();
@@ -158,8 +159,15 @@ function answerWaiting(): void {
   if (waiting.length && !recheck) recheck = setTimeout(() => { recheck = undefined; answerWaiting(); }, RECHECK_MS);
 }
 
+/**
+ * Tests only: a query for this name (STRATUS_TEST_CRASH_DNS_THREAD, unset in production) throws in the thread
+ * outside any handler, as a bug would, so tests see the thread restarted (udp-workers.ts).
+ */
+const CRASH_NAME = process.env.STRATUS_TEST_CRASH_DNS_THREAD?.toLowerCase().replace(/\.$/, '');
+
 /** Answers a query now, or holds it until its zone is current. */
 function query(q: Waiting): void {
+  if (CRASH_NAME && questionName(q.msg) === CRASH_NAME) setImmediate(() => { throw new Error('DNS thread crash asked for by STRATUS_TEST_CRASH_DNS_THREAD'); });
   if (waiting.length === 0 && current(q.msg)) { answer(q); return; }
   if (waiting.length >= MAX_WAITING && q.transport === 'udp') return;
   waiting.push(q);

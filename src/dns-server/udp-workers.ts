@@ -12,20 +12,33 @@
  * both are done synchronously inside the change feed's listener, before the API call responds. The thread
  * takes missing batches off the port synchronously before each query and holds the queries of zones with work
  * queued until it is done (see udp-worker.ts). One thread (Node 20 has no SO_REUSEPORT to share the port).
+ *
+ * The thread signs the answers of DNSSEC zones itself (signing.ts): zone keys reach it sealed, in the zone
+ * fields of its updates, and the secrets key that opens them is given at its start (workerData, never argv).
+ *
+ * A thread that ends unasked (an exception, out of memory) is started again: logged once, counted
+ * (`stratus_dns_thread_restarts_total`), not ready on /readyz until back; the new thread binds the same UDP
+ * address and the zone cache loads every zone again from the database ({@link ZoneCache.reloadAll}), queries
+ * of not yet loaded zones waiting meanwhile. Restarts in quick succession back off up to {@link MAX_BACKOFF_MS}.
  */
-import { Worker, MessageChannel, type MessagePort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../shared/logger.js';
 import { COPY_SLICE, type ZoneCache, type ZoneUpdate } from './zone-cache.js';
 import type { QueryOrigin, Responses } from './handler.js';
 import type { ExternalUdp } from './listeners.js';
-import { queryStats, type QueryCounts } from './query-stats.js';
+import type { QueryCounts } from './query-stats.js';
 import type { LogFormat } from '../config/config.js';
 import type { RecordChange } from '../dns/zone-tree.js';
+import { DnsThread } from './dns-thread.js';
+import { recordDnsThreadRestart } from '../ops/probes.js';
 
-/** Longest run of update posting per event-loop turn (ms). */
-const FLUSH_MS = 4;
+/** Wait before starting a thread again after one that ran less than {@link STABLE_MS}, doubling up to this (ms). */
+const MAX_BACKOFF_MS = 5_000;
+const FIRST_BACKOFF_MS = 100;
+/** A thread that ran this long restarts without waiting (ms). */
+const STABLE_MS = 60_000;
 
 /** What the DNS thread is started with. */
 export interface ThreadInit {
@@ -35,6 +48,8 @@ export interface ThreadInit {
   logLevel: string;
   logRate: number;
   logFormat: LogFormat;
+  /** The secrets key that opens zone signing keys (signing.ts); absent: zones are served unsigned. */
+  secretsKey?: Uint8Array | undefined;
 }
 
 /** Numbered zone updates posted to the thread, with the zones whose queries wait when that changed. */
@@ -68,6 +83,8 @@ export interface UdpWorkers {
   handle(msg: Buffer, origin: QueryOrigin): Promise<Responses>;
   /** Tells the thread which zones wait after the zone cache took a change (call synchronously in the feed listener). */
   sync(): void;
+  /** Whether the thread answers (false from its unasked end until it is back with its zones loaded), for /readyz. */
+  status(): { ok: boolean; detail?: string };
   close(): Promise<void>;
 }
 
@@ -85,6 +102,8 @@ export interface UdpWorkerOptions {
   /** Query access lines per second (query-log.ts). */
   logRate: number;
   logFormat: LogFormat;
+  /** The secrets key that opens zone signing keys (given to the thread at its start, never in argv). */
+  secretsKey?: Buffer | undefined;
 }
 
 const SCRIPT = fileURLToPath(new URL('./udp-worker.js', import.meta.url));
@@ -100,134 +119,95 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
     if (opts.count > 0) opts.logger.info('DNS thread unavailable here (no compiled thread script); answering in the main thread');
     return undefined;
   }
-  const script = SCRIPT;
-  const shared = new SharedArrayBuffer(8);
-  const state = new Int32Array(shared);
-  const channel = new MessageChannel();
-  const init: ThreadInit = { updates: channel.port2, shared, transferAllow: opts.transferAllow, logLevel: opts.logLevel, logRate: opts.logRate, logFormat: opts.logFormat };
-  const worker = new Worker(script, { workerData: init, transferList: [channel.port2] });
+  const init = { transferAllow: opts.transferAllow, logLevel: opts.logLevel, logRate: opts.logRate, logFormat: opts.logFormat, secretsKey: opts.secretsKey ? new Uint8Array(opts.secretsKey) : undefined };
   let closing = false;
-  let exited = false;
-  const waiting: Array<(m: ThreadReport) => boolean> = [];
-  const asks = new Map<number, (out: Responses) => void>();
-  let askId = 0;
-  worker.on('message', (m: ThreadReport) => {
-    try {
-      if (m.t === 'reply') {
-        const done = asks.get(m.id);
-        asks.delete(m.id);
-        done?.(m.out.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
-      }
-      else if (m.t === 'stats') queryStats.add(m.counts);
-      else {
-        const i = waiting.findIndex((w) => w(m));
-        if (i >= 0) waiting.splice(i, 1);
-      }
-    } catch (err) {
-      opts.logger.error({ err }, 'DNS thread message failed');
-    }
-  });
-  worker.on('error', (err) => opts.logger.error({ err }, 'DNS thread failed'));
-  worker.once('exit', (code) => {
-    exited = true;
-    for (const w of waiting.splice(0)) w({ t: 'bind-failed', message: `DNS thread exited with ${code}` });
-    for (const done of asks.values()) done([]);
-    asks.clear();
-    if (!closing) opts.logger.error({ code }, 'DNS thread exited; UDP queries are no longer answered');
-  });
-  /** Resolves with the first report `pick` accepts (or a bind failure when the thread exits). */
-  const next = <T extends ThreadReport>(pick: (m: ThreadReport) => m is T): Promise<T | Extract<ThreadReport, { t: 'bind-failed' }>> => new Promise((resolve) => {
-    if (exited) { resolve({ t: 'bind-failed', message: 'DNS thread exited' }); return; }
-    waiting.push((m) => {
-      if (pick(m)) { resolve(m); return true; }
-      if (m.t === 'bind-failed') { resolve(m); return true; }
-      return false;
+  /** The address the listeners bound (bound again by a restarted thread). */
+  let address: { host: string; port: number } | undefined;
+  /** Why the thread does not answer now (undefined: it does). */
+  let down: string | undefined;
+  let backoff = 0;
+  let startedAt = 0;
+  /** Resolves when the current thread answers (restarts replace it). */
+  let up: Promise<void> = Promise.resolve();
+
+  const spawn = (): DnsThread => {
+    startedAt = Date.now();
+    return new DnsThread(SCRIPT, init, opts.cache, opts.logger, (code, err) => {
+      if (closing) return;
+      down = `the DNS thread ended (${err ? err.message : `exit code ${code}`}); restarting`;
+      opts.logger.error({ code, err }, 'DNS thread ended; starting it again and reloading its zones');
+      recordDnsThreadRestart();
+      backoff = Date.now() - startedAt >= STABLE_MS ? 0 : Math.min(MAX_BACKOFF_MS, Math.max(FIRST_BACKOFF_MS, backoff * 2));
+      up = restart();
     });
-  });
-  const ready = await next((m): m is Extract<ThreadReport, { t: 'ready' }> => m.t === 'ready');
-  if (ready.t !== 'ready') {
-    opts.logger.error({ reason: ready.message }, 'DNS thread failed to start; answering UDP in the main thread');
+  };
+
+  const restart = async (): Promise<void> => {
+    for (;;) {
+      if (backoff > 0) await new Promise((resolve) => setTimeout(resolve, backoff).unref());
+      if (closing) return;
+      const next = spawn();
+      thread = next;
+      if (!(await next.started()) || closing) return; // its exit handler started the next attempt
+      try {
+        if (address) await next.bind(address.host, address.port);
+        next.flush();
+        await opts.cache.reloadAll();
+        if (thread !== next || next.exited) return;
+        down = undefined;
+        opts.logger.info({ zones: opts.cache.all().length }, 'DNS thread answering again');
+        return;
+      } catch (err) {
+        opts.logger.error({ err }, 'the restarted DNS thread could not bind its UDP address; trying again');
+        await next.terminate(); // its exit handler starts the next attempt, after a longer wait
+        return;
+      }
+    }
+  };
+
+  let thread = spawn();
+  if (!(await thread.started())) {
+    closing = true;
+    opts.logger.error('DNS thread failed to start; answering UDP in the main thread');
     return undefined;
   }
-
-  let seq = 0;
-  let unsent: ZoneUpdate[] = [];
-  let scheduled = false;
-  let told = '';
-  const post = (batch: Omit<UpdateBatch, 'seq'>) => {
-    channel.port1.postMessage({ seq: ++seq, ...batch } satisfies UpdateBatch);
-    Atomics.store(state, 0, seq);
-  };
-  /** Flags unposted updates (every query waits), and tells the thread which zones wait when that changed. */
-  const setBusy = () => {
-    Atomics.store(state, 1, unsent.length > 0 ? 1 : 0);
-    const blocking = opts.cache.blocking();
-    const key = `${blocking.unborn} ${blocking.zoneIds.join(' ')}`;
-    if (key === told) return;
-    told = key;
-    post({ updates: [], blocking });
-  };
-  const flush = () => {
-    scheduled = false;
-    const end = performance.now() + FLUSH_MS;
-    let sent = 0;
-    while (sent < unsent.length && (sent === 0 || performance.now() < end)) post({ updates: [unsent[sent++]!] });
-    unsent = sent === unsent.length ? [] : unsent.slice(sent);
-    if (unsent.length && !scheduled) {
-      scheduled = true;
-      setImmediate(flush);
-    }
-    setBusy();
-  };
+  // Zones the cache already holds as trees (not mirrors) are copied in; mirrors' loads stream to the thread.
   for (const tree of opts.cache.all()) {
-    unsent.push({ t: 'reset', zone: tree.zoneFields, edge: opts.edge });
+    if (tree.streamed) continue;
+    thread.push({ t: 'reset', zone: tree.zoneFields, edge: opts.edge });
     let slice: RecordChange[] = [];
     for (const r of tree.records()) {
       slice.push({ id: r.id, before: null, after: r });
-      if (slice.length === COPY_SLICE) { unsent.push({ t: 'changes', zoneId: tree.zoneId, serial: tree.serial, records: slice }); slice = []; }
+      if (slice.length === COPY_SLICE) { thread.push({ t: 'changes', zoneId: tree.zoneId, serial: tree.serial, records: slice }); slice = []; }
     }
-    if (slice.length) unsent.push({ t: 'changes', zoneId: tree.zoneId, serial: tree.serial, records: slice });
+    if (slice.length) thread.push({ t: 'changes', zoneId: tree.zoneId, serial: tree.serial, records: slice });
   }
-  setBusy();
-  flush();
-  opts.cache.onUpdate((u) => {
-    unsent.push(u);
-    if (!scheduled) flush();
-    else setBusy();
-  });
-  opts.cache.onDrained(setBusy);
+  thread.flush();
+  opts.cache.onUpdate((u) => thread.push(u));
+  opts.cache.onDrained(() => thread.setBusy());
 
   const udp: ExternalUdp = {
     async bind(host, port) {
-      const bound = next((m): m is Extract<ThreadReport, { t: 'bound' }> => m.t === 'bound');
-      worker.postMessage({ t: 'bind', host, port } satisfies ThreadCommand);
-      const r = await bound;
-      if (r.t === 'bound') return { host: r.host, port: r.port };
-      throw Object.assign(new Error(r.message), { code: r.code });
+      address = await thread.bind(host, port);
+      return address;
     },
     async close() {
-      if (exited) return;
-      const done = next((m): m is Extract<ThreadReport, { t: 'unbound' }> => m.t === 'unbound');
-      worker.postMessage({ t: 'unbind' } satisfies ThreadCommand);
-      await done;
+      address = undefined;
+      await thread.unbind();
     },
   };
   return {
     count: 1,
     udp,
-    handle(msg, origin) {
-      if (exited) return Promise.resolve([]);
-      const id = ++askId;
-      return new Promise<Responses>((resolve) => {
-        asks.set(id, resolve);
-        worker.postMessage({ t: 'ask', id, msg, address: origin.address } satisfies ThreadCommand);
-      });
+    async handle(msg, origin) {
+      if (thread.exited) await up;
+      return thread.ask(msg, origin);
     },
-    sync: setBusy,
+    sync: () => thread.setBusy(),
+    status: () => (down ? { ok: false, detail: down } : { ok: true }),
     async close() {
       closing = true;
-      channel.port1.close();
-      await worker.terminate();
+      await thread.terminate();
     },
   };
 }

@@ -18,7 +18,7 @@
  * {@link RETRY_MS} catches the zone up once the database answers again. Database faults are logged once per
  * outage by the health state; other failures once per incident here.
  *
- * Listeners: answer caches hear which names changed (invalidations through the zone set), UDP workers hear
+ * Listeners: answer caches hear which names changed (invalidations through the zone set), the DNS thread hears
  * every update as a changeset ({@link ZoneUpdate}), NOTIFY hears of new serials, and `onIdle` fires whenever
  * no zone has work queued.
  */
@@ -210,6 +210,21 @@ export class ZoneCache {
     const rows = await servedZones(this.db);
     for (const r of rows) this.markChanged(r.id);
     await Promise.all(rows.map((r) => this.queues.get(r.id)?.tail));
+  }
+
+  /**
+   * Loads every zone again from the database, for a DNS thread restarted with no zones (udp-workers.ts): the
+   * images are dropped (without `remove` updates), so until its load is done each zone counts as being created
+   * and every query of a name in no zone waits in the thread. Resolves when every load has ended.
+   */
+  async reloadAll(): Promise<void> {
+    const ids = this.zones.all().map((z) => z.zoneId);
+    for (const id of ids) this.zones.remove(id);
+    for (const id of ids) {
+      this.enqueue(id, () => this.load(id));
+      this.unborn.add(id);
+    }
+    await Promise.all(ids.map((id) => this.queues.get(id)?.tail));
   }
 
   /** Applies a queued change: in order if it follows the tree, else catches up or loads the zone. */

@@ -1,6 +1,6 @@
 /**
  * The zones a process answers from, by id and by origin, and the answer-cache invalidations their changes
- * cause. Shared by the main process's zone cache and the UDP workers' copies, so both find zones and drop
+ * cause. Shared by the main thread's zone cache and the DNS thread's trees, so both find zones and drop
  * cached answers the same way.
  */
 import type { ZoneSnapshot } from '../dns/snapshot.js';

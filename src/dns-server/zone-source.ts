@@ -10,6 +10,7 @@ import { QueryTemplate } from '../db/query-template.js';
 import type { SnapshotRecord, SnapshotZone } from '../dns/snapshot.js';
 import { readServingSettings } from '../dns/snapshot-settings.js';
 import type { ZoneColumns } from '../zones/change-feed.js';
+import { parseZoneDnssec } from '../dns/dnssec/config.js';
 
 /** Records read per page when a zone is loaded. */
 export const PAGE_RECORDS = 2000;
@@ -42,7 +43,7 @@ export async function servedZoneSerial(db: Kysely<Database>, zoneId: string): Pr
 }
 
 const ZONE = new QueryTemplate<{ zoneId: string }, { id: string; name: string; serial: number } & ZoneColumns>(
-  (db, p) => served(db.selectFrom('zones')).select(['id', 'name', 'serial', 'name_servers', 'dns_settings', 'zone_settings']).where('id', '=', p('zoneId')),
+  (db, p) => served(db.selectFrom('zones')).select(['id', 'name', 'serial', 'name_servers', 'dns_settings', 'zone_settings', 'dnssec']).where('id', '=', p('zoneId')),
 );
 
 /** The snapshot fields of a zone from its stored columns. */
@@ -50,7 +51,8 @@ export function zoneFields(id: string, name: string, serial: number, columns: Zo
   let nameServers: string[] = [];
   try { nameServers = (JSON.parse(columns.name_servers) as string[]).map((n) => String(n).toLowerCase().replace(/\.$/, '')); } catch { /* none */ }
   const settings = readServingSettings(columns.dns_settings, columns.zone_settings, nameServers);
-  return { id, name: name.toLowerCase(), serial, nameServers, settings };
+  const dnssec = columns.dnssec ? parseZoneDnssec(columns.dnssec) : undefined;
+  return { id, name: name.toLowerCase(), serial, nameServers, settings, ...(dnssec ? { dnssec } : {}) };
 }
 
 /** A served zone's fields, or undefined when it is not served (gone). */

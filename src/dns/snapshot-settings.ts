@@ -25,6 +25,8 @@ export interface ZoneServingSettings {
   soa: SoaSettings;
   http2: boolean;
   http3: boolean;
+  /** The zone is paused (`PATCH /zones/:zone_id {"paused": true}`): proxied records answer their own contents. */
+  paused?: boolean;
 }
 
 function parse(json: string | null | undefined): Record<string, unknown> {
@@ -87,5 +89,6 @@ export function readServingSettings(dnsSettingsJson: string | null | undefined, 
     },
     http2: settingOn(zone.http2),
     http3: settingOn(zone.http3),
+    paused: (zone._zone as { paused?: unknown } | undefined)?.paused === true,
   };
 }

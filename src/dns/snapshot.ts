@@ -7,7 +7,8 @@
  * Invariants of a built snapshot:
  * - every node's rrsets are what is *served*: proxied A/AAAA/CNAME are replaced by the edge addresses
  *   (honouring `ipv4_only`/`ipv6_only`), flattened CNAMEs by the A/AAAA of their final in-zone target, HTTPS
- *   rrsets are synthesized for proxied names when http2/http3 is on, the apex holds the synthesized SOA and the
+ *   rrsets are synthesized for proxied names when http2/http3 is on (none of this while the zone is paused:
+ *   its proxied records are served as stored), the apex holds the synthesized SOA and the
  *   zone's name servers;
  * - every ancestor of a node up to the apex exists (empty non-terminals have no rrsets, RFC 4592 §2.2.2);
  * - `cuts` holds the names below the apex that own NS rrsets (delegations).
@@ -21,6 +22,7 @@ import { ipv4Bytes, ipv6Bytes } from './wire/text.js';
 import { TYPE } from './wire/constants.js';
 import type { RdataPart, WireRecord } from './wire/message.js';
 import type { ZoneServingSettings } from './snapshot-settings.js';
+import type { ZoneDnssec } from './dnssec/config.js';
 
 /** Records of one name and type, as served. */
 export interface RRset {
@@ -49,6 +51,8 @@ export interface ZoneSnapshot {
   negativeSoa: WireRecord;
   /** Records left out, with the reason. */
   skipped: Array<{ id: string; reason: string }>;
+  /** The zone's DNSSEC state (absent: unsigned). */
+  readonly dnssec?: ZoneDnssec | undefined;
 }
 
 /** The zone fields a snapshot needs. */
@@ -58,6 +62,8 @@ export interface SnapshotZone {
   serial: number;
   nameServers: string[];
   settings: ZoneServingSettings;
+  /** The zone's DNSSEC state (zones.dnssec); absent: unsigned. */
+  dnssec?: ZoneDnssec | undefined;
 }
 
 /** The stored record fields a snapshot needs. */
@@ -128,7 +134,7 @@ export function buildSnapshot(zone: SnapshotZone, records: readonly SnapshotReco
     if (!inZone(rec.name, origin)) { skipped.push({ id: rec.id, reason: 'outside the zone' }); continue; }
     if (rec.name === origin && rec.type === 'NS' && !settings.multiProvider) continue;
     const ttl = effectiveTtl(rec);
-    if (rec.proxied && (rec.type === 'A' || rec.type === 'AAAA' || rec.type === 'CNAME')) {
+    if (rec.proxied && settings.paused !== true && (rec.type === 'A' || rec.type === 'AAAA' || rec.type === 'CNAME')) {
       const p = proxied.get(rec.name) ?? { v4: false, v6: false, ttl };
       p.v4 ||= rec.settings?.ipv6_only !== true;
       p.v6 ||= rec.settings?.ipv4_only !== true;
@@ -184,7 +190,7 @@ export function buildSnapshot(zone: SnapshotZone, records: readonly SnapshotReco
     }
     const cuts = new Set<string>();
     for (const node of b.nodes.values()) if (node.name !== origin && node.rrsets.has(TYPE.NS)) cuts.add(node.name);
-    return { zoneId: zone.id, origin, serial: zone.serial, nodes: b.nodes, cuts, soa: b.node(origin).rrsets.get(TYPE.SOA)!, negativeSoa, skipped };
+    return { zoneId: zone.id, origin, serial: zone.serial, nodes: b.nodes, cuts, soa: b.node(origin).rrsets.get(TYPE.SOA)!, negativeSoa, skipped, dnssec: zone.dnssec };
   };
   const draft = make();
   if (flatten.size > 0) flattenCnames(draft, b, flatten);

@@ -63,7 +63,9 @@ export function deriveNode(zone: SnapshotZone, name: string, records: readonly S
   for (const rec of records) {
     if (name === origin && rec.type === 'NS' && !settings.multiProvider) continue;
     const ttl = effectiveTtl(rec);
-    if (rec.proxied && (rec.type === 'A' || rec.type === 'AAAA' || rec.type === 'CNAME')) {
+    // A paused zone serves proxied records as they are (the name still counts as proxied: it depends on settings).
+    if (rec.proxied && settings.paused === true) out.proxied = true;
+    if (rec.proxied && settings.paused !== true && (rec.type === 'A' || rec.type === 'AAAA' || rec.type === 'CNAME')) {
       proxied ??= { v4: false, v6: false, ttl };
       proxied.v4 ||= rec.settings?.ipv6_only !== true;
       proxied.v6 ||= rec.settings?.ipv4_only !== true;

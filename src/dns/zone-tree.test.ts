@@ -58,7 +58,7 @@ function randomRecord(r: () => number, id = `r${++seq}`): SnapshotRecord {
 
 function randomSettings(r: () => number, serial: number): SnapshotZone {
   const dns = { flatten_all_cnames: r() < 0.3, multi_provider: r() < 0.3, ns_ttl: r() < 0.5 ? 86400 : 600, soa: { ttl: r() < 0.5 ? 3600 : 900, min_ttl: 1800 } };
-  const zone = { http3: { value: r() < 0.4 ? 'on' : 'off' }, http2: { value: r() < 0.3 ? 'on' : 'off' } };
+  const zone = { http3: { value: r() < 0.4 ? 'on' : 'off' }, http2: { value: r() < 0.3 ? 'on' : 'off' }, _zone: { paused: r() < 0.25 } };
   return { id: 'z', name: ORIGIN, serial, nameServers: NS, settings: readServingSettings(JSON.stringify(dns), JSON.stringify(zone), NS) };
 }
 

@@ -106,6 +106,11 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     return [...this.skippedById].map(([id, reason]) => ({ id, reason }));
   }
 
+  /** The zone's DNSSEC state, as the zone fields last gave it. */
+  get dnssec(): SnapshotZone['dnssec'] {
+    return this.zone.dnssec;
+  }
+
   /** The zone fields the tree was last given. */
   get zoneFields(): SnapshotZone {
     return this.zone;

@@ -1,5 +1,5 @@
 /**
- * The DNS server's counters (dns-server/query-stats.ts, summed over the main process and its UDP workers) as
+ * The DNS server's counters (dns-server/query-stats.ts, summed over the main thread and the DNS thread) as
  * Prometheus metrics, read at scrape time: queries by transport, query type and rcode; latency per transport;
  * truncated answers; zone transfers (AXFR/IXFR questions) by rcode.
  */

@@ -54,6 +54,13 @@ function installStoreAndZoneMetrics(r: Registry): void {
   const connErrors = new Counter({ name: 'stratus_database_connection_errors_total', help: 'PostgreSQL connections that broke (idle or in use), by pool.', labelNames: ['pool'], registers });
   const faults = new Counter({ name: 'stratus_backend_faults_total', help: 'Faults of the backing stores (operations that failed because a store was unreachable or full).', labelNames: ['component'], registers });
   for (const component of ['database', 'blob-store', 'disk']) faults.inc({ component }, 0);
+  const limits = new Counter({
+    name: 'stratus_limit_events_total', labelNames: ['listener', 'event'], registers,
+    help: 'Limits on abuse: failed authentications counted (auth_failure), answered late (auth_slowed), requests refused from an address cooling down (auth_refused) or over a user\'s request rate (rate_refused).',
+  });
+  for (const listener of ['v4', 's3']) for (const event of ['auth_failure', 'auth_slowed', 'auth_refused', 'rate_refused']) limits.inc({ listener, event }, 0);
+  const counterFailures = new Counter({ name: 'stratus_limit_store_failures_total', help: 'Writes or reads of the shared rate counters (PostgreSQL) that failed; limits count per node meanwhile.', registers });
+  const threadRestarts = new Counter({ name: 'stratus_dns_thread_restarts_total', help: 'Times the DNS thread ended unasked (an exception, out of memory) and was started again with its zones reloaded.', registers });
   new Gauge({
     name: 'stratus_database_pool_connections', help: 'PostgreSQL pool connections by pool and state (idle, in_use, waiting: requests waiting for one).',
     labelNames: ['pool', 'state'], registers,
@@ -93,5 +100,8 @@ function installStoreAndZoneMetrics(r: Registry): void {
     },
     connectionError: (pool) => connErrors.inc({ pool }),
     backendFault: (component) => faults.inc({ component }),
+    limitEvent: (listener, event) => limits.inc({ listener, event }),
+    rateCounterFailure: () => counterFailures.inc(),
+    dnsThreadRestart: () => threadRestarts.inc(),
   });
 }

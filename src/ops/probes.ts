@@ -1,7 +1,7 @@
 /**
  * Measurement points inside the domain code, with no dependency: the bucket store's operation boundary, the
- * zone write queue's group commit, the zone cache's loads and applied changes, the PostgreSQL pools and the
- * health state call these recorders; they do nothing until `stratus serve` installs the metrics
+ * zone write queue's group commit, the zone cache's loads and applied changes, the PostgreSQL pools, the
+ * health state and the limits on abuse call these recorders; they do nothing until `stratus serve` installs the metrics
  * ({@link installProbes}, ops/metrics.ts). So libraries (the bucket store scripts use, the DNS worker
  * processes) never load the metrics client, and no label can carry a name: recorders take only bounded values.
  */
@@ -13,7 +13,19 @@ export interface ProbeSink {
   zoneBuild(kind: 'load' | 'apply', seconds: number, lagSeconds: number | undefined): void;
   connectionError(pool: string): void;
   backendFault(component: string): void;
+  limitEvent(listener: LimitListener, event: LimitEvent): void;
+  rateCounterFailure(): void;
+  dnsThreadRestart(): void;
 }
+
+/** The listeners that authenticate requests (the edge's Workers and bucket routes are the v4 listener's). */
+export type LimitListener = 'v4' | 's3';
+/**
+ * What the limits did: a failed authentication was counted (`auth_failure`), answered late (`auth_slowed`),
+ * a request refused because its address is cooling down (`auth_refused`), or because its user is over the
+ * request rate (`rate_refused`).
+ */
+export type LimitEvent = 'auth_failure' | 'auth_slowed' | 'auth_refused' | 'rate_refused';
 
 /** A PostgreSQL pool's counters as `pg.Pool` exposes them. */
 export interface PoolGauge {
@@ -57,6 +69,21 @@ export function recordConnectionError(pool: string): void {
 /** A backing store fault was reported to the health state (`database`, `blob-store`, `disk`). */
 export function recordBackendFault(component: string): void {
   sink?.backendFault(component);
+}
+
+/** One event of the limits on abuse (limits/), by listener. */
+export function recordLimitEvent(listener: LimitListener, event: LimitEvent): void {
+  sink?.limitEvent(listener, event);
+}
+
+/** Shared rate counters could not be written or read (the limits count on this node only meanwhile). */
+export function recordRateCounterFailure(): void {
+  sink?.rateCounterFailure();
+}
+
+/** The DNS thread ended unasked and is being started again (dns-server/udp-workers.ts). */
+export function recordDnsThreadRestart(): void {
+  sink?.dnsThreadRestart();
 }
 
 /** Makes a PostgreSQL pool's use visible under `name` until it ends. */

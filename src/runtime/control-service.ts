@@ -32,7 +32,9 @@ export interface ControlHandlers {
 /** One request the supervisor finished, as it reports it (timing and bytes as of the response's headers). */
 export interface EdgeAccessRecord {
   method: string;
-  /** `script:NAME`, `origin`, `bucket`, `unserved` or `unmatched`. */
+  /** Path and query of the request (at most 200 characters; `stratus dev` prints it, the access log does not). */
+  path?: string;
+  /** `script:NAME`, `origin`, `bucket`, `unserved` or `unmatched`; from the front: `refused` (413), `lost` (1102). */
   route: string;
   status: number;
   ms: number;
@@ -69,7 +71,7 @@ function accessRecords(text: string): EdgeAccessRecord[] {
   const str = (v: unknown) => (typeof v === 'string' ? v.slice(0, 200) : undefined);
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
   return parsed.filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null).map((r) => ({
-    method: str(r.method) ?? 'GET', route: str(r.route) ?? 'unmatched', status: num(r.status), ms: num(r.ms),
+    method: str(r.method) ?? 'GET', ...(str(r.path) !== undefined ? { path: str(r.path)! } : {}), route: str(r.route) ?? 'unmatched', status: num(r.status), ms: num(r.ms),
     bytesIn: num(r.bytesIn), bytesOut: num(r.bytesOut), requestId: str(r.requestId) ?? '',
     ...(str(r.accountId) !== undefined ? { accountId: str(r.accountId)! } : {}), ...(str(r.remote) !== undefined ? { remote: str(r.remote)! } : {}),
   }));

@@ -1,8 +1,12 @@
 /**
  * `stratus dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--data-dir DIR] [--timeout-ms N] [--memory-mb N]`:
  * serves one edge script until SIGINT/SIGTERM. Without --config, the first of stratus.toml, wrangler.toml,
- * wrangler.json in the current folder is used when present.
+ * wrangler.json, wrangler.jsonc in the current folder is used when present. The script and the config are
+ * reloaded when they change on disk (a version that fails to load leaves the previous one serving and prints
+ * why), and each request is one line on stdout as wrangler dev prints it (`GET /path 200 OK (3ms)`); with
+ * `--log-format json` requests are JSON access lines of the log instead.
  */
+import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, parseCidr, parseListen } from '../config/config.js';
@@ -10,18 +14,18 @@ import { createLogger } from '../shared/logger.js';
 import { defaultLogFormat } from '../shared/log-format.js';
 import { startDevServer, ScriptLoadError } from './dev-server.js';
 import { ScriptConfigError } from './script-config.js';
+import type { EdgeAccessRecord } from './control-service.js';
 
-/** Usage text of `stratus dev`, for the CLI's help. */
-export const DEV_USAGE = `  dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--data-dir DIR] [--timeout-ms N] [--memory-mb N]
-            run an edge script (export default { fetch(request, env, ctx) }) in workerd with the
-            bindings of its config (wrangler.toml/.json/.jsonc: name, main, compatibility_date,
-            compatibility_flags, vars, r2_buckets or store_buckets; other keys accepted or warned about);
-            defaults: config ./stratus.toml, ./wrangler.toml, ./wrangler.json or ./wrangler.jsonc if
-            present, --http 127.0.0.1:8787, --data-dir ./.stratus, --timeout-ms 30000 (CPU limit),
-            --memory-mb 1024 (runtime process); --script-outbound CIDRS lets the script fetch
-            those ranges (local services) besides public addresses; --log-format json|pretty
-            (default pretty on a terminal), one access line per request at --log-level info
-`;
+/** workerd's load failure without the runtime's framing: `Uncaught SyntaxError: … at worker.js:1:33`. */
+function loadError(message: string): string {
+  return message.replace(/^workerd exited \([^)]*\) before serving:\n/, '').replace(/^service s:[0-9a-f]+: /m, '');
+}
+
+/** A request as wrangler dev prints it: `GET /path?q 200 OK (3ms)`. */
+export function requestLine(r: EdgeAccessRecord): string {
+  const text = http.STATUS_CODES[r.status];
+  return `${r.method} ${r.path ?? '/'} ${r.status}${text ? ` ${text}` : ''} (${Math.round(r.ms)}ms)`;
+}
 
 const DEFAULT_CONFIGS = ['stratus.toml', 'wrangler.toml', 'wrangler.json', 'wrangler.jsonc'];
 
@@ -50,6 +54,14 @@ export async function devCommand(args: string[], flags: Record<string, string>, 
       timeoutMs: int('timeout-ms', 30_000),
       memoryLimitMb: int('memory-mb', 1024),
       scriptOutbound: (flags['script-outbound'] ?? '').split(',').map((c) => c.trim()).filter(Boolean).map((c) => parseCidr(c, 'script-outbound')),
+      watch: {
+        reloaded: (warnings) => {
+          for (const w of warnings) process.stderr.write(`stratus dev: warning: ${w}\n`);
+          process.stdout.write('stratus dev: reloaded\n');
+        },
+        failed: (message) => process.stderr.write(`stratus dev: reload failed, still serving the previous version: ${loadError(message)}\n`),
+      },
+      ...(format === 'pretty' ? { onRequest: (r: EdgeAccessRecord) => process.stdout.write(`${requestLine(r)}\n`) } : {}),
     });
     for (const w of running.warnings) process.stderr.write(`stratus dev: warning: ${w}\n`);
     process.stdout.write(`stratus dev: listening on ${running.url}\n`);

@@ -8,7 +8,9 @@ import type { ListenAddress } from '../config/config.js';
 import type { ScriptBinding } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
 import { openBucketStore } from '../store/index.js';
-import { DevCatalog } from './dev-catalog.js';
+import { DevCatalog, type DevScript } from './dev-catalog.js';
+import { watchDevScript, type ReloadEvents } from './dev-reload.js';
+import type { EdgeAccessRecord } from './control-service.js';
 import { EdgeRuntime } from './edge-runtime.js';
 import { loadScriptConfig, ScriptConfigError, type ScriptConfig } from './script-config.js';
 
@@ -33,6 +35,10 @@ export interface DevServerOptions {
   vars?: Record<string, string>;
   /** CIDRs the script may fetch besides public addresses. */
   scriptOutbound?: string[];
+  /** Reload the script and config when their files change (dev-reload.ts), telling these. Default: no watching. */
+  watch?: ReloadEvents;
+  /** Each finished request (instead of the access log): `stratus dev` prints a line for each. */
+  onRequest?: (record: EdgeAccessRecord) => void;
 }
 
 /** A running dev server. */
@@ -43,6 +49,8 @@ export interface RunningDevServer {
   runtime: EdgeRuntime;
   /** Config warnings (unknown keys). */
   warnings: string[];
+  /** Reads the files again and serves them if they load (what a change on disk does when watching). */
+  reload(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,26 +68,34 @@ function bindings(config: ScriptConfig, vars: Record<string, string>): ScriptBin
   return out;
 }
 
-/** Resolves the script and config, starts the runtime on the listener and loads the script. */
-export async function startDevServer(opts: DevServerOptions): Promise<RunningDevServer> {
-  const config: ScriptConfig = opts.config ?? (opts.configFile
-    ? loadScriptConfig(opts.configFile)
-    : { main: undefined, compatibilityDate: undefined, compatibilityFlags: [], buckets: [] });
+const NO_CONFIG: ScriptConfig = { main: undefined, compatibilityDate: undefined, compatibilityFlags: [], buckets: [] };
+
+/** The script definition of `config` (SCRIPT given on the command line wins over its `main`). */
+function definition(opts: DevServerOptions, config: ScriptConfig): DevScript {
   const script = opts.script !== undefined ? path.resolve(opts.script) : config.main;
   if (script === undefined) throw new ScriptConfigError('no script given: pass SCRIPT or set `main` in the config file');
   if (!fs.existsSync(script)) throw new ScriptConfigError(`script not found: ${script}`);
-  fs.mkdirSync(opts.dataDir, { recursive: true });
-
-  const catalog = new DevCatalog({
+  return {
     name: config.name ?? path.basename(script).replace(/\.[^.]+$/, ''), main: script,
     compatibilityDate: config.compatibilityDate, compatibilityFlags: config.compatibilityFlags, bindings: bindings(config, opts.vars ?? {}),
-  });
+  };
+}
+
+/** Resolves the script and config, starts the runtime on the listener and loads the script. */
+export async function startDevServer(opts: DevServerOptions): Promise<RunningDevServer> {
+  const config: ScriptConfig = opts.config ?? (opts.configFile ? loadScriptConfig(opts.configFile) : NO_CONFIG);
+  const catalog = new DevCatalog(definition(opts, config));
+  fs.mkdirSync(opts.dataDir, { recursive: true });
   const store = await openBucketStore({ dataDir: opts.dataDir });
   const timeoutMs = opts.timeoutMs ?? 30_000;
+  const onRequest = opts.onRequest;
   const runtime = new EdgeRuntime({
     listen: opts.http, catalog, logger: opts.logger, exposeErrors: true,
     bucketFor: (_account, name, options) => store.bucket(name, options),
     cpuMs: timeoutMs, wallMs: opts.wallTimeoutMs ?? 0, memoryMb: opts.memoryLimitMb ?? 1024,
+    // The served version and one being loaded beside it.
+    maxVersions: 2,
+    ...(onRequest ? { access: (records: EdgeAccessRecord[]) => records.forEach(onRequest) } : {}),
     ...(opts.scriptOutbound ? { scriptOutbound: opts.scriptOutbound } : {}),
   });
   try {
@@ -90,12 +106,20 @@ export async function startDevServer(opts: DevServerOptions): Promise<RunningDev
     await store.close();
     throw err;
   }
+  const reloader = watchDevScript({
+    catalog, runtime, configFile: opts.config ? undefined : opts.configFile,
+    definition: (c) => definition(opts, opts.config ?? c ?? NO_CONFIG),
+    events: opts.watch ?? { reloaded: () => undefined, failed: () => undefined },
+  });
+  if (!opts.watch) reloader.close();
   return {
     url: runtime.url,
     port: runtime.port,
     runtime,
     warnings: config.warnings ?? [],
+    reload: () => reloader.reload(),
     async close() {
+      reloader.close();
       await runtime.close();
       await store.close();
     },

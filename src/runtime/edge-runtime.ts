@@ -1,7 +1,8 @@
 /**
  * The edge runtime: one live workerd generation per node serving the edge socket, supervised from Node.
  *
- * A generation is one workerd process whose config holds the supervisor worker and a static worker per
+ * Clients connect to the front process, which forwards to whichever generation accepts on a Unix socket Node
+ * holds. A generation is one workerd process whose config holds the supervisor worker and a static worker per
  * script version it serves (workerd's own bucket bindings, bound to the store service). A request for a
  * version the live generation lacks makes Node build the next generation (the live versions plus the new
  * one) beside it on the same held socket; the old generation hands the request over to the new one, then
@@ -14,7 +15,9 @@
  *   others keep serving.
  * - A generation that exits unexpectedly, stops answering its watchdog ping within the CPU limit (a script
  *   in a synchronous loop) or grows over the memory limit is killed and replaced at once with the same
- *   versions; the requests in flight on it are lost (their connections close), every later request is served.
+ *   versions; the requests in flight on it get the 1102 page from the front process (`front/`), which holds
+ *   the client connections (without the front, their connections close); every later request is served. A
+ *   draining generation over the memory limit is killed too.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -22,13 +25,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { EdgeCatalog, ScriptBundle } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
-import { startControlService, type ControlService } from './control-service.js';
+import { startControlService, type ControlService, type EdgeAccessRecord } from './control-service.js';
 import { startStoreService, type BucketResolver, type StoreService } from './store-service/server.js';
 import { supervisorSource, type SupervisorConfig } from './supervisor/source.js';
 import { versionBindingName, writeGenerationConfig, type GenerationServices } from './workerd/config-text.js';
 import { WorkerdProcess, WorkerdStartError, WORKERD_COMPATIBILITY_DATE } from './workerd/process.js';
 import { holdListeningSocket, type HeldSocket } from './workerd/socket-holder.js';
 import { Watchdog } from './watchdog.js';
+import { FrontDoor } from './front/front-door.js';
 import { edgeAccessRecorder } from './edge-access.js';
 
 /** Options of {@link EdgeRuntime}. */
@@ -55,7 +59,23 @@ export interface EdgeRuntimeOptions {
   exposeErrors?: boolean;
   /** Most script versions one generation holds (the oldest added leave first). Default 500. */
   maxVersions?: number;
+  /** Receives the finished requests instead of the access log and metrics (`stratus dev`'s request lines). */
+  access?: (records: EdgeAccessRecord[]) => void;
+  /** `fetch()` calls per request of a script (0: no limit). Default 50, production's free plan. */
+  subrequests?: number;
+  /** Bucket binding operations per request of a script (0: no limit). Default 1000, production's free plan. */
+  bucketSubrequests?: number;
+  /**
+   * The front process (default true): it holds client connections, so requests in flight on a generation that
+   * is killed get the 1102 page, and it counts chunked bodies against the body limit. Without it generations
+   * accept on the edge socket themselves: faster, but those requests lose their connection and a chunked
+   * body is not counted.
+   */
+  front?: boolean;
 }
+
+/** Production's request body limit on its smallest plans (100 MB). */
+const DEFAULT_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
 
 interface Generation {
   n: number;
@@ -67,6 +87,9 @@ interface Generation {
 /** The edge's data plane. */
 export class EdgeRuntime {
   private socket!: HeldSocket;
+  /** The Unix socket every generation accepts on; the front door forwards to it. */
+  private generationSocket!: HeldSocket;
+  private front: FrontDoor | undefined;
   private store!: StoreService;
   private control!: ControlService;
   private services!: GenerationServices;
@@ -101,6 +124,16 @@ export class EdgeRuntime {
     return this.socket.port;
   }
 
+  /** The front process's pid (undefined with `front: false`; tests use it to simulate a crash). */
+  get frontPid(): number | undefined {
+    return this.front?.pid;
+  }
+
+  /** The Unix socket the generations accept on, behind the front process (the benchmark measures it alone). */
+  get generationSocketPath(): string {
+    return path.join(this.dir, 'generation.sock');
+  }
+
   /** The live generation's workerd pid (tests use it to simulate a crash). */
   get pid(): number | undefined {
     return this.current?.process.pid;
@@ -110,20 +143,30 @@ export class EdgeRuntime {
   async start(): Promise<void> {
     fs.chmodSync(this.dir, 0o700);
     this.socket = await holdListeningSocket(this.opts.listen.host, this.opts.listen.port);
+    if (this.opts.front !== false) this.generationSocket = await holdListeningSocket(`unix:${this.generationSocketPath}`, 0);
     this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger });
     this.control = await startControlService(this.secret, {
       catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, logger: this.opts.logger, bucketFor: this.opts.bucketFor,
-      access: edgeAccessRecorder(this.opts.logger),
+      access: this.opts.access ?? edgeAccessRecorder(this.opts.logger),
     });
     this.services = {
       control: this.control.address, store: this.store.address, secret: this.secret,
       scriptNetwork: { allow: ['public', ...(this.opts.scriptOutbound ?? [])], deny: this.opts.scriptDeny ?? [] },
+      behindFront: this.opts.front !== false,
+      subrequests: { fetch: this.opts.subrequests ?? 50, bucket: this.opts.bucketSubrequests ?? 1000 },
     };
     this.current = await this.launch(new Map());
+    if (this.opts.front !== false) this.front = await FrontDoor.start({
+      edgeFd: this.socket.fd, generationSocket: this.generationSocketPath, dir: this.dir, logger: this.opts.logger,
+      control: { address: this.control.address, secret: this.secret },
+      config: { secret: this.secret, maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR' },
+    });
     this.unsubscribe = this.opts.catalog?.onChange(() => void this.flush());
     this.watchdog = new Watchdog({
       cpuMs: this.opts.cpuMs ?? 30_000, memoryMb: this.opts.memoryMb ?? 1024, secret: this.secret, logger: this.log,
       target: () => this.current?.process, onFailure: (why) => this.replace(why),
+      draining: () => this.draining,
+      onDrainingFailure: (p, why) => { this.restarts++; this.log.error({ pid: p.pid, reason: why }, 'draining generation failed; killing it'); p.kill(); },
     });
   }
 
@@ -132,6 +175,7 @@ export class EdgeRuntime {
     if (this.closed) return { ok: false, detail: 'closed' };
     const g = this.current;
     if (!g || !g.process.alive) return { ok: false, detail: 'workerd is being replaced' };
+    if (this.front && !this.front.alive) return { ok: false, detail: 'the front workerd is being restarted' };
     return { ok: true, detail: `workerd generation ${g.n} serving ${g.versions.size} script versions` };
   }
 
@@ -213,12 +257,12 @@ export class EdgeRuntime {
     const config: SupervisorConfig = {
       versions: Object.fromEntries([...versions.keys()].map((v) => [v, versionBindingName(v)])),
       secret: this.secret, cacheMs: 30_000, wallMs: this.opts.wallMs ?? 0,
-      maxRequestBytes: this.opts.maxRequestBytes ?? 100 * 1024 * 1024, colo: 'STR', exposeErrors: this.opts.exposeErrors ?? false,
+      maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', exposeErrors: this.opts.exposeErrors ?? false,
     };
     const bundles = [...versions.values()].map((b) => this.clampDate(b));
     const file = writeGenerationConfig({ dir, supervisorSource: supervisorSource(), supervisorConfig: config, versions: bundles, services: this.services });
     try {
-      const process = await WorkerdProcess.start({ configFile: file, edgeFd: this.socket.fd, logger: this.opts.logger, label: String(n) });
+      const process = await WorkerdProcess.start({ configFile: file, edgeFd: this.opts.front !== false ? this.generationSocket.fd : this.socket.fd, logger: this.opts.logger, label: String(n) });
       const g: Generation = { n, process, versions, dir };
       void process.exited.then((exit) => this.onExit(g, exit));
       return g;
@@ -292,12 +336,15 @@ export class EdgeRuntime {
     this.watchdog?.stop();
     this.unsubscribe?.();
     await this.tail;
+    // The front first: it stops accepting and finishes its requests, which the generations are serving.
+    await this.front?.stop(graceMs);
     const processes = [...this.draining];
     if (this.current) processes.push(this.current.process);
     await Promise.all(processes.map((p) => p.stop(graceMs)));
     await this.control.close();
     await this.store.close();
     await this.socket.close();
+    await this.generationSocket?.close();
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -2,6 +2,7 @@
  * Watches the live workerd generation: a ping to its internal socket must be answered within the CPU limit
  * (a script in a synchronous loop blocks the whole process, so this is how a runaway script is caught), and
  * its resident memory must stay under the memory limit (read from /proc). A failing check calls `onFailure`.
+ * Generations that are draining after a replacement are held to the same memory limit.
  */
 import fs from 'node:fs';
 import type { Logger } from '../shared/logger.js';
@@ -15,6 +16,10 @@ export interface WatchdogOptions {
   logger: Logger;
   target(): WorkerdProcess | undefined;
   onFailure(reason: string): void;
+  /** Replaced generations still finishing their requests: memory-checked too (a script can grow while they drain). */
+  draining?(): Iterable<WorkerdProcess>;
+  /** A draining generation over the memory limit (the runtime kills it). */
+  onDrainingFailure?(process: WorkerdProcess, reason: string): void;
 }
 
 const INTERVAL_MS = 250;
@@ -39,6 +44,10 @@ export class Watchdog {
   }
 
   private async check(): Promise<void> {
+    for (const d of this.opts.draining?.() ?? []) {
+      const rss = d.alive && d.pid !== undefined ? rssMb(d.pid) : undefined;
+      if (rss !== undefined && rss > this.opts.memoryMb) this.opts.onDrainingFailure?.(d, `memory ${Math.round(rss)} MiB over the limit of ${this.opts.memoryMb} MiB while draining`);
+    }
     if (this.inFlight) return;
     const p = this.opts.target();
     if (!p || !p.alive) return;

@@ -3,17 +3,22 @@
  * virtual-hosted `bucket.<domain>/key`: `addressing.ts`), verify
  * the SigV4 signature (header or presigned query) of the instance's key pair or of an API token's derived pair,
  * route to an operation, check what the key may do (`access.ts`), and answer failures as S3 XML
- * errors; answer CORS preflights without a signature and add CORS headers to answers (`cors-edge.ts`).
+ * errors; apply the limits on abuse (limits/: failed authentications per client address, then the key
+ * holder's request rate; both refuse with `SlowDown`, 503 with `Retry-After`, as S3 does); answer CORS
+ * preflights without a signature and add CORS headers to answers (`cors-edge.ts`).
  * Operations call only the bucket store's public API, so S3 and edge scripts share buckets,
  * objects and multipart uploads.
  */
 import { randomBytes } from 'node:crypto';
 import type { S3Deps, S3HandlerDeps, S3Principal, S3Request } from './context.js';
-import { S3Error, errorResponse, faultToS3Error } from './errors.js';
+import { S3Error, errorResponse, faultToS3Error, slowDown } from './errors.js';
+import { RateLimitedError } from '../limits/rate-limited.js';
+import { peerAddress } from '../limits/client-address.js';
 import { IncidentLog } from '../shared/incident-log.js';
 import { S3AuthError, claimedAccessKeyId, verifySigV4, type SignedRequestInfo } from './sigv4.js';
 import { authorizeOperation, requestAccount } from './access.js';
 import { route } from './router.js';
+import { checkExpectedBucketOwner } from './expected-owner.js';
 import { addressOf } from './addressing.js';
 import { preflight, withCorsHeaders } from './cors-edge.js';
 import { noteRequest } from '../ops/request-notes.js';
@@ -56,21 +61,23 @@ export function createS3Handler(deps: S3HandlerDeps): (req: Request, env?: unkno
         res = await preflight(view, req, bucket, key);
       } else {
         refusePostForm(req, bucket, key);
-        const { auth, principal } = await authenticate(deps, req, sent.url);
+        const { auth, principal } = await authenticateLimited(deps, req, sent.url, peerAddress(env));
         noteRequest(req, { accessKeyId: auth.accessKeyId });
         const accountId = requestAccount(principal, address.account, deps.defaultAccountId);
         noteRequest(req, { accountId });
+        await deps.limits?.s3?.take(principal.subject ?? `key:${auth.accessKeyId}`, 's3');
         view = scoped(deps, accountId);
         const r: S3Request = { req, url, query: url.searchParams, headers: req.headers, auth, principal, accountId, bucket, key, requestId, deps: view };
         const chosen = route(r);
         operation = chosen.name;
         authorizeOperation(r, chosen.name);
+        checkExpectedBucketOwner(r);
         res = await chosen.run(r);
       }
       res.headers.set('x-amz-request-id', requestId);
       deps.logger.debug({ operation, resource, status: res.status, requestId }, 's3 request');
     } catch (caught) {
-      const err = faultToS3Error(caught) ?? caught;
+      const err = faultToS3Error(caught) ?? (caught instanceof RateLimitedError ? slowDown(caught) : caught);
       if (err instanceof S3Error) {
         deps.logger.debug({ operation, resource, code: err.code, requestId }, 's3 request failed');
         res = errorResponse(err, resource, requestId, head);
@@ -82,6 +89,26 @@ export function createS3Handler(deps: S3HandlerDeps): (req: Request, env?: unkno
     noteRequest(req, { route: operation, requestId });
     return isPreflight || !view ? res : withCorsHeaders(view, req, bucket, res);
   };
+}
+
+/** S3 errors of a failed authentication the throttle counts: an unknown key id or a wrong signature. */
+const FAILED_AUTHENTICATION = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch']);
+
+/**
+ * {@link authenticate} under the limits on abuse: an address cooling down after failed authentications is
+ * refused before the signature is checked (SlowDown), and a failed authentication is counted (answered late
+ * past half the limit).
+ */
+async function authenticateLimited(deps: S3HandlerDeps, req: Request, url: string, address: string | undefined): Promise<{ auth: SignedRequestInfo; principal: S3Principal }> {
+  const throttle = deps.limits?.auth;
+  if (!throttle) return authenticate(deps, req, url);
+  await throttle.check(address, 's3');
+  try {
+    return await authenticate(deps, req, url);
+  } catch (err) {
+    if (err instanceof S3Error && FAILED_AUTHENTICATION.has(err.code)) await throttle.failed(address, 's3');
+    throw err;
+  }
 }
 
 /**

@@ -47,8 +47,19 @@ function declaredLength(headers: Headers, name: string): number {
   return Number(raw);
 }
 
+/** How {@link verifiedBody} treats flexible checksums. */
+export interface BodyChecksumOptions {
+  /**
+   * The algorithm the body must carry (a multipart upload's): computed when the client sends no checksum, and a
+   * checksum of another algorithm is refused (`InvalidRequest`), as S3 answers.
+   */
+  compute?: ChecksumAlgorithm | undefined;
+  /** `x-amz-checksum-<algorithm>` headers describe something else (CompleteMultipartUpload: the object), not this body. */
+  ignoreHeaders?: boolean;
+}
+
 /** Wraps the request's body; throws S3Error at once for missing lengths or bad checksum headers. */
-export function verifiedBody(req: Request, auth: SignedRequestInfo): VerifiedBody {
+export function verifiedBody(req: Request, auth: SignedRequestInfo, options: BodyChecksumOptions = {}): VerifiedBody {
   const headers = req.headers;
   const payload = auth.payloadHash;
   const streaming = payload.startsWith('STREAMING-');
@@ -63,7 +74,7 @@ export function verifiedBody(req: Request, auth: SignedRequestInfo): VerifiedBod
   if (trailerName !== null) {
     algorithm = checksumAlgorithm(trailerName);
     if (!algorithm) throw new S3Error('InvalidRequest', `The trailer ${trailerName} is not supported.`, 400);
-  } else {
+  } else if (!options.ignoreHeaders) {
     headers.forEach((value, name) => {
       if (!name.startsWith('x-amz-checksum-') || CHECKSUM_SETTINGS.has(name)) return;
       const alg = checksumAlgorithm(name);
@@ -72,6 +83,11 @@ export function verifiedBody(req: Request, auth: SignedRequestInfo): VerifiedBod
       expected = value;
     });
   }
+  const computeOnly = algorithm === undefined && options.compute !== undefined;
+  if (options.compute && algorithm && algorithm !== options.compute) {
+    throw new S3Error('InvalidRequest', `Checksum Type mismatch occurred, expected checksum Type: ${options.compute}, actual checksum Type: ${algorithm}`, 400);
+  }
+  if (computeOnly) algorithm = options.compute;
   const running: RunningChecksum | undefined = algorithm ? runningChecksum(algorithm) : undefined;
   const payloadSha = /^[0-9a-f]{64}$/.test(payload) ? createHash('sha256') : undefined;
 
@@ -91,10 +107,10 @@ export function verifiedBody(req: Request, auth: SignedRequestInfo): VerifiedBod
     if (received !== length) return new S3Error('IncompleteBody', 'You did not provide the number of bytes specified by the Content-Length HTTP header.', 400);
     if (payloadSha && payloadSha.digest('hex') !== payload) return s3Error('XAmzContentSHA256Mismatch', 400);
     if (algorithm && running) {
-      const want = trailerName !== null ? trailers?.get(trailerName.toLowerCase()) : expected;
-      if (want === undefined) return new S3Error('InvalidRequest', `The trailer ${trailerName} was announced but not sent.`, 400);
+      const want = computeOnly ? undefined : trailerName !== null ? trailers?.get(trailerName.toLowerCase()) : expected;
+      if (want === undefined && !computeOnly) return new S3Error('InvalidRequest', `The trailer ${trailerName} was announced but not sent.`, 400);
       const got = running.base64();
-      if (got !== want) return new S3Error('BadDigest', `The ${algorithm.toUpperCase()} you specified did not match the calculated checksum.`, 400);
+      if (want !== undefined && got !== want) return new S3Error('BadDigest', `The ${algorithm.toUpperCase()} you specified did not match the calculated checksum.`, 400);
       verified = { algorithm, value: got };
     }
     return undefined;

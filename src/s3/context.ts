@@ -3,6 +3,7 @@ import type { BucketInfo, BucketNamespace, BucketStore, StoreBucket } from '../s
 import type { Logger } from '../shared/logger.js';
 import type { SignedRequestInfo } from './sigv4.js';
 import { s3Error } from './errors.js';
+import type { Limits } from '../limits/limits.js';
 
 /** Long-lived dependencies of the S3 edge, as the handler is built with them (`createS3Handler`). */
 export interface S3HandlerDeps extends Omit<S3Deps, 'store'> {
@@ -10,6 +11,8 @@ export interface S3HandlerDeps extends Omit<S3Deps, 'store'> {
   store: BucketStore;
   /** The account the instance's own key pair acts for (the admin's), also used by unsigned preflights without an account in the host. */
   defaultAccountId: string;
+  /** Failed-authentication throttle and the S3 request rate (limits/); absent: no limits. */
+  limits?: Limits;
 }
 
 /** What an operation works with: the buckets of the request's account and the edge's settings. */
@@ -36,6 +39,11 @@ export type S3Need = { bucketItems: 'read' | 'edit'; bucket: string } | { bucket
 /** The holder of an access key. */
 export interface S3Principal {
   secret: string;
+  /**
+   * Whose request rate the key's requests count against (`user:<id>`, or `token:<id>` for an account-owned
+   * token, as on the v4 API); absent: the access key id itself.
+   */
+  subject?: string;
   /**
    * The accounts the key acts for, the first being the one a request means when its host names none; absent:
    * the instance's default account only (the instance's own key pair).

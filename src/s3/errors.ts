@@ -6,6 +6,7 @@
 import { StoreCodes } from '../store/errors.js';
 import { asFault, RETRY_AFTER_SECONDS, StorageFullError } from '../shared/faults.js';
 import { xmlDocument } from './xml.js';
+import type { RateLimitedError } from '../limits/rate-limited.js';
 
 /** An error answered as `<Error><Code>…</Code><Message>…</Message>…</Error>`. */
 export class S3Error extends Error {
@@ -15,6 +16,8 @@ export class S3Error extends Error {
     readonly status = 400,
     /** Extra elements of the error document (e.g. `Key`, `BucketName`). */
     readonly extra: Record<string, string> = {},
+    /** Seconds for `Retry-After` on a 503 (default {@link RETRY_AFTER_SECONDS}). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'S3Error';
@@ -34,6 +37,7 @@ export const S3Messages = {
   NotImplemented: 'A header or query you provided implies functionality that is not implemented.',
   MethodNotAllowed: 'The specified method is not allowed against this resource.',
   XAmzContentSHA256Mismatch: "The provided 'x-amz-content-sha256' header does not match what was computed.",
+  SlowDown: 'Please reduce your request rate.',
 } as const;
 
 /** Shorthand for the errors above. */
@@ -80,11 +84,16 @@ export function faultToS3Error(err: unknown): S3Error | undefined {
     : new S3Error('ServiceUnavailable', fault.message, 503);
 }
 
+/** A request refused by a limit (limits/rate-limited.ts) as S3 refuses a client that is too fast: 503 `SlowDown`. */
+export function slowDown(err: RateLimitedError): S3Error {
+  return new S3Error('SlowDown', S3Messages.SlowDown, 503, {}, err.retryAfterSeconds);
+}
+
 /** The XML error response. HEAD responses carry no body, as S3 does. */
 export function errorResponse(err: S3Error, resource: string, requestId: string, head = false): Response {
   const body = xmlDocument('Error', { Code: err.code, Message: err.message, ...err.extra, Resource: resource, RequestId: requestId });
   const headers = new Headers({ 'content-type': 'application/xml', 'x-amz-request-id': requestId });
-  if (err.status === 503) headers.set('retry-after', String(RETRY_AFTER_SECONDS));
+  if (err.status === 503) headers.set('retry-after', String(err.retryAfterSeconds ?? RETRY_AFTER_SECONDS));
   return new Response(head ? null : body, { status: err.status, headers });
 }
 

@@ -9,6 +9,7 @@ import { listenHttp, type HttpListener } from '../shared/http-listener.js';
 import type { S3Credentials } from './credentials.js';
 import type { S3Principal } from './context.js';
 import type { TempCredentials } from './temp-credentials.js';
+import type { Limits } from '../limits/limits.js';
 
 /** A running S3 listener. */
 export type RunningS3 = HttpListener;
@@ -27,8 +28,12 @@ export interface S3ServerOptions {
   tokenPrincipal?: (accessKeyId: string, fresh?: boolean) => Promise<S3Principal | undefined>;
   region: string;
   domain?: string | undefined;
+  /** HTTPS with this certificate and key (`shared/tls-files.ts`). */
+  tls?: { cert: Buffer; key: Buffer } | undefined;
   logger: Logger;
   clock: Clock;
+  /** Limits on abuse (limits/limits.ts). */
+  limits?: Limits;
 }
 
 /** Starts the listener. */
@@ -46,6 +51,9 @@ export async function startS3Server(opts: S3ServerOptions): Promise<RunningS3> {
     region: opts.region,
     domain: opts.domain,
     now: () => opts.clock.now(),
+    ...(opts.limits ? { limits: opts.limits } : {}),
   });
-  return listenHttp(handler, opts.listen, { parserError: s3ParserError, ignoreUnknownExpect: true, observe: { listener: 's3', logger: opts.logger } });
+  return listenHttp(handler, opts.listen, {
+    parserError: s3ParserError, ignoreUnknownExpect: true, observe: { listener: 's3', logger: opts.logger }, ...(opts.tls ? { tls: opts.tls } : {}),
+  });
 }

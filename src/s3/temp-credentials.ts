@@ -55,14 +55,15 @@ export class TempCredentials {
    * The parent key's secret and what the parent may do, when `parentAccessKeyId` is a usable API token of
    * someone who may act in `accountId`; else undefined.
    */
-  async parent(parentAccessKeyId: string, accountId: string): Promise<{ secret: string; may: (need: S3Need) => boolean } | undefined> {
+  async parent(parentAccessKeyId: string, accountId: string): Promise<{ secret: string; subject: string; may: (need: S3Need) => boolean } | undefined> {
     const found = await this.tokens.s3Principal(parentAccessKeyId);
     if (!found || !found.token.user.accountIds.includes(accountId)) return undefined;
     const { grants } = found.token;
     const may = (need: S3Need): boolean => ('buckets' in need
       ? grants.allowsAccount(`storage:${need.buckets}`, accountId)
       : grants.allowsBucket(`bucket_item:${need.bucketItems}`, need.bucket, [accountId]));
-    return { secret: found.secret, may };
+    const subject = found.token.row.account_id === null ? `user:${found.token.user.id}` : `token:${found.token.row.id}`;
+    return { secret: found.secret, subject, may };
   }
 
   /** Whether the parent's own permissions cover `permission` on `bucket` (credentials never exceed their parent). */
@@ -104,6 +105,7 @@ export class TempCredentials {
     if (this.clock.now().getTime() >= grant.expires) throw new S3Error('ExpiredToken', 'The provided token has expired.', 400);
     return {
       secret: mac(secret, 'secret', `${accessKeyId}\n${payload}`),
+      subject: parent.subject, // temporary credentials count against their parent token's holder
       accountIds: [grant.accountId],
       // Never more than the parent may do now (its policies can change after issue).
       may: (need: S3Need, accountId: string) => accountId === grant.accountId && allows(grant, need) && parent.may(need),

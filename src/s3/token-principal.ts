@@ -21,6 +21,7 @@ export function tokenPrincipals(tokens: TokensService, clock: Clock): (accessKey
     const may = (need: S3Need, accountId: string): boolean => user.accountIds.includes(accountId) && ('buckets' in need
       ? grants.allowsAccount(`storage:${need.buckets}`, accountId)
       : grants.allowsBucket(`bucket_item:${need.bucketItems}`, need.bucket, [accountId]));
-    return { principal: { secret: found.secret, accountIds: user.accountIds, may }, expiresOn: found.token.row.expires_on };
+    const subject = found.token.row.account_id === null ? `user:${user.id}` : `token:${found.token.row.id}`;
+    return { principal: { secret: found.secret, subject, accountIds: user.accountIds, may }, expiresOn: found.token.row.expires_on };
   }, fresh))?.principal;
 }

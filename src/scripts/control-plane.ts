@@ -21,6 +21,8 @@ export interface ControlPlaneOptions {
   dataDir: string;
   /** `--secrets-key`, if given. */
   secretsKey: string | undefined;
+  /** The key already resolved from `secretsKey` and the data folder (main.ts resolves it before the DNS server starts). */
+  resolvedKey?: { key: Buffer; generatedFile?: string };
   workersDomain: string;
   /** `--public-domain`: buckets' development hostnames. */
   publicDomain: string;
@@ -42,7 +44,7 @@ export interface ControlPlane {
 
 /** Starts the control plane (throws when the configured or saved key is unusable). */
 export function startControlPlane(opts: ControlPlaneOptions): ControlPlane {
-  const key = resolveSecretsKey({ dataDir: opts.dataDir, configured: opts.secretsKey });
+  const key = opts.resolvedKey ?? resolveSecretsKey({ dataDir: opts.dataDir, configured: opts.secretsKey });
   const box = new SecretBox(key.key);
   const changes = new EdgeChanges();
   // A binding names a bucket of the script's own account (bucket names are per account).

@@ -24,6 +24,10 @@ export interface ZoneSettingsState {
 export interface ZoneSettingsChange {
   dns?: Json;
   zone?: Json;
+  /** A new `zones.type` (zone edit). */
+  type?: string;
+  /** A new `zones.modified_on` (zone edit). */
+  modifiedOn?: string;
 }
 
 /** Parses the settings columns of a zone row. */
@@ -46,14 +50,15 @@ export class SettingsStore {
     let serial = 0;
     const state = await this.db.transaction().execute(async (trx) => {
       serial = (await bumpSerial(trx, zoneId)).serial;
-      const row = await trx.selectFrom('zones').select(['dns_settings', 'zone_settings', 'name_servers']).where('id', '=', zoneId).executeTakeFirstOrThrow();
+      const row = await trx.selectFrom('zones').select(['dns_settings', 'zone_settings', 'name_servers', 'dnssec']).where('id', '=', zoneId).executeTakeFirstOrThrow();
       const current = zoneSettingsState(row);
       const change = mutate(current);
       const set: { dns_settings?: string; zone_settings?: string } = {};
       if (change.dns) set.dns_settings = JSON.stringify(change.dns);
       if (change.zone) set.zone_settings = JSON.stringify(change.zone);
-      if (Object.keys(set).length > 0) await trx.updateTable('zones').set(set).where('id', '=', zoneId).execute();
-      columns = { ...row, ...set };
+      const other = { ...(change.type ? { type: change.type } : {}), ...(change.modifiedOn ? { modified_on: change.modifiedOn } : {}) };
+      if (Object.keys(set).length + Object.keys(other).length > 0) await trx.updateTable('zones').set({ ...set, ...other }).where('id', '=', zoneId).execute();
+      columns = { name_servers: row.name_servers, dns_settings: row.dns_settings, zone_settings: row.zone_settings, ...set };
       await logChange(trx, zoneId, { serial, zone: columns });
       return { ...current, ...(change.dns ? { dns: change.dns } : {}), ...(change.zone ? { zone: change.zone } : {}) };
     });

@@ -1,76 +1,36 @@
 /**
- * Zone settings served by `/zones/:zone_id/settings[/:name]`: the settings the schedule names plus http2 and
- * http3 (read by the DNS server for generated HTTPS records). Each is `{id, value, editable, modified_on}`.
+ * Zone settings served by `/zones/:zone_id/settings[/:name]`: the rows of `zone-setting-catalogue.ts`. Each
+ * answers `{id, value, editable, modified_on}` (ssl_recommender: `enabled` instead of `value`;
+ * development_mode also `time_remaining`).
  *
  * Storage: `zones.zone_settings` is a JSON object keyed by setting id, `{"http2":{"value":"on",
- * "modified_on":"…"}}`; a missing key means the default below (modified_on null). `cname_flattening` is not
- * stored there: it is the projection of the DNS setting `flatten_all_cnames` (see `legacy.ts`).
+ * "modified_on":"…"}}`; a missing key means the row's default (modified_on null). Keys starting with `_` are
+ * not settings (`_zone`: zone attributes, `zones/zone-edit.ts`). `cname_flattening` is not stored there: it is
+ * the projection of the DNS setting `flatten_all_cnames` (see `legacy.ts`).
  */
 import { AppError } from '../shared/errors.js';
 import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
 import { isObject, type Json } from './shape.js';
+import { ZONE_SETTING_ROWS, type ZoneSettingSpec } from './zone-setting-catalogue.js';
 
-/** One zone setting: its default, the schedule row that deprecates it (if any), and its value check. */
-export interface ZoneSettingSpec {
-  id: string;
-  /** Schedule entry id, when the setting is deprecated or removed by the schedule. */
-  scheduleId?: string;
-  default: unknown;
-  /** The new value from the current one and a PATCH value, or an error message. */
-  apply(current: unknown, value: unknown): { value: unknown } | { error: string };
-}
+export type { ZoneSettingSpec } from './zone-setting-catalogue.js';
 
-const ON_OFF = ['on', 'off'];
-
-function onOff(id: string, def: 'on' | 'off', scheduleId?: string): ZoneSettingSpec {
-  return {
-    id, default: def, ...(scheduleId ? { scheduleId } : {}),
-    apply: (_cur, v) => (typeof v === 'string' && ON_OFF.includes(v) ? { value: v } : { error: 'expected "on" or "off"' }),
-  };
-}
-
-/** Checks an object value field by field, merging onto the current one (partial objects allowed). */
-function objectSetting(id: string, scheduleId: string, def: Json, checks: Record<string, (v: unknown) => boolean>, expect: string): ZoneSettingSpec {
-  return {
-    id, scheduleId, default: def,
-    apply(current, v) {
-      if (!isObject(v)) return { error: `expected an object with ${expect}` };
-      const out: Json = { ...(isObject(current) ? current : def) };
-      for (const [k, x] of Object.entries(v)) {
-        const check = checks[k];
-        if (!check) return { error: `unknown field ${JSON.stringify(k)}; expected ${expect}` };
-        if (!check(x)) return { error: `invalid ${k} ${JSON.stringify(x)}; expected ${expect}` };
-        out[k] = x;
-      }
-      return { value: out };
-    },
-  };
-}
-
-const isOnOff = (v: unknown) => typeof v === 'string' && ON_OFF.includes(v);
-const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
-
-/** Every zone setting Stratus serves, by id (cname_flattening is handled through DNS settings). */
-export const ZONE_SETTINGS: Readonly<Record<string, ZoneSettingSpec>> = {
-  brotli: onOff('brotli', 'on', 'zone-setting-brotli'),
-  http2: onOff('http2', 'off'),
-  http3: onOff('http3', 'off'),
-  minify: objectSetting('minify', 'zone-setting-minify', { css: 'off', html: 'off', js: 'off' },
-    { css: isOnOff, html: isOnOff, js: isOnOff }, 'css, html, js each "on" or "off"'),
-  mobile_redirect: objectSetting('mobile_redirect', 'zone-setting-mobile-redirect', { status: 'off', mobile_subdomain: null, strip_uri: false },
-    { status: isOnOff, mobile_subdomain: (v) => v === null || (typeof v === 'string' && LABEL.test(v)), strip_uri: (v) => typeof v === 'boolean' },
-    'status ("on"/"off"), mobile_subdomain (a label or null), strip_uri (boolean)'),
-  privacy_pass: onOff('privacy_pass', 'on', 'zone-setting-privacy-pass'),
-  server_side_exclude: onOff('server_side_exclude', 'on', 'zone-setting-server-side-exclude'),
-};
+/** Every zone setting Stratus stores, by id (cname_flattening is handled through DNS settings). */
+export const ZONE_SETTINGS: Readonly<Record<string, ZoneSettingSpec>> = Object.fromEntries(ZONE_SETTING_ROWS.map((r) => [r.id, r]));
 
 /** The id of the projected setting. */
 export const CNAME_FLATTENING = 'cname_flattening';
 /** Its schedule row. */
 export const CNAME_FLATTENING_SCHEDULE_ID = 'zone-setting-cname-flattening';
 
-/** Every setting id in the order the bulk GET lists them. */
+/** Every setting id served one by one, sorted. */
 export const ZONE_SETTING_IDS: readonly string[] = [...Object.keys(ZONE_SETTINGS), CNAME_FLATTENING].sort();
+
+/** The ids the bulk GET lists (production's list), sorted. */
+export const LISTED_SETTING_IDS: readonly string[] = ZONE_SETTING_IDS.filter((id) => id === CNAME_FLATTENING || ZONE_SETTINGS[id]!.listed);
+
+/** Development mode turns itself off this long after it was turned on (production: 3 hours). */
+export const DEVELOPMENT_MODE_SECONDS = 3 * 3600;
 
 /** A stored setting value with its modification time. */
 export interface StoredSetting {
@@ -90,12 +50,26 @@ export function storedSetting(zoneSettings: Json, id: string): StoredSetting {
 /** The new value of a stored setting after a PATCH value (throws 1007 naming the setting). */
 export function applySetting(zoneSettings: Json, id: string, value: unknown): unknown {
   const spec = ZONE_SETTINGS[id]!;
-  const result = spec.apply(storedSetting(zoneSettings, id).value, value);
-  if ('error' in result) throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, `Invalid value for zone setting ${id}: ${result.error}`);
+  if (!spec.editable) throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, `Zone setting ${id} is not editable for this zone`);
+  const result = spec.check(storedSetting(zoneSettings, id).value, value);
+  if ('error' in result) throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, `Invalid value for zone setting ${id}: ${result.error}; got ${JSON.stringify(value)}`);
   return result.value;
 }
 
-/** Raised for an id that is no zone setting. */
+/** The API view of a stored setting at time `nowMs` (development mode expires on its own). */
+export function storedSettingView(zoneSettings: Json, id: string, nowMs: number): Json {
+  const spec = ZONE_SETTINGS[id]!;
+  const s = storedSetting(zoneSettings, id);
+  if (spec.field === 'enabled') return { id, enabled: s.value, editable: spec.editable, modified_on: s.modified_on };
+  if (id === 'development_mode') {
+    const since = s.modified_on ? Math.floor((nowMs - Date.parse(s.modified_on)) / 1000) : null;
+    const left = s.value === 'on' && since !== null ? DEVELOPMENT_MODE_SECONDS - since : 0;
+    return { id, value: left > 0 ? 'on' : 'off', editable: true, modified_on: s.modified_on, time_remaining: left };
+  }
+  return { id, value: s.value, editable: spec.editable, modified_on: s.modified_on };
+}
+
+/** Raised for an id that is no zone setting (production's 1006). */
 export function unknownSetting(id: string): AppError {
-  return new AppError(LIFECYCLE_CODES.unknownZoneSetting, `Unrecognized zone setting name ${JSON.stringify(id)}: Stratus serves ${ZONE_SETTING_IDS.join(', ')}`, 400);
+  return new AppError(LIFECYCLE_CODES.unknownZoneSetting, `Unrecognized zone setting name ${JSON.stringify(id)}`, 400);
 }

@@ -15,6 +15,7 @@ import { STORAGE_FULL_CODE, UNAVAILABLE_CODE } from './faults.js';
 import { R2_CODES } from '../api/r2/errors.js';
 import { StoreCodes } from '../store/errors.js';
 import { WORKERS_CODES } from '../scripts/errors.js';
+import { RATE_LIMITED_CODE, RATE_LIMITED_MESSAGE } from '../limits/rate-limited.js';
 
 /** One catalogued code. */
 export interface CatalogueEntry {
@@ -33,6 +34,7 @@ const e = (code: number, status: number, message: string, when: string, source: 
 
 /** Codes of authentication, accounts, zones and records (owned by api/, accounts/, zones/). */
 const API_CODES: CatalogueEntry[] = [
+  e(RATE_LIMITED_CODE, 429, RATE_LIMITED_MESSAGE, 'a user (or account-owned token) over `--rate-limit` requests in the `--rate-limit-window` (default 1,200 per 5 minutes, production\'s API limit), until the window ends; a client address cooling down after `--auth-failure-limit` failed authentications (any credentials, even correct ones). With `Retry-After`; counted answers carry `Ratelimit` and `Ratelimit-Policy`'),
   e(1000, 401, 'Invalid API Token', 'GET /user/tokens/verify (or /accounts/:account_id/tokens/verify) without a token of that owner'),
   e(1004, 400, 'DNS Validation Error', 'record create/update validation failed; before api date 2024-10-01 it wraps the root causes in `error_chain`'),
   e(1061, 400, '<name> already exists', 'POST /zones with the name of a zone the same account already has (a name another account has gives a `pending` zone, not an error)'),
@@ -40,7 +42,7 @@ const API_CODES: CatalogueEntry[] = [
   e(1099, 400, 'We were unable to identify <name> as a registered domain. Please ensure you are providing the root domain and not any subdomains (e.g., example.com, not subdomain.example.com)', 'POST /zones for a top-level domain or a public suffix (Public Suffix List, both sections; `arpa`, `in-addr.arpa`, `ip6.arpa` themselves), unless allowed by `--zone-name-allow`'),
   e(1100, 400, 'Invalid zone name …', 'POST /zones without a valid `name`', 'stratus'),
   e(1101, 400, 'Invalid or unknown account …', 'POST /zones without `account.id`, or with an account the caller is not a member of', 'stratus'),
-  e(1102, 400, 'Invalid zone type …', 'POST /zones with `type` other than full, partial, secondary', 'stratus'),
+  e(1102, 400, 'Invalid zone type …', 'POST /zones or PATCH /zones/:zone_id with `type` other than full, partial, secondary', 'stratus'),
   e(1104, 400, 'The request body must be a JSON object', 'a JSON body that is an array, string, number or null', 'stratus'),
   e(1106, 400, 'Invalid <parameter> …', 'a list query parameter (filters, tag_match, page, per_page, order, direction, match) malformed, unknown (`name.foo`) or out of range', 'stratus'),
   e(1107, 400, 'Invalid record type … / Missing record type', 'record body without `type` or with an unknown type', 'stratus'),
@@ -49,8 +51,10 @@ const API_CODES: CatalogueEntry[] = [
   e(1110, 400, 'Invalid proxied …: expected true or false', '`proxied` that is not a boolean', 'stratus'),
   e(1111, 400, 'settings … (unknown setting, not a boolean, flatten_cname on a non-CNAME)', 'invalid `settings` object', 'stratus'),
   e(1112, 400, 'Other records exist at <name>; an NS record below the apex delegates its name …', 'creating NS below the apex where records of other types exist', 'stratus'),
+  e(1115, 400, 'Invalid paused / vanity_name_servers / plan … / Zone property … cannot be changed', 'PATCH /zones/:zone_id with a bad `paused`, `vanity_name_servers` (up to 5 host names) or `plan` (only the Free plan\'s id), an unknown property, or none', 'stratus'),
   e(1114, 400, 'Invalid hold_after / include_subdomains …', 'zone hold: `hold_after` that is not an RFC 3339 date-time, `include_subdomains` that is not a boolean', 'stratus'),
   e(1113, 400, 'Invalid account name / type / settings …', 'POST /accounts without a `name` of 1 to 100 characters, with a `type` other than standard or enterprise, or with `settings` that is not an object', 'stratus'),
+  e(1116, 400, 'Invalid status / dnssec_use_nsec3 / dnssec_multi_signer / dnssec_presigned …', 'PATCH …/dnssec with a status other than "active" or "disabled", a flag that is not a boolean, or an unknown field', 'stratus'),
   e(1120, 0, 'Zone <name> has no A, AAAA or CNAME record; every zone needs at least one record that resolves a name to an address.', 'notice in `messages` of a record list and of GET dns_settings for a zone without an address record', 'stratus'),
   e(1199, 400, '<what> already exists …', 'a write that lost a race on a unique key without a more specific code (users, tokens, accounts): a concurrent request created the same object first (`db/unique-violation.ts`)', 'stratus'),
   e(1150, 400, 'Invalid policies / name / condition / not_before / expires_on / status …', 'a token body (POST or PUT …/tokens) with a bad field: unknown permission group, unknown resource key, a zone or account that is not the owner\'s, a bad CIDR, expires_on not after not_before', 'stratus'),
@@ -78,7 +82,7 @@ const API_CODES: CatalogueEntry[] = [
   e(81045, 400, 'Record quota exceeded.', 'the zone already holds plan.recordsPerZone records'),
   e(81053, 400, 'An A, AAAA, or CNAME record with that host already exists.', 'creating a CNAME where any record exists at the name'),
   e(81054, 400, 'A CNAME record with that host already exists. For more details, refer to <…>.', 'creating a record where a CNAME exists at the name'),
-  e(81056, 400, 'NS records with that host already exist.', 'creating a non-NS record at a name below the apex that has NS records'),
+  e(81056, 400, 'NS records with that host already exist.', 'creating a record other than NS or DS at a name below the apex that has NS records (DS belongs at the delegation point)'),
   e(81058, 400, 'An identical record already exists.', 'same type, name, content and priority as an existing record'),
 ];
 

@@ -1,14 +1,22 @@
-/** Starts a web-standard fetch handler on an HTTP listener (`@hono/node-server`) and reports where it listens. */
+/**
+ * Starts a web-standard fetch handler on an HTTP listener (`@hono/node-server`), or HTTPS with `tls`
+ * (`node:https`; its certificate replaceable for new connections, `shared/tls-files.ts`), and reports where it
+ * listens.
+ */
 import type { AddressInfo, Socket } from 'node:net';
+import https from 'node:https';
+import type { SecureContextTarget } from './tls-files.js';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
 import { observeHttp, type HttpObservation, type HttpObserver } from '../ops/http-observer.js';
 
 /** A running HTTP listener. */
 export interface HttpListener {
-  /** `http://host:port` (IPv6 hosts in brackets). */
+  /** `http://host:port` or `https://host:port` (IPv6 hosts in brackets). */
   url: string;
   port: number;
+  /** With TLS: replaces the certificate for new connections (open ones keep theirs). */
+  tls?: SecureContextTarget;
   /**
    * Stops accepting connections and waits for the requests in flight; keep-alive connections are closed as
    * soon as they are idle. After `graceMs` (default: no limit) the connections still open are closed.
@@ -42,10 +50,12 @@ export interface ListenOptions {
   observe?: HttpObservation;
   /** Serve requests whose `Expect` is not `100-continue` as if it were absent (S3 does) instead of Node's 417. */
   ignoreUnknownExpect?: boolean;
+  /** HTTPS with this certificate chain and key (PEM), checked beforehand (`shared/tls-files.ts`). */
+  tls?: { cert: Buffer; key: Buffer };
 }
 
 /** The keys that tell {@link ListenOptions} from a bare `ServerOptions`. */
-const LISTEN_OPTION_KEYS: readonly (keyof ListenOptions)[] = ['serverOptions', 'parserError', 'beforeContinue', 'observe', 'ignoreUnknownExpect'];
+const LISTEN_OPTION_KEYS: readonly (keyof ListenOptions)[] = ['serverOptions', 'parserError', 'beforeContinue', 'observe', 'ignoreUnknownExpect', 'tls'];
 
 /**
  * Listens on `host:port` (port 0 picks a free one); rejects when the address cannot be bound. With `observe`,
@@ -62,7 +72,10 @@ export async function listenHttp(
   let observer: HttpObserver | undefined;
   const server = await new Promise<ServerType>((resolve, reject) => {
     let handler = fetch;
-    const s = serve({ fetch: (req, env) => handler(req, env), hostname: listen.host, port: listen.port, ...(opts.serverOptions ? { serverOptions: opts.serverOptions } : {}) }, () => resolve(s));
+    const base = { fetch: (req: Request, env: unknown) => handler(req, env), hostname: listen.host, port: listen.port };
+    const s = opts.tls
+      ? serve({ ...base, createServer: https.createServer, serverOptions: { ...opts.serverOptions, cert: opts.tls.cert, key: opts.tls.key } }, () => resolve(s))
+      : serve({ ...base, ...(opts.serverOptions ? { serverOptions: opts.serverOptions } : {}) }, () => resolve(s));
     if (opts.observe) {
       observer = observeHttp(s as Server, fetch, opts.observe);
       handler = observer.fetch;
@@ -95,8 +108,9 @@ export async function listenHttp(
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${address.port}`,
+    url: `${opts.tls ? 'https' : 'http'}://${host}:${address.port}`,
     port: address.port,
+    ...(opts.tls ? { tls: server as https.Server } : {}),
     close: (graceMs) => (closing ??= closeGracefully(server as Server, graceMs)),
   };
 }

@@ -108,7 +108,10 @@ export class Digester {
 /** Algorithms of checksums the S3 edge stores with an object (`StorePutOptions.extraChecksums`). */
 export const EXTRA_CHECKSUMS = new Set(['crc32', 'crc32c', 'crc64nvme', 'sha1', 'sha256']);
 
-/** Every stored checksum of a `checksums` value, hex by algorithm (the binding shows md5 and sha* only). */
+/**
+ * Every stored checksum of a `checksums` value, hex by algorithm; a multipart object's composite checksum is
+ * `<hex>-<parts>` (the binding shows md5 and whole-object sha* digests only).
+ */
 const STORED = new WeakMap<object, Readonly<Record<string, string>>>();
 
 /** All checksums stored with an object (lowercase hex by algorithm), for the S3 edge. */
@@ -126,8 +129,14 @@ export class Checksums implements StoreChecksums {
     STORED.set(this, hex);
   }
 
-  #get(field: HashField): ArrayBuffer | undefined {
+  /** A digest of the whole object; a composite S3 checksum of a multipart object (`<hex>-<parts>`) is not one. */
+  #whole(field: HashField): string | undefined {
     const hex = this.#hex[field];
+    return hex !== undefined && /^[0-9a-f]*$/.test(hex) ? hex : undefined;
+  }
+
+  #get(field: HashField): ArrayBuffer | undefined {
+    const hex = this.#whole(field);
     if (hex === undefined) return undefined;
     let buf = this.#cache.get(field);
     if (!buf) {
@@ -157,7 +166,10 @@ export class Checksums implements StoreChecksums {
   /** Present checksums in lowercase hex. */
   toJSON(): StoreStringChecksums {
     const out: StoreStringChecksums = {};
-    for (const { field } of HASH_ALGORITHMS) if (this.#hex[field] !== undefined) out[field] = this.#hex[field];
+    for (const { field } of HASH_ALGORITHMS) {
+      const hex = this.#whole(field);
+      if (hex !== undefined) out[field] = hex;
+    }
     return out;
   }
 }

@@ -9,7 +9,7 @@ import { fail } from './errors.js';
 import { checkKey, coerceKey } from './keys.js';
 import { checkCustomMetadataSize, parseCustomMetadata, parseHttpMetadata } from './metadata.js';
 import { newIv, parseSsecKey } from './ssec.js';
-import { Digester } from './checksums.js';
+import { Digester, EXTRA_CHECKSUMS } from './checksums.js';
 import { classifyValue, requireKnownLength } from './value/input.js';
 import { storeBody } from './body-io.js';
 import { HeadResult } from './value/object.js';
@@ -17,7 +17,7 @@ import { UPLOAD_MAX_AGE_MS } from './gc.js';
 import { run } from './run.js';
 import { conditionHolds, parseConditional } from './conditional.js';
 import type { ObjectRecord, PartRecord, UploadRecord } from './ports.js';
-import type { StoreConditional, StoreMultipartOptions, StoreMultipartUpload, StoreObject, StorePartValue, StoreUploadedPart, StoreUploadPartOptions } from './types.js';
+import type { StoreCompleteOptions, StoreConditional, StoreMultipartOptions, StoreMultipartUpload, StoreObject, StorePartValue, StoreUploadedPart, StoreUploadPartOptions } from './types.js';
 
 /** Smallest part except the last: 5 MiB. */
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -39,6 +39,8 @@ export async function createUpload(ctx: StoreContext, settings: BucketSettings, 
   checkKey(k);
   checkCustomMetadataSize(customMetadata);
   const storageClass = resolveStorageClass(o.storageClass, settings);
+  const checksumAlgorithm = typeof o.checksumAlgorithm === 'string' && EXTRA_CHECKSUMS.has(o.checksumAlgorithm) ? o.checksumAlgorithm : null;
+  const checksumType = checksumAlgorithm && (o.checksumType === 'FULL_OBJECT' || o.checksumType === 'COMPOSITE') ? o.checksumType : null;
   const upload: UploadRecord = {
     uploadId: randomBytes(128).toString('base64url'),
     key: k,
@@ -48,6 +50,8 @@ export async function createUpload(ctx: StoreContext, settings: BucketSettings, 
     customMetadata,
     storageClass,
     ssecKeyMd5: ssec?.md5 ?? null,
+    checksumAlgorithm,
+    checksumType,
   };
   await ctx.meta.createUpload(settings.name, upload);
   return new MultipartHandle(ctx, settings, k, upload.uploadId);
@@ -57,7 +61,14 @@ export async function createUpload(ctx: StoreContext, settings: BucketSettings, 
  * Checks the listed parts against the stored ones (§8.4 steps 2-5) and builds the object row. Throws the
  * service errors in the reference's order.
  */
-export function buildCompleted(upload: UploadRecord | null, stored: PartRecord[], listed: StoreUploadedPart[], version: string, now: number): { record: ObjectRecord; used: number[] } {
+export function buildCompleted(
+  upload: UploadRecord | null,
+  stored: PartRecord[],
+  listed: StoreUploadedPart[],
+  version: string,
+  now: number,
+  objectChecksums?: StoreCompleteOptions['objectChecksums'],
+): { record: ObjectRecord; used: number[] } {
   if (!upload) fail('InternalError');
   if (upload.state !== 'active') fail('NoSuchUpload');
   const seen = new Set<number>();
@@ -70,6 +81,8 @@ export function buildCompleted(upload: UploadRecord | null, stored: PartRecord[]
   for (const p of listed) {
     const part = byNumber.get(p.partNumber);
     if (!part || part.etag !== p.etag) fail('InvalidPart');
+    // A checksum listed for the part must be the one verified when it was uploaded.
+    for (const [alg, value] of Object.entries(p.checksums ?? {})) if (part.checksums?.[alg] !== value) fail('InvalidPart');
     chosen.push(part);
   }
   for (let i = 0; i < chosen.length - 1; i++) if (chosen[i]!.size < MIN_PART_BYTES) fail('EntityTooSmall');
@@ -87,7 +100,12 @@ export function buildCompleted(upload: UploadRecord | null, stored: PartRecord[]
     size: sorted.reduce((n, p) => n + p.size, 0),
     etag: `${md5.digest('hex')}-${sorted.length}`,
     uploaded: now,
-    checksums: {},
+    checksums: objectChecksums
+      ? objectChecksums(
+          { checksumAlgorithm: upload.checksumAlgorithm ?? null, checksumType: upload.checksumType ?? null },
+          sorted.map((p) => ({ partNumber: p.partNumber, size: p.size, checksums: p.checksums ?? {} })),
+        )
+      : {},
     httpMetadata: upload.httpMetadata,
     customMetadata: upload.customMetadata,
     storageClass: upload.storageClass,
@@ -133,12 +151,17 @@ export class MultipartHandle implements StoreMultipartUpload {
         if ((upload.ssecKeyMd5 ?? undefined) !== ssec?.md5) {
           fail('InvalidArgument', upload.ssecKeyMd5 ? 'The SSE-C key of the part does not match the key the upload was created with.' : 'The upload was created without SSE-C; the part must not carry a key.');
         }
+        const extraChecksums = (options as Record<string, unknown> | undefined)?.extraChecksums;
         const digester = new Digester(undefined);
         const iv = ssec ? newIv() : null;
         const body = await storeBody(ctx.blobs, src, digester, ssec && iv ? { key: ssec.key, iv } : undefined, false);
         const blobId = body.kind === 'blob' ? body.blobId : '';
         const etag = digester.finish().md5!;
         const part: PartRecord = { partNumber: n, size: src.length, etag, blobId, iv };
+        const extra = typeof extraChecksums === 'function' ? (extraChecksums as () => Record<string, string> | undefined)() : undefined;
+        for (const [name, hex] of Object.entries(extra ?? {})) {
+          if (EXTRA_CHECKSUMS.has(name) && /^[0-9a-f]+$/.test(hex)) (part.checksums ??= {})[name] = hex;
+        }
         const outcome = await ctx.meta.putPart(bucket, this.uploadId, this.key, part, ctx.clock.now().getTime(), UPLOAD_MAX_AGE_MS);
         if (outcome !== 'ok') {
           ctx.collector.discard(blobId);
@@ -164,7 +187,7 @@ export class MultipartHandle implements StoreMultipartUpload {
   }
 
   complete(uploadedParts: StoreUploadedPart[]): Promise<StoreObject> {
-    return this.#complete(uploadedParts, undefined) as Promise<StoreObject>;
+    return this.#complete(uploadedParts, {}) as Promise<StoreObject>;
   }
 
   /**
@@ -172,18 +195,20 @@ export class MultipartHandle implements StoreMultipartUpload {
    * only when `onlyIf` holds for the key's current object, checked under the completion's lock; null when it
    * does not (the upload stays active, as on S3).
    */
-  completeIf(uploadedParts: StoreUploadedPart[], onlyIf: StoreConditional | Headers): Promise<StoreObject | null> {
-    return this.#complete(uploadedParts, onlyIf);
+  completeIf(uploadedParts: StoreUploadedPart[], onlyIf: StoreConditional | Headers | undefined, options?: StoreCompleteOptions): Promise<StoreObject | null> {
+    return this.#complete(uploadedParts, { ...options, onlyIf });
   }
 
-  #complete(uploadedParts: StoreUploadedPart[], onlyIf: StoreConditional | Headers | undefined): Promise<StoreObject | null> {
+  #complete(uploadedParts: StoreUploadedPart[], options: StoreCompleteOptions): Promise<StoreObject | null> {
     const ctx = this.#ctx;
     return run(ctx, 'completeMultipartUpload', async () => {
-      const cond = parseConditional(onlyIf);
+      const cond = parseConditional(options.onlyIf);
       if (!Array.isArray(uploadedParts)) throw new TypeError("Failed to execute 'complete' on 'R2MultipartUpload': parameter 1 is not of type 'Array'.");
       const listed = uploadedParts.map((p) => {
         const o = (p ?? {}) as unknown as Record<string, unknown>;
-        return { partNumber: checkPartNumber(o.partNumber), etag: o.etag === undefined ? '' : String(o.etag) };
+        const part: StoreUploadedPart = { partNumber: checkPartNumber(o.partNumber), etag: o.etag === undefined ? '' : String(o.etag) };
+        if (o.checksums && typeof o.checksums === 'object') part.checksums = { ...(o.checksums as Record<string, string>) };
+        return part;
       });
       checkKey(this.key);
       const now = ctx.clock.now().getTime();
@@ -191,7 +216,7 @@ export class MultipartHandle implements StoreMultipartUpload {
       let record: ObjectRecord;
       try {
         record = await ctx.meta.completeUpload(this.#settings.name, this.uploadId, this.key, now, UPLOAD_MAX_AGE_MS, (upload, parts, current) => {
-          const built = buildCompleted(upload, parts, listed, version, now);
+          const built = buildCompleted(upload, parts, listed, version, now, options.objectChecksums);
           if (!conditionHolds(cond, current && { etag: current.etag, uploaded: current.uploaded })) throw new ConditionNotMet();
           return built;
         });

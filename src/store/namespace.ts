@@ -34,7 +34,7 @@ export function accountNamespace(root: BucketNamespace, listPrefixed: (prefix: s
     putBucketCors: (name, rules) => root.putBucketCors(n(name), rules),
     listUploads: (bucket, opts) => root.listUploads(n(bucket), opts),
     listParts: (bucket, key, uploadId, opts) => root.listParts(n(bucket), key, uploadId, opts),
-    uploadOutcome: (bucket, key, uploadId) => root.uploadOutcome(n(bucket), key, uploadId),
+    uploadOutcome: (bucket, key, uploadId, opts) => root.uploadOutcome(n(bucket), key, uploadId, opts),
     deleteObjectsIf: (bucket, entries) => root.deleteObjectsIf(n(bucket), entries),
     objectParts: (bucket, key) => root.objectParts(n(bucket), key),
     getBucketLifecycle: (name) => root.getBucketLifecycle(n(name)),

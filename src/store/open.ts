@@ -90,7 +90,7 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
     putBucketCors: async (name, rules) => putBucketCors(live(), name, rules),
     listUploads: async (bucket, listOpts) => listUploads(live(), bucket, listOpts),
     listParts: async (bucket, key, uploadId, partOpts) => listParts(live(), bucket, key, uploadId, partOpts),
-    uploadOutcome: async (bucket, key, uploadId) => uploadOutcome(live(), bucket, key, uploadId),
+    uploadOutcome: async (bucket, key, uploadId, opts) => uploadOutcome(live(), bucket, key, uploadId, opts),
     deleteObjectsIf: async (bucket, entries) => deleteObjectsIf(live(), bucket, entries),
     objectParts: async (bucket, key) => objectParts(live(), bucket, key),
     getBucketLifecycle: async (name) => getBucketLifecycle(live(), name),

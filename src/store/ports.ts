@@ -52,6 +52,10 @@ export interface UploadRecord {
   storageClass: string;
   /** Hex MD5 of the SSE-C key the upload was created with. */
   ssecKeyMd5: string | null;
+  /** S3's flexible checksum of the upload (`crc32`, `crc32c`, `crc64nvme`, `sha1`, `sha256`), or null (schema step 4). */
+  checksumAlgorithm?: string | null;
+  /** How the object's checksum is made from the parts': `COMPOSITE` or `FULL_OBJECT`, or null without an algorithm. */
+  checksumType?: string | null;
 }
 
 /** One uploaded part. */
@@ -63,6 +67,8 @@ export interface PartRecord {
   blobId: string;
   /** SSE-C counter block of this part, hex. */
   iv: string | null;
+  /** Flexible checksums of the part's plaintext verified by the S3 edge, lowercase hex by algorithm (schema step 4). */
+  checksums?: Record<string, string>;
 }
 
 /** Options of a list scan. Keys compare as UTF-8 bytes. */

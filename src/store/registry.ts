@@ -9,7 +9,7 @@ import type { StoreContext } from './context.js';
 import { UPLOAD_MAX_AGE_MS } from './gc.js';
 import { checkKey, coerceKey } from './keys.js';
 import type { BucketRecord } from './ports.js';
-import type { BucketCorsRule, BucketInfo, CreateBucketOptions, PartInfo, StorageClass, UploadInfo, UploadListOptions, UploadOutcome, ConditionalDelete } from './types.js';
+import type { BucketCorsRule, BucketInfo, CreateBucketOptions, PartListing, StorageClass, UploadInfo, UploadListOptions, UploadOutcome, ConditionalDelete } from './types.js';
 import { defaultLifecycleRules } from './lifecycle/rules.js';
 import { HeadResult } from './value/object.js';
 
@@ -109,7 +109,7 @@ export async function listParts(
   key: string,
   uploadId: string,
   opts: { partNumberMarker?: number; limit?: number } = {},
-): Promise<{ initiated: Date; storageClass: string; parts: PartInfo[] } | null> {
+): Promise<PartListing | null> {
   await expireUploads(ctx);
   const upload = await ctx.meta.getUpload(String(bucket), String(uploadId));
   if (!upload || upload.state !== 'active' || upload.key !== key) return null;
@@ -118,16 +118,20 @@ export async function listParts(
   const parts = (await ctx.meta.listParts(String(bucket), upload.uploadId))
     .filter((p) => p.partNumber > marker)
     .slice(0, limit)
-    .map((p) => ({ partNumber: p.partNumber, size: p.size, etag: p.etag }));
-  return { initiated: new Date(upload.created), storageClass: upload.storageClass, parts };
+    .map((p) => ({ partNumber: p.partNumber, size: p.size, etag: p.etag, ...(p.checksums ? { checksums: { ...p.checksums } } : {}) }));
+  return {
+    initiated: new Date(upload.created), storageClass: upload.storageClass, checksumAlgorithm: upload.checksumAlgorithm ?? null, checksumType: upload.checksumType ?? null, parts,
+  };
 }
 
 /** Where an upload of `key` stands (`BucketStore.uploadOutcome`). */
-export async function uploadOutcome(ctx: StoreContext, bucket: string, key: string, uploadId: string): Promise<UploadOutcome> {
-  await expireUploads(ctx);
+export async function uploadOutcome(ctx: StoreContext, bucket: string, key: string, uploadId: string, opts: { expire?: boolean } = {}): Promise<UploadOutcome> {
+  if (opts.expire !== false) await expireUploads(ctx);
   const upload = await ctx.meta.getUpload(String(bucket), String(uploadId));
   if (!upload || upload.key !== key) return { state: 'missing' };
-  if (upload.state === 'active') return { state: 'active', ssecKeyMd5: upload.ssecKeyMd5 };
+  if (upload.state === 'active') {
+    return { state: 'active', ssecKeyMd5: upload.ssecKeyMd5, checksumAlgorithm: upload.checksumAlgorithm ?? null, checksumType: upload.checksumType ?? null };
+  }
   if (upload.state !== 'completed') return { state: upload.state };
   const current = await ctx.meta.getObject(String(bucket), key);
   const fromUpload = current?.body.kind === 'parts' && current.body.uploadId === upload.uploadId;

@@ -116,11 +116,39 @@ export interface StoreMultipartOptions {
   customMetadata?: Record<string, string>;
   storageClass?: string;
   ssecKey?: SsecKey;
+  /**
+   * Stratus extension for the S3 edge: the upload's flexible checksum algorithm (`crc32`, `crc32c`,
+   * `crc64nvme`, `sha1`, `sha256`) and type (`COMPOSITE`, `FULL_OBJECT`), validated by the caller and kept with
+   * the upload (S3's `x-amz-checksum-algorithm` and `x-amz-checksum-type`).
+   */
+  checksumAlgorithm?: string;
+  checksumType?: string;
 }
 
 /** Options of `uploadPart`. */
 export interface StoreUploadPartOptions {
   ssecKey?: SsecKey;
+  /** Stratus extension for the S3 edge, as `StorePutOptions.extraChecksums`: the part's verified checksums, kept with it. */
+  extraChecksums?: () => Record<string, string> | undefined;
+}
+
+/** A stored part as the S3 edge's completion sees it (sorted by part number). */
+export interface StorePartChecksums {
+  partNumber: number;
+  size: number;
+  /** Verified checksums of the part, lowercase hex by algorithm. */
+  checksums: Readonly<Record<string, string>>;
+}
+
+/** Stratus extension for S3's CompleteMultipartUpload. */
+export interface StoreCompleteOptions {
+  /** Completes only when this holds for the key's current object (checked under the completion's lock). */
+  onlyIf?: StoreConditional | Headers | undefined;
+  /**
+   * The object's checksums (lowercase hex by algorithm; a composite one suffixed `-<parts>`), made from the upload's
+   * settings and the parts used, under the completion's lock; may throw to refuse the completion.
+   */
+  objectChecksums?: (upload: { checksumAlgorithm: string | null; checksumType: string | null }, parts: readonly StorePartChecksums[]) => Record<string, string>;
 }
 
 /** Options of `list`. */
@@ -143,6 +171,11 @@ export type StoreObjects = {
 export interface StoreUploadedPart {
   partNumber: number;
   etag: string;
+  /**
+   * Stratus extension for S3's CompleteMultipartUpload: checksums the client lists for the part (lowercase hex by
+   * algorithm); each must equal the stored part's (InvalidPart otherwise). `uploadPart` never returns it.
+   */
+  checksums?: Record<string, string>;
 }
 
 /** A multipart upload handle. */
@@ -153,7 +186,7 @@ export interface StoreMultipartUpload {
   abort(): Promise<void>;
   complete(uploadedParts: StoreUploadedPart[]): Promise<StoreObject>;
   /** Stratus extension for S3: `complete` only when `onlyIf` holds for the key's current object; null when it does not. */
-  completeIf?(uploadedParts: StoreUploadedPart[], onlyIf: StoreConditional | Headers): Promise<StoreObject | null>;
+  completeIf?(uploadedParts: StoreUploadedPart[], onlyIf: StoreConditional | Headers | undefined, options?: StoreCompleteOptions): Promise<StoreObject | null>;
 }
 
 /** Values `put` accepts. */
@@ -255,6 +288,18 @@ export interface PartInfo {
   size: number;
   /** Lowercase hex MD5 of the part's bytes. */
   etag: string;
+  /** Flexible checksums verified by the S3 edge, lowercase hex by algorithm (absent when none). */
+  checksums?: Record<string, string>;
+}
+
+/** What {@link BucketStore.listParts} returns: the upload's settings and a page of its parts. */
+export interface PartListing {
+  initiated: Date;
+  storageClass: string;
+  /** The upload's flexible checksum algorithm and type (S3), or null. */
+  checksumAlgorithm: string | null;
+  checksumType: string | null;
+  parts: PartInfo[];
 }
 
 /**
@@ -288,12 +333,12 @@ export interface BucketNamespace {
    * The parts stored so far of an active upload of `key`, by part number (after `partNumberMarker`, at most
    * `limit`), with the upload's initiation time; null when no such upload is active.
    */
-  listParts(bucket: string, key: string, uploadId: string, opts?: { partNumberMarker?: number; limit?: number }): Promise<{ initiated: Date; storageClass: string; parts: PartInfo[] } | null>;
+  listParts(bucket: string, key: string, uploadId: string, opts?: { partNumberMarker?: number; limit?: number }): Promise<PartListing | null>;
   /**
    * Where an upload of `key` stands: 'active', 'aborted' (or expired), 'completed' with the key's current object
    * when that object is still the upload's result (S3 answers a repeated completion with it), or 'missing'.
    */
-  uploadOutcome(bucket: string, key: string, uploadId: string): Promise<UploadOutcome>;
+  uploadOutcome(bucket: string, key: string, uploadId: string, opts?: { /** false: read only, without first aborting expired uploads (a write). */ expire?: boolean }): Promise<UploadOutcome>;
   /**
    * Deletes keys, each only if its etag (lowercase hex, no quotes) is still the one given (`*`: only if it
    * exists); without an etag unconditionally. The check and the delete are one atomic step.
@@ -337,7 +382,14 @@ export interface ConditionalDelete {
 
 /** See {@link BucketStore.uploadOutcome}. */
 export type UploadOutcome =
-  | { state: 'active'; /** Hex MD5 of the upload's SSE-C key, or null. */ ssecKeyMd5: string | null }
+  | {
+      state: 'active';
+      /** Hex MD5 of the upload's SSE-C key, or null. */
+      ssecKeyMd5: string | null;
+      /** The upload's flexible checksum algorithm and type (S3), or null. */
+      checksumAlgorithm: string | null;
+      checksumType: string | null;
+    }
   | { state: 'aborted' | 'missing' }
   | { state: 'completed'; object: StoreObject | null };
 

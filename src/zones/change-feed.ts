@@ -14,6 +14,8 @@ export interface ZoneColumns {
   name_servers: string;
   dns_settings: string;
   zone_settings: string;
+  /** The zone's DNSSEC state and key (dnssec/config.ts; the private key sealed); absent or null: unsigned. */
+  dnssec?: string | null;
 }
 
 /** What a change is about. */

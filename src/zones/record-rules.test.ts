@@ -24,6 +24,13 @@ describe('checkNameConflicts', () => {
     expect(code(() => checkNameConflicts(draft('A', Z, '192.0.2.1'), [stored('NS', 'ns.net')], Z))).toBeUndefined();
   });
 
+  it('DS lives at the delegation point beside NS, in either order', () => {
+    const ds = '2371 13 2 1F987CC6583E92DF0890718C42A0B4EF1DE0C2C22E5C5E7E45B2E1B1A2D3C4F5';
+    expect(code(() => checkNameConflicts(draft('DS', `sub.${Z}`, ds), [stored('NS', 'ns.net')], Z))).toBeUndefined();
+    expect(code(() => checkNameConflicts(draft('NS', `sub.${Z}`, 'ns.net'), [stored('DS', ds)], Z))).toBeUndefined();
+    expect(code(() => checkNameConflicts(draft('TXT', `sub.${Z}`, '"x"'), [stored('NS', 'ns.net'), stored('DS', ds)], Z))).toBe(81056);
+  });
+
   it('identical means same type, content (any case) and priority', () => {
     expect(code(() => checkNameConflicts(draft('MX', Z, 'MX.net', { priority: 10 }), [stored('MX', 'mx.net', 10)], Z))).toBe(81058);
     expect(code(() => checkNameConflicts(draft('MX', Z, 'mx.net', { priority: 20 }), [stored('MX', 'mx.net', 10)], Z))).toBeUndefined();

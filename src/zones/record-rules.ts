@@ -4,7 +4,9 @@
  * - A CNAME shares its name with no other record: creating a CNAME where any record exists is 81053;
  *   creating anything where a CNAME exists is 81054.
  * - Below the apex, an NS record delegates its name: creating another type where NS records exist is 81056;
- *   creating NS where other types exist is 1112. (At the apex NS and other records live together.)
+ *   creating NS where other types exist is 1112. (At the apex NS and other records live together.) DS is the
+ *   exception: it belongs exactly at the delegation point, beside the NS records, and is served by the parent
+ *   (RFC 4034 §5, RFC 4035 §2.4).
  * - An identical record (same type, name, content, priority) is 81058.
  * - The TXT records at one name hold at most 8,192 characters together (production's limit): 9526.
  * - CNAME chains are allowed. A proxied CNAME must end at an address: its target is followed through the
@@ -44,8 +46,8 @@ export function checkNameConflicts(draft: RecordDraft, others: readonly Existing
     throw new AppError(81054, `A CNAME record with that host already exists. For more details, refer to <${SAME_NAME_DOC}>.`);
   }
   if (draft.name !== zoneName) {
-    if (draft.type !== 'NS' && others.some((r) => r.type === 'NS')) throw new AppError(81056, 'NS records with that host already exist.');
-    if (draft.type === 'NS' && others.some((r) => r.type !== 'NS')) {
+    if (draft.type !== 'NS' && draft.type !== 'DS' && others.some((r) => r.type === 'NS')) throw new AppError(81056, 'NS records with that host already exist.');
+    if (draft.type === 'NS' && others.some((r) => r.type !== 'NS' && r.type !== 'DS')) {
       throw new AppError(1112, `Other records exist at ${draft.name}; an NS record below the apex delegates its name and cannot share it.`);
     }
   }

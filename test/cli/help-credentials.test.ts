@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FLAGS, envName, flagsOf } from '../../src/config/flags.js';
+import { FLAGS, flagEnv, flagsOf } from '../../src/config/flags.js';
 import { runCli, startCli } from './run-cli.js';
 
 const pkg = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
@@ -24,20 +24,23 @@ describe('stratus --version and --help', () => {
   it('lists the commands, and each command its own flags', async () => {
     const main = await runCli(['--help']);
     expect(main.code).toBe(0);
-    for (const c of ['serve', 'dev', 'user', 'credentials']) expect(main.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    for (const c of ['serve', 'dev', 'user', 'credentials', 'zone import', 'zone export', 'backup', 'restore']) expect(main.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
     const texts = new Map<string, string>();
-    for (const command of ['serve', 'dev', 'user', 'credentials'] as const) {
-      const r = await runCli([command, '--help']);
+    for (const command of ['serve', 'dev', 'user', 'credentials', 'zone import', 'zone export', 'backup', 'restore'] as const) {
+      const r = await runCli([...command.split(' '), '--help']);
       expect(r.code, command).toBe(0);
       texts.set(command, r.stdout);
       for (const f of flagsOf(command)) {
-        expect(r.stdout, `${command} --${f.name}`).toMatch(new RegExp(`^  --${f.name}\\b`, 'm'));
-        if (f.env !== false) expect(r.stdout).toContain(envName(f.name));
+        expect(r.stdout, `${command} --${f.name}`).toMatch(new RegExp(`^  --${f.name}(?![\\w-])`, 'm'));
+        const env = flagEnv(f);
+        if (env !== undefined) expect(r.stdout).toContain(env);
       }
-      for (const f of FLAGS.filter((x) => !x.commands.includes(command))) expect(r.stdout, `${command} lists --${f.name}`).not.toMatch(new RegExp(`^  --${f.name}\\b`, 'm'));
+      for (const f of FLAGS.filter((x) => !x.commands.includes(command))) expect(r.stdout, `${command} lists --${f.name}`).not.toMatch(new RegExp(`^  --${f.name}(?![\\w-])`, 'm'));
     }
-    expect(new Set(texts.values()).size).toBe(4);
+    expect(new Set(texts.values()).size).toBe(6);
     expect((await runCli(['help', 'dev'])).stdout).toBe(texts.get('dev'));
+    const zone = await runCli(['zone', '--help']);
+    expect(zone.stdout).toBe(`${texts.get('zone import')}\n${texts.get('zone export')}`);
   });
 
   it('without a command prints the help on stderr and exits 2', async () => {

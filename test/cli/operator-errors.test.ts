@@ -55,6 +55,8 @@ describe('stratus serve refuses, in one line with exit 2', () => {
     const busy = (tcp.address() as net.AddressInfo).port;
     try {
       oneLine(await serve(['--http', `127.0.0.1:${busy}`]), new RegExp(`^stratus: --http cannot listen on 127\\.0\\.0\\.1:${busy}: the port is in use`));
+      // The admin listener's port is named as its own flag, not --http's (both on 127.0.0.1).
+      oneLine(await serve(['--admin', `127.0.0.1:${busy}`]), new RegExp(`^stratus: --admin cannot listen on 127\\.0\\.0\\.1:${busy}: the port is in use`));
     } finally {
       tcp.close();
     }

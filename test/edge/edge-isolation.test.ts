@@ -97,31 +97,91 @@ describe('edge: isolation of scripts', () => {
     expect(res.body).toContain('1102');
   });
 
-  it('stops a script that loops forever; the node keeps serving the others', async () => {
-    h.catalog.deploy('loop.example.com', 'export default { fetch() { for (;;) {} } }');
+  it('stops a script that loops forever: its request gets the 1102 page (503); the node keeps serving the others', async () => {
+    h.catalog.deploy('loop.example.com', 'export default { fetch(request) { if (new URL(request.url).pathname === "/warm") return new Response("warm"); for (;;) {} } }');
+    expect((await edgeRequest(h.edge.url, 'loop.example.com', { path: '/warm' })).body).toBe('warm');
     const before = h.edge.runtime.restarts;
-    const looping = edgeRequest(h.edge.url, 'loop.example.com').then((r) => r.status, () => 'connection closed');
+    const looping = edgeRequest(h.edge.url, 'loop.example.com');
     await eventually(async () => expect(h.edge.runtime.restarts).toBeGreaterThan(before));
-    expect(await looping).not.toBe(200);
+    const res = await looping;
+    expect(res.status).toBe(503);
+    expect(res.body).toContain('Worker exceeded resource limits');
+    expect(res.body).toContain('Error</span> <span>1102');
+    expect(res.headers['cf-ray']).toMatch(/^[0-9a-f]{16}-STR$/);
     await eventually(async () => expect((await edgeRequest(h.edge.url, 'ok.example.com')).body).toBe('still serving'));
   });
 
-  it('stops a script that allocates without bound; the node keeps serving the others', async () => {
-    h.catalog.deploy('hog.example.com', 'export default { fetch() { const a = []; for (;;) a.push(new Array(1e5).fill(Math.random())); } }');
-    const before = h.edge.runtime.restarts;
-    const hog = edgeRequest(h.edge.url, 'hog.example.com').then((r) => r.status, () => 'connection closed');
-    await eventually(async () => expect(h.edge.runtime.restarts).toBeGreaterThan(before));
-    expect(await hog).not.toBe(200);
-    await eventually(async () => expect((await edgeRequest(h.edge.url, 'ok.example.com')).body).toBe('still serving'));
+  // 'draining': the other script's first request builds a new generation while the hog grows in the old one,
+  // which drains and is held to the same memory limit.
+  it.each(['live', 'draining'])('a script that allocates without bound gets the 1102 page (503) when its runtime (%s) is killed; another script answers while it grows and after', async (where) => {
+    // Without a wall-time limit: the hog keeps its request open until the watchdog sees the memory.
+    const g = await startEdgeHarness({ cpuMs: 3000, memoryMb: 300 });
+    try {
+      g.catalog.deploy('ok.example.com', 'export default { fetch() { return new Response("still serving"); } }');
+      // Grows about 40 MB/s and yields between steps, so the process keeps serving until the watchdog kills it.
+      g.catalog.deploy('hog.example.com', `export default { async fetch(request, env) {
+        if (new URL(request.url).pathname === '/warm') return new Response('warm');
+        await env.MARKS.put('hog-running', 'yes');
+        const a = [];
+        for (;;) { a.push(new Array(1e5).fill(Math.random())); await new Promise((r) => setTimeout(r, 20)); }
+      } }`, { bindings: [{ type: 'r2_bucket', name: 'MARKS', bucketName: 'marks' }] });
+      expect((await edgeRequest(g.edge.url, 'hog.example.com', { path: '/warm' })).body).toBe('warm');
+      if (where === 'live') expect((await edgeRequest(g.edge.url, 'ok.example.com')).body).toBe('still serving');
+      const before = g.edge.runtime.restarts;
+      const hog = edgeRequest(g.edge.url, 'hog.example.com');
+      const marks = await g.store.bucket('acct-1--marks');
+      await eventually(async () => expect(await marks.head('hog-running')).not.toBeNull());
+      // A well-behaved request of another script while the hog grows on the same runtime.
+      const meanwhile = await edgeRequest(g.edge.url, 'ok.example.com');
+      expect(meanwhile.status).toBe(200);
+      expect(meanwhile.body).toBe('still serving');
+      await eventually(async () => expect(g.edge.runtime.restarts).toBeGreaterThan(before));
+      const res = await hog;
+      expect(res.status).toBe(503);
+      expect(res.body).toContain('Worker exceeded resource limits');
+      expect(res.body).toContain('was restarted');
+      await eventually(async () => expect((await edgeRequest(g.edge.url, 'ok.example.com')).body).toBe('still serving'));
+    } finally {
+      await g.close();
+    }
   });
 
-  it('restarts workerd when it dies and serves again', async () => {
-    await edgeRequest(h.edge.url, 'ok.example.com');
-    const pid = h.edge.runtime.pid!;
-    const before = h.edge.runtime.restarts;
+  it('restarts workerd when it dies: the request in flight gets the 1102 page (503), later ones are served', async () => {
+    const h2 = await startEdgeHarness();
+    try {
+      h2.catalog.deploy('ok.example.com', 'export default { fetch() { return new Response("still serving"); } }');
+      h2.catalog.deploy('wait.example.com', `export default { async fetch(request, env) {
+        if (new URL(request.url).pathname === '/warm') return new Response('warm');
+        await env.MARKS.put('waiting', 'yes');
+        await new Promise((r) => setTimeout(r, 120_000));
+        return new Response('late');
+      } }`, { bindings: [{ type: 'r2_bucket', name: 'MARKS', bucketName: 'marks' }] });
+      expect((await edgeRequest(h2.edge.url, 'ok.example.com')).body).toBe('still serving');
+      expect((await edgeRequest(h2.edge.url, 'wait.example.com', { path: '/warm' })).body).toBe('warm');
+      const pid = h2.edge.runtime.pid!;
+      const before = h2.edge.runtime.restarts;
+      const waiting = edgeRequest(h2.edge.url, 'wait.example.com');
+      const marks = await h2.store.bucket('acct-1--marks');
+      await eventually(async () => expect(await marks.head('waiting')).not.toBeNull());
+      process.kill(pid, 'SIGKILL');
+      const res = await waiting;
+      expect(res.status).toBe(503);
+      expect(res.body).toContain('Worker exceeded resource limits');
+      await eventually(async () => expect(h2.edge.runtime.restarts).toBeGreaterThan(before));
+      // A request sent right away waits for the replacement rather than failing.
+      expect((await edgeRequest(h2.edge.url, 'ok.example.com')).body).toBe('still serving');
+      expect(h2.edge.runtime.pid).not.toBe(pid);
+    } finally {
+      await h2.close();
+    }
+  });
+
+  it('starts the front process again when it dies; the edge keeps its port', async () => {
+    expect((await edgeRequest(h.edge.url, 'ok.example.com')).body).toBe('still serving');
+    const pid = h.edge.runtime.frontPid!;
     process.kill(pid, 'SIGKILL');
-    await eventually(async () => expect(h.edge.runtime.restarts).toBeGreaterThan(before));
+    await eventually(async () => expect(h.edge.runtime.frontPid).not.toBe(pid));
     await eventually(async () => expect((await edgeRequest(h.edge.url, 'ok.example.com')).body).toBe('still serving'));
-    expect(h.edge.runtime.pid).not.toBe(pid);
+    expect(h.edge.runtime.status().ok).toBe(true);
   });
 });

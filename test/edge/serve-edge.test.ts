@@ -1,7 +1,7 @@
 /**
  * `stratus serve` with the edge listener on: without a catalog wired every hostname gets the 1001 page; the
  * store service behind the bucket binding refuses requests without the per-process secret; bad edge flags
- * are clear errors.
+ * are clear errors; the subrequest and front flags reach the runtime.
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { startStoreService, type StoreService } from '../../src/runtime/store-se
 import { silentLogger } from '../../src/shared/logger.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { edgeRequest } from './request.js';
+import { MemoryCatalog } from './memory-catalog.js';
 
 describe('stratus serve --edge', () => {
   let server: TestServer;
@@ -37,6 +38,35 @@ describe('stratus serve --edge', () => {
     expect(() => loadConfig({ 'script-outbound': 'example.com' })).toThrow('--script-outbound must be a list of CIDRs');
     expect(() => loadConfig({ 'origin-port': '0' })).toThrow('--origin-port must be a whole number from 1 to 65535');
     expect(() => loadConfig({ edge: 'nope' })).toThrow('--edge must be HOST:PORT');
+    expect(loadConfig({})).toMatchObject({ scriptSubrequests: 50, scriptBucketSubrequests: 1000, edgeFront: true });
+    expect(loadConfig({ 'script-subrequests': '0', 'script-bucket-subrequests': '10000', 'edge-front': 'off' })).toMatchObject({ scriptSubrequests: 0, scriptBucketSubrequests: 10000, edgeFront: false });
+    expect(() => loadConfig({ 'script-subrequests': '-1' })).toThrow('--script-subrequests must be a whole number from 0 to 10000000');
+    expect(() => loadConfig({ 'edge-front': 'yes' })).toThrow('--edge-front must be on or off, got "yes"');
+  });
+});
+
+describe('stratus serve --edge with --script-subrequests and --edge-front off', () => {
+  let server: TestServer;
+  const catalog = new MemoryCatalog();
+
+  beforeAll(async () => {
+    server = await startTestServer({ flags: { edge: '127.0.0.1:0', 'script-subrequests': '1', 'edge-front': 'off' }, edgeCatalog: catalog });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('passes the limit to the runtime: the second fetch() of a request throws "Too many subrequests."', async () => {
+    catalog.deploy('two.example.com', `export default { async fetch() {
+      const out = [];
+      for (let i = 0; i < 2; i++) { try { await fetch('http://127.0.0.1:1/'); out.push('ok'); } catch (e) { out.push(e.message); } }
+      return Response.json(out);
+    } }`);
+    const res = await edgeRequest(server.running.edgeUrl!, 'two.example.com');
+    expect(res.status).toBe(200);
+    const out = JSON.parse(res.body) as string[];
+    expect(out[0]).not.toBe('Too many subrequests.'); // the first is counted, then refused by the network rules (loopback)
+    expect(out[1]).toBe('Too many subrequests.');
   });
 });
 

@@ -33,7 +33,8 @@ export async function spawnStratus(dataDir: string, flags: Record<string, string
   const all: Record<string, string> = {
     'data-dir': dataDir, http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', admin: '127.0.0.1:0', edge: 'off', 'dns-workers': '0',
     'auth-email': TEST_EMAIL, 'auth-key': TEST_KEY, 's3-access-key-id': TEST_S3_ACCESS_KEY_ID, 's3-secret-access-key': TEST_S3_SECRET,
-    'log-level': 'warn', ...flags,
+    // Limits on abuse off unless a test sets them: load and fault tests make thousands of requests from one address.
+    'log-level': 'warn', 'rate-limit': '0', 'auth-failure-limit': '0', ...flags,
   };
   const args = [CLI, 'serve', ...Object.entries(all).flatMap(([k, v]) => [`--${k}`, v])];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });

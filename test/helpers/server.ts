@@ -1,7 +1,9 @@
 /**
  * Starts a real Stratus (`startStratus` from src/main.ts) for integration tests: HTTP on 127.0.0.1 port 0,
  * DNS on port 0, a fresh temporary data folder (unless one is given, e.g. to test a restart) and known admin
- * credentials. Extra configuration is passed through as overrides of the loaded defaults.
+ * credentials. Extra configuration is passed through as overrides of the loaded defaults. The limits on abuse
+ * (request rate, failed-authentication throttle) are off unless `flags` set them: suites make thousands of
+ * requests, and failed authentications on purpose, from one address.
  *
  * Shape (stable; other test suites rely on it):
  * `startTestServer(opts?) -> { url, apiBase, email, key, dataDir, dnsPort?, sdk(), stop() }`.
@@ -69,7 +71,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const email = opts.email ?? TEST_EMAIL;
   const key = opts.key ?? TEST_KEY;
   // `data-dir` here too, so that what derives from it (the blobs folder) is inside the test's folder, not ./.stratus.
-  const base = loadConfig({ 'data-dir': dataDir, http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', admin: '127.0.0.1:0', edge: 'off', 's3-access-key-id': TEST_S3_ACCESS_KEY_ID, 's3-secret-access-key': TEST_S3_SECRET, ...opts.flags }, {});
+  const base = loadConfig({ 'data-dir': dataDir, http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', admin: '127.0.0.1:0', edge: 'off', 's3-access-key-id': TEST_S3_ACCESS_KEY_ID, 's3-secret-access-key': TEST_S3_SECRET, 'rate-limit': '0', 'auth-failure-limit': '0', ...opts.flags }, {});
   const { plan, ...rest } = opts.config ?? {};
   const config: Config = {
     ...base,

@@ -4,6 +4,7 @@
  * label, status, the ray id and the script's account; two accounts' scripts are logged under their own
  * accounts; no query string, header value or script secret reaches a log line. `/readyz` names the edge.
  */
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MemoryCatalog } from '../edge/memory-catalog.js';
@@ -57,10 +58,26 @@ describe('edge access log and metrics', () => {
     for (const secret of [SECRET_BINDING, QUERY_TOKEN, AUTH_HEADER, 'edge-header-token']) expect(text).not.toContain(secret);
   });
 
+  it("logs the front's own answers: a body over the limit (413) as route refused", async () => {
+    const edge = new URL(server.running.edgeUrl!);
+    // Refused from its Content-Length (over the default 100 MiB) before any body is sent.
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(edge.port), edge.hostname, () => socket.write('POST /upload HTTP/1.1\r\nhost: first.example.com\r\ncontent-length: 200000000\r\n\r\n'));
+      let got = '';
+      socket.on('data', (d: Buffer) => { got += d.toString('latin1'); if (got.includes('</html>')) { socket.destroy(); resolve(got); } });
+      socket.on('error', reject);
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    const ray = /\r\ncf-ray: ([^\r]+)\r\n/i.exec(text)![1];
+    await waitUntil(() => accessLines(capture.lines(), 'edge').some((l) => l.requestId === ray), 20_000, 'the refused request in the access log');
+    expect(accessLines(capture.lines(), 'edge').find((l) => l.requestId === ray)).toMatchObject({ method: 'POST', route: 'refused', status: 413, remote: '127.0.0.1' });
+  });
+
   it('counts edge requests in /metrics and names the edge runtime in /readyz', async () => {
     const metrics = await (await fetch(`${server.running.adminUrl}/metrics`)).text();
     expect(metrics).toMatch(/stratus_http_requests_total\{listener="edge",route="script:first",method="GET",status="200"\} [1-9]/);
     expect(metrics).toMatch(/stratus_http_requests_total\{listener="edge",route="unserved",method="GET",status="530"\} [1-9]/);
+    expect(metrics).toMatch(/stratus_http_requests_total\{listener="edge",route="refused",method="POST",status="413"\} [1-9]/);
     expect(metrics).not.toContain('acct-first');
     const ready = await fetch(`${server.running.adminUrl}/readyz`);
     const report = await ready.json() as { ready: boolean; checks: Record<string, { ok: boolean; detail?: string }> };

@@ -38,8 +38,8 @@ describe('account namespaces and the S3 store extensions', () => {
 
     // A's own view sees its object and upload; the root names them `<account>/shared`.
     expect(await a.objectParts('shared', 'k')).toEqual({ etag: stored!.etag, partSizes: null });
-    expect(await a.uploadOutcome('shared', 'mp', upload.uploadId)).toEqual({ state: 'active', ssecKeyMd5: null });
-    expect(await store.uploadOutcome(`${A}/shared`, 'mp', upload.uploadId)).toEqual({ state: 'active', ssecKeyMd5: null });
+    expect(await a.uploadOutcome('shared', 'mp', upload.uploadId)).toEqual({ state: 'active', ssecKeyMd5: null, checksumAlgorithm: null, checksumType: null });
+    expect(await store.uploadOutcome(`${A}/shared`, 'mp', upload.uploadId)).toEqual({ state: 'active', ssecKeyMd5: null, checksumAlgorithm: null, checksumType: null });
     expect(await store.objectParts(`${B}/shared`, 'k')).toBeNull();
     const done = await a.bucket('shared').resumeMultipartUpload('mp', upload.uploadId).completeIf!([part], new Headers({ 'if-none-match': '*' }));
     expect(await a.objectParts('shared', 'mp')).toEqual({ etag: done!.etag, partSizes: [9] });

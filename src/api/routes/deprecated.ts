@@ -68,7 +68,7 @@ export function deprecatedRoutes(deps: ApiDeps): Hono<ApiEnv> {
     if (!SCHEDULE.some((e) => e.id === id)) throw new AppError(7003, `Could not route to ${c.req.path}, perhaps your object identifier is invalid?`, 404);
     return ok(c, entryView(entry(id), c.get('apiDate')));
   });
-  const auth = authMiddleware(deps.db, deps.clock);
+  const auth = authMiddleware(deps.db, deps.clock, deps.limits);
   for (const e of SCHEDULE.filter((x) => !x.served)) {
     for (const route of e.routes) {
       for (const path of honoPaths(route.path)) {

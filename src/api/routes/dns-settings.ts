@@ -34,7 +34,7 @@ export function requireAccount(c: Context<ApiEnv>): string {
 export function dnsSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const store = new SettingsStore(deps.db, deps.changeFeed);
-  const auth = authMiddleware(deps.db, deps.clock);
+  const auth = authMiddleware(deps.db, deps.clock, deps.limits);
   const full = (s: ZoneSettingsState) => readZoneDnsSettings(s.dns, s.nameServers);
 
   app.get('/zones/:zone_id/dns_settings', auth, async (c) => {

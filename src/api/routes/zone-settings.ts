@@ -1,6 +1,7 @@
 /**
  * `GET/PATCH /zones/:zone_id/settings/:name` and `GET/PATCH /zones/:zone_id/settings` (bulk,
- * `{items:[{id, value}]}`) for the settings of `settings/zone-settings.ts`; `POST .../settings/privacy_pass`
+ * `{items:[{id, value}]}`) for the settings of `settings/zone-setting-catalogue.ts` (the bulk GET lists the
+ * rows production lists; the others are served by name); `POST .../settings/privacy_pass`
  * as the contract lists it. Each setting answers `{id, value, editable, modified_on}`.
  *
  * By api date: deprecated settings keep working (with Deprecation headers, see the middleware); a removed one
@@ -23,7 +24,7 @@ import { SettingsStore, zoneSettingsState, type ZoneSettingsState } from '../../
 import { readZoneDnsSettings } from '../../settings/dns-settings.js';
 import { cnameFlatteningValue, flattenAllFromLegacy } from '../../settings/legacy.js';
 import {
-  CNAME_FLATTENING, CNAME_FLATTENING_SCHEDULE_ID, ZONE_SETTINGS, ZONE_SETTING_IDS, applySetting, storedSetting, unknownSetting,
+  CNAME_FLATTENING, CNAME_FLATTENING_SCHEDULE_ID, LISTED_SETTING_IDS, ZONE_SETTINGS, ZONE_SETTING_IDS, applySetting, storedSettingView, unknownSetting,
 } from '../../settings/zone-settings.js';
 import { isObject, type Json } from '../../settings/shape.js';
 
@@ -38,14 +39,20 @@ function removed(id: string, apiDate: string): boolean {
   return s !== undefined && phaseAt(s, apiDate) === 'removed';
 }
 
-/** The API view of one setting. */
-function view(state: ZoneSettingsState, id: string): Json {
+/** The API view of one setting at time `nowMs`. */
+function view(state: ZoneSettingsState, id: string, nowMs: number): Json {
   if (id === CNAME_FLATTENING) {
     const dns = readZoneDnsSettings(state.dns, state.nameServers);
     return { id, value: cnameFlatteningValue(dns.flatten_all_cnames === true), editable: true, modified_on: null };
   }
-  const s = storedSetting(state.zone, id);
-  return { id, value: s.value, editable: true, modified_on: s.modified_on };
+  return storedSettingView(state.zone, id, nowMs);
+}
+
+/** The value a body or bulk item carries (`enabled` for ssl_recommender, `value` otherwise), or undefined. */
+function sentValue(id: string, body: Json): { value: unknown } | undefined {
+  const field = ZONE_SETTINGS[id]?.field ?? 'value';
+  if (field in body) return { value: body[field] };
+  return 'value' in body ? { value: body.value } : undefined;
 }
 
 /** The change one `{id, value}` makes (applied on top of `state`, which it updates in place). */
@@ -61,7 +68,7 @@ function applyItem(state: ZoneSettingsState, id: string, value: unknown, now: st
 export function zoneSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const store = new SettingsStore(deps.db, deps.changeFeed);
-  const auth = authMiddleware(deps.db, deps.clock);
+  const auth = authMiddleware(deps.db, deps.clock, deps.limits);
 
   const known = (c: Context<ApiEnv>, id: string): void => {
     if (!ZONE_SETTING_IDS.includes(id)) throw unknownSetting(id);
@@ -87,7 +94,8 @@ export function zoneSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
 
   app.get('/zones/:zone_id/settings', auth, async (c) => {
     const state = zoneSettingsState(await requireZone(c, c.req.param('zone_id')));
-    return ok(c, ZONE_SETTING_IDS.filter((id) => !removed(id, c.get('apiDate'))).map((id) => view(state, id)));
+    const now = deps.clock.now().getTime();
+    return ok(c, LISTED_SETTING_IDS.filter((id) => !removed(id, c.get('apiDate'))).map((id) => view(state, id, now)));
   });
 
   app.patch('/zones/:zone_id/settings', auth, async (c) => {
@@ -96,29 +104,32 @@ export function zoneSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
       throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, 'Send {"items": [{"id": "<setting>", "value": <value>}, ...]} with at least one item');
     }
     const items = body.items.map((raw: unknown, i: number) => {
-      if (!isObject(raw) || typeof raw.id !== 'string' || !('value' in raw)) {
+      const sent = isObject(raw) && typeof raw.id === 'string' ? sentValue(raw.id, raw) : undefined;
+      if (!isObject(raw) || typeof raw.id !== 'string' || !sent) {
         throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, `items[${i}] must be an object {"id": "<setting>", "value": <value>}`);
       }
       known(c, raw.id);
-      return { id: raw.id, value: raw.value };
+      return { id: raw.id, value: sent.value };
     });
     const state = await write(c, items);
-    return ok(c, [...new Set(items.map((i) => i.id))].map((id) => view(state, id)));
+    const now = deps.clock.now().getTime();
+    return ok(c, [...new Set(items.map((i) => i.id))].map((id) => view(state, id, now)));
   });
 
   app.get('/zones/:zone_id/settings/:name', auth, async (c) => {
     const id = c.req.param('name');
     known(c, id);
     const state = zoneSettingsState(await requireZone(c, c.req.param('zone_id')));
-    return ok(c, view(state, id));
+    return ok(c, view(state, id, deps.clock.now().getTime()));
   });
 
   const patchOne = async (c: Context<ApiEnv>, id: string): Promise<Response> => {
     known(c, id);
-    const body = await readJsonObject(c);
-    if (!('value' in body)) throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, `Invalid value for zone setting ${id}: send {"value": <value>}`);
-    const state = await write(c, [{ id, value: body.value }]);
-    return ok(c, view(state, id));
+    const sent = sentValue(id, await readJsonObject(c));
+    const field = ZONE_SETTINGS[id]?.field ?? 'value';
+    if (!sent) throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, `Invalid value for zone setting ${id}: send {"${field}": <value>}`);
+    const state = await write(c, [{ id, value: sent.value }]);
+    return ok(c, view(state, id, deps.clock.now().getTime()));
   };
   app.patch('/zones/:zone_id/settings/:name', auth, (c) => patchOne(c, c.req.param('name')));
   app.post('/zones/:zone_id/settings/privacy_pass', auth, (c) => patchOne(c, 'privacy_pass'));

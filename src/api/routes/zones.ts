@@ -1,5 +1,5 @@
 /**
- * `POST /zones`, `GET /zones`, `GET /zones/:zone_id`, `DELETE /zones/:zone_id`. `GET /zones?name=` matches the
+ * `POST /zones`, `GET /zones`, `GET /zones/:zone_id`, `PATCH /zones/:zone_id`, `DELETE /zones/:zone_id`. `GET /zones?name=` matches the
  * whole zone name only (certbot asks for `www.example.com` first and must get `[]`).
  */
 import { Hono } from 'hono';
@@ -10,11 +10,15 @@ import { ok, okPage } from '../respond.js';
 import { zoneView } from '../zone-view.js';
 import { requireZone } from '../zone-access.js';
 import { authorizeAccount, zoneListScope } from '../token-access.js';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { ApiDeps } from '../deps.js';
+import { isoTimestamp } from '../../shared/clock.js';
+import { SettingsStore } from '../../settings/settings-store.js';
+import { applyZoneAttributes, parseZoneEdit } from '../../zones/zone-edit.js';
 
 /** Routes of zones. */
-export function zoneRoutes(db: Kysely<Database>): Hono<ApiEnv> {
+export function zoneRoutes(deps: ApiDeps): Hono<ApiEnv> {
+  const { db } = deps;
+  const settings = new SettingsStore(db, deps.changeFeed);
   const app = new Hono<ApiEnv>();
   app.post('/zones', async (c) => {
     const body = await readJsonObject(c);
@@ -25,7 +29,7 @@ export function zoneRoutes(db: Kysely<Database>): Hono<ApiEnv> {
       accountId: typeof account === 'object' && account !== null ? account.id : undefined,
       type: body.type,
     });
-    return ok(c, zoneView(zone, c.get('user').email));
+    return ok(c, zoneView(zone, c.get('user').email, deps.clock.now().getTime()));
   });
   app.get('/zones', async (c) => {
     const q = (k: string) => c.req.query(k);
@@ -42,11 +46,25 @@ export function zoneRoutes(db: Kysely<Database>): Hono<ApiEnv> {
       order: parseChoice('order', q('order'), ['name', 'status', 'account.id', 'account.name'] as const, 'name'),
       direction: parseChoice('direction', q('direction'), ['asc', 'desc'] as const, 'asc'),
     });
-    return okPage(c, zones.map((z) => zoneView(z, c.get('user').email)), page, perPage, total);
+    return okPage(c, zones.map((z) => zoneView(z, c.get('user').email, deps.clock.now().getTime())), page, perPage, total);
   });
   app.get('/zones/:zone_id', async (c) => {
     const zone = await requireZone(c, c.req.param('zone_id'));
-    return ok(c, zoneView(zone, c.get('user').email));
+    return ok(c, zoneView(zone, c.get('user').email, deps.clock.now().getTime()));
+  });
+  // Edit (zone-edit.ts): paused and vanity name servers are zone attributes stored with the settings, so the
+  // change reaches the DNS servers like a settings change (new serial, change feed, change log).
+  app.patch('/zones/:zone_id', async (c) => {
+    const zone = await requireZone(c, c.req.param('zone_id'));
+    const edit = parseZoneEdit(await readJsonObject(c));
+    const now = isoTimestamp(deps.clock.now());
+    await settings.updateZone(zone.id, (state) => ({
+      ...(edit.paused !== undefined || edit.vanity_name_servers !== undefined ? { zone: applyZoneAttributes(state.zone, edit) } : {}),
+      ...(edit.type !== undefined ? { type: edit.type } : {}),
+      modifiedOn: now,
+    }));
+    const updated = await requireZone(c, zone.id);
+    return ok(c, zoneView(updated, c.get('user').email, deps.clock.now().getTime()));
   });
   app.delete('/zones/:zone_id', async (c) => {
     const zone = await requireZone(c, c.req.param('zone_id'));

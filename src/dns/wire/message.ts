@@ -137,8 +137,8 @@ export interface OutgoingMessage {
   answers: readonly WireRecord[];
   authorities: readonly WireRecord[];
   additionals: readonly WireRecord[];
-  /** Adds an OPT record advertising this UDP size. */
-  edns?: { udpSize: number } | undefined;
+  /** Adds an OPT record advertising this UDP size (and echoing the DO bit, RFC 3225 §3). */
+  edns?: { udpSize: number; dnssecOk?: boolean } | undefined;
 }
 
 function writeRecord(w: Writer, rec: WireRecord): void {
@@ -187,7 +187,7 @@ export function encodeMessage(w: Writer, m: OutgoingMessage, sections = true): v
     w.u8(0);
     w.u16(TYPE.OPT);
     w.u16(m.edns.udpSize);
-    w.u32(((m.rcode >> 4) & 0xff) << 24);
+    w.u32((((m.rcode >> 4) & 0xff) << 24 | (m.edns.dnssecOk ? 0x8000 : 0)) >>> 0);
     w.u16(0);
   }
 }

@@ -46,6 +46,9 @@ async function runScript(request, env, target, ray, forwarded) {
   if (!binding) return handOff(request, env, target, ray, forwarded);
   try {
     const res = await withTimeout(env[binding].fetch(new Request(request, { headers: forwarded })), CONFIG.wallMs);
+    // The version's entry stamps the ray on a response it may change (limits-shim.ts); copying a response costs
+    // more than the rest of this worker's work together, so only one with immutable headers is copied.
+    if (res.headers.get('cf-ray') === ray) return res;
     const out = new Response(res.body, res);
     out.headers.set('cf-ray', ray);
     return out;
@@ -67,7 +70,12 @@ async function handOff(request, env, target, ray, forwarded) {
   forwarded.set('x-stratus-target', JSON.stringify(target));
   forwarded.set('x-stratus-url', request.url);
   forwarded.set('x-stratus-ray', ray);
-  return fetch('http://127.0.0.1:' + port + url.pathname + url.search, { method: request.method, headers: forwarded, body: request.body, redirect: 'manual' });
+  try {
+    return await fetch('http://127.0.0.1:' + port + url.pathname + url.search, { method: request.method, headers: forwarded, body: request.body, redirect: 'manual' });
+  } catch (err) {
+    // The generation serving the version went away with the request in flight (killed over a limit, or crashed).
+    return page(503, 1102, 'Worker exceeded resource limits', 'The script runtime serving this request exceeded its resource limits and was restarted.', ray);
+  }
 }
 
 async function toBucket(request, env, target, ray, forwarded) {
@@ -96,6 +104,7 @@ async function internal(request, env) {
     const url = request.headers.get('x-stratus-url');
     const headers = new Headers(request.headers);
     for (const h of [INTERNAL, 'x-stratus-op', 'x-stratus-target', 'x-stratus-url', 'x-stratus-ray']) headers.delete(h);
+    headers.set('host', new URL(url).host); // the hand-off's own fetch named the internal socket
     const inner = new Request(url, { method: request.method, headers, body: request.body, redirect: 'manual' });
     if (!CONFIG.versions[target.versionId]) return page(500, 1101, 'Worker threw exception', 'The script failed to load.', ray);
     return runScript(inner, env, target, ray, headers);
@@ -104,6 +113,10 @@ async function internal(request, env) {
 }
 
 // Access records of finished requests, sent to Node's control service in batches (its access log and metrics).
+function pathOf(url) {
+  const u = new URL(url);
+  return u.pathname + u.search;
+}
 const reports = [];
 let reportingSince = 0;
 function report(ctx, env, record) {
@@ -166,7 +179,7 @@ export default {
     // What the request turned out to be: route label (script:NAME, origin, unserved) and the script's account.
     const seen = { route: 'unmatched' };
     const record = (status, res) => report(ctx, env, {
-      method: request.method, route: seen.route, status, ms: Date.now() - started, accountId: seen.accountId, requestId: ray,
+      method: request.method, path: pathOf(request.url), route: seen.route, status, ms: Date.now() - started, accountId: seen.accountId, requestId: ray,
       bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut: res ? Number(res.headers.get('content-length')) || 0 : 0,
       remote: clientAddress(request.cf && request.cf.clientIp),
     });

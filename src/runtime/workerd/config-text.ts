@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ScriptBundle, ScriptModule } from '../../edge/types.js';
+import { LIMITS_ENTRY_MODULE, LIMITS_SETUP_MODULE, limitModules, limitsApply, type SubrequestLimits } from './limits-shim.js';
 
 /** Addresses and secrets shared by every generation of one runtime. */
 export interface GenerationServices {
@@ -21,6 +22,10 @@ export interface GenerationServices {
   secret: string;
   /** Outbound network of tenant scripts: CIDRs (or workerd's names such as "public") allowed and denied. */
   scriptNetwork: { allow: string[]; deny: string[] };
+  /** Generations accept from the front process, whose `request.cf` header they read; false: from clients. */
+  behindFront?: boolean;
+  /** Subrequest limits per request (`limits-shim.ts`); none when absent. */
+  subrequests?: SubrequestLimits;
 }
 
 /** One generation: the supervisor and the script versions it serves. */
@@ -98,7 +103,18 @@ function versionService(bundle: ScriptBundle, files: FileWriter, services: Gener
       }
     }
   });
-  const flags = bundle.compatibilityFlags.map(capnpString).join(', ');
+  let compatibilityFlags = bundle.compatibilityFlags;
+  const mainType = bundle.modules.find((m) => m.name === bundle.mainModule)?.type;
+  if (limitsApply(mainType)) {
+    const buckets = bundle.bindings.filter((b) => b.type === 'r2_bucket').map((b) => b.name);
+    const shim = limitModules(bundle.mainModule, buckets, services.subrequests ?? { fetch: 0, bucket: 0 }, compatibilityFlags);
+    modules.unshift(
+      `(name = ${capnpString(LIMITS_ENTRY_MODULE)}, esModule = ${files.embed(shim.entry)})`,
+      `(name = ${capnpString(LIMITS_SETUP_MODULE)}, esModule = ${files.embed(shim.setup)})`,
+    );
+    compatibilityFlags = shim.flags;
+  }
+  const flags = compatibilityFlags.map(capnpString).join(', ');
   return `(name = ${capnpString(`s:${bundle.versionId}`)}, worker = (modules = [${modules.join(', ')}], ` +
     `compatibilityDate = ${capnpString(bundle.compatibilityDate)}, compatibilityFlags = [${flags}], ` +
     `bindings = [${bindings.join(', ')}], globalOutbound = "script-network"))`;
@@ -125,7 +141,7 @@ const config :Workerd.Config = (
     (name = "script-network", network = (allow = [${allow.map(capnpString).join(', ')}], deny = [${deny.map(capnpString).join(', ')}]))${[...tenants, ...extra].map((t) => `,\n    ${t}`).join('')}
   ],
   sockets = [
-    (name = "edge", http = (), service = "supervisor"),
+    (name = "edge", http = (${spec.services.behindFront ? 'cfBlobHeader = "x-stratus-cf"' : ''}), service = "supervisor"),
     (name = "internal", address = "127.0.0.1:0", http = (), service = "supervisor"),
   ],
 );

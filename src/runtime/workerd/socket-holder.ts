@@ -26,12 +26,21 @@ const { workerData, parentPort } = require('node:worker_threads');
 const state = new Int32Array(workerData.shared);
 let result;
 try {
-  const { TCP, constants } = process.binding('tcp_wrap');
-  const handle = new TCP(constants.SERVER);
+  let handle;
+  let err;
   const port = [];
-  let err = workerData.ipv6 ? handle.bind6(workerData.host, workerData.port, 0) : handle.bind(workerData.host, workerData.port);
-  if (!err) err = handle.listen(511);
-  if (!err) { const out = {}; err = handle.getsockname(out); port.push(out.port); }
+  if (workerData.path) {
+    const { Pipe, constants } = process.binding('pipe_wrap');
+    handle = new Pipe(constants.SERVER);
+    err = handle.bind(workerData.path);
+    if (!err) err = handle.listen(511);
+  } else {
+    const { TCP, constants } = process.binding('tcp_wrap');
+    handle = new TCP(constants.SERVER);
+    err = workerData.ipv6 ? handle.bind6(workerData.host, workerData.port, 0) : handle.bind(workerData.host, workerData.port);
+    if (!err) err = handle.listen(511);
+    if (!err) { const out = {}; err = handle.getsockname(out); port.push(out.port); }
+  }
   state[1] = err ? err : handle.fd;
   state[2] = port[0] || 0;
   result = err ? 2 : 1;
@@ -42,11 +51,15 @@ parentPort.postMessage(result);
 Atomics.wait(state, 0, result);
 `;
 
-/** Binds and listens on `host:port` (0 picks a free port); rejects with EADDRINUSE-style errors. */
+/**
+ * Binds and listens on `host:port` (0 picks a free port), or on the Unix socket `unix:<path>` given as host
+ * (port 0); rejects with EADDRINUSE-style errors.
+ */
 export async function holdListeningSocket(host: string, port: number): Promise<HeldSocket> {
   const shared = new SharedArrayBuffer(12);
   const state = new Int32Array(shared);
-  const worker = new Worker(HOLDER_SOURCE, { eval: true, workerData: { shared, host, port, ipv6: net.isIPv6(host) } });
+  const unixPath = host.startsWith('unix:') ? host.slice('unix:'.length) : undefined;
+  const worker = new Worker(HOLDER_SOURCE, { eval: true, workerData: { shared, host, port, ipv6: net.isIPv6(host), path: unixPath } });
   const outcome = await new Promise<string>((resolve) => {
     const timer = setTimeout(() => resolve('timed-out'), 10_000);
     worker.once('message', () => { clearTimeout(timer); resolve('ok'); });

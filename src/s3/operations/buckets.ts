@@ -2,9 +2,8 @@
 import { requireBucket, type S3Request } from '../context.js';
 import { S3Error, s3Error } from '../errors.js';
 import { xmlDocument } from '../xml.js';
+import { ownerOf } from '../expected-owner.js';
 
-/** Owner reported in listings (one account per Stratus instance). */
-export const OWNER = { ID: 'stratus', DisplayName: 'stratus' };
 
 /** Bucket names S3 clients can create: 3–63 lowercase letters, digits and hyphens, starting and ending with a letter or digit. */
 export function isValidBucketName(name: string): boolean {
@@ -36,7 +35,7 @@ export async function listBuckets(r: S3Request): Promise<Response> {
   const page = max === undefined ? all : all.slice(0, max);
   const truncated = page.length < all.length;
   return xml(xmlDocument('ListAllMyBucketsResult', {
-    Owner: OWNER,
+    Owner: ownerOf(r),
     Buckets: { Bucket: page.map((b) => ({ Name: b.name, CreationDate: b.created.toISOString() })) },
     ...(truncated ? { ContinuationToken: Buffer.from(page.at(-1)!.name, 'utf8').toString('base64url') } : {}),
     ...(q.has('prefix') ? { Prefix: prefix } : {}),

@@ -7,7 +7,7 @@ import { existingBucket, type S3Request } from '../context.js';
 import { S3Error, toS3Error } from '../errors.js';
 import { s3StorageClass } from '../headers.js';
 import { xmlDocument, type XmlNode } from '../xml.js';
-import { OWNER } from './buckets.js';
+import { ownerOf } from '../expected-owner.js';
 
 /** Largest page S3 returns. */
 const MAX_KEYS = 1000;
@@ -56,13 +56,13 @@ function encoder(query: URLSearchParams): (s: string) => string {
   return (s) => encodeURIComponent(s).replace(/%2F/g, '/');
 }
 
-function contents(objects: StoreObject[], enc: (s: string) => string, owner: boolean): XmlNode[] {
+function contents(objects: StoreObject[], enc: (s: string) => string, owner: { ID: string; DisplayName: string } | undefined): XmlNode[] {
   return objects.map((o) => ({
     Key: enc(o.key),
     LastModified: o.uploaded.toISOString(),
     ETag: o.httpEtag,
     Size: o.size,
-    ...(owner ? { Owner: OWNER } : {}),
+    ...(owner ? { Owner: owner } : {}),
     StorageClass: s3StorageClass(o.storageClass),
   }));
 }
@@ -88,7 +88,7 @@ export async function listObjectsV2(r: S3Request): Promise<Response> {
     ...(p.cursor ? { NextContinuationToken: p.cursor } : {}),
     KeyCount: p.objects.length + p.prefixes.length,
     ...pageFields(q, enc, limit, delimiter, p.truncated),
-    Contents: contents(p.objects, enc, q.get('fetch-owner') === 'true'),
+    Contents: contents(p.objects, enc, q.get('fetch-owner') === 'true' ? ownerOf(r) : undefined),
     CommonPrefixes: p.prefixes.map((Prefix) => ({ Prefix: enc(Prefix) })),
   }, true));
 }
@@ -137,7 +137,7 @@ export async function listObjectsV1(r: S3Request): Promise<Response> {
     Marker: enc(marker),
     ...(next !== undefined ? { NextMarker: enc(next) } : {}),
     ...pageFields(r.query, enc, limit, delimiter, p.truncated),
-    Contents: contents(p.objects, enc, true),
+    Contents: contents(p.objects, enc, ownerOf(r)),
     CommonPrefixes: p.prefixes.map((Prefix) => ({ Prefix: enc(Prefix) })),
   }, true));
 }
@@ -159,7 +159,7 @@ export async function listObjectVersions(r: S3Request): Promise<Response> {
       LastModified: o.uploaded.toISOString(),
       ETag: o.httpEtag,
       Size: o.size,
-      Owner: OWNER,
+      Owner: ownerOf(r),
       StorageClass: s3StorageClass(o.storageClass),
     })),
     CommonPrefixes: p.prefixes.map((Prefix) => ({ Prefix: enc(Prefix) })),

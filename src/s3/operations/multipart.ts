@@ -2,6 +2,7 @@
  * Multipart uploads: CreateMultipartUpload, UploadPart, CompleteMultipartUpload, AbortMultipartUpload and
  * ListMultipartUploads, on the binding's multipart API (so uploads are shared with edge scripts).
  */
+import { withKnownLength } from '../../store/index.js';
 import type { StoreObject, StoreGetOptions, StoreMultipartOptions, StoreObjectBody, StoreUploadedPart } from '../../store/index.js';
 import { existingBucket, keyOf, type S3Request } from '../context.js';
 import { S3Error, s3Error, toS3Error } from '../errors.js';
@@ -9,9 +10,14 @@ import { verifiedBody } from '../body.js';
 import { customMetadataFrom, httpMetadataFrom, preconditionsFrom, keyMd5Hex, s3StorageClass, ssecKeyFrom, ssecResponseHeaders, storageClassFrom } from '../headers.js';
 import { childrenNamed, childText, parseXml, xmlDocument, XmlSyntaxError } from '../xml.js';
 import { readSmallBody } from './small-body.js';
-import { OWNER } from './buckets.js';
+import { ownerOf } from '../expected-owner.js';
 import { copySource } from './objects.js';
 import { evaluateReadPreconditions } from '../preconditions.js';
+import { runningChecksum } from '../checksum.js';
+import { checksumElements } from '../checksum-headers.js';
+import {
+  checkCompletion, expectObjectChecksum, hexOf, requireListedChecksums, listedPartChecksums, objectChecksumOf, storedUploadChecksum, uploadChecksumFrom, type UploadChecksum,
+} from '../multipart-checksum.js';
 
 const xml = (body: string, headers: Record<string, string> = {}): Response =>
   new Response(body, { status: 200, headers: { 'content-type': 'application/xml', ...headers } });
@@ -25,8 +31,21 @@ export async function createMultipartUpload(r: S3Request): Promise<Response> {
   if (cls) opts.storageClass = cls;
   const key = ssecKeyFrom(h);
   if (key) opts.ssecKey = key;
+  const sum = uploadChecksumFrom(h);
+  if (sum) {
+    opts.checksumAlgorithm = sum.algorithm;
+    opts.checksumType = sum.type;
+  }
   const upload = await bucket.createMultipartUpload(keyOf(r), opts).catch((err: unknown) => { throw toS3Error(err); });
-  return xml(xmlDocument('InitiateMultipartUploadResult', { Bucket: r.bucket!, Key: keyOf(r), UploadId: upload.uploadId }, true), ssecResponseHeaders(key && keyMd5Hex(key)));
+  const headers = { ...ssecResponseHeaders(key && keyMd5Hex(key)), ...(sum ? { 'x-amz-checksum-algorithm': sum.algorithm.toUpperCase(), 'x-amz-checksum-type': sum.type } : {}) };
+  return xml(xmlDocument('InitiateMultipartUploadResult', { Bucket: r.bucket!, Key: keyOf(r), UploadId: upload.uploadId }, true), headers);
+}
+
+/** The checksum settings of the request's upload when it is active (undefined otherwise: the store then refuses it). */
+async function uploadSetting(r: S3Request): Promise<UploadChecksum | undefined> {
+  // A read only (every part asks): the part's own write refuses an expired upload.
+  const status = await r.deps.store.uploadOutcome(r.bucket!, keyOf(r), r.query.get('uploadId')!, { expire: false });
+  return status.state === 'active' ? storedUploadChecksum(status) : undefined;
 }
 
 function partNumberOf(query: URLSearchParams): number {
@@ -40,11 +59,17 @@ function partNumberOf(query: URLSearchParams): number {
 export async function uploadPart(r: S3Request): Promise<Response> {
   const bucket = await existingBucket(r);
   const partNumber = partNumberOf(r.query);
-  const body = verifiedBody(r.req, r.auth);
+  // A part of an upload created with a checksum algorithm carries that checksum: verified, or computed here.
+  const setting = await uploadSetting(r);
+  const body = verifiedBody(r.req, r.auth, { compute: setting?.algorithm });
   const key = ssecKeyFrom(r.headers);
+  const extraChecksums = (): Record<string, string> | undefined => {
+    const sum = body.checksum();
+    return sum ? { [sum.algorithm]: hexOf(sum.value) } : undefined;
+  };
   let part: StoreUploadedPart;
   try {
-    part = await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!).uploadPart(partNumber, body.stream, key ? { ssecKey: key } : {});
+    part = await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!).uploadPart(partNumber, body.stream, { ...(key ? { ssecKey: key } : {}), extraChecksums });
   } catch (err) {
     throw body.failure() ?? toS3Error(err);
   }
@@ -68,7 +93,8 @@ function completedParts(text: string): StoreUploadedPart[] {
       const n = childText(p, 'PartNumber')?.trim();
       const etag = childText(p, 'ETag')?.trim();
       if (!n || !/^\d+$/.test(n) || etag === undefined) throw new XmlSyntaxError('Part without PartNumber or ETag');
-      return { partNumber: Number(n), etag: etag.replace(/^"(.*)"$/, '$1') };
+      const checksums = listedPartChecksums((name) => childText(p, name));
+      return { partNumber: Number(n), etag: etag.replace(/^"(.*)"$/, '$1'), ...(checksums ? { checksums } : {}) };
     });
   } catch (err) {
     if (err instanceof XmlSyntaxError) throw s3Error('MalformedXML', 400);
@@ -113,7 +139,8 @@ function completionConditions(h: Headers): Headers | undefined {
 export async function completeMultipartUpload(r: S3Request): Promise<Response> {
   const bucket = await existingBucket(r);
   const uploadId = r.query.get('uploadId')!;
-  const parts = completedParts(await readSmallBody(r));
+  // Checksum headers of a completion name the object's checksum, not the document's.
+  const parts = completedParts(await readSmallBody(r, { ignoreHeaders: true }));
   const onlyIf = completionConditions(r.headers);
   const status = await r.deps.store.uploadOutcome(r.bucket!, keyOf(r), uploadId);
   if (status.state === 'completed' && status.object) return completed(r, status.object);
@@ -123,8 +150,21 @@ export async function completeMultipartUpload(r: S3Request): Promise<Response> {
   if (key && keyMd5Hex(key) !== status.ssecKeyMd5) {
     throw new S3Error('InvalidArgument', status.ssecKeyMd5 ? 'The SSE-C key does not match the key the upload was created with.' : 'The upload was created without SSE-C; the request must not carry a key.', 400);
   }
+  const setting = storedUploadChecksum(status);
+  const expected = checkCompletion(setting, r.headers, parts);
+  let refusal: S3Error | undefined;
+  const objectChecksums = (_: unknown, used: Parameters<typeof objectChecksumOf>[1]): Record<string, string> => {
+    const made = objectChecksumOf(setting, used);
+    try {
+      if (setting && expected !== undefined) expectObjectChecksum(setting, expected, made);
+      requireListedChecksums(setting, parts);
+    } catch (err) {
+      throw (refusal = err as S3Error);
+    }
+    return made;
+  };
   const handle = bucket.resumeMultipartUpload(keyOf(r), uploadId);
-  const obj = await (onlyIf ? handle.completeIf!(parts, onlyIf) : handle.complete(parts)).catch((err: unknown) => { throw toS3Error(err); });
+  const obj = await handle.completeIf!(parts, onlyIf, { objectChecksums }).catch((err: unknown) => { throw refusal ?? toS3Error(err); });
   if (!obj) {
     // As for PutObject: If-Match on a key without an object is NoSuchKey.
     if (onlyIf!.has('if-match') && !(await bucket.head(keyOf(r)).catch(() => 'unknown'))) throw s3Error('NoSuchKey', 404, { Key: keyOf(r) });
@@ -135,7 +175,10 @@ export async function completeMultipartUpload(r: S3Request): Promise<Response> {
 
 function completed(r: S3Request, obj: StoreObject): Response {
   const location = `${r.url.origin}/${encodeURIComponent(r.bucket!)}/${keyOf(r).split('/').map(encodeURIComponent).join('/')}`;
-  return xml(xmlDocument('CompleteMultipartUploadResult', { Location: location, Bucket: r.bucket!, Key: keyOf(r), ETag: obj.httpEtag }, true), ssecResponseHeaders(obj.ssecKeyMd5));
+  return xml(
+    xmlDocument('CompleteMultipartUploadResult', { Location: location, Bucket: r.bucket!, Key: keyOf(r), ETag: obj.httpEtag, ...checksumElements(obj) }, true),
+    ssecResponseHeaders(obj.ssecKeyMd5),
+  );
 }
 
 /** DELETE /bucket/key?uploadId=U (NoSuchUpload unless the upload is in progress). */
@@ -179,7 +222,7 @@ export async function listMultipartUploads(r: S3Request): Promise<Response> {
     MaxUploads: max,
     IsTruncated: truncated,
     Upload: uploads.map((u) => ({
-      Key: u.key, UploadId: u.uploadId, Initiator: OWNER, Owner: OWNER, StorageClass: s3StorageClass(u.storageClass), Initiated: u.initiated.toISOString(),
+      Key: u.key, UploadId: u.uploadId, Initiator: ownerOf(r), Owner: ownerOf(r), StorageClass: s3StorageClass(u.storageClass), Initiated: u.initiated.toISOString(),
     })),
   }, true));
 }
@@ -204,14 +247,18 @@ export async function listParts(r: S3Request): Promise<Response> {
     Bucket: r.bucket!,
     Key: keyOf(r),
     UploadId: uploadId,
-    Initiator: OWNER,
-    Owner: OWNER,
+    Initiator: ownerOf(r),
+    Owner: ownerOf(r),
     StorageClass: s3StorageClass(found.storageClass),
     PartNumberMarker: marker,
     ...(truncated ? { NextPartNumberMarker: parts.at(-1)!.partNumber } : {}),
     MaxParts: max,
     IsTruncated: truncated,
-    Part: parts.map((p) => ({ PartNumber: p.partNumber, LastModified: found.initiated.toISOString(), ETag: `"${p.etag}"`, Size: p.size })),
+    ...(found.checksumAlgorithm ? { ChecksumAlgorithm: found.checksumAlgorithm.toUpperCase(), ChecksumType: found.checksumType ?? 'COMPOSITE' } : {}),
+    Part: parts.map((p) => ({
+      PartNumber: p.partNumber, LastModified: found.initiated.toISOString(), ETag: `"${p.etag}"`, Size: p.size,
+      ...Object.fromEntries(Object.entries(p.checksums ?? {}).map(([alg, hex]) => [`Checksum${alg.toUpperCase()}`, Buffer.from(hex, 'hex').toString('base64')])),
+    })),
   }, true));
 }
 
@@ -246,8 +293,18 @@ export async function uploadPartCopy(r: S3Request): Promise<Response> {
     throw s3Error('PreconditionFailed', 412);
   }
   const key = ssecKeyFrom(h);
+  // The upload's checksum of the copied bytes, computed as they pass.
+  const setting = await uploadSetting(r);
+  const sum = setting && runningChecksum(setting.algorithm);
+  const bytes = sum
+    ? withKnownLength(obj.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ transform(chunk, c) { sum.update(chunk); c.enqueue(chunk); } })), obj.range?.length ?? obj.size)
+    : obj.body;
+  let copied: Record<string, string> | undefined;
+  const extraChecksums = (): Record<string, string> | undefined => (sum && setting ? (copied ??= { [setting.algorithm]: hexOf(sum.base64()) }) : undefined);
   const part = await bucket.resumeMultipartUpload(keyOf(r), r.query.get('uploadId')!)
-    .uploadPart(partNumber, obj.body, key ? { ssecKey: key } : {})
+    .uploadPart(partNumber, bytes, { ...(key ? { ssecKey: key } : {}), extraChecksums })
     .catch((err: unknown) => { throw toS3Error(err); });
-  return xml(xmlDocument('CopyPartResult', { LastModified: new Date().toISOString(), ETag: `"${part.etag}"` }, true), ssecResponseHeaders(key && keyMd5Hex(key)));
+  const checksum = extraChecksums();
+  const elements = checksum && setting ? { [`Checksum${setting.algorithm.toUpperCase()}`]: Buffer.from(checksum[setting.algorithm]!, 'hex').toString('base64') } : {};
+  return xml(xmlDocument('CopyPartResult', { LastModified: new Date().toISOString(), ETag: `"${part.etag}"`, ...elements }, true), ssecResponseHeaders(key && keyMd5Hex(key)));
 }

@@ -261,7 +261,8 @@ export async function copyObject(r: S3Request): Promise<Response> {
   opts.storageClass = cls ?? obj.storageClass;
   if (destKey) opts.ssecKey = destKey;
   // The same bytes: the source's checksums hold for the copy.
-  opts.extraChecksums = () => ({ ...storedChecksums(obj.checksums) });
+  // (A multipart source's composite checksum describes its parts, not the copy's single body: it is not carried.)
+  opts.extraChecksums = () => Object.fromEntries(Object.entries(storedChecksums(obj.checksums)).filter(([, hex]) => !hex.includes('-')));
   let written: StoreObject | null;
   try {
     written = await dest.put(keyOf(r), obj.body, opts);

@@ -34,6 +34,8 @@ export interface UploadRow {
   custom_metadata: string;
   storage_class: string;
   ssec_key_md5: string | null;
+  checksum_algorithm?: string | null;
+  checksum_type?: string | null;
 }
 
 /** A `store_parts` row as read. */
@@ -43,6 +45,8 @@ export interface PartRow {
   etag: string;
   blob_id: string;
   iv: string | null;
+  /** JSON of hex checksums by algorithm, or null (schema step 4). */
+  checksums?: string | null;
 }
 
 const STATES = ['active', 'completed', 'aborted'] as const;
@@ -84,12 +88,20 @@ export function toUpload(row: UploadRow): UploadRecord {
     customMetadata: JSON.parse(row.custom_metadata) as Record<string, string>,
     storageClass: row.storage_class,
     ssecKeyMd5: row.ssec_key_md5,
+    ...(row.checksum_algorithm ? { checksumAlgorithm: row.checksum_algorithm, checksumType: row.checksum_type ?? null } : {}),
   };
 }
 
 /** The record of a part row. */
 export function toPart(row: PartRow): PartRecord {
-  return { partNumber: row.part_number, size: row.size, etag: row.etag, blobId: row.blob_id, iv: row.iv };
+  const part: PartRecord = { partNumber: row.part_number, size: row.size, etag: row.etag, blobId: row.blob_id, iv: row.iv };
+  if (row.checksums) part.checksums = JSON.parse(row.checksums) as Record<string, string>;
+  return part;
+}
+
+/** The `checksums` column of a part row: JSON, or null when the part has none. */
+export function partChecksumsValue(part: PartRecord): string | null {
+  return part.checksums && Object.keys(part.checksums).length > 0 ? JSON.stringify(part.checksums) : null;
 }
 
 /** UTF-8 bytes of a key, as stored. */
@@ -137,5 +149,8 @@ export const OBJECT_COLUMNS = [
 
 /** The values of an upload row (key as bytea, for PostgreSQL), in the order of the `store_uploads` columns. */
 export function uploadValues(bucket: string, u: UploadRecord, state: number): unknown[] {
-  return [u.uploadId, bucket, keyBytes(u.key), u.created, state, JSON.stringify(u.httpMetadata), JSON.stringify(u.customMetadata), u.storageClass, u.ssecKeyMd5];
+  return [
+    u.uploadId, bucket, keyBytes(u.key), u.created, state, JSON.stringify(u.httpMetadata), JSON.stringify(u.customMetadata), u.storageClass, u.ssecKeyMd5,
+    u.checksumAlgorithm ?? null, u.checksumType ?? null,
+  ];
 }

@@ -28,7 +28,7 @@ import type {
 import { prefixUpperBound } from '../keys.js';
 import { adoptLegacyBuckets, BEGIN, beginLocked, preparePostgres, UploadState } from './postgres-schema.js';
 import { PostgresBuckets } from './postgres-buckets.js';
-import { keyBytes, objectValues, toPart, toRecord, toUpload, uploadValues, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
+import { keyBytes, partChecksumsValue, objectValues, toPart, toRecord, toUpload, uploadValues, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
 import * as SQL from './postgres-sql.js';
 import { createPool } from '../../db/pg-pool.js';
 import { asFault, reportingFaults, NO_FAULT_REPORTER, type FaultReporter } from '../../shared/faults.js';
@@ -203,7 +203,7 @@ export class PostgresMetadataStore implements MetadataStore {
     return this.tx(BEGIN, async (c): Promise<'ok' | 'no-upload'> => {
       const upload = await this.lockUpload(c, bucket, uploadId, key);
       if (!upload || upload.state !== 'active' || (await this.expireIfDue(c, upload, now, maxAgeMs))) return 'no-upload';
-      await this.run(c, SQL.PUT_PART, [uploadId, part.partNumber, part.size, part.etag, part.blobId, part.iv, Date.now()]);
+      await this.run(c, SQL.PUT_PART, [uploadId, part.partNumber, part.size, part.etag, part.blobId, part.iv, Date.now(), partChecksumsValue(part)]);
       return 'ok';
     });
   }
@@ -334,7 +334,7 @@ export class PostgresMetadataStore implements MetadataStore {
   }
 
   async takeGarbage(before: number, limit: number): Promise<string[]> {
-    return (await this.run<{ blob_id: string }>(this.pool, SQL.TAKE_GARBAGE, [before, limit])).rows.map((r) => r.blob_id);
+    return (await this.run<{ blob_id: string }>(this.pool, SQL.TAKE_GARBAGE, [before, limit, Date.now()])).rows.map((r) => r.blob_id);
   }
 
   async dropGarbage(blobIds: string[]): Promise<void> {

@@ -98,6 +98,13 @@ const STEPS: { done: string; sql: string }[] = [
       CREATE TABLE IF NOT EXISTS store_meta (name text PRIMARY KEY, value text NOT NULL);
       CREATE TABLE IF NOT EXISTS store_leases (name text COLLATE "C" PRIMARY KEY, holder text NOT NULL, until bigint NOT NULL);`,
   },
+  // 4: S3 flexible checksums of multipart uploads: a part's verified checksums (JSON, hex by algorithm), and the
+  // algorithm and type (COMPOSITE, FULL_OBJECT) an upload was created with.
+  {
+    done: `EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'store_uploads' AND column_name = 'checksum_type')`,
+    sql: `ALTER TABLE store_parts ADD COLUMN IF NOT EXISTS checksums text;
+      ALTER TABLE store_uploads ADD COLUMN IF NOT EXISTS checksum_algorithm text, ADD COLUMN IF NOT EXISTS checksum_type text;`,
+  },
 ];
 
 /** The `store_meta` entry recording that the buckets written before accounts were moved into an account. */

@@ -15,7 +15,7 @@ function garbageFrom(sources: string[], since: string): string {
 /** A key's row with, for a multipart object, its parts as JSON (one statement, so one snapshot). */
 export const GET_OBJECT = `
 SELECT o.*, CASE WHEN o.upload_id IS NOT NULL THEN (
-  SELECT COALESCE(json_agg(json_build_object('part_number', p.part_number, 'size', p.size, 'etag', p.etag, 'blob_id', p.blob_id, 'iv', p.iv)
+  SELECT COALESCE(json_agg(json_build_object('part_number', p.part_number, 'size', p.size, 'etag', p.etag, 'blob_id', p.blob_id, 'iv', p.iv, 'checksums', p.checksums)
     ORDER BY p.part_number), '[]'::json)
   FROM store_parts p WHERE p.upload_id = o.upload_id) END AS parts
 FROM store_objects o WHERE o.bucket = $1 AND o.key = $2`;
@@ -55,10 +55,11 @@ WITH gone AS (DELETE FROM store_objects WHERE bucket = $1 AND key = ANY($2::byte
 gone_parts AS (DELETE FROM store_parts WHERE upload_id IN (SELECT upload_id FROM gone) RETURNING blob_id)
 ${garbageFrom(['gone', 'gone_parts'], '$3')}`;
 
-/** Inserts an upload (`$1`–`$9`) and registers its bucket dated by its creation. */
+/** Inserts an upload (`$1`–`$11`) and registers its bucket dated by its creation. */
 export const CREATE_UPLOAD = `
-WITH up AS (INSERT INTO store_uploads (upload_id, bucket, key, created, state, http_metadata, custom_metadata, storage_class, ssec_key_md5)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9))
+WITH up AS (INSERT INTO store_uploads (upload_id, bucket, key, created, state, http_metadata, custom_metadata, storage_class, ssec_key_md5,
+    checksum_algorithm, checksum_type)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11))
 INSERT INTO store_buckets (name, created) VALUES ($2, $4) ON CONFLICT (name) DO NOTHING`;
 
 /** An upload's row, locked until the transaction ends. */
@@ -76,12 +77,16 @@ UPDATE store_uploads SET state = 2 WHERE upload_id = ANY($1::text[])`;
 /** Locks the active uploads created before `$1`, in id order (so two sweeps cannot deadlock). */
 export const LOCK_EXPIRED = 'SELECT upload_id FROM store_uploads WHERE state = 0 AND created < $1 ORDER BY upload_id FOR UPDATE';
 
-/** Stores part `$2` of upload `$1`; a replaced part's blob goes to garbage dated `$7`. The upload row must be locked. */
+/**
+ * Stores part `$2` of upload `$1` (checksums JSON `$8`); a replaced part's blob goes to garbage dated `$7`. The
+ * upload row must be locked.
+ */
 export const PUT_PART = `
 WITH old AS (SELECT blob_id FROM store_parts WHERE upload_id = $1 AND part_number = $2),
 g AS (${garbageFrom(['old'], '$7')})
-INSERT INTO store_parts (upload_id, part_number, size, etag, blob_id, iv) VALUES ($1, $2, $3, $4, $5, $6)
-ON CONFLICT (upload_id, part_number) DO UPDATE SET size = EXCLUDED.size, etag = EXCLUDED.etag, blob_id = EXCLUDED.blob_id, iv = EXCLUDED.iv`;
+INSERT INTO store_parts (upload_id, part_number, size, etag, blob_id, iv, checksums) VALUES ($1, $2, $3, $4, $5, $6, $8)
+ON CONFLICT (upload_id, part_number) DO UPDATE SET size = EXCLUDED.size, etag = EXCLUDED.etag, blob_id = EXCLUDED.blob_id, iv = EXCLUDED.iv,
+  checksums = EXCLUDED.checksums`;
 
 /** The parts of upload `$1` by number. */
 export const LIST_PARTS = 'SELECT * FROM store_parts WHERE upload_id = $1 ORDER BY part_number';
@@ -116,8 +121,13 @@ INSERT INTO store_leases (name, holder, until) VALUES ($1, $2, $4)
 ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until
 WHERE store_leases.holder = EXCLUDED.holder OR store_leases.until <= $3`;
 
-/** Garbage entries dated at or before `$1`, oldest first, at most `$2`. */
-export const TAKE_GARBAGE = 'SELECT blob_id FROM store_garbage WHERE since <= $1 ORDER BY since, blob_id LIMIT $2';
+/**
+ * Garbage entries dated at or before `$1`, oldest first, at most `$2`; none while a `gc-hold/…` lease is
+ * unexpired at `$3` (wall-clock ms): see sqlite-garbage.ts and docs/operations.md, "Backups".
+ */
+export const TAKE_GARBAGE = `SELECT blob_id FROM store_garbage WHERE since <= $1
+  AND NOT EXISTS (SELECT 1 FROM store_leases WHERE name >= 'gc-hold/' AND name < 'gc-hold0' AND until > $3)
+ORDER BY since, blob_id LIMIT $2`;
 
 /** The ids among `$1` (text[]) that an object, a part or the garbage list names. */
 export const REFERENCED_BLOBS = `

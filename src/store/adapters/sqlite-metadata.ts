@@ -25,7 +25,7 @@ import { adoptLegacyBuckets, prepareDatabase, UploadState } from './sqlite-schem
 import { SqliteBuckets } from './sqlite-buckets.js';
 import { listUploadRows } from './sqlite-uploads.js';
 import { dropGarbageRows, referencedBlobRows, takeGarbageRows } from './sqlite-garbage.js';
-import { OBJECT_COLUMNS, objectValues, toPart, toRecord, toUpload, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
+import { OBJECT_COLUMNS, objectValues, partChecksumsValue, toPart, toRecord, toUpload, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
 import { prefixUpperBound } from '../keys.js';
 
 const INSERT_OBJECT = `INSERT OR REPLACE INTO store_objects (${OBJECT_COLUMNS.join(', ')}) VALUES (${OBJECT_COLUMNS.map(() => '?').join(',')})`;
@@ -184,9 +184,13 @@ export class SqliteMetadataStore implements MetadataStore {
     this.db
       .transaction(() => {
         this.q(
-          `INSERT INTO store_uploads (upload_id, bucket, key, created, state, http_metadata, custom_metadata, storage_class, ssec_key_md5)
-           VALUES (?,?,?,?,?,?,?,?,?)`,
-        ).run(u.uploadId, bucket, u.key, u.created, UploadState[u.state], JSON.stringify(u.httpMetadata), JSON.stringify(u.customMetadata), u.storageClass, u.ssecKeyMd5);
+          `INSERT INTO store_uploads (upload_id, bucket, key, created, state, http_metadata, custom_metadata, storage_class, ssec_key_md5,
+             checksum_algorithm, checksum_type)
+           VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+        ).run(
+          u.uploadId, bucket, u.key, u.created, UploadState[u.state], JSON.stringify(u.httpMetadata), JSON.stringify(u.customMetadata), u.storageClass, u.ssecKeyMd5,
+          u.checksumAlgorithm ?? null, u.checksumType ?? null,
+        );
         this.registerBucket(bucket, u.created);
       })
       .immediate();
@@ -226,13 +230,14 @@ export class SqliteMetadataStore implements MetadataStore {
           | { blob_id: string }
           | undefined;
         if (old) this.addGarbage(old.blob_id, now);
-        this.q('INSERT OR REPLACE INTO store_parts (upload_id, part_number, size, etag, blob_id, iv) VALUES (?,?,?,?,?,?)').run(
+        this.q('INSERT OR REPLACE INTO store_parts (upload_id, part_number, size, etag, blob_id, iv, checksums) VALUES (?,?,?,?,?,?,?)').run(
           uploadId,
           part.partNumber,
           part.size,
           part.etag,
           part.blobId,
           part.iv,
+          partChecksumsValue(part),
         );
         return 'ok';
       })

@@ -109,6 +109,20 @@ function addBucketSettings(db: Database): void {
   db.exec('CREATE TABLE IF NOT EXISTS store_leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL) WITHOUT ROWID');
 }
 
+/**
+ * Schema step 4: S3 flexible checksums of multipart uploads. `store_parts.checksums` holds a part's verified
+ * checksums (JSON, hex by algorithm); `store_uploads.checksum_algorithm` and `checksum_type` the algorithm and
+ * type (`COMPOSITE`, `FULL_OBJECT`) the upload was created with, from which the object's checksum is made.
+ */
+function addMultipartChecksums(db: Database): void {
+  const parts = new Set((db.prepare('PRAGMA table_info(store_parts)').all() as { name: string }[]).map((c) => c.name));
+  if (!parts.has('checksums')) db.exec('ALTER TABLE store_parts ADD COLUMN checksums TEXT');
+  const uploads = new Set((db.prepare('PRAGMA table_info(store_uploads)').all() as { name: string }[]).map((c) => c.name));
+  for (const column of ['checksum_algorithm', 'checksum_type']) {
+    if (!uploads.has(column)) db.exec(`ALTER TABLE store_uploads ADD COLUMN ${column} TEXT`);
+  }
+}
+
 /** The `store_meta` entry recording that the buckets written before accounts were moved into an account. */
 const BUCKETS_ADOPTED = 'buckets_adopted_by';
 
@@ -144,6 +158,7 @@ export function prepareDatabase(db: Database): void {
     fillBucketRegistry(db);
     addBucketCors(db);
     addBucketSettings(db);
+    addMultipartChecksums(db);
   }).immediate();
 }
 

@@ -38,7 +38,9 @@ if [[ -d "$SUITE/.git" ]]; then
   [[ "$at" == "$PINNED_COMMIT"* ]] || echo "note: s3-tests at $at, the claim was made at $PINNED_COMMIT" >&2
 fi
 
-PORT=${PORT:-$(( 20000 + RANDOM % 20000 ))}
+# A port nothing listens on now (the kernel's pick).
+free_port() { "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+PORT=${PORT:-$(free_port)}
 KEY=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 PIDS=()
@@ -50,11 +52,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Starts `stratus serve` with S3 on $1, data in $2, log $3, extra flags after; waits until it answers.
+# Starts `stratus serve` with S3 on $1, the v4 API on $2 (0: any free port), data in $3, log $4, extra flags
+# after; waits until it answers.
 serve() {
-  local port=$1 data=$2 log=$3
-  shift 3
-  node "$ROOT/dist/cli.js" serve --data-dir "$data" --http 127.0.0.1:0 --dns 127.0.0.1:0 --dns-workers 0 --edge off \
+  local port=$1 http=$2 data=$3 log=$4
+  shift 4
+  node "$ROOT/dist/cli.js" serve --data-dir "$data" --http "127.0.0.1:$http" --dns 127.0.0.1:0 --dns-workers 0 --edge off --admin 127.0.0.1:0 \
     --s3 "127.0.0.1:$port" --s3-access-key-id "$KEY" --s3-secret-access-key "$SECRET" --log-level warn "$@" >"$log" 2>&1 &
   local pid=$!
   PIDS+=("$pid")
@@ -70,8 +73,8 @@ if [[ "${BACKEND:-sqlite}" == "postgres-s3" ]]; then
   POSTGRES_ADMIN_URL=${POSTGRES_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}
   DROP_DB="s3tests_$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')"
   psql "$POSTGRES_ADMIN_URL" -qc "CREATE DATABASE $DROP_DB" >/dev/null
-  BLOB_PORT=$(( PORT + 1 ))
-  serve "$BLOB_PORT" "$OUT/blob-provider" "$OUT/blob-provider.log"
+  BLOB_PORT=$(free_port)
+  serve "$BLOB_PORT" 0 "$OUT/blob-provider" "$OUT/blob-provider.log"
   S3TEST_KEY=$KEY S3TEST_SECRET=$SECRET "$PYTHON" - "$BLOB_PORT" <<'PY'
 import os, sys, boto3
 boto3.client('s3', endpoint_url=f'http://127.0.0.1:{sys.argv[1]}', region_name='auto',
@@ -80,11 +83,29 @@ PY
   EXTRA=(--database-url "${POSTGRES_ADMIN_URL%/*}/$DROP_DB" --blobs-s3-bucket stratus-blobs --blobs-s3-endpoint "http://127.0.0.1:$BLOB_PORT"
     --blobs-s3-access-key-id "$KEY" --blobs-s3-secret-access-key "$SECRET")
 fi
+HTTP_PORT=$(free_port)
 # shellcheck disable=SC2086
-serve "$PORT" "$OUT/data" "$OUT/stratus.log" "${EXTRA[@]}" ${STRATUS_ARGS:-}
+serve "$PORT" "$HTTP_PORT" "$OUT/data" "$OUT/stratus.log" "${EXTRA[@]}" ${STRATUS_ARGS:-}
 
-# One key pair: the "alt", "tenant" and IAM users of the suite are the main user too (the suite lists and
-# empties their buckets before every test); tests that need a second user fail and are outside the claim.
+# The suite's "alt" user is a second Stratus user with an account of its own (`stratus user add`) and an S3 key
+# pair from an API token with Workers R2 Storage Write on that account (as production derives key pairs from
+# tokens). Each user is the owner its account id names (ListBuckets Owner/ID). The "tenant" and IAM users of
+# the suite are the main user (Stratus has no RGW tenants and no IAM; their tests are outside the claim).
+DB_FLAGS=()
+if [[ ${#EXTRA[@]} -gt 0 ]]; then DB_FLAGS=(--database-url "${EXTRA[1]}"); fi
+ALT_OUT=$(node "$ROOT/dist/cli.js" user add --email alt@example.com --data-dir "$OUT/data" "${DB_FLAGS[@]}")
+ALT_API_KEY=$(sed -n 's/^ *X-Auth-Key: //p' <<<"$ALT_OUT")
+ALT_ACCOUNT=$(sed -n 's/^ *account id: //p' <<<"$ALT_OUT")
+read -r ALT_KEY ALT_SECRET < <(curl -sf -X POST "http://127.0.0.1:$HTTP_PORT/client/v4/user/tokens" \
+  -H 'X-Auth-Email: alt@example.com' -H "X-Auth-Key: $ALT_API_KEY" -H 'content-type: application/json' \
+  -d "{\"name\":\"s3-tests alt\",\"policies\":[{\"effect\":\"allow\",\"permission_groups\":[{\"id\":\"bf7481a1826f439697cb59a20b22293e\"}],\"resources\":{\"com.cloudflare.api.account.$ALT_ACCOUNT\":\"*\"}}]}" |
+  "$PYTHON" -c 'import hashlib, json, sys; t = json.load(sys.stdin)["result"]; print(t["id"], hashlib.sha256(t["value"].encode()).hexdigest())')
+MAIN_ACCOUNT=$(S3TEST_KEY=$KEY S3TEST_SECRET=$SECRET "$PYTHON" -c '
+import os, sys, boto3
+s3 = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{sys.argv[1]}", region_name="auto",
+                  aws_access_key_id=os.environ["S3TEST_KEY"], aws_secret_access_key=os.environ["S3TEST_SECRET"])
+print(s3.list_buckets()["Owner"]["ID"])' "$PORT")
+
 cat >"$OUT/s3tests.conf" <<CONF
 [DEFAULT]
 host = 127.0.0.1
@@ -94,18 +115,18 @@ ssl_verify = False
 [fixtures]
 bucket prefix = s3t-{random}-
 [s3 main]
-display_name = stratus
-user_id = stratus
+display_name = $MAIN_ACCOUNT
+user_id = $MAIN_ACCOUNT
 email = main@example.com
 api_name = auto
 access_key = $KEY
 secret_key = $SECRET
 [s3 alt]
-display_name = alt
+display_name = $ALT_ACCOUNT
 email = alt@example.com
-user_id = alt
-access_key = $KEY
-secret_key = $SECRET
+user_id = $ALT_ACCOUNT
+access_key = $ALT_KEY
+secret_key = $ALT_SECRET
 [s3 tenant]
 display_name = tenant
 user_id = tenant

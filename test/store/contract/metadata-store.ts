@@ -163,6 +163,24 @@ export function metadataStoreContract(name: string, factory: MetadataFactory): v
       expect((await s.takeGarbage(Date.now() + 1, 10)).sort()).toEqual(['old', 'unused']);
     }));
 
+    it('multipart checksums (schema step 4): the upload keeps its algorithm and type, a part its checksums, a multipart object its parts\' checksums', withStore(async (s) => {
+      await s.createUpload('b', { ...upload('u', 'k'), checksumAlgorithm: 'crc32', checksumType: 'COMPOSITE' });
+      await s.createUpload('b', upload('plain', 'k'));
+      expect(await s.getUpload('b', 'u')).toMatchObject({ checksumAlgorithm: 'crc32', checksumType: 'COMPOSITE' });
+      expect((await s.getUpload('b', 'plain'))!.checksumAlgorithm ?? null).toBeNull();
+      await s.putPart('b', 'u', 'k', { ...part(1, 'p1'), checksums: { crc32: '0a0b0c0d' } }, 0, 1000);
+      await s.putPart('b', 'u', 'k', part(2, 'p2'), 0, 1000);
+      await s.putPart('b', 'u', 'k', { ...part(2, 'p2b'), checksums: { crc32: '01020304' } }, 0, 1000);
+      expect((await s.listParts('b', 'u')).map((p) => p.checksums)).toEqual([{ crc32: '0a0b0c0d' }, { crc32: '01020304' }]);
+      await s.completeUpload('b', 'u', 'k', 0, 1000, (_u, parts) => {
+        expect(parts.map((p) => p.checksums)).toEqual([{ crc32: '0a0b0c0d' }, { crc32: '01020304' }]);
+        return { record: rec('k', { checksums: { crc32: 'ffffffff-2' }, body: { kind: 'parts', uploadId: 'u' } }), used: [1, 2] };
+      });
+      const got = (await s.getObject('b', 'k'))!;
+      expect(got.checksums).toEqual({ crc32: 'ffffffff-2' });
+      expect(got.body.kind === 'parts' && got.body.parts!.map((p) => p.checksums)).toEqual([{ crc32: '0a0b0c0d' }, { crc32: '01020304' }]);
+    }));
+
     it('abort and expiry', withStore(async (s) => {
       await s.createUpload('b', upload('u', 'k', 0));
       await s.putPart('b', 'u', 'k', part(1, 'p'), 0, 1000);
@@ -303,6 +321,19 @@ export function metadataStoreContract(name: string, factory: MetadataFactory): v
       expect(await s.takeLease('job', 'two', 1050, 100)).toBe(false);
       expect(await s.takeLease('job', 'one', 1050, 100)).toBe(true);
       expect(await s.takeLease('job', 'two', 1151, 100)).toBe(true);
+    }));
+
+    it('an unexpired gc-hold/ lease holds the garbage list; other leases do not (stratus backup, docs/operations.md)', withStore(async (s) => {
+      await s.putObject('b', rec('k', { body: { kind: 'blob', blobId: 'held' } }), always);
+      await s.putObject('b', rec('k'), always);
+      expect(await s.takeLease('lifecycle:b', 'node', Date.now(), 60_000)).toBe(true);
+      expect(await s.takeGarbage(Date.now() + 1, 10)).toEqual(['held']);
+      expect(await s.takeLease('gc-hold/backup-1', 'backup', Date.now(), 60_000)).toBe(true);
+      expect(await s.takeGarbage(Date.now() + 1, 10)).toEqual([]);
+      expect(await s.referencedBlobs(['held'])).toEqual(new Set(['held']));
+      // Renewed into the past by its holder: lapsed, so the collector goes on.
+      expect(await s.takeLease('gc-hold/backup-1', 'backup', Date.now() - 120_000, 60_000)).toBe(true);
+      expect(await s.takeGarbage(Date.now() + 1, 10)).toEqual(['held']);
     }));
 
     it('listUploads: active only, by key bytes then creation then id, with prefix and limit', withStore(async (s) => {

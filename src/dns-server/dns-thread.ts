@@ -1,0 +1,166 @@
+/**
+ * One run of the DNS thread (udp-worker.ts) as the main thread sees it: the Worker, the port its zone updates
+ * are posted on with the shared counter, and the replies it owes. udp-workers.ts starts one and, when it dies,
+ * another (see there); a run is never restarted itself.
+ */
+import { Worker, MessageChannel } from 'node:worker_threads';
+import type { Logger } from '../shared/logger.js';
+import type { ZoneCache, ZoneUpdate } from './zone-cache.js';
+import type { QueryOrigin, Responses } from './handler.js';
+import { queryStats } from './query-stats.js';
+import type { ThreadCommand, ThreadInit, ThreadReport, UpdateBatch } from './udp-workers.js';
+
+/** Longest run of update posting per event-loop turn (ms). */
+const FLUSH_MS = 4;
+
+type BindFailed = Extract<ThreadReport, { t: 'bind-failed' }>;
+
+/** A started DNS thread. */
+export class DnsThread {
+  private readonly worker: Worker;
+  private readonly channel = new MessageChannel();
+  private readonly state: Int32Array;
+  private seq = 0;
+  private unsent: ZoneUpdate[] = [];
+  private scheduled = false;
+  private told = '';
+  private exitedWith: number | undefined;
+  private readonly waiting: Array<(m: ThreadReport) => boolean> = [];
+  private readonly asks = new Map<number, (out: Responses) => void>();
+  private askId = 0;
+
+  constructor(
+    script: string,
+    init: Omit<ThreadInit, 'updates' | 'shared'>,
+    private readonly cache: ZoneCache,
+    private readonly logger: Logger,
+    /** Called once when the thread has ended (`err`: what it threw, if it threw). */
+    onExit: (code: number, err: Error | undefined) => void,
+  ) {
+    const shared = new SharedArrayBuffer(8);
+    this.state = new Int32Array(shared);
+    const data: ThreadInit = { ...init, updates: this.channel.port2, shared };
+    this.worker = new Worker(script, { workerData: data, transferList: [this.channel.port2] });
+    let thrown: Error | undefined;
+    this.worker.on('message', (m: ThreadReport) => this.report(m));
+    this.worker.on('error', (err) => { thrown = err; });
+    this.worker.once('exit', (code) => {
+      this.exitedWith = code;
+      this.channel.port1.close();
+      for (const w of this.waiting.splice(0)) w({ t: 'bind-failed', message: `DNS thread exited with ${code}` });
+      for (const done of this.asks.values()) done([]);
+      this.asks.clear();
+      onExit(code, thrown);
+    });
+  }
+
+  /** True once the thread has ended. */
+  get exited(): boolean {
+    return this.exitedWith !== undefined;
+  }
+
+  private report(m: ThreadReport): void {
+    try {
+      if (m.t === 'reply') {
+        const done = this.asks.get(m.id);
+        this.asks.delete(m.id);
+        done?.(m.out.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
+      } else if (m.t === 'stats') queryStats.add(m.counts);
+      else {
+        const i = this.waiting.findIndex((w) => w(m));
+        if (i >= 0) this.waiting.splice(i, 1);
+      }
+    } catch (err) {
+      this.logger.error({ err }, 'DNS thread message failed');
+    }
+  }
+
+  /** Resolves with the first report `pick` accepts (or a bind failure when the thread exits). */
+  next<T extends ThreadReport>(pick: (m: ThreadReport) => m is T): Promise<T | BindFailed> {
+    return new Promise((resolve) => {
+      if (this.exited) { resolve({ t: 'bind-failed', message: 'DNS thread exited' }); return; }
+      this.waiting.push((m) => {
+        if (pick(m) || m.t === 'bind-failed') { resolve(m as T | BindFailed); return true; }
+        return false;
+      });
+    });
+  }
+
+  /** Waits for the thread's `ready`; false when it ended first. */
+  async started(): Promise<boolean> {
+    return (await this.next((m): m is Extract<ThreadReport, { t: 'ready' }> => m.t === 'ready')).t === 'ready';
+  }
+
+  /** Queues a zone update for the thread. */
+  push(u: ZoneUpdate): void {
+    this.unsent.push(u);
+    if (!this.scheduled) this.flush();
+    else this.setBusy();
+  }
+
+  private post(batch: Omit<UpdateBatch, 'seq'>): void {
+    if (this.exited) return;
+    this.channel.port1.postMessage({ seq: ++this.seq, ...batch } satisfies UpdateBatch);
+    Atomics.store(this.state, 0, this.seq);
+  }
+
+  /** Flags unposted updates (every query waits), and tells the thread which zones wait when that changed. */
+  setBusy(): void {
+    Atomics.store(this.state, 1, this.unsent.length > 0 ? 1 : 0);
+    const blocking = this.cache.blocking();
+    const key = `${blocking.unborn} ${blocking.zoneIds.join(' ')}`;
+    if (key === this.told) return;
+    this.told = key;
+    this.post({ updates: [], blocking });
+  }
+
+  /** Posts queued updates for at most {@link FLUSH_MS}, the rest on the next turns. */
+  flush(): void {
+    this.scheduled = false;
+    const end = performance.now() + FLUSH_MS;
+    let sent = 0;
+    while (sent < this.unsent.length && (sent === 0 || performance.now() < end)) this.post({ updates: [this.unsent[sent++]!] });
+    this.unsent = sent === this.unsent.length ? [] : this.unsent.slice(sent);
+    if (this.unsent.length && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+    this.setBusy();
+  }
+
+  /** Binds the thread's UDP socket. */
+  async bind(host: string, port: number): Promise<{ host: string; port: number }> {
+    const bound = this.next((m): m is Extract<ThreadReport, { t: 'bound' }> => m.t === 'bound');
+    this.command({ t: 'bind', host, port });
+    const r = await bound;
+    if (r.t === 'bound') return { host: r.host, port: r.port };
+    throw Object.assign(new Error(r.message), { code: r.code });
+  }
+
+  /** Closes the thread's UDP socket. */
+  async unbind(): Promise<void> {
+    if (this.exited) return;
+    const done = this.next((m): m is Extract<ThreadReport, { t: 'unbound' }> => m.t === 'unbound');
+    this.command({ t: 'unbind' });
+    await done;
+  }
+
+  /** Answers a query in the thread (no answer when the thread ends first). */
+  ask(msg: Buffer, origin: QueryOrigin): Promise<Responses> {
+    if (this.exited) return Promise.resolve([]);
+    const id = ++this.askId;
+    return new Promise<Responses>((resolve) => {
+      this.asks.set(id, resolve);
+      this.command({ t: 'ask', id, msg, address: origin.address });
+    });
+  }
+
+  private command(c: ThreadCommand): void {
+    if (!this.exited) this.worker.postMessage(c);
+  }
+
+  /** Stops the thread. */
+  async terminate(): Promise<void> {
+    await this.worker.terminate();
+  }
+}

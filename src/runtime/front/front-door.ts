@@ -1,0 +1,117 @@
+/**
+ * The front door: one workerd process, for the runtime's whole life, that accepts on the edge socket and
+ * forwards every request to the live script generation through a Unix socket held by Node (`source.ts`).
+ * It runs only Stratus's own forwarding code, so the watchdog never kills it; if it exits anyway it is started
+ * again at once on the same held sockets (clients wait in the edge socket's backlog meanwhile).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../../shared/logger.js';
+import { capnpString, STORE_SECRET_HEADER } from '../workerd/config-text.js';
+import { WorkerdProcess } from '../workerd/process.js';
+import { frontSource, type FrontConfig } from './source.js';
+
+/** The header carrying `request.cf` (the client's address) from the front to the generation. */
+export const CF_BLOB_HEADER = 'x-stratus-cf';
+
+/** Options of {@link FrontDoor.start}. */
+export interface FrontDoorOptions {
+  /** The held edge socket's descriptor. */
+  edgeFd: number;
+  /** Path of the Unix socket every generation accepts on. */
+  generationSocket: string;
+  /** Folder for the config (private; removed once workerd has read it). */
+  dir: string;
+  config: FrontConfig;
+  /** `host:port` of the control service (access reports) and the secret it requires. */
+  control: { address: string; secret: string };
+  logger: Logger;
+}
+
+function writeFrontConfig(opts: FrontDoorOptions, dir: string): string {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(dir, 'front.js'), frontSource(), { mode: 0o600 });
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(opts.config), { mode: 0o600 });
+  const text = `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "front", worker = (
+      modules = [(name = "front.js", esModule = embed "front.js"), (name = "config.json", json = embed "config.json")],
+      compatibilityDate = "2025-01-01",
+      bindings = [(name = "GENERATION", service = "generation"), (name = "CONTROL", service = "control")])),
+    (name = "control", external = (address = ${capnpString(opts.control.address)}, http = (injectRequestHeaders = [(name = ${capnpString(STORE_SECRET_HEADER)}, value = ${capnpString(opts.control.secret)})]))),
+    (name = "generation", external = (address = ${capnpString(`unix:${opts.generationSocket}`)}, http = (cfBlobHeader = ${capnpString(CF_BLOB_HEADER)}))),
+  ],
+  sockets = [
+    (name = "edge", http = (), service = "front"),
+    (name = "internal", address = "127.0.0.1:0", http = (), service = "front"),
+  ],
+);
+`;
+  const file = path.join(dir, 'front.capnp');
+  fs.writeFileSync(file, text, { mode: 0o600 });
+  return file;
+}
+
+/** The running front process, restarted if it exits while the runtime is open. */
+export class FrontDoor {
+  private process!: WorkerdProcess;
+  private closed = false;
+  private launches = 0;
+  private readonly log: Logger;
+
+  private constructor(private readonly opts: FrontDoorOptions) {
+    this.log = opts.logger.child({ component: 'edge-front' });
+  }
+
+  /** Starts the front process; resolves once it accepts. */
+  static async start(opts: FrontDoorOptions): Promise<FrontDoor> {
+    const door = new FrontDoor(opts);
+    await door.launch();
+    return door;
+  }
+
+  /** The front process's pid. */
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
+  get alive(): boolean {
+    return this.process.alive;
+  }
+
+  private async launch(): Promise<void> {
+    const dir = path.join(this.opts.dir, `front${this.launches++}`);
+    try {
+      const file = writeFrontConfig(this.opts, dir);
+      this.process = await WorkerdProcess.start({ configFile: file, edgeFd: this.opts.edgeFd, logger: this.opts.logger, label: 'front' });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const p = this.process;
+    void p.exited.then((exit) => {
+      if (this.closed || p !== this.process) return;
+      this.log.error({ exit }, 'front process exited; starting it again');
+      void this.relaunch();
+    });
+  }
+
+  private async relaunch(): Promise<void> {
+    for (let delay = 100; !this.closed; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        await this.launch();
+        if (this.closed) this.process.kill();
+        return;
+      } catch (err) {
+        this.log.error({ err }, 'front process failed to start');
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
+  /** Stops accepting and lets requests in flight finish for up to `graceMs`. */
+  async stop(graceMs: number): Promise<void> {
+    this.closed = true;
+    await this.process.stop(graceMs);
+  }
+}

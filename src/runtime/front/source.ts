@@ -1,0 +1,134 @@
+/**
+ * The front worker's source: the first hop of every edge request, in its own workerd process that runs no
+ * tenant code and lives as long as the runtime. It holds the client's connection and forwards the request to
+ * the live script generation over a Unix socket that every generation accepts on. So when a generation is
+ * killed (a script over the memory or CPU limit, or a crash), the requests in flight on it get production's
+ * 1102 page (503) here instead of a dropped connection, and new requests wait in the socket's backlog until
+ * the replacement accepts.
+ *
+ * It also enforces the request body limit on the stream: a `Content-Length` over the limit is refused at once,
+ * and a chunked body is counted as it passes; past the limit the request to the generation is aborted (its
+ * connection dropped before the chunked body's last chunk, so the script sees its body fail, never a clean
+ * end) and the client gets production's 413.
+ */
+import { errorPage } from '../../edge/error-page.js';
+import { clientAddress, newRayId } from '../../edge/forwarding.js';
+
+const MAIN = String.raw`
+const INTERNAL = 'x-stratus-internal';
+const RETRY_WITHIN_MS = 100;
+
+function page(status, code, title, detail, ray) {
+  return new Response(errorPage(status, code, title, detail, ray), {
+    status, headers: { 'content-type': 'text/html; charset=UTF-8', 'cf-ray': ray, 'cache-control': 'private, max-age=0, no-store, no-cache, must-revalidate' },
+  });
+}
+
+// Access records of the answers this worker gives itself, sent to Node's control service in batches (the same
+// path and shape as the generations' supervisor reports; the generations report every other request).
+const reports = [];
+let reportingSince = 0;
+function report(ctx, env, request, started, status, route, ray) {
+  if (reports.length < 10000) {
+    reports.push({ method: request.method, route, status, ms: Date.now() - started, requestId: ray,
+      bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut: 0, remote: clientAddress(request.cf && request.cf.clientIp) });
+  }
+  if (reportingSince && Date.now() - reportingSince < 10000) return;
+  reportingSince = Date.now();
+  ctx.waitUntil(sendReports(env));
+}
+async function sendReports(env) {
+  try {
+    while (reports.length > 0) {
+      const res = await env.CONTROL.fetch('http://control/access', { method: 'POST', body: JSON.stringify(reports.splice(0, 500)) });
+      await res.arrayBuffer();
+    }
+  } catch (err) {
+    console.error('access report failed: ' + (err && err.message));
+  } finally {
+    reportingSince = 0;
+  }
+}
+
+/** The front's own answer: an error page, reported to the access log under its route label. */
+function answer(ctx, env, request, started, route, status, code, title, detail) {
+  const ray = newRayId(CONFIG.colo);
+  report(ctx, env, request, started, status, route, ray);
+  return page(status, code, title, detail, ray);
+}
+const tooLarge = (ctx, env, request, started) => answer(ctx, env, request, started, 'refused', 413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.');
+
+/**
+ * The body counted as it streams. Past the limit, state.over is set and the request to the generation is
+ * aborted (its connection dropped mid-body), so the script's body read fails; erroring the stream instead
+ * can reach the generation as a clean end of a shorter body.
+ */
+function counted(body, state, abort) {
+  let seen = 0;
+  return body.pipeThrough(new TransformStream({
+    transform(chunk, controller) {
+      if (state.over) return;
+      seen += chunk.byteLength;
+      if (seen > CONFIG.maxRequestBytes) {
+        state.over = true;
+        abort.abort();
+        return;
+      }
+      controller.enqueue(chunk);
+    },
+  }));
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    if (request.headers.get(INTERNAL) === CONFIG.secret && request.headers.get('x-stratus-op') === 'ping') return new Response('pong');
+    const started = Date.now();
+    const declared = request.headers.get('content-length');
+    if (declared !== null && Number(declared) > CONFIG.maxRequestBytes) return tooLarge(ctx, env, request, started);
+    const state = { over: false };
+    let forward = request;
+    let init;
+    if (declared === null && request.body) {
+      const abort = new AbortController();
+      forward = new Request(request, { body: counted(request.body, state, abort) });
+      init = { signal: abort.signal };
+    }
+    try {
+      const res = await env.GENERATION.fetch(forward, init);
+      return state.over ? tooLarge(ctx, env, request, started) : res;
+    } catch (err) {
+      if (state.over) return tooLarge(ctx, env, request, started);
+      // A pooled connection the generation had just closed (it drained after a deploy, or dropped a connection
+      // whose request body a script left unread) fails at once; a request without a body is sent again, once.
+      // One that failed later may have been running when its generation was killed: never repeated.
+      if (!request.body && Date.now() - started < RETRY_WITHIN_MS) {
+        try { return await env.GENERATION.fetch(request); } catch { /* the page below */ }
+      }
+      console.error('request lost with its generation: ' + (err && err.message));
+      // The generation went away with this request in flight: it was killed over a limit, or crashed.
+      return answer(ctx, env, request, started, 'lost', 503, 1102, 'Worker exceeded resource limits', 'The script runtime serving this request exceeded its resource limits and was restarted.');
+    }
+  },
+};
+`;
+
+/** The front module's source text (an ES module importing its settings from `config.json`). */
+export function frontSource(): string {
+  return [
+    "import CONFIG from './config.json';",
+    `const errorPage = ${errorPage.toString()};`,
+    `const newRayId = ${newRayId.toString()};`,
+    `const clientAddress = ${clientAddress.toString()};`,
+    MAIN,
+  ].join('\n');
+}
+
+/** Settings of the front worker (its `config.json`). */
+export interface FrontConfig {
+  /** Shared secret of the ping the watchdog sends. */
+  secret: string;
+  /** Largest request body accepted (bytes). */
+  maxRequestBytes: number;
+  /** The ray id's location suffix. */
+  colo: string;
+}
