@@ -37,7 +37,7 @@ describe('stratus --version and --help', () => {
       }
       for (const f of FLAGS.filter((x) => !x.commands.includes(command))) expect(r.stdout, `${command} lists --${f.name}`).not.toMatch(new RegExp(`^  --${f.name}(?![\\w-])`, 'm'));
     }
-    expect(new Set(texts.values()).size).toBe(6);
+    expect(new Set(texts.values()).size).toBe(8);
     expect((await runCli(['help', 'dev'])).stdout).toBe(texts.get('dev'));
     const zone = await runCli(['zone', '--help']);
     expect(zone.stdout).toBe(`${texts.get('zone import')}\n${texts.get('zone export')}`);
