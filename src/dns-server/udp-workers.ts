@@ -121,6 +121,8 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
   }
   const init = { transferAllow: opts.transferAllow, logLevel: opts.logLevel, logRate: opts.logRate, logFormat: opts.logFormat, secretsKey: opts.secretsKey ? new Uint8Array(opts.secretsKey) : undefined };
   let closing = false;
+  /** Set once the first thread answered: a thread that fails to start is not restarted (the main thread answers). */
+  let live = false;
   /** The address the listeners bound (bound again by a restarted thread). */
   let address: { host: string; port: number } | undefined;
   /** Why the thread does not answer now (undefined: it does). */
@@ -133,7 +135,7 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
   const spawn = (): DnsThread => {
     startedAt = Date.now();
     return new DnsThread(SCRIPT, init, opts.cache, opts.logger, (code, err) => {
-      if (closing) return;
+      if (closing || !live) return;
       down = `the DNS thread ended (${err ? err.message : `exit code ${code}`}); restarting`;
       opts.logger.error({ code, err }, 'DNS thread ended; starting it again and reloading its zones');
       recordDnsThreadRestart();
@@ -171,6 +173,7 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
     opts.logger.error('DNS thread failed to start; answering UDP in the main thread');
     return undefined;
   }
+  live = true;
   // Zones the cache already holds as trees (not mirrors) are copied in; mirrors' loads stream to the thread.
   for (const tree of opts.cache.all()) {
     if (tree.streamed) continue;
