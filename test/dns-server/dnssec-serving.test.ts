@@ -64,6 +64,36 @@ describe('signed answers on the wire', () => {
     expect((await dig(port, ZONE, 'DNSKEY')).answer).toHaveLength(1);
   });
 
+  it('RRSIG and NSEC questions answered as Knot answers them: one RRSIG, the name\'s NSEC; NSEC3 is NODATA', async () => {
+    const a = await signedDig(`www.${ZONE}`, 'A');
+    for (const extra of [[], ['+tcp']]) {
+      const sig = await signedDig(`www.${ZONE}`, 'RRSIG', extra);
+      expect(sig.status).toBe('NOERROR');
+      expect(sig.flags).toContain('aa');
+      expect(sig.answer).toEqual(a.answer.filter((l) => l.includes(' RRSIG A ')));
+      expect(sig.authority).toEqual([]);
+    }
+    expect((await dig(port, `www.${ZONE}`, 'RRSIG')).answer).toEqual(a.answer.filter((l) => l.includes(' RRSIG A ')));
+    const apex = await signedDig(ZONE, 'RRSIG');
+    expect(apex.answer).toHaveLength(1);
+    expect(apex.answer[0]).toMatch(new RegExp(`^${ZONE.replace('.', '\\.')}\\. \\d+ IN RRSIG (NS|SOA) 13 2 `));
+    const nxSig = await signedDig(`nope.${ZONE}`, 'RRSIG');
+    expect(nxSig.answer).toEqual([]);
+    expect(nxSig.authority).toContainEqual(`nope.${ZONE}. 1800 IN NSEC \\000.nope.${ZONE}. RRSIG NSEC TYPE128`);
+    const referral = await signedDig(`insecure.${ZONE}`, 'RRSIG');
+    expect(referral.flags).not.toContain('aa');
+    expect(referral.answer).toEqual([]);
+
+    const nsecQ = await signedDig(`www.${ZONE}`, 'NSEC');
+    expect(nsecQ.answer[0]).toBe(`www.${ZONE}. 1800 IN NSEC \\000.www.${ZONE}. A RRSIG NSEC`);
+    expect(nsecQ.answer[1]).toMatch(/ IN RRSIG NSEC 13 3 1800 /);
+    expect(nsecQ.answer).toHaveLength(2);
+    expect((await dig(port, `www.${ZONE}`, 'NSEC')).answer).toEqual([`www.${ZONE}. 1800 IN NSEC \\000.www.${ZONE}. A RRSIG NSEC`]);
+    const nsec3Q = await signedDig(`www.${ZONE}`, 'NSEC3');
+    expect(nsec3Q.answer).toEqual([]);
+    expect(nsec3Q.authority).toContainEqual(`www.${ZONE}. 1800 IN NSEC \\000.www.${ZONE}. A RRSIG NSEC`);
+  });
+
   it('wildcard answers carry the wildcard labels count and a covering NSEC', async () => {
     const w = await signedDig(`x.w.${ZONE}`, 'A');
     expect(w.answer).toContainEqual(expect.stringMatching(new RegExp(`^x\\.w\\.${ZONE.replace('.', '\\.')}\\. 300 IN RRSIG A 13 3 300 `)));
