@@ -93,6 +93,25 @@ describe('DNSSEC API', () => {
     await expect(other.sdk().dns.dnssec.zsk.list({ zone_id: zoneId })).rejects.toMatchObject({ status: 404, errors: [expect.objectContaining({ code: 7003 })] });
   });
 
+  it('DNSKEY records need dnssec_multi_signer (1117): create, batch, import and changing a record into one; other accounts see 404', async () => {
+    const zoneId = await createZone(server, 'dnssec-multi.example');
+    const key = { type: 'DNSKEY', name: 'dnssec-multi.example', ttl: 3600, data: { flags: 256, protocol: 3, algorithm: 13, public_key: 'mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ==' } };
+    const refused = { status: 400, errors: [expect.objectContaining({ code: 1117, message: expect.stringContaining('dnssec_multi_signer') })] };
+    await expect(sdk.dns.records.create({ zone_id: zoneId, ...key } as never)).rejects.toMatchObject(refused);
+    await expect(sdk.dns.records.batch({ zone_id: zoneId, posts: [key] } as never)).rejects.toMatchObject({ status: 400, errors: [expect.objectContaining({ code: 1117 })] });
+    const txt = await sdk.dns.records.create({ zone_id: zoneId, type: 'TXT', name: 'dnssec-multi.example', content: '"x"', ttl: 3600 } as never);
+    await expect(sdk.dns.records.update(txt.id, { zone_id: zoneId, ...key } as never)).rejects.toMatchObject({ status: 400, errors: [expect.objectContaining({ code: 1117 })] });
+    const file = new File([`dnssec-multi.example. 3600 IN DNSKEY 256 3 13 ${key.data.public_key}\n`], 'zone.txt');
+    await expect(sdk.dns.records.import({ zone_id: zoneId, file } as never)).rejects.toMatchObject({ status: 400 });
+    expect((await sdk.dns.records.list({ zone_id: zoneId, type: 'DNSKEY' } as never)).result).toEqual([]);
+
+    await sdk.dns.dnssec.edit({ zone_id: zoneId, dnssec_multi_signer: true });
+    const other = await addUser(server, 'dnssec-multi-other@example.com');
+    await expect(other.sdk().dns.dnssec.edit({ zone_id: zoneId, dnssec_multi_signer: true })).rejects.toMatchObject({ status: 404 });
+    const made = await sdk.dns.records.create({ zone_id: zoneId, ...key } as never);
+    expect(made).toMatchObject({ type: 'DNSKEY', data: key.data });
+  });
+
   it('refuses bad bodies with 1116, naming each problem', async () => {
     const zoneId = await createZone(server, 'dnssec-bad.example');
     const res = await api(server, 'PATCH', `/zones/${zoneId}/dnssec`, { status: 'on', dnssec_use_nsec3: 'yes' });

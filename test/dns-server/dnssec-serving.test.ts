@@ -188,11 +188,11 @@ describe('chains and rollover', () => {
   it('multi-signer: the zone\'s own DNSKEY records join the served DNSKEY set only with dnssec_multi_signer', async () => {
     const zone = await createZone(server, 'multi.example');
     const other = 'mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ==';
+    const mine = await server.sdk().dns.dnssec.edit({ zone_id: zone, status: 'active', dnssec_multi_signer: true });
     await rr(zone, { type: 'DNSKEY', name: 'multi.example', data: { flags: 256, protocol: 3, algorithm: 13, public_key: other } });
-    const mine = await server.sdk().dns.dnssec.edit({ zone_id: zone, status: 'active' });
     const keys = async () => (await signedDig('multi.example', 'DNSKEY')).answer.filter((l) => l.split(' ')[3] === 'DNSKEY').map((l) => l.split(' ').slice(7).join('')).sort();
-    expect(await keys()).toEqual([mine.public_key]);
-    await server.sdk().dns.dnssec.edit({ zone_id: zone, dnssec_multi_signer: true });
     expect(await keys()).toEqual([mine.public_key, other].sort());
+    await server.sdk().dns.dnssec.edit({ zone_id: zone, dnssec_multi_signer: false });
+    expect(await keys()).toEqual([mine.public_key]);
   });
 });
