@@ -92,6 +92,7 @@ describe('signed answers on the wire', () => {
     const nsec3Q = await signedDig(`www.${ZONE}`, 'NSEC3');
     expect(nsec3Q.answer).toEqual([]);
     expect(nsec3Q.authority).toContainEqual(`www.${ZONE}. 1800 IN NSEC \\000.www.${ZONE}. A RRSIG NSEC`);
+    for (const name of [`www.${ZONE}`, `nope.${ZONE}`]) expect((await signedDig(name, 'TYPE128')).status).toBe('FORMERR'); // NXNAME, RFC 9824 §3.5
   });
 
   it('wildcard answers carry the wildcard labels count and a covering NSEC', async () => {
