@@ -124,6 +124,12 @@ describe('signed answers on the wire', () => {
       const { stdout } = await run('dig', ['@127.0.0.1', '-p', String(port), '+nocmd', '+nostats', '+onesoa', ZONE, 'AXFR']);
       for (const type of ['DNSKEY', 'RRSIG', nsec3 ? 'NSEC3' : 'NSEC', 'CDS', 'CDNSKEY']) expect(stdout, type).toMatch(new RegExp(`\\sIN\\s+${type}\\s`));
       if (nsec3) expect(stdout).toMatch(/\sIN\s+NSEC3PARAM\s+1 0 0 -/);
+      if (nsec3) { // NSEC questions in NSEC3 mode: NODATA proven by the name's NSEC3, no NSEC anywhere
+        const q = await signedDig(`www.${ZONE}`, 'NSEC');
+        expect([q.status, q.answer]).toEqual(['NOERROR', []]);
+        expect(q.authority.some((l) => / IN NSEC3 1 0 0 - /.test(l))).toBe(true);
+        expect([...q.answer, ...q.authority].filter((l) => / IN NSEC /.test(l))).toEqual([]);
+      }
       const file = path.join(tmp, `axfr-${nsec3}.zone`);
       fs.writeFileSync(file, stdout);
       const verified = await run('ldns-verify-zone', ['-V', '3', file]).catch((err: { stdout: string; stderr: string }) => { throw new Error(`${err.stdout}\n${err.stderr}\n${stdout}`); });
