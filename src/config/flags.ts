@@ -76,6 +76,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'records-per-batch', value: 'N', default: '3500', help: 'most record operations in one batch request (plan limit)', commands: S },
   // Edge (docs/edge.md, docs/runtime.md).
   { name: 'edge', value: 'HOST:PORT|off', default: '127.0.0.1:8080', help: 'edge listener: deployed scripts on their routes and proxied hostnames (workerd); off turns it off', commands: S },
+  { name: 'edge-tls', value: 'HOST:PORT|off', default: 'off', help: 'HTTPS edge listener with the --tls-cert certificate; acts on zones\' always_use_https, ssl, min_tls_version and security_header (docs/edge.md)', commands: S },
   { name: 'origin-port', value: 'PORT', default: '80', help: 'port of the origins proxied hostnames without a route are forwarded to', commands: S },
   { name: 'workers-domain', value: 'DOMAIN', default: 'workers.localhost', help: 'SCRIPT.ACCOUNT-SUBDOMAIN.DOMAIN runs a script whose workers subdomain is enabled', commands: S },
   { name: 'public-domain', value: 'DOMAIN', default: 'r2.localhost', help: "public development hostnames of buckets (pub-ID.DOMAIN) served on --edge", commands: S },

@@ -45,6 +45,11 @@ export type EdgeTarget =
    * bucket of this account; nothing else.
    */
   | { kind: 'bucket'; accountId: string; bucket: string; hostname: string }
+  /**
+   * A zone setting redirects the request (`always_use_https`, `ssl` off over HTTPS: `edge/policy-catalog.ts`):
+   * `location` is the new scheme, host and port; the request's path and query string are appended.
+   */
+  | { kind: 'redirect'; status: 301; location: string }
   /** Not a hostname the edge serves: answer with production's error page and this status. */
   | { kind: 'unknown'; status: number; reason: string };
 

@@ -103,6 +103,11 @@ export class EdgeRuntime {
     return this.socket.port;
   }
 
+  /** The secret the HTTPS edge listener (`https-edge.ts`) vouches for the client's address and scheme with. */
+  get frontSecret(): string {
+    return this.secret;
+  }
+
   /** The live generation's workerd pid (tests use it to simulate a crash). */
   get pid(): number | undefined {
     return this.current?.process.pid;
