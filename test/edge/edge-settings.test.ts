@@ -49,9 +49,9 @@ function v4(who: { email: string; key: string }, method: string, p: string, body
   });
 }
 
-function plain(host: string, p = '/'): Promise<Answer> {
+function plain(host: string, p = '/', extra: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port: edgePort, path: p, headers: { host }, agent: false }, (res) => collect(res, resolve)).on('error', reject);
+    http.get({ host: '127.0.0.1', port: edgePort, path: p, headers: { host, ...extra }, agent: false }, (res) => collect(res, resolve)).on('error', reject);
   });
 }
 
@@ -98,7 +98,7 @@ beforeAll(async () => {
 
   origin = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ host: req.headers.host, url: req.url, proto: req.headers['x-forwarded-proto'], visitor: req.headers['cf-visitor'], ip: req.headers['cf-connecting-ip'] }));
+    res.end(JSON.stringify({ host: req.headers.host, url: req.url, proto: req.headers['x-forwarded-proto'], visitor: req.headers['cf-visitor'], ip: req.headers['cf-connecting-ip'], front: req.headers['x-stratus-front'] ?? null, scheme: req.headers['x-stratus-scheme'] ?? null }));
   });
   await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
   server = await startTestServer({ flags: {
@@ -182,6 +182,13 @@ describe('the edge acts on zone settings', () => {
     const other12 = await curl(`www.${B}`, ['--tls-max', '1.2']);
     expect(other12).toMatchObject({ code: 0, stdout: '200 0' });
     expect((await secure(`www.${B}`, '/', 'TLSv1.2')).status).toBe(200);
+  });
+
+  it('a plain HTTP client cannot claim HTTPS or another address with the front headers', async () => {
+    const res = await plain(`www.${B}`, '/spoof', { 'x-stratus-front': 'guess', 'x-stratus-scheme': 'https', 'x-stratus-client-ip': '203.0.113.9' });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ proto: 'http', ip: '127.0.0.1', front: null, scheme: null });
+    expect(res.headers['strict-transport-security']).toBeUndefined();
   });
 
   it("a second account cannot change the first's zone settings", async () => {
