@@ -47,7 +47,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'http', value: 'HOST:PORT', default: '127.0.0.1:8787', help: 'HTTP listener (the v4 API; the script under stratus dev); port 0 picks a free port', commands: ['serve', 'dev'] },
   { name: 'dns', value: 'HOST:PORT', default: '127.0.0.1:1053', help: 'DNS listener, UDP and TCP; port 0 picks a free port', commands: S },
   { name: 's3', value: 'HOST:PORT|off', default: '127.0.0.1:8788', help: 'S3-compatible API listener; off turns it off', commands: S },
-  { name: 'tls-cert', value: 'FILE', default: 'off (plain HTTP)', help: 'HTTPS on the v4 API and S3 listeners with this PEM certificate chain (with --tls-key); SIGHUP reloads both files', commands: S },
+  { name: 'tls-cert', value: 'FILE', default: 'off (plain HTTP)', help: 'HTTPS on the v4 API and S3 listeners (and --edge-tls) with this PEM certificate chain (with --tls-key); SIGHUP reloads both files', commands: S },
   { name: 'tls-key', value: 'FILE', default: 'off', help: 'the PEM private key of --tls-cert', commands: S },
   { name: 'dns-workers', value: 'N', default: 'one per extra core, at most 3', help: 'extra processes answering DNS over UDP', commands: S },
   // Credentials.
