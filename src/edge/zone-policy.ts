@@ -3,9 +3,11 @@
  * from the same `zones.zone_settings` column the settings API writes (`settings/settings-store.ts`).
  *
  * `ZonePolicies` finds a hostname's zone (the longest active zone name that is a suffix of it, as the catalog
- * does) and keeps its policy for one second, like the catalog's hostname facts: a settings change made on this
- * node drops it at once (the zone change feed) and tells `onChange` listeners (the edge flushes its route
- * cache); a change made on another node sharing PostgreSQL counts within that second.
+ * does) and keeps its policy for one second, like the catalog's hostname facts. A settings change made on this
+ * node drops the policies at once (the zone change feed) and tells `onChange` listeners (the edge flushes its
+ * route cache). For changes made on another node sharing the database it polls, every second, the serials of
+ * the zones it has looked up (every settings or records change bumps a zone's serial): a moved serial drops the
+ * policies and tells the listeners too.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -29,6 +31,8 @@ export interface ZonePolicy {
 const TLS_NAMES: Record<string, ZonePolicy['minTls']> = { '1.0': 'TLSv1', '1.1': 'TLSv1.1', '1.2': 'TLSv1.2', '1.3': 'TLSv1.3' };
 const CACHE_MS = 1_000;
 const CACHE_SIZE = 10_000;
+/** Most zones whose serials are watched (the rest count within the one-second cache and the route cache). */
+const WATCHED_ZONES = 1_000;
 
 /** The policy of a zone from its parsed `zone_settings` column (defaults for what is not stored). */
 export function zonePolicy(zoneId: string, accountId: string, zoneSettingsText: string): ZonePolicy {
@@ -65,13 +69,39 @@ export class ZonePolicies {
   private readonly hosts = new Map<string, { expires: number; policy: ZonePolicy | undefined }>();
   private readonly listeners = new Set<() => void>();
   private readonly unsubscribe: () => void;
+  /** Serial of each zone looked up, as last read. */
+  private readonly serials = new Map<string, number>();
+  private readonly timer: NodeJS.Timeout;
+  private polling = false;
 
-  constructor(private readonly db: Kysely<Database>, zoneChanges?: ZoneChangeFeed) {
+  constructor(private readonly db: Kysely<Database>, zoneChanges?: ZoneChangeFeed, pollMs = 1_000) {
     this.unsubscribe = zoneChanges?.subscribe((c) => {
       if (c.kind === 'records') return;
-      this.hosts.clear();
-      for (const l of [...this.listeners]) l();
+      this.changed();
     }) ?? (() => undefined);
+    this.timer = setInterval(() => void this.poll(), pollMs);
+    this.timer.unref();
+  }
+
+  private changed(): void {
+    this.hosts.clear();
+    for (const l of [...this.listeners]) l();
+  }
+
+  /** Compares the watched zones' serials with the database's; a change (on any node) drops the policies. */
+  private async poll(): Promise<void> {
+    if (this.polling || this.serials.size === 0) return;
+    this.polling = true;
+    try {
+      const ids = [...this.serials.keys()];
+      const rows = await this.db.selectFrom('zones').select(['id', 'serial']).where('id', 'in', ids).execute();
+      const now = new Map(rows.map((r) => [r.id, Number(r.serial)]));
+      const moved = ids.filter((id) => now.get(id) !== this.serials.get(id));
+      for (const id of moved) this.serials.delete(id);
+      if (moved.length > 0) this.changed();
+    } catch { /* the database is away: the one-second cache still bounds staleness of lookups */ } finally {
+      this.polling = false;
+    }
   }
 
   /** The policy of the active zone holding `host` (lowercase, no port), or undefined when none does. */
@@ -82,10 +112,16 @@ export class ZonePolicies {
     if (known && known.expires > now) return known.policy;
     const labels = host.split('.');
     const suffixes = labels.map((_, i) => labels.slice(i).join('.'));
-    const zones = await this.db.selectFrom('zones').select(['id', 'name', 'account_id', 'zone_settings'])
+    const zones = await this.db.selectFrom('zones').select(['id', 'name', 'account_id', 'zone_settings', 'serial'])
       .where('name', 'in', suffixes).where('status', '=', 'active').execute();
     const zone = zones.sort((a, b) => b.name.length - a.name.length)[0];
     const policy = zone ? zonePolicy(zone.id, zone.account_id, zone.zone_settings) : undefined;
+    if (zone) {
+      const before = this.serials.get(zone.id);
+      // read here before the poll noticed: answers cached from the older policy must go too
+      if (before !== undefined && before !== Number(zone.serial)) this.changed();
+      if (before !== undefined || this.serials.size < WATCHED_ZONES) this.serials.set(zone.id, Number(zone.serial));
+    }
     if (this.hosts.size >= CACHE_SIZE) this.hosts.clear();
     this.hosts.set(host, { expires: now + CACHE_MS, policy });
     return policy;
@@ -99,6 +135,7 @@ export class ZonePolicies {
 
   /** Stops listening to the change feed. */
   close(): void {
+    clearInterval(this.timer);
     this.unsubscribe();
     this.listeners.clear();
   }

@@ -4,105 +4,49 @@
  * plain HTTP and HTTPS requests (node's clients and curl) through the edge to a local origin. Two accounts,
  * each with a zone and its own settings: one's settings never change how the other's hostnames are served.
  */
-import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import tls from 'node:tls';
+import type tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
-import { makeCa } from '../helpers/tls-certs.js';
 import { eventually } from './harness.js';
+import * as t from './tls-edge.js';
 
 const A = 'es-a.test';
 const B = 'es-b.test';
 
 let dir: string;
 let ca: Buffer;
+let caFile: string;
 let server: TestServer;
 let origin: http.Server;
 let edgePort: number;
 let tlsPort: number;
-let admin: { email: string; key: string };
-let other: { email: string; key: string };
+let admin: t.Who;
+let other: t.Who;
 
-interface Answer { status: number; headers: http.IncomingHttpHeaders; body: string }
-
-function collect(res: http.IncomingMessage, resolve: (a: Answer) => void): void {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-}
-
-/** A v4 request over HTTPS with `who`'s credentials. */
-function v4(who: { email: string; key: string }, method: string, p: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const url = new URL(`${server.apiBase}${p}`);
-  return new Promise((resolve, reject) => {
-    const req = https.request(url, { method, ca, headers: { 'x-auth-email': who.email, 'x-auth-key': who.key, 'content-type': 'application/json' } }, (res) =>
-      collect(res, (a) => resolve({ status: a.status, json: JSON.parse(a.body) })));
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
-
-function plain(host: string, p = '/', extra: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port: edgePort, path: p, headers: { host, ...extra }, agent: false }, (res) => collect(res, resolve)).on('error', reject);
-  });
-}
-
-function secure(host: string, p = '/', maxVersion?: tls.SecureVersion): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    https.get({ host: '127.0.0.1', port: tlsPort, path: p, servername: host, ca, headers: { host: `${host}:${tlsPort}` }, agent: false, ...(maxVersion ? { maxVersion } : {}) },
-      (res) => collect(res, resolve)).on('error', reject);
-  });
-}
-
-function curl(host: string, args: string[]): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    execFile('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code} %{ssl_verify_result}', '--cacert', path.join(dir, 'ca.pem'),
-      '--resolve', `${host}:${tlsPort}:127.0.0.1`, ...args, `https://${host}:${tlsPort}/curl`], { timeout: 60_000 },
-    (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }));
-  });
-}
-
-async function setting(who: { email: string; key: string }, zoneId: string, name: string, value: unknown): Promise<void> {
-  const res = await v4(who, 'PATCH', `/zones/${zoneId}/settings/${name}`, { value });
-  expect(res.json.success, JSON.stringify(res.json.errors)).toBe(true);
-}
-
-async function zoneWithRecord(who: { email: string; key: string }, name: string): Promise<string> {
-  const account = (await v4(who, 'GET', '/accounts')).json.result[0].id as string;
-  const zone = await v4(who, 'POST', '/zones', { account: { id: account }, name, type: 'full' });
-  expect(zone.json.success, JSON.stringify(zone.json.errors)).toBe(true);
-  const rec = await v4(who, 'POST', `/zones/${zone.json.result.id}/dns_records`, { type: 'A', name: `www.${name}`, content: '127.0.0.1', proxied: true, ttl: 1 });
-  expect(rec.json.success, JSON.stringify(rec.json.errors)).toBe(true);
-  return zone.json.result.id as string;
-}
+const v4 = (who: t.Who, method: string, p: string, body?: unknown) => t.v4(server.apiBase, ca, who, method, p, body);
+const plain = (host: string, p = '/', extra: Record<string, string> = {}) => t.plain(edgePort, host, p, extra);
+const secure = (host: string, p = '/', maxVersion?: tls.SecureVersion) => t.secure(tlsPort, ca, host, p, maxVersion);
+const curl = (host: string, args: string[]) => t.curl(tlsPort, caFile, host, args);
+const setting = (who: t.Who, zoneId: string, name: string, value: unknown) => t.setting(server.apiBase, ca, who, zoneId, name, value);
 
 let zoneA: string;
 let zoneB: string;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-edge-tls-'));
-  makeCa(dir);
-  ca = fs.readFileSync(path.join(dir, 'ca.pem'));
-  fs.writeFileSync(path.join(dir, 'edge.ext'), `subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:*.${A},DNS:*.${B}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
-  const ossl = (args: string[]): void => { execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' }); };
-  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'edge.key', '-out', 'edge.csr', '-subj', '/CN=localhost']);
-  ossl(['x509', '-req', '-in', 'edge.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', '0x5e77', '-days', '2', '-out', 'edge.pem', '-extfile', 'edge.ext']);
-
-  origin = http.createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ host: req.headers.host, url: req.url, proto: req.headers['x-forwarded-proto'], visitor: req.headers['cf-visitor'], ip: req.headers['cf-connecting-ip'], front: req.headers['x-stratus-front'] ?? null, scheme: req.headers['x-stratus-scheme'] ?? null }));
-  });
+  const made = t.makeEdgeCert(dir, [A, B]);
+  ca = made.ca;
+  caFile = made.caFile;
+  origin = t.echoOrigin();
   await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
   server = await startTestServer({ flags: {
-    edge: '127.0.0.1:0', 'edge-tls': '127.0.0.1:0', 'tls-cert': path.join(dir, 'edge.pem'), 'tls-key': path.join(dir, 'edge.key'),
+    edge: '127.0.0.1:0', 'edge-tls': '127.0.0.1:0', 'tls-cert': made.cert, 'tls-key': made.key,
     'origin-port': String((origin.address() as AddressInfo).port),
   } });
   edgePort = Number(new URL(server.running.edgeUrl!).port);
@@ -110,8 +54,8 @@ beforeAll(async () => {
   admin = { email: server.email, key: server.key };
   const user = await addUser(server, 'second@example.com');
   other = { email: user.email, key: user.key };
-  zoneA = await zoneWithRecord(admin, A);
-  zoneB = await zoneWithRecord(other, B);
+  zoneA = await t.zoneWithRecord(server.apiBase, ca, admin, A);
+  zoneB = await t.zoneWithRecord(server.apiBase, ca, other, B);
 }, 120_000);
 
 afterAll(async () => {
