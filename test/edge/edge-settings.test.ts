@@ -4,13 +4,15 @@
  * plain HTTP and HTTPS requests (node's clients and curl) through the edge to a local origin. Two accounts,
  * each with a zone and its own settings: one's settings never change how the other's hostnames are served.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type tls from 'node:tls';
+import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
 import { eventually } from './harness.js';
@@ -62,6 +64,16 @@ afterAll(async () => {
   await server?.stop();
   await new Promise((r) => origin?.close(r));
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('--edge-tls', () => {
+  it('is off by default and needs --edge and a certificate', () => {
+    expect(loadConfig({}).edgeTls).toBeUndefined();
+    expect(loadConfig({ 'edge-tls': 'off' }).edgeTls).toBeUndefined();
+    expect(loadConfig({ 'edge-tls': '127.0.0.1:8443', 'tls-cert': 'c.pem', 'tls-key': 'k.pem' }).edgeTls).toEqual({ host: '127.0.0.1', port: 8443 });
+    expect(() => loadConfig({ 'edge-tls': '127.0.0.1:8443' })).toThrow('--edge-tls needs --tls-cert and --tls-key');
+    expect(() => loadConfig({ 'edge-tls': '127.0.0.1:8443', edge: 'off', 'tls-cert': 'c.pem', 'tls-key': 'k.pem' })).toThrow(ConfigError);
+  });
 });
 
 describe('the edge acts on zone settings', () => {
@@ -140,5 +152,16 @@ describe('the edge acts on zone settings', () => {
     expect(res.json.success).toBe(false);
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect((await plain(`www.${A}`, '/still')).status).toBe(301);
+  });
+
+  it('takes a new certificate on reload (SIGHUP) for new connections', async () => {
+    const peerSerial = () => new Promise<string>((resolve, reject) => {
+      const c = tls.connect({ host: '127.0.0.1', port: tlsPort, servername: `www.${B}`, ca }, () => { resolve(c.getPeerCertificate().serialNumber.toUpperCase()); c.end(); });
+      c.on('error', reject);
+    });
+    expect(await peerSerial()).toBe('5E77');
+    execFileSync('openssl', ['x509', '-req', '-in', 'edge.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', '0x5e78', '-days', '2', '-out', 'edge.pem', '-extfile', 'edge.ext'], { cwd: dir, stdio: 'pipe' });
+    expect(server.running.reloadTls().serial).toBe('5E78');
+    expect(await peerSerial()).toBe('5E78');
   });
 });
