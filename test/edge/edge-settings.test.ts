@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import https from 'node:https';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -99,7 +100,7 @@ describe('the edge acts on zone settings', () => {
     expect(res.headers.location).toBe(`https://www.${A}:${tlsPort}/to/page?q=1`);
     const over = await secure(`www.${A}`, '/to/page?q=1');
     expect(over.status).toBe(200);
-    expect(JSON.parse(over.body)).toMatchObject({ host: `www.${A}:${tlsPort}`, url: '/to/page?q=1', proto: 'https', visitor: '{"scheme":"https"}', ip: '127.0.0.1' });
+    expect(JSON.parse(over.body)).toMatchObject({ host: `www.${A}:${tlsPort}`, url: '/to/page?q=1', proto: 'https', visitor: '{"scheme":"https"}', ip: '127.0.0.1', front: null, scheme: null });
   });
 
   it('security_header: HSTS and nosniff on HTTPS answers only', async () => {
@@ -138,6 +139,37 @@ describe('the edge acts on zone settings', () => {
     const other12 = await curl(`www.${B}`, ['--tls-max', '1.2']);
     expect(other12).toMatchObject({ code: 0, stdout: '200 0' });
     expect((await secure(`www.${B}`, '/', 'TLSv1.2')).status).toBe(200);
+  });
+
+  it('a Worker on a route of the zone sees the https:// URL and scheme over HTTPS, http:// over plain HTTP', async () => {
+    const account = (await v4(other, 'GET', '/accounts')).json.result[0].id as string;
+    const boundary = 'stratus-edge-settings';
+    const source = `export default { fetch(r) { return Response.json({ url: r.url, visitor: r.headers.get('cf-visitor'), front: r.headers.get('x-stratus-front') }); } };`;
+    const body = [`--${boundary}`, 'Content-Disposition: form-data; name="metadata"', 'Content-Type: application/json', '',
+      JSON.stringify({ main_module: 'index.js', compatibility_date: '2024-09-23' }), `--${boundary}`,
+      'Content-Disposition: form-data; name="index.js"; filename="index.js"', 'Content-Type: application/javascript+module', '', source, `--${boundary}--`, ''].join('\r\n');
+    const put = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = https.request(new URL(`${server.apiBase}/accounts/${account}/workers/scripts/echo-scheme`), { method: 'PUT', ca,
+        headers: { 'x-auth-email': other.email, 'x-auth-key': other.key, 'content-type': `multipart/form-data; boundary=${boundary}` } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(put.status, put.body).toBe(200);
+    const route = await v4(other, 'POST', `/zones/${zoneB}/workers/routes`, { pattern: `www.${B}/script/*`, script: 'echo-scheme' });
+    expect(route.json.success, JSON.stringify(route.json.errors)).toBe(true);
+    const over = await eventually(async () => {
+      const r = await secure(`www.${B}`, '/script/x?y=1');
+      expect(r.status).toBe(200);
+      return r;
+    });
+    expect(JSON.parse(over.body)).toEqual({ url: `https://www.${B}:${tlsPort}/script/x?y=1`, visitor: '{"scheme":"https"}', front: null });
+    expect(over.headers['strict-transport-security']).toBe('max-age=600');
+    const bare = await plain(`www.${B}`, '/script/x');
+    expect(JSON.parse(bare.body)).toEqual({ url: `http://www.${B}/script/x`, visitor: '{"scheme":"http"}', front: null });
   });
 
   it('a plain HTTP client cannot claim HTTPS or another address with the front headers', async () => {

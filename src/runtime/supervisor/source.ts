@@ -142,7 +142,9 @@ function frontFacts(request) {
   if (request.headers.has('x-stratus-front') || request.headers.has('x-stratus-scheme') || request.headers.has('x-stratus-client-ip')) {
     const headers = new Headers(request.headers);
     for (const h of FRONT) headers.delete(h);
-    facts.request = new Request(request, { headers });
+    // scripts see the URL the client asked for: https:// when it came through the HTTPS listener
+    const url = facts.scheme === 'https' ? 'https:' + request.url.slice(request.url.indexOf(':') + 1) : request.url;
+    facts.request = new Request(url, { method: request.method, headers, body: request.body, redirect: 'manual' });
   }
   return facts;
 }
