@@ -196,7 +196,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
       const ports: EdgePorts = {};
       // A script's binding names a bucket of the script's own account.
       edge = await startEdge({
-        listen: config.edge, catalog: new PolicyCatalog(edgeCatalog ?? control.catalog, policies, ports), logger, originPort: config.originPort, scriptOutbound: config.scriptOutbound,
+        listen: config.edge, catalog: new PolicyCatalog(edgeCatalog ?? control.catalog, policies, ports), logger, originPort: config.originPort, originTlsPort: config.originTlsPort, scriptOutbound: config.scriptOutbound,
         cpuMs: config.scriptCpuMs, memoryMb: config.scriptMemoryMb,
         bucketFor: (accountId, bucketName, options) => store.forAccount(accountId).bucket(bucketName, options),
       });

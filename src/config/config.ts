@@ -109,6 +109,8 @@ export interface Config {
   edgeTls: ListenAddress | undefined;
   /** Port of the origins proxied hostnames are forwarded to (`--origin-port`). */
   originPort: number;
+  /** Port of origins reached over HTTPS (`--origin-tls-port`; zones with `ssl` full or strict). */
+  originTlsPort: number;
   /** CIDRs scripts may fetch besides public addresses (`--script-outbound`). */
   scriptOutbound: string[];
   /** How long a script may keep the runtime from answering (CPU limit), ms (`--script-cpu-ms`). */
@@ -240,6 +242,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     edge: get('edge') === 'off' ? undefined : parseListen(get('edge') ?? '127.0.0.1:8080', 'edge'),
     edgeTls: edgeTlsListen(get('edge-tls'), get('edge'), get('tls-cert')),
     originPort: int('origin-port', 80, 1, 65535),
+    originTlsPort: int('origin-tls-port', 443, 1, 65535),
     scriptOutbound: list('script-outbound', []).map((c) => parseCidr(c, 'script-outbound')),
     scriptCpuMs: int('script-cpu-ms', 30_000, 10, 900_000),
     scriptMemoryMb: int('script-memory-mb', 1024, 64, 65536),

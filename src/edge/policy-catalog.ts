@@ -34,6 +34,7 @@ export class PolicyCatalog implements EdgeCatalog {
     if (scheme === 'https' && policy.ssl === 'off' && this.ports.http !== undefined) {
       return { kind: 'redirect', status: 301, location: origin('http', host, this.ports.http) };
     }
+    if (target.kind === 'origin' && (policy.ssl === 'full' || policy.ssl === 'strict')) return { ...target, ssl: policy.ssl };
     return target;
   }
 

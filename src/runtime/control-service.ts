@@ -22,6 +22,8 @@ export interface ControlHandlers {
   /** Resolves the internal port of a generation serving `versionId`; null when the version does not exist. */
   ensure(versionId: string): Promise<number | null>;
   originPort: number;
+  /** Port of origins reached over HTTPS (zone `ssl` full/strict; `--origin-tls-port`, default 443). */
+  originTlsPort?: number;
   logger: Logger;
   /** Receives the records of finished edge requests. */
   access?: (records: EdgeAccessRecord[]) => void;
@@ -110,7 +112,7 @@ export async function startControlService(secretText: string, h: ControlHandlers
       return;
     }
     if (req.headers['x-stratus-origin'] !== undefined) {
-      proxyToOrigin(req, res, h.originPort, log);
+      proxyToOrigin(req, res, h.originPort, log, h.originTlsPort ?? 443);
       return;
     }
     const run = async () => {

@@ -39,6 +39,8 @@ export interface EdgeRuntimeOptions {
   logger: Logger;
   /** Port of origins (`--origin-port`, default 80). */
   originPort?: number;
+  /** Port of origins reached over HTTPS (zones with `ssl` full or strict; `--origin-tls-port`, default 443). */
+  originTlsPort?: number;
   /** CIDRs scripts may fetch besides public addresses (`--script-outbound`). */
   scriptOutbound?: string[];
   /** CIDRs scripts may never fetch (Stratus's own listeners on public addresses). */
@@ -119,7 +121,7 @@ export class EdgeRuntime {
     this.socket = await holdListeningSocket(this.opts.listen.host, this.opts.listen.port);
     this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger });
     this.control = await startControlService(this.secret, {
-      catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, logger: this.opts.logger, bucketFor: this.opts.bucketFor,
+      catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, originTlsPort: this.opts.originTlsPort ?? 443, logger: this.opts.logger, bucketFor: this.opts.bucketFor,
       access: this.opts.access ?? edgeAccessRecorder(this.opts.logger),
     });
     this.services = {

@@ -64,7 +64,7 @@ describe('zone settings reach the other node', () => {
       return r;
     })).status).toBe(200);
 
-    await t.setting(x.apiBase, ca, admin, zoneId, 'ssl', 'full');
+    await t.setting(x.apiBase, ca, admin, zoneId, 'ssl', 'flexible');
     await t.setting(x.apiBase, ca, admin, zoneId, 'security_header', { strict_transport_security: { enabled: true, max_age: 120, include_subdomains: false, preload: false, nosniff: false } });
     await t.setting(x.apiBase, ca, admin, zoneId, 'always_use_https', 'on');
     await t.setting(x.apiBase, ca, admin, zoneId, 'min_tls_version', '1.3');

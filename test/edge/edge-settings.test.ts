@@ -27,6 +27,7 @@ let ca: Buffer;
 let caFile: string;
 let server: TestServer;
 let origin: http.Server;
+let originTls: http.Server;
 let edgePort: number;
 let tlsPort: number;
 let admin: t.Who;
@@ -48,9 +49,11 @@ beforeAll(async () => {
   caFile = made.caFile;
   origin = t.echoOrigin();
   await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
+  originTls = t.echoOrigin(made);
+  await new Promise<void>((r) => originTls.listen(0, '127.0.0.1', r));
   server = await startTestServer({ flags: {
     edge: '127.0.0.1:0', 'edge-tls': '127.0.0.1:0', 'tls-cert': made.cert, 'tls-key': made.key,
-    'origin-port': String((origin.address() as AddressInfo).port),
+    'origin-port': String((origin.address() as AddressInfo).port), 'origin-tls-port': String((originTls.address() as AddressInfo).port),
   } });
   edgePort = Number(new URL(server.running.edgeUrl!).port);
   tlsPort = Number(new URL(server.running.edgeTlsUrl!).port);
@@ -64,6 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await new Promise((r) => origin?.close(r));
+  await new Promise((r) => originTls?.close(r));
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -100,7 +104,23 @@ describe('the edge acts on zone settings', () => {
     expect(res.headers.location).toBe(`https://www.${A}:${tlsPort}/to/page?q=1`);
     const over = await secure(`www.${A}`, '/to/page?q=1');
     expect(over.status).toBe(200);
-    expect(JSON.parse(over.body)).toMatchObject({ host: `www.${A}:${tlsPort}`, url: '/to/page?q=1', proto: 'https', visitor: '{"scheme":"https"}', ip: '127.0.0.1', front: null, scheme: null });
+    expect(JSON.parse(over.body)).toMatchObject({ host: `www.${A}:${tlsPort}`, url: '/to/page?q=1', proto: 'https', visitor: '{"scheme":"https"}', ip: '127.0.0.1', front: null, scheme: null, tls: true });
+  });
+
+  it('ssl strict: an origin certificate that does not verify (a private CA) is 526; full takes it', async () => {
+    await setting(admin, zoneA, 'ssl', 'strict');
+    const strict = await eventually(async () => {
+      const r = await secure(`www.${A}`, '/strict');
+      expect(r.status).toBe(526);
+      return r;
+    });
+    expect(strict.body).toContain('Invalid SSL certificate');
+    await setting(admin, zoneA, 'ssl', 'full');
+    await eventually(async () => {
+      const r = await secure(`www.${A}`, '/full');
+      expect(r.status).toBe(200);
+      expect(JSON.parse(r.body)).toMatchObject({ url: '/full', tls: true });
+    });
   });
 
   it('security_header: HSTS and nosniff on HTTPS answers only', async () => {
@@ -123,7 +143,7 @@ describe('the edge acts on zone settings', () => {
     // plain HTTP: zone B does not redirect (its always_use_https is off, zone A's is on) and carries no HSTS
     const bPlain = await plain(`www.${B}`, '/plain');
     expect(bPlain.status).toBe(200);
-    expect(JSON.parse(bPlain.body)).toMatchObject({ proto: 'http' });
+    expect(JSON.parse(bPlain.body)).toMatchObject({ proto: 'http', tls: false }); // ssl flexible: plain HTTP to the origin
     expect(bPlain.headers['strict-transport-security']).toBeUndefined();
   });
 

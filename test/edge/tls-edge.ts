@@ -81,11 +81,12 @@ export async function setting(apiBase: string, ca: Buffer, who: Who, zoneId: str
   if (!res.json.success) throw new Error(JSON.stringify(res.json.errors));
 }
 
-/** An origin answering JSON with what it was sent (Host, URL, forwarding headers, any front header that leaked). */
-export function echoOrigin(): http.Server {
-  return http.createServer((req, res) => {
+/** An origin answering JSON with what it was sent (Host, URL, forwarding headers, any front header that leaked, TLS). */
+export function echoOrigin(tlsFiles?: { cert: string; key: string }): http.Server {
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ host: req.headers.host, url: req.url, proto: req.headers['x-forwarded-proto'], visitor: req.headers['cf-visitor'], ip: req.headers['cf-connecting-ip'],
-      front: req.headers['x-stratus-front'] ?? null, scheme: req.headers['x-stratus-scheme'] ?? null }));
-  });
+      front: req.headers['x-stratus-front'] ?? null, scheme: req.headers['x-stratus-scheme'] ?? null, tls: (req.socket as { encrypted?: boolean }).encrypted === true }));
+  };
+  return tlsFiles ? https.createServer({ cert: fs.readFileSync(tlsFiles.cert), key: fs.readFileSync(tlsFiles.key) }, handler) : http.createServer(handler);
 }

@@ -80,6 +80,8 @@ async function toBucket(request, env, target, ray, forwarded) {
 async function toOrigin(request, env, target, ray, forwarded) {
   forwarded.delete('x-stratus-bucket'); // only the catalog names a bucket
   forwarded.set('x-stratus-origin', target.origin);
+  if (target.ssl) forwarded.set('x-stratus-origin-ssl', target.ssl);
+  else forwarded.delete('x-stratus-origin-ssl');
   forwarded.set('x-stratus-ray', ray);
   const res = await env.ORIGIN.fetch(new Request(request.url, { method: request.method, headers: forwarded, body: request.body, redirect: 'manual' }));
   return res;
