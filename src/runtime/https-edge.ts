@@ -51,7 +51,9 @@ function contexts(material: { cert: Buffer; key: Buffer }): Map<string, tls.Secu
 export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge> {
   const log = opts.logger.child({ component: 'edge-tls' });
   let ctx = contexts(opts.tls);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  // a connection per request: a replaced workerd generation closes its idle connections, and a request sent on
+  // one of those would fail
+  const agent = new http.Agent({ keepAlive: false, maxSockets: 1024 });
   const edgeHost = opts.edge.host === '0.0.0.0' ? '127.0.0.1' : opts.edge.host === '::' ? '::1' : opts.edge.host;
   const sockets = new Set<net.Socket>();
 
