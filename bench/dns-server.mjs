@@ -221,7 +221,7 @@ async function rounds(servers, queries, dnssecOk) {
 
 function report(what, results) {
   const [stratus, pdns, knot] = results;
-  console.log(`\n${what}: best of ${ROUNDS} rounds of ${SECONDS}s each, ${CLIENTS} dnsperf clients, ${RECORDS} hosts in the zone`);
+  console.log(`\n${what}: best of ${ROUNDS} rounds of ${SECONDS}s each, ${CLIENTS} dnsperf clients, ${RECORDS} hosts in the zone; load average now ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (1/5/15 min)`);
   console.log('\nserver      qps        avg latency (ms)   lost');
   for (const r of results) console.log(`${r.name.padEnd(10)}  ${r.qps.toFixed(0).padStart(8)}   ${r.latencyMs.toFixed(3).padStart(10)}         ${r.lost}`);
   console.log(`\n${what} Stratus / PowerDNS: ${(stratus.qps / pdns.qps).toFixed(2)}x qps (target >= 1.00), latency ${(stratus.latencyMs / pdns.latencyMs).toFixed(2)}x`);

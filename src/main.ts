@@ -32,6 +32,9 @@ import type { EdgeCatalog } from './edge/types.js';
 import { startControlPlane, type ControlPlane } from './scripts/control-plane.js';
 import { resolveSecretsKey } from './scripts/secret-box.js';
 import { startEdge, type RunningEdge } from './runtime/start-edge.js';
+import { startHttpsEdge, type HttpsEdge } from './runtime/https-edge.js';
+import { ZonePolicies } from './edge/zone-policy.js';
+import { PolicyCatalog, type EdgePorts } from './edge/policy-catalog.js';
 import { openLimits } from './limits/limits.js';
 
 /** A running Stratus instance. */
@@ -48,6 +51,8 @@ export interface RunningStratus {
   s3Url?: string;
   /** `http://host:port` of the edge listener, unless it is turned off. */
   edgeUrl?: string;
+  /** `https://host:port` of the HTTPS edge listener (`--edge-tls`), when it runs. */
+  edgeTlsUrl?: string;
   /** S3 credentials generated at this start (first start without configured ones): print them once. */
   generatedS3Credentials?: { accessKeyId: string; secretAccessKey: string; file: string };
   /**
@@ -124,6 +129,8 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   readiness.add(['blob-store'], blobProbe.probe);
   let dnsStatus: (() => PartStatus) | undefined;
   let edge: RunningEdge | undefined;
+  let edgeTls: HttpsEdge | undefined;
+  let policies: ZonePolicies | undefined;
   if (config.edge) readiness.add(['edge'], async () => ({ edge: edge ? edge.runtime.status() : { ok: false, detail: 'starting workerd' } }));
   readiness.add(['dns'], async () => ({ dns: dnsStatus ? dnsStatus() : { ok: false, detail: 'loading zone snapshots' } }));
   let generatedCredentials: GeneratedCredentials | undefined;
@@ -187,15 +194,25 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
       s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tempCredentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock), clock), region: config.s3Region, domain: config.s3Domain, tls, logger, clock, limits });
     }
     if (config.edge) {
+      // Zone settings the edge acts on (always_use_https, ssl, min_tls_version, security_header: docs/edge.md).
+      policies = new ZonePolicies(database.db, changeFeed);
+      const ports: EdgePorts = {};
       // A script's binding names a bucket of the script's own account.
       edge = await startEdge({
-        listen: config.edge, catalog: edgeCatalog ?? control.catalog, logger, originPort: config.originPort, scriptOutbound: config.scriptOutbound,
+        listen: config.edge, catalog: new PolicyCatalog(edgeCatalog ?? control.catalog, policies, ports), logger, originPort: config.originPort, originTlsPort: config.originTlsPort, scriptOutbound: config.scriptOutbound,
         cpuMs: config.scriptCpuMs, memoryMb: config.scriptMemoryMb,
         subrequests: config.scriptSubrequests, bucketSubrequests: config.scriptBucketSubrequests, front: config.edgeFront,
         bucketFor: (accountId, bucketName, options) => store.forAccount(accountId).bucket(bucketName, options),
       });
+      ports.http = edge.port;
+      if (config.edgeTls && tls) {
+        edgeTls = await startHttpsEdge({ listen: config.edgeTls, tls, policies, edge: { host: config.edge.host, port: edge.port, secret: edge.runtime.frontSecret }, logger });
+        ports.https = edgeTls.port;
+      }
     }
   } catch (err) {
+    await edge?.close();
+    policies?.close();
     await s3?.close();
     await closeStores();
     throw err;
@@ -209,7 +226,9 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     });
   } catch (err) {
     await s3?.close();
+    await edgeTls?.close();
     await edge?.close();
+    policies?.close();
     await closeStores();
     throw err;
   }
@@ -223,6 +242,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     ...(generatedCredentials ? { generatedCredentials } : {}),
     ...(s3 ? { s3Url: s3.url } : {}),
     ...(edge ? { edgeUrl: edge.url } : {}),
+    ...(edgeTls ? { edgeTlsUrl: edgeTls.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),
     health,
     edgeCatalog: control.catalog,
@@ -230,11 +250,12 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     ...(tls ? { tls } : {}),
     reloadTls() {
       if (!config.tls) throw new TlsFileError('no --tls-cert/--tls-key: the listeners speak plain HTTP');
-      const targets = [http.tls, s3?.tls].filter((t): t is SecureContextTarget => t !== undefined);
+      const targets = [http.tls, s3?.tls, edgeTls?.tls].filter((t): t is SecureContextTarget => t !== undefined);
       return reloadTls(config.tls, targets);
     },
     async close(graceMs = config.shutdownTimeoutMs) {
-      await Promise.all([http.close(graceMs), s3?.close(graceMs), edge?.close(graceMs)]);
+      await Promise.all([http.close(graceMs), s3?.close(graceMs), edgeTls?.close(), edge?.close(graceMs)]);
+      policies?.close();
       await closeStores();
     },
   };

@@ -105,8 +105,12 @@ export interface Config {
   limits: LimitsConfig;
   /** The edge listener scripts and proxied hostnames are served on (`--edge`); undefined when turned off. */
   edge: ListenAddress | undefined;
+  /** The HTTPS edge listener (`--edge-tls`, with `--tls-cert`/`--tls-key`); undefined when off. */
+  edgeTls: ListenAddress | undefined;
   /** Port of the origins proxied hostnames are forwarded to (`--origin-port`). */
   originPort: number;
+  /** Port of origins reached over HTTPS (`--origin-tls-port`; zones with `ssl` full or strict). */
+  originTlsPort: number;
   /** CIDRs scripts may fetch besides public addresses (`--script-outbound`). */
   scriptOutbound: string[];
   /** How long a script may keep the runtime from answering (CPU limit), ms (`--script-cpu-ms`). */
@@ -242,7 +246,9 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
       authFailureWindowSeconds: int('auth-failure-window', 300, 1, 86_400),
     },
     edge: get('edge') === 'off' ? undefined : parseListen(get('edge') ?? '127.0.0.1:8080', 'edge'),
+    edgeTls: edgeTlsListen(get('edge-tls'), get('edge'), get('tls-cert')),
     originPort: int('origin-port', 80, 1, 65535),
+    originTlsPort: int('origin-tls-port', 443, 1, 65535),
     scriptOutbound: list('script-outbound', []).map((c) => parseCidr(c, 'script-outbound')),
     scriptCpuMs: int('script-cpu-ms', 30_000, 10, 900_000),
     scriptMemoryMb: int('script-memory-mb', 1024, 64, 65536),
@@ -250,6 +256,14 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     scriptBucketSubrequests: int('script-bucket-subrequests', 1000, 0, 10_000_000),
     edgeFront: onOff(get('edge-front'), 'edge-front', true),
   };
+}
+
+/** `--edge-tls`: off by default; it needs the edge (`--edge`) and a certificate (`--tls-cert`). */
+function edgeTlsListen(value: string | undefined, edge: string | undefined, cert: string | undefined): ListenAddress | undefined {
+  if (value === undefined || value === '' || value === 'off') return undefined;
+  if (edge === 'off') throw new ConfigError('--edge-tls needs the edge listener: --edge is off');
+  if (cert === undefined || cert === '') throw new ConfigError('--edge-tls needs --tls-cert and --tls-key (the certificate the HTTPS edge serves)');
+  return parseListen(value, 'edge-tls');
 }
 
 /** The TLS files: both flags or neither (the files themselves are checked at start, `shared/tls-files.ts`). */

@@ -18,6 +18,7 @@ import { isTransferAllowed } from './acl.js';
 import { PacketCache, packetKey, questionNameEnd, type AnswerDeps } from './packet-cache.js';
 import type { ZoneSigning } from './signing.js';
 import { signedTransfer } from './signing-transfer.js';
+import { DNSSEC_TYPE } from '../dns/dnssec/denial.js';
 
 /** Where the handler finds zones (the zone cache on the main thread with `--dns-workers 0`, the DNS thread's trees otherwise). */
 export interface SnapshotSource {
@@ -163,7 +164,8 @@ export class DnsHandler {
     if (msg.questions.length !== 1 || !q) return this.reply(msg, from, RCODE.FORMERR, undefined);
     if (msg.edns && msg.edns.version > 0) return this.reply(msg, from, RCODE.BADVERS, q);
     if (q.klass !== CLASS.IN && q.klass !== CLASS.ANY) return this.reply(msg, from, RCODE.REFUSED, q);
-    if (q.type === TYPE.OPT) return this.reply(msg, from, RCODE.FORMERR, q);
+    // OPT is no question; NXNAME is a meta-type that explicit queries get FORMERR for (RFC 9824 §3.5).
+    if (q.type === TYPE.OPT || q.type === DNSSEC_TYPE.NXNAME) return this.reply(msg, from, RCODE.FORMERR, q);
     const qname = q.name.toLowerCase();
     const zone = this.cache.find(qname);
     const pending = this.cache.pendingFor(zone);

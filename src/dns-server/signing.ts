@@ -16,6 +16,7 @@ import { SignatureCache, REFRESH_S } from '../dns/dnssec/rrsig.js';
 import { zoneKeys, type ZoneKeys } from '../dns/dnssec/zone-keys.js';
 import { lookupSigning, signResult } from '../dns/dnssec/sign-response.js';
 import { SecretBox } from '../scripts/secret-box.js';
+import { metaAnswer } from '../dns/dnssec/meta-queries.js';
 
 /** Opens a sealed private key (SecretBox.open). */
 export type KeyOpener = (sealed: string, context: string) => string;
@@ -65,10 +66,12 @@ export class ZoneSigning {
     return keys;
   }
 
-  /** The answer to a question from a zone: signed when the zone signs and the query has DO. */
+  /** The answer to a question from a zone: signed when the zone signs and the query has DO (RRSIG/NSEC questions: meta-queries.ts). */
   answer(zone: ZoneSnapshot, qname: string, qtype: number, dnssecOk: boolean): LookupResult {
     const keys = this.keysFor(zone);
     if (!keys) return lookup(zone, qname, qtype);
+    const meta = metaAnswer(zone, qname, qtype, dnssecOk, keys, this.cache);
+    if (meta) return meta;
     const r = lookupSigning(zone, qname, qtype, keys);
     return dnssecOk ? signResult(zone, qname, qtype, r, keys, this.cache) : r;
   }

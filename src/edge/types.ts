@@ -39,12 +39,21 @@ export type EdgeTarget =
   /** Run this script version (a route matched, or a workers-subdomain hostname). */
   | { kind: 'script'; accountId: string; scriptName: string; versionId: string; zoneId?: string }
   /** A proxied hostname without a matching route (or a no-script route): reverse-proxy to the origin. */
-  | { kind: 'origin'; zoneId: string; hostname: string; origin: string }
+  | {
+    kind: 'origin'; zoneId: string; hostname: string; origin: string;
+    /** The zone's `ssl` when it asks for HTTPS to the origin (`full`: any certificate, `strict`: a valid one for the hostname). */
+    ssl?: 'full' | 'strict';
+  }
   /**
    * A public hostname of a bucket (its development hostname or a custom domain): GET and HEAD of objects of this
    * bucket of this account; nothing else.
    */
   | { kind: 'bucket'; accountId: string; bucket: string; hostname: string }
+  /**
+   * A zone setting redirects the request (`always_use_https`, `ssl` off over HTTPS: `edge/policy-catalog.ts`):
+   * `location` is the new scheme, host and port; the request's path and query string are appended.
+   */
+  | { kind: 'redirect'; status: 301; location: string }
   /** Not a hostname the edge serves: answer with production's error page and this status. */
   | { kind: 'unknown'; status: number; reason: string };
 

@@ -1,6 +1,6 @@
 /**
  * The control service: what the supervisor worker asks Node, over loopback with the per-process secret.
- * - `GET /resolve` (`x-host`, `x-path`): the catalog's target for a request.
+ * - `GET /resolve` (`x-host`, `x-path`, `x-scheme`): the catalog's target for a request.
  * - `GET /ensure` (`x-version`): makes a generation serve that version; answers its internal port.
  * - `POST /access` (a JSON array of {@link EdgeAccessRecord}): requests the supervisor finished (access log, metrics).
  * - any request with `x-stratus-origin`: the origin proxy (origin-proxy.ts).
@@ -22,6 +22,8 @@ export interface ControlHandlers {
   /** Resolves the internal port of a generation serving `versionId`; null when the version does not exist. */
   ensure(versionId: string): Promise<number | null>;
   originPort: number;
+  /** Port of origins reached over HTTPS (zone `ssl` full/strict; `--origin-tls-port`, default 443). */
+  originTlsPort?: number;
   logger: Logger;
   /** Receives the records of finished edge requests. */
   access?: (records: EdgeAccessRecord[]) => void;
@@ -110,14 +112,15 @@ export async function startControlService(secretText: string, h: ControlHandlers
       return;
     }
     if (req.headers['x-stratus-origin'] !== undefined) {
-      proxyToOrigin(req, res, h.originPort, log);
+      proxyToOrigin(req, res, h.originPort, log, h.originTlsPort ?? 443);
       return;
     }
     const run = async () => {
       if (req.url === '/resolve') {
         const host = String(req.headers['x-host'] ?? '');
         const path = Buffer.from(String(req.headers['x-path'] ?? '/'), 'latin1').toString('utf8');
-        json(res, 200, h.catalog ? await h.catalog.resolve(host, path) : NO_CATALOG_TARGET);
+        const scheme = req.headers['x-scheme'] === 'https' ? 'https' : 'http';
+        json(res, 200, h.catalog ? await h.catalog.resolve(host, path, scheme) : NO_CATALOG_TARGET);
       } else if (req.url === '/access' && req.method === 'POST') {
         const records = accessRecords(await readBody(req, ACCESS_REPORT_LIMIT));
         h.access?.(records);

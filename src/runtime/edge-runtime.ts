@@ -43,6 +43,8 @@ export interface EdgeRuntimeOptions {
   logger: Logger;
   /** Port of origins (`--origin-port`, default 80). */
   originPort?: number;
+  /** Port of origins reached over HTTPS (zones with `ssl` full or strict; `--origin-tls-port`, default 443). */
+  originTlsPort?: number;
   /** CIDRs scripts may fetch besides public addresses (`--script-outbound`). */
   scriptOutbound?: string[];
   /** CIDRs scripts may never fetch (Stratus's own listeners on public addresses). */
@@ -134,6 +136,11 @@ export class EdgeRuntime {
     return path.join(this.dir, 'generation.sock');
   }
 
+  /** The secret the HTTPS edge listener (`https-edge.ts`) vouches for the client's address and scheme with. */
+  get frontSecret(): string {
+    return this.secret;
+  }
+
   /** The live generation's workerd pid (tests use it to simulate a crash). */
   get pid(): number | undefined {
     return this.current?.process.pid;
@@ -146,7 +153,7 @@ export class EdgeRuntime {
     if (this.opts.front !== false) this.generationSocket = await holdListeningSocket(`unix:${this.generationSocketPath}`, 0);
     this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger });
     this.control = await startControlService(this.secret, {
-      catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, logger: this.opts.logger, bucketFor: this.opts.bucketFor,
+      catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, originTlsPort: this.opts.originTlsPort ?? 443, logger: this.opts.logger, bucketFor: this.opts.bucketFor,
       access: this.opts.access ?? edgeAccessRecorder(this.opts.logger),
     });
     this.services = {

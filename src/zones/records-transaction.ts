@@ -22,6 +22,10 @@ import { checkNameConflicts, checkProxiedCname } from './record-rules.js';
 import { RECORD_META, recordToRow, rowToRecord, servedRecord, type RecordRow } from './record-rows.js';
 import type { RecordChange } from './change-feed.js';
 import { faultOf } from '../shared/faults.js';
+import { parseZoneDnssec } from '../dns/dnssec/config.js';
+
+/** Code of a DNSKEY record written while the zone's multi-signer DNSSEC is off (Stratus's own). */
+export const DNSKEY_NEEDS_MULTI_SIGNER = 1117;
 
 /** The zone a record operation acts on (already checked to belong to the caller). */
 export interface ZoneRef {
@@ -60,6 +64,8 @@ export class RecordsTransaction {
   readonly changes: RecordChange[] = [];
   /** True once an NS record was written or removed (delegations of names below the zone may have changed). */
   nsChanged = false;
+  /** The zone's `dnssec_multi_signer`, read once when a DNSKEY record is written. */
+  private multiSigner: boolean | undefined;
 
   constructor(
     /** The open transaction (plain reads may pass the database itself). */
@@ -131,6 +137,7 @@ export class RecordsTransaction {
         if (skipIdentical && atName.some((r) => sameValue(r, draft))) { out.push(null); continue; }
         if (this.startCount + this.countDelta + 1 > this.deps.plan.recordsPerZone) throw new AppError(81045, 'Record quota exceeded.');
         checkNameConflicts(draft, atName, this.zone.name);
+        await this.checkDnskey(draft);
         await checkProxiedCname(draft, this.zone.name, at);
         const record: DnsRecord = {
           id: newId(), zoneId: this.zone.id, ...draft, meta: { ...RECORD_META }, createdOn: now, modifiedOn: now,
@@ -207,12 +214,26 @@ export class RecordsTransaction {
     return saved;
   }
 
+  /**
+   * Production accepts DNSKEY records (other than its own keys, which are never records) only with
+   * multi-signer DNSSEC on: creating one, or changing a record into one, is refused otherwise.
+   */
+  private async checkDnskey(draft: RecordDraft): Promise<void> {
+    if (draft.type !== 'DNSKEY') return;
+    if (this.multiSigner === undefined) {
+      const row = await this.trx.selectFrom('zones').select('dnssec').where('id', '=', this.zone.id).executeTakeFirst();
+      this.multiSigner = parseZoneDnssec(row?.dnssec).multiSigner;
+    }
+    if (!this.multiSigner) throw new AppError(DNSKEY_NEEDS_MULTI_SIGNER, 'DNSKEY records can only be added with multi-signer DNSSEC on: PATCH /zones/:zone_id/dnssec with {"dnssec_multi_signer": true} first');
+  }
+
   private recordsAt(name: string): Promise<{ id: string; type: string; content: string; priority: number | null }[]> {
     return RECORDS_AT.execute(this.trx, { zoneId: this.zone.id, name });
   }
 
   private async checkRules(draft: RecordDraft, atName: { id: string; type: string; content: string; priority: number | null }[], selfId: string | null): Promise<void> {
     checkNameConflicts(draft, atName.filter((r) => r.id !== selfId), this.zone.name);
+    await this.checkDnskey(draft);
     await checkProxiedCname(draft, this.zone.name, async (name) => (await this.recordsAt(name)).filter((r) => r.id !== selfId));
   }
 }

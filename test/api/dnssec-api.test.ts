@@ -76,6 +76,42 @@ describe('DNSSEC API', () => {
     expect(gone).toMatchObject({ status: 'disabled', key_tag: null });
   });
 
+  it('lists the zone signing key (dns.dnssec.zsk.list) while the zone signs, never the private key', async () => {
+    const zoneId = await createZone(server, 'dnssec-zsk.example');
+    expect((await sdk.dns.dnssec.zsk.list({ zone_id: zoneId })).result).toEqual([]);
+    const on = await sdk.dns.dnssec.edit({ zone_id: zoneId, status: 'active' });
+    const [zsk, ...more] = (await sdk.dns.dnssec.zsk.list({ zone_id: zoneId })).result;
+    expect(more).toEqual([]);
+    expect(zsk).toEqual({
+      DNSKEY: { Algorithm: 13, Flags: 257, Protocol: 3, PublicKey: on.public_key, Hdr: { Class: 1, Name: 'dnssec-zsk.example.', Rdlength: 68, Rrtype: 48, Ttl: 3600 } },
+      Location: 'database', Name: `Kdnssec-zsk.example.+013+${String(on.key_tag).padStart(5, '0')}`,
+      SigningKey: { kek: null, privkey: null, pubkey: on.public_key }, Tag: 'active',
+    });
+    await sdk.dns.dnssec.edit({ zone_id: zoneId, status: 'disabled' });
+    expect((await sdk.dns.dnssec.zsk.list({ zone_id: zoneId })).result).toEqual([]);
+    const other = await addUser(server, 'dnssec-zsk-other@example.com');
+    await expect(other.sdk().dns.dnssec.zsk.list({ zone_id: zoneId })).rejects.toMatchObject({ status: 404, errors: [expect.objectContaining({ code: 7003 })] });
+  });
+
+  it('DNSKEY records need dnssec_multi_signer (1117): create, batch, import and changing a record into one; other accounts see 404', async () => {
+    const zoneId = await createZone(server, 'dnssec-multi.example');
+    const key = { type: 'DNSKEY', name: 'dnssec-multi.example', ttl: 3600, data: { flags: 256, protocol: 3, algorithm: 13, public_key: 'mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ==' } };
+    const refused = { status: 400, errors: [expect.objectContaining({ code: 1117, message: expect.stringContaining('dnssec_multi_signer') })] };
+    await expect(sdk.dns.records.create({ zone_id: zoneId, ...key } as never)).rejects.toMatchObject(refused);
+    await expect(sdk.dns.records.batch({ zone_id: zoneId, posts: [key] } as never)).rejects.toMatchObject({ status: 400, errors: [expect.objectContaining({ code: 1117 })] });
+    const txt = await sdk.dns.records.create({ zone_id: zoneId, type: 'TXT', name: 'dnssec-multi.example', content: '"x"', ttl: 3600 } as never);
+    await expect(sdk.dns.records.update(txt.id, { zone_id: zoneId, ...key } as never)).rejects.toMatchObject({ status: 400, errors: [expect.objectContaining({ code: 1117 })] });
+    const file = new File([`dnssec-multi.example. 3600 IN DNSKEY 256 3 13 ${key.data.public_key}\n`], 'zone.txt');
+    await expect(sdk.dns.records.import({ zone_id: zoneId, file } as never)).rejects.toMatchObject({ status: 400 });
+    expect((await sdk.dns.records.list({ zone_id: zoneId, type: 'DNSKEY' } as never)).result).toEqual([]);
+
+    await sdk.dns.dnssec.edit({ zone_id: zoneId, dnssec_multi_signer: true });
+    const other = await addUser(server, 'dnssec-multi-other@example.com');
+    await expect(other.sdk().dns.dnssec.edit({ zone_id: zoneId, dnssec_multi_signer: true })).rejects.toMatchObject({ status: 404 });
+    const made = await sdk.dns.records.create({ zone_id: zoneId, ...key } as never);
+    expect(made).toMatchObject({ type: 'DNSKEY', data: key.data });
+  });
+
   it('refuses bad bodies with 1116, naming each problem', async () => {
     const zoneId = await createZone(server, 'dnssec-bad.example');
     const res = await api(server, 'PATCH', `/zones/${zoneId}/dnssec`, { status: 'on', dnssec_use_nsec3: 'yes' });
@@ -98,6 +134,7 @@ describe('DNSSEC API', () => {
     const reader = new Cloudflare({ apiToken: await token(DNS_READ), baseURL: server.apiBase, maxRetries: 0 });
     const writer = new Cloudflare({ apiToken: await token(DNS_WRITE), baseURL: server.apiBase, maxRetries: 0 });
     expect((await reader.dns.dnssec.get({ zone_id: zoneId })).status).toBe('disabled');
+    expect((await reader.dns.dnssec.zsk.list({ zone_id: zoneId })).result).toEqual([]);
     await expect(reader.dns.dnssec.edit({ zone_id: zoneId, status: 'active' })).rejects.toMatchObject({ status: 403 });
     expect((await writer.dns.dnssec.edit({ zone_id: zoneId, status: 'active' })).status).toBe('pending');
   });

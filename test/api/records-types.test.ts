@@ -17,6 +17,7 @@ describe('every record type through the SDK', () => {
     server = await startTestServer();
     cf = server.sdk();
     zoneId = await createZone(server, ZONE);
+    await cf.dns.dnssec.edit({ zone_id: zoneId, dnssec_multi_signer: true }); // DNSKEY records need it (1117)
   });
   afterAll(async () => { await server.stop(); });
 

@@ -64,6 +64,37 @@ describe('signed answers on the wire', () => {
     expect((await dig(port, ZONE, 'DNSKEY')).answer).toHaveLength(1);
   });
 
+  it('RRSIG and NSEC questions answered as Knot answers them: one RRSIG, the name\'s NSEC; NSEC3 is NODATA', async () => {
+    const a = await signedDig(`www.${ZONE}`, 'A');
+    for (const extra of [[], ['+tcp']]) {
+      const sig = await signedDig(`www.${ZONE}`, 'RRSIG', extra);
+      expect(sig.status).toBe('NOERROR');
+      expect(sig.flags).toContain('aa');
+      expect(sig.answer).toEqual(a.answer.filter((l) => l.includes(' RRSIG A ')));
+      expect(sig.authority).toEqual([]);
+    }
+    expect((await dig(port, `www.${ZONE}`, 'RRSIG')).answer).toEqual(a.answer.filter((l) => l.includes(' RRSIG A ')));
+    const apex = await signedDig(ZONE, 'RRSIG');
+    expect(apex.answer).toHaveLength(1);
+    expect(apex.answer[0]).toMatch(new RegExp(`^${ZONE.replace('.', '\\.')}\\. \\d+ IN RRSIG (NS|SOA) 13 2 `));
+    const nxSig = await signedDig(`nope.${ZONE}`, 'RRSIG');
+    expect(nxSig.answer).toEqual([]);
+    expect(nxSig.authority).toContainEqual(`nope.${ZONE}. 1800 IN NSEC \\000.nope.${ZONE}. RRSIG NSEC TYPE128`);
+    const referral = await signedDig(`insecure.${ZONE}`, 'RRSIG');
+    expect(referral.flags).not.toContain('aa');
+    expect(referral.answer).toEqual([]);
+
+    const nsecQ = await signedDig(`www.${ZONE}`, 'NSEC');
+    expect(nsecQ.answer[0]).toBe(`www.${ZONE}. 1800 IN NSEC \\000.www.${ZONE}. A RRSIG NSEC`);
+    expect(nsecQ.answer[1]).toMatch(/ IN RRSIG NSEC 13 3 1800 /);
+    expect(nsecQ.answer).toHaveLength(2);
+    expect((await dig(port, `www.${ZONE}`, 'NSEC')).answer).toEqual([`www.${ZONE}. 1800 IN NSEC \\000.www.${ZONE}. A RRSIG NSEC`]);
+    const nsec3Q = await signedDig(`www.${ZONE}`, 'NSEC3');
+    expect(nsec3Q.answer).toEqual([]);
+    expect(nsec3Q.authority).toContainEqual(`www.${ZONE}. 1800 IN NSEC \\000.www.${ZONE}. A RRSIG NSEC`);
+    for (const name of [`www.${ZONE}`, `nope.${ZONE}`]) expect((await signedDig(name, 'TYPE128')).status).toBe('FORMERR'); // NXNAME, RFC 9824 §3.5
+  });
+
   it('wildcard answers carry the wildcard labels count and a covering NSEC', async () => {
     const w = await signedDig(`x.w.${ZONE}`, 'A');
     expect(w.answer).toContainEqual(expect.stringMatching(new RegExp(`^x\\.w\\.${ZONE.replace('.', '\\.')}\\. 300 IN RRSIG A 13 3 300 `)));
@@ -93,6 +124,12 @@ describe('signed answers on the wire', () => {
       const { stdout } = await run('dig', ['@127.0.0.1', '-p', String(port), '+nocmd', '+nostats', '+onesoa', ZONE, 'AXFR']);
       for (const type of ['DNSKEY', 'RRSIG', nsec3 ? 'NSEC3' : 'NSEC', 'CDS', 'CDNSKEY']) expect(stdout, type).toMatch(new RegExp(`\\sIN\\s+${type}\\s`));
       if (nsec3) expect(stdout).toMatch(/\sIN\s+NSEC3PARAM\s+1 0 0 -/);
+      if (nsec3) { // NSEC questions in NSEC3 mode: NODATA proven by the name's NSEC3, no NSEC anywhere
+        const q = await signedDig(`www.${ZONE}`, 'NSEC');
+        expect([q.status, q.answer]).toEqual(['NOERROR', []]);
+        expect(q.authority.some((l) => / IN NSEC3 1 0 0 - /.test(l))).toBe(true);
+        expect([...q.answer, ...q.authority].filter((l) => / IN NSEC /.test(l))).toEqual([]);
+      }
       const file = path.join(tmp, `axfr-${nsec3}.zone`);
       fs.writeFileSync(file, stdout);
       const verified = await run('ldns-verify-zone', ['-V', '3', file]).catch((err: { stdout: string; stderr: string }) => { throw new Error(`${err.stdout}\n${err.stderr}\n${stdout}`); });
@@ -158,11 +195,11 @@ describe('chains and rollover', () => {
   it('multi-signer: the zone\'s own DNSKEY records join the served DNSKEY set only with dnssec_multi_signer', async () => {
     const zone = await createZone(server, 'multi.example');
     const other = 'mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ==';
+    const mine = await server.sdk().dns.dnssec.edit({ zone_id: zone, status: 'active', dnssec_multi_signer: true });
     await rr(zone, { type: 'DNSKEY', name: 'multi.example', data: { flags: 256, protocol: 3, algorithm: 13, public_key: other } });
-    const mine = await server.sdk().dns.dnssec.edit({ zone_id: zone, status: 'active' });
     const keys = async () => (await signedDig('multi.example', 'DNSKEY')).answer.filter((l) => l.split(' ')[3] === 'DNSKEY').map((l) => l.split(' ').slice(7).join('')).sort();
-    expect(await keys()).toEqual([mine.public_key]);
-    await server.sdk().dns.dnssec.edit({ zone_id: zone, dnssec_multi_signer: true });
     expect(await keys()).toEqual([mine.public_key, other].sort());
+    await server.sdk().dns.dnssec.edit({ zone_id: zone, dnssec_multi_signer: false });
+    expect(await keys()).toEqual([mine.public_key]);
   });
 });

@@ -54,6 +54,7 @@ beforeAll(async () => {
   server = await startTestServer();
   port = server.dnsPort!;
   zoneId = await createZone(server, ZONE);
+  await server.sdk().dns.dnssec.edit({ zone_id: zoneId, dnssec_multi_signer: true }); // DNSKEY records need it (1117)
 });
 afterAll(async () => { await server?.stop(); });
 

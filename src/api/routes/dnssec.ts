@@ -1,5 +1,5 @@
 /**
- * DNSSEC of a zone: `GET/PATCH/DELETE /zones/:zone_id/dnssec` in the shape of the official SDK's
+ * DNSSEC of a zone: `GET/PATCH/DELETE /zones/:zone_id/dnssec` (and `GET .../dnssec/zsk`) in the shape of the official SDK's
  * `dns.dnssec` (dnssec/dnssec-view.ts); the state machine is dnssec/dnssec-service.ts. Only the zone's
  * account sees or changes it (requireZone: 404 + 7003 for anyone else); tokens need DNS Read / DNS Write.
  */
@@ -11,6 +11,7 @@ import { readJson } from '../body.js';
 import { ok } from '../respond.js';
 import { DnssecService } from '../../dnssec/dnssec-service.js';
 import { dnssecView, parseDnssecPatch } from '../../dnssec/dnssec-view.js';
+import { zskList } from '../../dnssec/zsk-view.js';
 
 /** Routes of `/zones/:zone_id/dnssec`. */
 export function dnssecRoutes(deps: ApiDeps): Hono<ApiEnv> {
@@ -20,6 +21,12 @@ export function dnssecRoutes(deps: ApiDeps): Hono<ApiEnv> {
   app.get('/zones/:zone_id/dnssec', async (c) => {
     const zone = await requireZone(c, c.req.param('zone_id'));
     return ok(c, dnssecView(zone.name, await service.read(zone)));
+  });
+
+  // The zone signing keys (one combined key per zone), for multi-signer partners: zsk-view.ts.
+  app.get('/zones/:zone_id/dnssec/zsk', async (c) => {
+    const zone = await requireZone(c, c.req.param('zone_id'));
+    return ok(c, zskList(zone.name, await service.read(zone)));
   });
 
   app.patch('/zones/:zone_id/dnssec', async (c) => {

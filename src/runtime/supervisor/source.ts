@@ -22,11 +22,11 @@ function page(status, code, title, detail, ray) {
   });
 }
 
-async function resolve(env, host, path) {
-  const key = host + ' ' + path;
+async function resolve(env, host, path, scheme) {
+  const key = scheme + ' ' + host + ' ' + path;
   const hit = cache.get(key);
   if (hit && hit.expires > Date.now()) return hit.target;
-  const res = await env.CONTROL.fetch('http://control/resolve', { headers: { 'x-host': host, 'x-path': path } });
+  const res = await env.CONTROL.fetch('http://control/resolve', { headers: { 'x-host': host, 'x-path': path, 'x-scheme': scheme } });
   if (!res.ok) throw new Error('control service answered ' + res.status);
   const target = await res.json();
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value);
@@ -88,6 +88,8 @@ async function toBucket(request, env, target, ray, forwarded) {
 async function toOrigin(request, env, target, ray, forwarded) {
   forwarded.delete('x-stratus-bucket'); // only the catalog names a bucket
   forwarded.set('x-stratus-origin', target.origin);
+  if (target.ssl) forwarded.set('x-stratus-origin-ssl', target.ssl);
+  else forwarded.delete('x-stratus-origin-ssl');
   forwarded.set('x-stratus-ray', ray);
   const res = await env.ORIGIN.fetch(new Request(request.url, { method: request.method, headers: forwarded, body: request.body, redirect: 'manual' }));
   return res;
@@ -140,19 +142,43 @@ async function sendReports(env) {
   }
 }
 
-async function serve(request, env, ray, seen) {
+// The HTTPS edge listener (Node, runtime/https-edge.ts) forwards decrypted requests here with the client's
+// address and scheme, vouched for by the secret; from anyone else these headers are dropped.
+const FRONT = ['x-stratus-front', 'x-stratus-client-ip', 'x-stratus-scheme'];
+function frontFacts(request) {
+  const trusted = request.headers.get('x-stratus-front') === CONFIG.secret;
+  const facts = trusted
+    ? { scheme: request.headers.get('x-stratus-scheme') === 'https' ? 'https' : 'http', clientIp: request.headers.get('x-stratus-client-ip') || '0.0.0.0' }
+    : { scheme: 'http', clientIp: clientAddress(request.cf && request.cf.clientIp) };
+  if (request.headers.has('x-stratus-front') || request.headers.has('x-stratus-scheme') || request.headers.has('x-stratus-client-ip')) {
+    const headers = new Headers(request.headers);
+    for (const h of FRONT) headers.delete(h);
+    // scripts see the URL the client asked for: https:// when it came through the HTTPS listener
+    const url = facts.scheme === 'https' ? 'https:' + request.url.slice(request.url.indexOf(':') + 1) : request.url;
+    facts.request = new Request(url, { method: request.method, headers, body: request.body, redirect: 'manual' });
+  }
+  return facts;
+}
+
+async function serve(original, env, ray, seen) {
+  const front = frontFacts(original);
+  const request = front.request || original;
   const url = new URL(request.url);
   const host = (request.headers.get('host') || '').toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
   const length = Number(request.headers.get('content-length') || 0);
   if (length > CONFIG.maxRequestBytes) return page(413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.', ray);
   let target;
   try {
-    target = host ? await resolve(env, host, url.pathname) : { kind: 'unknown', status: 400, reason: 'no host' };
+    target = host ? await resolve(env, host, url.pathname, front.scheme) : { kind: 'unknown', status: 400, reason: 'no host' };
   } catch (err) {
     console.error('route lookup failed: ' + (err && err.message));
     return page(503, 1000, 'Service temporarily unavailable', 'The edge could not look up this hostname.', ray);
   }
-  const forwarded = forwardingHeaders(request.headers, clientAddress(request.cf && request.cf.clientIp), 'http', ray);
+  if (target.kind === 'redirect') {
+    seen.route = 'redirect';
+    return new Response(null, { status: target.status, headers: { location: target.location + url.pathname + url.search, 'cf-ray': ray } });
+  }
+  const forwarded = forwardingHeaders(request.headers, front.clientIp, front.scheme, ray);
   if (target.kind === 'script') {
     seen.route = 'script:' + target.scriptName;
     seen.accountId = target.accountId;
@@ -181,7 +207,7 @@ export default {
     const record = (status, res) => report(ctx, env, {
       method: request.method, path: pathOf(request.url), route: seen.route, status, ms: Date.now() - started, accountId: seen.accountId, requestId: ray,
       bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut: res ? Number(res.headers.get('content-length')) || 0 : 0,
-      remote: clientAddress(request.cf && request.cf.clientIp),
+      remote: request.headers.get('x-stratus-front') === CONFIG.secret ? request.headers.get('x-stratus-client-ip') : clientAddress(request.cf && request.cf.clientIp),
     });
     let res;
     try {

@@ -1,0 +1,50 @@
+/**
+ * The catalog the edge runtime reads when zone settings apply: a wrapper of the control plane's catalog that
+ * answers a redirect instead of the target where production's edge would (`always_use_https` on a plain
+ * HTTP request; a zone with `ssl` off reached over HTTPS). It only redirects hostnames the edge serves (a
+ * target other than `unknown`), and only to a listener that exists (no `--edge-tls`: no redirect to HTTPS).
+ */
+import type { EdgeCatalog, EdgeTarget, ScriptBundle } from './types.js';
+import type { ZonePolicies } from './zone-policy.js';
+
+/** The bound ports of the edge listeners, known once they listen. */
+export interface EdgePorts {
+  http?: number | undefined;
+  https?: number | undefined;
+}
+
+function origin(scheme: 'http' | 'https', host: string, port: number): string {
+  const standard = scheme === 'https' ? 443 : 80;
+  const name = host.includes(':') ? `[${host}]` : host;
+  return `${scheme}://${name}${port === standard ? '' : `:${port}`}`;
+}
+
+/** An {@link EdgeCatalog} applying the zones' `always_use_https` and `ssl` settings. */
+export class PolicyCatalog implements EdgeCatalog {
+  constructor(private readonly inner: EdgeCatalog, private readonly policies: ZonePolicies, readonly ports: EdgePorts) {}
+
+  async resolve(host: string, path: string, scheme: 'http' | 'https' = 'http'): Promise<EdgeTarget> {
+    const target = await this.inner.resolve(host, path, scheme);
+    if (target.kind === 'unknown') return target;
+    const policy = await this.policies.forHost(host);
+    if (!policy) return target;
+    if (scheme === 'http' && policy.alwaysUseHttps && policy.ssl !== 'off' && this.ports.https !== undefined) {
+      return { kind: 'redirect', status: 301, location: origin('https', host, this.ports.https) };
+    }
+    if (scheme === 'https' && policy.ssl === 'off' && this.ports.http !== undefined) {
+      return { kind: 'redirect', status: 301, location: origin('http', host, this.ports.http) };
+    }
+    if (target.kind === 'origin' && (policy.ssl === 'full' || policy.ssl === 'strict')) return { ...target, ssl: policy.ssl };
+    return target;
+  }
+
+  bundle(versionId: string): Promise<ScriptBundle | null> {
+    return this.inner.bundle(versionId);
+  }
+
+  onChange(listener: () => void): () => void {
+    const a = this.inner.onChange(listener);
+    const b = this.policies.onChange(listener);
+    return () => { a(); b(); };
+  }
+}

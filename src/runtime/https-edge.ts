@@ -1,0 +1,138 @@
+/**
+ * The HTTPS edge listener (`--edge-tls HOST:PORT`, with the `--tls-cert`/`--tls-key` certificate): it ends TLS
+ * in Node and forwards each request as plain HTTP to the `--edge` socket (workerd's supervisor), naming the
+ * client's address and the scheme in headers vouched for by the runtime's secret, so scripts, origins and
+ * route patterns see `https` as production's do.
+ *
+ * Zone settings it acts on (`edge/zone-policy.ts`): `min_tls_version` by the ClientHello's server name (a
+ * client offering only older versions fails the handshake with a protocol_version alert, as production's edge
+ * answers), and `security_header` (HSTS, nosniff) added to every HTTPS answer of the zone's hostnames.
+ * Redirects (`always_use_https`, `ssl` off) are the catalog's (`edge/policy-catalog.ts`).
+ */
+import http from 'node:http';
+import net from 'node:net';
+import tls from 'node:tls';
+import type { Logger } from '../shared/logger.js';
+import type { SecureContextTarget, TlsMaterial } from '../shared/tls-files.js';
+import { clientHelloComplete, clientHelloServerName } from '../edge/client-hello.js';
+import { tlsAtLeast, type ZonePolicies, type ZonePolicy } from '../edge/zone-policy.js';
+import { errorPage } from '../edge/error-page.js';
+
+/** Options of {@link startHttpsEdge}. */
+export interface HttpsEdgeOptions {
+  listen: { host: string; port: number };
+  tls: TlsMaterial;
+  policies: ZonePolicies;
+  /** The plain edge socket requests are forwarded to, and the secret that vouches for the front's headers. */
+  edge: { host: string; port: number; secret: string };
+  logger: Logger;
+}
+
+/** A running HTTPS edge listener. */
+export interface HttpsEdge {
+  /** `https://host:port` */
+  url: string;
+  port: number;
+  /** Takes a new certificate for new connections (SIGHUP). */
+  tls: SecureContextTarget;
+  close(): Promise<void>;
+}
+
+const VERSIONS: ZonePolicy['minTls'][] = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];
+const HELLO_LIMIT = 16 * 1024 + 5;
+const HELLO_TIMEOUT_MS = 10_000;
+const FRONT_HEADERS = ['x-stratus-front', 'x-stratus-client-ip', 'x-stratus-scheme'];
+
+function contexts(material: { cert: Buffer; key: Buffer }): Map<string, tls.SecureContext> {
+  return new Map(VERSIONS.map((v) => [v, tls.createSecureContext({ cert: material.cert, key: material.key, minVersion: v })]));
+}
+
+/** Starts the HTTPS edge listener. */
+export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge> {
+  const log = opts.logger.child({ component: 'edge-tls' });
+  let ctx = contexts(opts.tls);
+  // a connection per request: a replaced workerd generation closes its idle connections, and a request sent on
+  // one of those would fail
+  const agent = new http.Agent({ keepAlive: false, maxSockets: 1024 });
+  const edgeHost = opts.edge.host === '0.0.0.0' ? '127.0.0.1' : opts.edge.host === '::' ? '::1' : opts.edge.host;
+  const sockets = new Set<net.Socket>();
+
+  const app = http.createServer((req, res) => void forward(req, res));
+  async function forward(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const host = String(req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+    const policy = host ? await opts.policies.forHost(host).catch(() => undefined) : undefined;
+    const headers: http.OutgoingHttpHeaders = { ...req.headers };
+    for (const h of FRONT_HEADERS) delete headers[h];
+    headers['x-stratus-front'] = opts.edge.secret;
+    headers['x-stratus-client-ip'] = (req.socket.remoteAddress ?? '0.0.0.0').replace(/^::ffff:/, '');
+    headers['x-stratus-scheme'] = 'https';
+    const up = http.request({ host: edgeHost, port: opts.edge.port, method: req.method, path: req.url, headers, agent }, (answer) => {
+      const out = { ...answer.headers };
+      if (policy && policy.ssl !== 'off') Object.assign(out, policy.httpsHeaders);
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+      answer.pipe(res);
+      answer.on('error', () => res.destroy());
+    });
+    up.on('error', (err) => {
+      log.warn({ err: err.message }, 'edge socket did not answer');
+      if (res.headersSent) { res.destroy(); return; }
+      const body = errorPage(502, 502, 'Bad gateway', 'The edge could not serve this request.', '');
+      res.writeHead(502, { 'content-type': 'text/html; charset=UTF-8', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+    req.pipe(up);
+    req.on('aborted', () => up.destroy());
+  }
+
+  /** Peeks at the ClientHello for its server name, then starts TLS with the zone's lowest version. */
+  function accept(socket: net.Socket): void {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    let buf = Buffer.alloc(0);
+    const timer = setTimeout(() => socket.destroy(), HELLO_TIMEOUT_MS);
+    const onData = (chunk: Buffer): void => {
+      buf = Buffer.concat([buf, chunk]);
+      if (!clientHelloComplete(buf) && buf.length < HELLO_LIMIT) return;
+      socket.off('data', onData);
+      socket.pause();
+      clearTimeout(timer);
+      void start(socket, buf);
+    };
+    socket.on('data', onData);
+  }
+
+  async function start(socket: net.Socket, hello: Buffer): Promise<void> {
+    const name = clientHelloServerName(hello);
+    const policy = name ? await opts.policies.forHost(name).catch(() => undefined) : undefined;
+    if (socket.destroyed) return;
+    socket.unshift(hello);
+    const secure = new tls.TLSSocket(socket, { isServer: true, secureContext: ctx.get(policy?.minTls ?? 'TLSv1')!, ALPNProtocols: ['http/1.1'] });
+    secure.on('error', () => secure.destroy());
+    secure.once('secure', () => {
+      // the context's floor already refused older clients; this guards a context that allowed one anyway
+      if (policy && !tlsAtLeast(secure.getProtocol(), policy.minTls)) { secure.destroy(); return; }
+      app.emit('connection', secure);
+    });
+  }
+
+  const server = net.createServer(accept);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.listen.port, opts.listen.host, () => { server.off('error', reject); resolve(); });
+  });
+  const port = (server.address() as net.AddressInfo).port;
+  const shown = opts.listen.host.includes(':') ? `[${opts.listen.host}]` : opts.listen.host;
+  log.info({ port }, 'HTTPS edge listening');
+  return {
+    url: `https://${shown}:${port}`,
+    port,
+    tls: { setSecureContext: (o) => { ctx = contexts({ cert: o.cert as Buffer, key: o.key as Buffer }); } },
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const s of sockets) s.destroy();
+      app.closeAllConnections();
+      agent.destroy();
+    }),
+  };
+}
