@@ -137,5 +137,21 @@ describe('DNSSEC API', () => {
     expect((await reader.dns.dnssec.zsk.list({ zone_id: zoneId })).result).toEqual([]);
     await expect(reader.dns.dnssec.edit({ zone_id: zoneId, status: 'active' })).rejects.toMatchObject({ status: 403 });
     expect((await writer.dns.dnssec.edit({ zone_id: zoneId, status: 'active' })).status).toBe('pending');
+
+    // The second user's own API token (DNS Read and Write on every zone it may see) is refused too, and no answer
+    // carries anything of the first account's key.
+    const own = await sdk.dns.dnssec.get({ zone_id: zoneId });
+    const otherSdk = other.sdk();
+    const otherToken = ((await otherSdk.user.tokens.create({ name: 'dns', policies: [{ effect: 'allow', permission_groups: [{ id: DNS_READ }, { id: DNS_WRITE }], resources: { 'com.cloudflare.api.account.zone.*': '*' } }] } as never)) as { value: string }).value;
+    const asToken = { 'x-auth-email': undefined, 'x-auth-key': undefined, authorization: `Bearer ${otherToken}` };
+    const asKey = { 'x-auth-email': other.email, 'x-auth-key': other.key };
+    for (const headers of [asKey, asToken]) {
+      for (const [method, path, body] of [['GET', 'dnssec'], ['GET', 'dnssec/zsk'], ['PATCH', 'dnssec', { status: 'disabled' }], ['DELETE', 'dnssec']] as const) {
+        const res = await api(server, method, `/zones/${zoneId}/${path}`, body, headers);
+        expect([res.status, res.body.errors[0]?.code], `${method} ${path}`).toEqual([404, 7003]);
+        for (const secret of [own.public_key, own.digest, own.ds, String(own.key_tag)]) expect(JSON.stringify(res.body)).not.toContain(secret);
+      }
+    }
+    expect(await sdk.dns.dnssec.get({ zone_id: zoneId })).toEqual(own);
   });
 });
