@@ -33,6 +33,7 @@ import { pruneChanges, type LoggedChange } from '../zones/change-log.js';
 import { ZoneSet, type Invalidation } from './zone-set.js';
 import { applyChange, catchUp, loadZone } from './zone-load.js';
 import { servedZones, servedZoneSerial, zoneFields } from './zone-source.js';
+import { decidePoll } from './zone-poll.js';
 import { faultOf } from '../shared/faults.js';
 import { IncidentLog } from '../shared/incident-log.js';
 import { recordZoneBuild } from '../ops/probes.js';
@@ -348,22 +349,9 @@ export class ZoneCache {
     this.polling = true;
     try {
       const rows = await servedZones(this.db);
-      const seen = new Set<string>();
-      // A serial read while this node's own write transaction is open (or committed, not yet published) is
-      // ahead of the tree for a moment: a zone is caught up only when a serial seen one poll earlier is still
-      // ahead of it (the feed would have brought it by then), so this node's writes never queue the zone and
-      // hold its queries. Other nodes' writes are followed one poll later.
-      const ahead = new Map<string, number>();
-      for (const r of rows) {
-        seen.add(r.id);
-        const tree = this.zones.get(r.id);
-        if (this.queues.has(r.id)) continue;
-        if (!tree) { this.markChanged(r.id); continue; }
-        if (tree.serial >= r.serial) continue;
-        const before = this.aheadSeen.get(r.id);
-        if (before !== undefined && tree.serial < before) this.markChanged(r.id);
-        else ahead.set(r.id, r.serial);
-      }
+      const seen = new Set(rows.map((r) => r.id));
+      const { changed, ahead } = decidePoll(rows, (id) => this.zones.get(id)?.serial, (id) => this.queues.has(id), this.aheadSeen);
+      for (const zoneId of changed) this.markChanged(zoneId);
       this.aheadSeen = ahead;
       for (const tree of this.zones.all()) if (!seen.has(tree.zoneId) && !this.queues.has(tree.zoneId)) this.removeZone(tree.zoneId);
       if (Date.now() - this.lastPrune >= PRUNE_EVERY_MS) {

@@ -3,6 +3,9 @@
  * Shapes follow ../shared/reference/store-binding.md §5; names follow the contract.
  */
 import type { LifecycleRule } from './lifecycle/rules.js';
+import type { PartListing, UploadInfo, UploadListOptions } from './upload-listing-types.js';
+
+export type * from './upload-listing-types.js';
 
 /** The six HTTP metadata fields an object carries (§7.3). */
 export interface StoreHTTPMetadata {
@@ -260,46 +263,6 @@ export interface BucketCorsRule {
   exposeHeaders: string[];
   /** How long browsers may cache a preflight answer. */
   maxAgeSeconds?: number;
-}
-
-/** Options of {@link BucketStore.listUploads}, mirroring S3's ListMultipartUploads. */
-export interface UploadListOptions {
-  /** Only keys starting with this. Default: every key. */
-  prefix?: string;
-  /** Start after this key (after every upload of it, or after `uploadIdMarker` within it); '' means none. */
-  keyMarker?: string;
-  /** The last upload of `keyMarker` already listed; ignored without `keyMarker`. */
-  uploadIdMarker?: string;
-  /** Most uploads returned (ask one more to learn whether the listing is truncated). Default 1000. */
-  limit?: number;
-}
-
-/** An active multipart upload, as {@link BucketStore.listUploads} returns it. */
-export interface UploadInfo {
-  key: string;
-  uploadId: string;
-  initiated: Date;
-  storageClass: string;
-}
-
-/** One stored part of an active upload, as {@link BucketStore.listParts} returns it. */
-export interface PartInfo {
-  partNumber: number;
-  size: number;
-  /** Lowercase hex MD5 of the part's bytes. */
-  etag: string;
-  /** Flexible checksums verified by the S3 edge, lowercase hex by algorithm (absent when none). */
-  checksums?: Record<string, string>;
-}
-
-/** What {@link BucketStore.listParts} returns: the upload's settings and a page of its parts. */
-export interface PartListing {
-  initiated: Date;
-  storageClass: string;
-  /** The upload's flexible checksum algorithm and type (S3), or null. */
-  checksumAlgorithm: string | null;
-  checksumType: string | null;
-  parts: PartInfo[];
 }
 
 /**

@@ -25,8 +25,8 @@ import { adoptLegacyBuckets, prepareDatabase, UploadState } from './sqlite-schem
 import { SqliteBuckets } from './sqlite-buckets.js';
 import { listUploadRows } from './sqlite-uploads.js';
 import { dropGarbageRows, referencedBlobRows, takeGarbageRows } from './sqlite-garbage.js';
+import { lastKeyRow, scanObjectRows } from './sqlite-object-scan.js';
 import { OBJECT_COLUMNS, objectValues, partChecksumsValue, toPart, toRecord, toUpload, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
-import { prefixUpperBound } from '../keys.js';
 
 const INSERT_OBJECT = `INSERT OR REPLACE INTO store_objects (${OBJECT_COLUMNS.join(', ')}) VALUES (${OBJECT_COLUMNS.map(() => '?').join(',')})`;
 
@@ -144,40 +144,11 @@ export class SqliteMetadataStore implements MetadataStore {
   }
 
   async scanObjects(bucket: string, opts: ScanOptions): Promise<ObjectRecord[]> {
-    const where = ['bucket = ?'];
-    const args: unknown[] = [bucket];
-    const prefix = Buffer.from(opts.prefix, 'utf8');
-    if (prefix.length > 0) {
-      where.push('key >= ?');
-      args.push(prefix);
-      const upper = prefixUpperBound(prefix);
-      if (upper) {
-        where.push('key < ?');
-        args.push(upper);
-      }
-    }
-    if (opts.after !== undefined) {
-      where.push('key > ?');
-      args.push(Buffer.from(opts.after, 'utf8'));
-    }
-    if (opts.from !== undefined) {
-      where.push('key >= ?');
-      args.push(Buffer.from(opts.from, 'utf8'));
-    }
-    args.push(opts.limit);
-    const rows = this.q(`SELECT * FROM store_objects WHERE ${where.join(' AND ')} ORDER BY key LIMIT ?`).all(...args) as ObjectRow[];
-    return rows.map(toRecord);
+    return scanObjectRows((sql) => this.q(sql), bucket, opts);
   }
 
   async lastKeyWithPrefix(bucket: string, prefix: string): Promise<string | null> {
-    const lower = Buffer.from(prefix, 'utf8');
-    const upper = prefixUpperBound(lower);
-    const row = (
-      upper
-        ? this.q('SELECT key FROM store_objects WHERE bucket = ? AND key >= ? AND key < ? ORDER BY key DESC LIMIT 1').get(bucket, lower, upper)
-        : this.q('SELECT key FROM store_objects WHERE bucket = ? AND key >= ? ORDER BY key DESC LIMIT 1').get(bucket, lower)
-    ) as { key: Buffer } | undefined;
-    return row ? row.key.toString('utf8') : null;
+    return lastKeyRow((sql) => this.q(sql), bucket, prefix);
   }
 
   async createUpload(bucket: string, u: UploadRecord): Promise<void> {
