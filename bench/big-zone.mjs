@@ -43,7 +43,7 @@ else main().catch((err) => { console.error(err); for (const c of children) conso
 const tmp = isMainThread ? fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-big-zone-')) : '';
 const children = [];
 if (isMainThread) process.on('exit', () => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL'); });
-const log = (msg) => process.stdout.write(`[big-zone] ${msg}\n`);
+const log = (msg) => process.stdout.write(`[big-zone] ${msg} (load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})\n`);
 
 function start(cmd, args, opts = {}) {
   const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], ...opts });
@@ -96,27 +96,45 @@ function anonMiB(pid) {
   return Number(/RssAnon:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 }
 
-/** The pids of a process's children (the UDP workers). */
-function childPids(pid) {
-  const out = [];
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(d));
-    } catch { /* gone */ }
+/**
+ * Where a process's resident memory is (MiB), from /proc/<pid>/smaps: anonymous memory (V8 heaps, malloc: the
+ * SQLite page cache, buffers), of it the brk heap, the SQLite files mapped (the database, its -shm), the node
+ * binary, and other files.
+ */
+function rssBreakdown(pid) {
+  const out = { anon: 0, brk: 0, sqlite: 0, node: 0, other: 0 };
+  let kind = 'anon';
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (head) {
+      const file = head[1];
+      kind = !file || file.startsWith('[') ? 'anon' : /stratus\.sqlite/.test(file) ? 'sqlite' : file === process.execPath || /\/node$/.test(file) ? 'node' : 'other';
+      if (file === '[heap]') kind = 'brk';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) {
+      out[kind] += Number(rss[1]) / 1024;
+      if (kind === 'brk') out.anon += Number(rss[1]) / 1024;
+    }
   }
   return out;
 }
 
-/** Event-loop delay (ms) of the Stratus main process since the last call, and the V8 heap of it and its workers (MiB). */
+/**
+ * Event-loop delay (ms) and GC pauses of the Stratus main thread since the last call, the same for its DNS
+ * thread (`dns`), and the V8 heap of each (MiB; used after a full GC, and committed).
+ */
 async function loopDelay(pid) {
-  const pids = [pid, ...childPids(pid)];
-  const files = pids.map((p) => path.join(tmp, 'loop', `${p}.json`));
-  for (const f of files) fs.rmSync(f, { force: true });
-  for (const p of pids) process.kill(p, 'SIGUSR2');
-  const figures = await waitFor('event-loop figures', async () => files.every((f) => fs.existsSync(f)) && files.map((f) => JSON.parse(fs.readFileSync(f, 'utf8'))), 5000);
-  return { ...figures[0], heap: figures.reduce((n, f) => n + f.heapMiB, 0) };
+  const dir = path.join(tmp, 'loop');
+  for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true });
+  process.kill(pid, 'SIGUSR2');
+  const main = await waitFor('event-loop figures', async () => fs.existsSync(path.join(dir, `${pid}.json`)) && JSON.parse(fs.readFileSync(path.join(dir, `${pid}.json`), 'utf8')), 5000);
+  const threads = await waitFor('DNS thread figures', async () => {
+    const files = fs.readdirSync(dir).filter((f) => f.startsWith(`${pid}-`));
+    return files.length >= main.threads && files.map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+  }, 10_000);
+  return { ...main, heap: main.heapMiB, dns: threads[0] };
 }
 
 async function startStratus(dnsPort) {
@@ -323,6 +341,7 @@ async function main() {
   const loadLoop = await loopDelay(stratus.pid);
   const rssLoaded = rssMiB(stratus.pid);
   const anonLoaded = anonMiB(stratus.pid);
+  const partsLoaded = rssBreakdown(stratus.pid);
   log(`loaded in ${(loadMs / 1000).toFixed(1)} s; RSS ${rssLoaded.toFixed(0)} MiB (empty ${rssEmpty.toFixed(0)} MiB)`);
   const { stdout: axfr } = await run('dig', ['@127.0.0.1', '-p', String(sPort), ZONE, 'AXFR', '+nocmd', '+nostats', '+nocomments'], { maxBuffer: 1 << 30 });
   const zoneFile = path.join(tmp, `${ZONE}.zone`);
@@ -353,9 +372,10 @@ async function main() {
   const batchLoop = await loopDelay(stratus.pid);
   const rssEnd = rssMiB(stratus.pid);
   const anonEnd = anonMiB(stratus.pid);
+  const partsEnd = rssBreakdown(stratus.pid);
 
   const perRecord = (mib) => `${((mib * 1024 * 1024) / RECORDS).toFixed(0)} B/record`;
-  console.log(`\n${RECORDS.toLocaleString('en')} records, ${QPS} queries/s, ${WRITES} API writes/s, ${SECONDS} s phases (${os.cpus().length} cores shared by both servers and this client)\n`);
+  console.log(`\n${RECORDS.toLocaleString('en')} records, ${QPS} queries/s, ${WRITES} API writes/s, ${SECONDS} s phases (${os.cpus().length} cores shared by both servers and this client; load average at the end ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})\n`);
   console.log('| | Stratus | Knot 3 |');
   console.log('|---|---|---|');
   console.log(`| load through the API (import, 256 KiB files) | ${(loadMs / 1000).toFixed(1)} s, first answer ${ms(firstAnswerMs)} after | zone file from Stratus's AXFR |`);
@@ -368,7 +388,14 @@ async function main() {
   console.log(`| sustained creates/s in batches of 100 | ${b.stratus.toFixed(0)} (API batch) | ${b.knot.toFixed(0)} (one update message each) |`);
   console.log(`| RSS empty -> loaded -> end (the whole process, DNS thread included) | ${rssEmpty.toFixed(0)} -> ${rssLoaded.toFixed(0)} -> ${rssEnd.toFixed(0)} MiB (${perRecord(rssLoaded - rssEmpty)} over empty; ${perRecord(rssLoaded)} in all) | loaded ${knotRssLoaded.toFixed(0)} MiB, end ${rssMiB(knot.pid).toFixed(0)} MiB |`);
   console.log(`| anonymous RSS (without mapped files: SQLite maps its database) empty -> loaded -> end, main process | ${anonEmpty.toFixed(0)} -> ${anonLoaded.toFixed(0)} -> ${anonEnd.toFixed(0)} MiB (${perRecord(anonLoaded - anonEmpty)} over empty; ${perRecord(anonLoaded)} in all) | |`);
-  console.log(`| V8 heap used after a GC, main thread only (the DNS thread's is in the RSS): empty -> loaded -> end | ${emptyLoop.heap.toFixed(0)} -> ${loadLoop.heap.toFixed(0)} -> ${batchLoop.heap.toFixed(0)} MiB (${perRecord(loadLoop.heap - emptyLoop.heap)} over empty) | |`);
-  console.log(`| RSS during the write phase, each second | ${w.rss.map((v) => v.toFixed(0)).join(' ')} MiB | |`);
+  const parts = (b) => `anonymous ${b.anon.toFixed(0)} (brk heap ${b.brk.toFixed(0)}), SQLite files mapped ${b.sqlite.toFixed(0)}, node binary ${b.node.toFixed(0)}, other files ${b.other.toFixed(0)} MiB`;
+  console.log(`| RSS by kind (/proc/pid/smaps), loaded; end | ${parts(partsLoaded)}; ${parts(partsEnd)} | |`);
+  const heaps = (l) => `${l.heap.toFixed(0)} / ${l.heapCommittedMiB.toFixed(0)}, DNS thread ${l.dns ? `${l.dns.heapMiB.toFixed(0)} / ${l.dns.heapCommittedMiB.toFixed(0)}` : '-'}`;
+  console.log(`| V8 heap used after a GC / committed (MiB), main thread and DNS thread: empty; loaded; end | ${heaps(emptyLoop)}; ${heaps(loadLoop)}; ${heaps(batchLoop)} (DNS thread ${loadLoop.dns ? perRecord(loadLoop.dns.heapMiB - (emptyLoop.dns?.heapMiB ?? 0)) : '-'} over empty) | |`);
+  const gcs = (l) => (l.dns ? `${l.dns.gc.count} (${l.dns.gc.over1ms} over 1 ms, max ${l.dns.gc.max.toFixed(1)} ms; ${Object.entries(l.dns.gc.byKind).map(([k, v]) => `${k} ${v.n}/${v.total.toFixed(0)} ms`).join(' ')})` : '-');
+  console.log(`| DNS thread GC pauses: quiet; writes | ${gcs(quietLoop)}; ${gcs(writeLoop)} | |`);
+  console.log(`| DNS thread event loop delay p99 / max: quiet; writes | ${quietLoop.dns ? `${quietLoop.dns.p99} / ${quietLoop.dns.max}; ${writeLoop.dns.p99} / ${writeLoop.dns.max} ms` : '-'} | |`);
+  const sched = (l) => (l.dns ? `${l.dns.sched.cpuMs} ms on a CPU, ${l.dns.sched.runnableWaitMs} ms runnable waiting for one, ${l.dns.sched.slices} times scheduled in ${l.dns.sched.wallMs} ms` : '-');
+  console.log(`| DNS thread scheduling (schedstat): quiet; writes | ${sched(quietLoop)}; ${sched(writeLoop)} | |`);
   console.log(`| main event loop delay p99 / max: load, quiet, writes, batches | ${[loadLoop, quietLoop, writeLoop, batchLoop].map((l) => `${l.p99} / ${l.max}`).join(', ')} ms | |`);
 }
