@@ -5,7 +5,8 @@
  * memory and the garbage collector has almost nothing to trace. Packing is exact: {@link unpackRecords} gives
  * back records equal to the ones packed.
  *
- * One record: flags (u8), type (u8: index in RECORD_TYPES), ttl (u32), the id (16 bytes when it is 32 lowercase
+ * One record: flags (u8), type (u8: index in RECORD_TYPES; 255: a string follows, for a type the API does not
+ * know, read from a row: it is kept, and left out of the served zone like any record that cannot be encoded), ttl (u32), the id (16 bytes when it is 32 lowercase
  * hex digits, as `newId` makes them, else a string), then priority (u32) when set, content, and the JSON of
  * `data` and of non-empty `settings` when present. Strings are UTF-8 after a varint length.
  */
@@ -17,6 +18,8 @@ const PROXIED = 2;
 const DATA = 4;
 const PRIORITY = 8;
 const SETTINGS = 16;
+/** The type byte of a type outside RECORD_TYPES (its name follows). */
+const OTHER_TYPE = 255;
 
 const TYPE_INDEX = new Map<string, number>(RECORD_TYPES.map((t, i) => [t, i]));
 /** Shared by every unpacked record without settings. */
@@ -46,13 +49,13 @@ function putString(at: number, s: string): number {
 export function packRecord(r: SnapshotRecord): string {
   const hex = HEX.test(r.id);
   const settings = r.settings && Object.keys(r.settings).length > 0;
-  const type = TYPE_INDEX.get(r.type);
-  if (type === undefined) throw new Error(`unknown record type ${r.type}`);
+  const type = TYPE_INDEX.get(r.type) ?? OTHER_TYPE;
   room(0, 32);
   scratch[0] = (hex ? HEX_ID : 0) | (r.proxied ? PROXIED : 0) | (r.data !== null ? DATA : 0) | (r.priority !== null ? PRIORITY : 0) | (settings ? SETTINGS : 0);
   scratch[1] = type;
   scratch.writeUInt32BE(r.ttl >>> 0, 2);
   let at = 6;
+  if (type === OTHER_TYPE) at = putString(at, String(r.type));
   if (hex) at += scratch.write(r.id, at, 'hex');
   else at = putString(at, r.id);
   if (r.priority !== null) { room(at, 4); scratch.writeUInt32BE(r.priority >>> 0, at); at += 4; }
@@ -97,8 +100,9 @@ class Cursor {
 
 function readRecord(c: Cursor, name: string): SnapshotRecord {
   const flags = c.u8();
-  const type = RECORD_TYPES[c.u8()] as RecordType;
+  const index = c.u8();
   const ttl = c.u32();
+  const type = (index === OTHER_TYPE ? c.string() : RECORD_TYPES[index]) as RecordType;
   const id = c.id(flags);
   const priority = flags & PRIORITY ? c.u32() : null;
   const content = c.string();
@@ -110,7 +114,9 @@ function readRecord(c: Cursor, name: string): SnapshotRecord {
 /** Skips one record; returns its id. */
 function skipRecord(c: Cursor): string {
   const flags = c.u8();
-  c.at += 5;
+  const index = c.u8();
+  c.at += 4;
+  if (index === OTHER_TYPE) c.string();
   const id = c.id(flags);
   if (flags & PRIORITY) c.at += 4;
   c.string();
@@ -125,14 +131,6 @@ export function unpackRecords(packed: string, name: string): SnapshotRecord[] {
   const out: SnapshotRecord[] = [];
   while (c.at < c.buf.length) out.push(readRecord(c, name));
   return out;
-}
-
-/** The number of records packed. */
-export function packedCount(packed: string): number {
-  const c = new Cursor(Buffer.from(packed, 'latin1'));
-  let n = 0;
-  for (; c.at < c.buf.length; n++) skipRecord(c);
-  return n;
 }
 
 /** The packed records without the one with this id (the same string when there is none). */
@@ -150,9 +148,4 @@ export function withRecord(packed: string, record: SnapshotRecord): string {
   const more = packRecord(record);
   if (packed === '') return more;
   return Buffer.from(packed + more, 'latin1').toString('latin1');
-}
-
-/** True when a record with this id is packed. */
-export function hasRecord(packed: string, id: string): boolean {
-  return withoutRecord(packed, id) !== packed;
 }

@@ -274,7 +274,10 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   /** Derives one name from its records; creates or removes the node (and empty non-terminals above it). */
   private rederive(name: string, report: ChangeReport, seen: Seen): void {
     const src = this.srcOf(name);
-    const d = deriveNode(this.zone, name, unpackRecords(src, name), this.edge);
+    const records = unpackRecords(src, name);
+    const d = deriveNode(this.zone, name, records, this.edge);
+    // Settings may have made a record servable again (a paused zone's proxied records are encoded, others not).
+    if (this.skippedById.size) for (const r of records) this.skippedById.delete(r.id);
     for (const s of d.skipped) this.skippedById.set(s.id, s.reason);
     this.mark(this.proxiedNames, name, d.proxied);
     this.mark(this.cnameNames, name, d.cname);
