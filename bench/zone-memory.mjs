@@ -3,23 +3,32 @@
  * The DNS thread's zone structures alone, without a server (issue 19's memory and latency-tail harness): builds
  * a zone of BENCH_RECORDS A records the way the DNS thread does (structured-cloned changesets of 1,000 records
  * into a ZoneTree), then prints the V8 heap and RSS it costs per record, and, while BENCH_WRITES single-record
- * changesets a second are applied, the latency of lookups (encode included) and the GC pauses (perf_hooks).
+ * changesets a second are applied, the latency of queries answered as the DNS thread answers them (DnsHandler:
+ * packet cache, lookup, encoding; cached answers dropped per changed name) and the GC pauses (perf_hooks).
  * Needs `npm run build` (reads dist/). Prints, never asserts.
  *
- *   npx node --expose-gc bench/zone-memory.mjs   (BENCH_RECORDS=200000 BENCH_SECONDS=5 BENCH_WRITES=100 BENCH_QPS=5000)
+ *   npx node --expose-gc bench/zone-memory.mjs   (BENCH_RECORDS=200000 BENCH_SECONDS=5 BENCH_WRITES=100 BENCH_QPS=5000;
+ *   BENCH_YOUNG_MB=<n>: run in a worker thread whose young generation is capped at n MiB, as the DNS thread's is)
  */
 import path from 'node:path';
 import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker, isMainThread } from 'node:worker_threads';
+import { startProbe } from './lib/thread-probe-core.mjs';
 
+if (isMainThread && process.env.BENCH_YOUNG_MB) {
+  const w = new Worker(fileURLToPath(import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: Number(process.env.BENCH_YOUNG_MB) } });
+  await new Promise((resolve) => w.once('exit', resolve));
+  process.exit();
+}
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => import(pathToFileURL(path.join(ROOT, 'dist', p)).href);
 const { ZoneTree } = await dist('dns/zone-tree.js');
-const { lookup } = await dist('dns/lookup.js');
 const { readServingSettings } = await dist('dns/snapshot-settings.js');
-const { encodeMessage } = await dist('dns/wire/message.js');
-const { Writer } = await dist('dns/wire/writer.js');
+const { DnsHandler } = await dist('dns-server/handler.js');
+const { ZoneSet } = await dist('dns-server/zone-set.js');
+const { createLogger } = await dist('shared/logger.js');
+const { queryPacket } = await import('./lib/big-zone-dns.mjs');
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 200_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -53,12 +62,12 @@ console.log(`${RECORDS.toLocaleString('en')} A records loaded in ${(loadMs / 100
 console.log(`V8 heap used: ${mib(before.heapUsed)} -> ${mib(after.heapUsed)} MiB (${per(after.heapUsed - before.heapUsed)}); external+arrayBuffers ${mib(after.external)} MiB (${per(after.external - before.external)})`);
 console.log(`heap total ${mib(after.heapTotal)} MiB; RSS anonymous: ${mib(anon0)} -> ${mib(anon())} MiB (${per(anon() - anon0)}); RSS ${mib(after.rss)} MiB`);
 
-// Writes and queries together: lookups of existing names (10% NXDOMAIN), encoded, timed one by one.
-const gcPauses = [];
-new PerformanceObserver((list) => { for (const e of list.getEntries()) gcPauses.push({ ms: e.duration, kind: e.detail?.kind ?? e.kind }); }).observe({ entryTypes: ['gc'] });
-const loop = monitorEventLoopDelay({ resolution: 1 });
-loop.enable();
-const w = new Writer(65_536);
+// Writes and queries together: queries for existing names (10% NXDOMAIN), answered and timed one by one.
+const zones = new ZoneSet();
+zones.put(tree);
+const handler = new DnsHandler({ find: (q) => zones.find(q), pendingFor: () => undefined, onInvalidate: (l) => zones.onInvalidate(l) }, [], createLogger('warn', 'json'));
+const packets = Array.from({ length: 5000 }, (_, i) => queryPacket(i, i % 10 === 9 ? `nx${i}.${ORIGIN}` : `h${(i * 7919) % RECORDS}.${ORIGIN}`, 1));
+const probe = startProbe();
 const lat = [];
 const applyMs = [];
 let serial = 1;
@@ -72,26 +81,24 @@ while (performance.now() < end) {
     const i = RECORDS + written;
     const a = performance.now();
     const c = structuredClone([{ id: id(i), before: null, after: record(i, `w${written}.${ORIGIN}`) }]);
-    tree.apply(c, ++serial);
+    const report = tree.apply(c, ++serial);
+    zones.invalidate(report.wholeZone ? { zoneId: tree.zoneId } : { zoneId: tree.zoneId, names: report.names });
     applyMs.push(performance.now() - a);
   }
   for (; q < elapsed * QPS; q++) {
-    const name = q % 10 === 9 ? `nx${q}.${ORIGIN}` : `h${(q * 7919) % RECORDS}.${ORIGIN}`;
     const a = performance.now();
-    const r = lookup(tree, name, 1);
-    encodeMessage(w, { id: 1, qr: true, opcode: 0, aa: r.aa, rd: false, rcode: r.rcode, question: { name, type: 1, klass: 1 }, answers: r.answer, authorities: r.authority, additionals: r.additional });
+    handler.handle(packets[q % packets.length], { transport: 'udp', address: '127.0.0.1' });
     lat.push(performance.now() - a);
   }
   await new Promise((r) => setTimeout(r, 1));
 }
-loop.disable();
 await new Promise((r) => setTimeout(r, 50));
+const p = probe.take();
 lat.sort((a, b) => a - b);
 applyMs.sort((a, b) => a - b);
 const pct = (s, p) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 const f = (v) => `${v.toFixed(3)} ms`;
-console.log(`under ${WRITES} writes/s and ${QPS} lookups/s for ${SECONDS} s: lookup+encode p50 ${f(pct(lat, 50))} p99 ${f(pct(lat, 99))} max ${f(lat.at(-1))}; apply p50 ${f(pct(applyMs, 50))} p99 ${f(pct(applyMs, 99))} max ${f(applyMs.at(-1) ?? NaN)}`);
-const kinds = {};
-for (const g of gcPauses) { const k = kinds[g.kind] ??= { n: 0, total: 0, max: 0 }; k.n++; k.total += g.ms; k.max = Math.max(k.max, g.ms); }
-console.log(`GC pauses (kind: count, total, max): ${Object.entries(kinds).map(([k, v]) => `${k}: ${v.n}, ${v.total.toFixed(1)} ms, ${v.max.toFixed(1)} ms`).join('; ') || 'none'}`);
-console.log(`event-loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(2)} ms, max ${(loop.max / 1e6).toFixed(2)} ms; load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+console.log(`under ${WRITES} writes/s and ${QPS} queries/s for ${SECONDS} s: answer p50 ${f(pct(lat, 50))} p99 ${f(pct(lat, 99))} max ${f(lat.at(-1))}; apply p50 ${f(pct(applyMs, 50))} p99 ${f(pct(applyMs, 99))} max ${f(applyMs.at(-1) ?? NaN)}`);
+console.log(`GC pauses: ${p.gc.count} (${p.gc.over1ms} over 1 ms, max ${p.gc.max.toFixed(1)} ms; ${Object.entries(p.gc.byKind).map(([k, v]) => `${k} ${v.n}/${v.total.toFixed(0)} ms`).join(' ')})`);
+console.log(`heap spaces (MiB): ${JSON.stringify(p.spacesMiB)}`);
+console.log(`event-loop delay p99 ${p.p99} ms, max ${p.max} ms; ${p.sched.cpuMs} ms on a CPU, ${p.sched.runnableWaitMs} ms runnable waiting for one, in ${p.sched.wallMs} ms; load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);

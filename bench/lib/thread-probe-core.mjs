@@ -23,6 +23,15 @@ function schedstat() {
   }
 }
 
+/** The thread's id as the kernel knows it (for renice), from /proc/thread-self. */
+function threadTid() {
+  try {
+    return Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
+  } catch {
+    return undefined;
+  }
+}
+
 /** Starts measuring this thread; `take()` returns the figures since the last call and starts over. */
 export function startProbe() {
   const h = monitorEventLoopDelay({ resolution: 1 });
@@ -57,7 +66,9 @@ export function startProbe() {
       }
       const sorted = pauses.map((p) => p[1]).sort((a, b) => a - b);
       const out = {
+        tid: threadTid(),
         p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max), sched: s,
+        spacesMiB: Object.fromEntries(v8.getHeapSpaceStatistics().filter((x) => x.space_size > 0).map((x) => [x.space_name.replace('_space', ''), Math.round(x.space_size / 1048576)])),
         heapMiB: heap.used_heap_size / 1048576, heapCommittedMiB: heap.total_heap_size / 1048576, externalMiB: heap.external_memory / 1048576,
         gc: { count: sorted.length, over1ms: sorted.filter((d) => d > 1).length, max: sorted.at(-1) ?? 0, byKind },
       };
