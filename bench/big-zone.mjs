@@ -139,6 +139,27 @@ async function loopDelay(pid) {
   return { ...main, heap: main.heapMiB, dns: threads[0] };
 }
 
+/** Stratus's own count of UDP answers by handling time (cumulative, per bucket bound in seconds), from /metrics. */
+async function handlingTimes(admin) {
+  const text = await (await fetch(`${admin}/metrics`)).text();
+  const out = new Map();
+  for (const m of text.matchAll(/^stratus_dns_query_duration_seconds_bucket\{([^}]*)\} (\S+)$/gm)) {
+    if (!/transport="udp"/.test(m[1])) continue;
+    out.set(/le="([^"]+)"/.exec(m[1])[1], Number(m[2]));
+  }
+  return out;
+}
+
+/** The handling-time percentile of the answers between two {@link handlingTimes} readings: 'under <bound>'. */
+function handlingPercentile(before, after, p) {
+  const total = (after.get('+Inf') ?? 0) - (before.get('+Inf') ?? 0);
+  if (total <= 0) return '-';
+  for (const [le, n] of after) {
+    if ((n - (before.get(le) ?? 0)) / total >= p / 100) return le === '+Inf' ? 'over 1 s' : `under ${Number(le) * 1000} ms`;
+  }
+  return '-';
+}
+
 async function startStratus(dnsPort) {
   log('building Stratus');
   const out = path.join(ROOT, 'node_modules', '.cache', `stratus-big-zone-${path.basename(ROOT)}`, 'dist');
@@ -148,7 +169,8 @@ async function startStratus(dnsPort) {
     '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--dns', `127.0.0.1:${dnsPort}`, '--auth-email', EMAIL, '--auth-key', KEY, '--rate-limit', '0', '--auth-failure-limit', '0',
     '--edge', 'off', '--admin', '127.0.0.1:0', '--log-level', 'warn', '--records-per-zone', String(RECORDS * 2 + 100_000)], { env: { ...process.env, STRATUS_LOOP_DELAY_DIR: path.join(tmp, 'loop') } });
   const base = await waitFor('Stratus to listen', async () => /v4 API listening on (\S+)/.exec(child.output)?.[1], 60_000);
-  return { base: `${base}/client/v4`.replace('/client/v4/client/v4', '/client/v4'), pid: child.pid };
+  const admin = await waitFor('the admin listener', async () => /admin listening on (\S+)/.exec(child.output)?.[1], 60_000);
+  return { base: `${base}/client/v4`.replace('/client/v4/client/v4', '/client/v4'), pid: child.pid, admin };
 }
 
 /** Loads the zone through the import API, 256 KiB zone files one after the other. */
@@ -395,10 +417,14 @@ async function main() {
   const names = Array.from({ length: 5000 }, (_, i) => (i % 10 === 9 ? `nx${i}.${ZONE}` : `h${(i * 7919) % RECORDS}.${ZONE}`));
   log(`quiet: ${QPS} queries/s for ${SECONDS} s against each`);
   await loopDelay(stratus.pid);
+  const quietHandled0 = await handlingTimes(stratus.admin);
   const [sq, kq] = await Promise.all([queries(sPort, SECONDS, QPS, names), queries(kPort, SECONDS, QPS, names)]);
+  const quietHandled = [quietHandled0, await handlingTimes(stratus.admin)];
   const quietLoop = await loopDelay(stratus.pid);
   log(`under writes: ${WRITES} creates/s and ${QPS} queries/s for ${SECONDS} s against each`);
+  const writeHandled0 = await handlingTimes(stratus.admin);
   const w = await underWrites({ ...stratus, zoneId }, kPort, sPort, names, knsupdate);
+  const writeHandled = [writeHandled0, await handlingTimes(stratus.admin)];
   const writeLoop = await loopDelay(stratus.pid);
   log('sustained batches of 100 creates');
   const knsBatch = start('knsupdate', []);
@@ -418,6 +444,8 @@ async function main() {
   console.log(`| load through the API (import, 256 KiB files) | ${(loadMs / 1000).toFixed(1)} s, first answer ${ms(firstAnswerMs)} after | zone file from Stratus's AXFR |`);
   console.log(`| DNS latency quiet, p50 / p99 | ${ms(pct(sq.lat, 50))} / ${ms(pct(sq.lat, 99))} (lost ${sq.lost}) | ${ms(pct(kq.lat, 50))} / ${ms(pct(kq.lat, 99))} (lost ${kq.lost}) |`);
   console.log(`| DNS latency under ${WRITES} writes/s, p50 / p99 | ${ms(pct(w.sq.lat, 50))} / ${ms(pct(w.sq.lat, 99))} (lost ${w.sq.lost}) | ${ms(pct(w.kq.lat, 50))} / ${ms(pct(w.kq.lat, 99))} (lost ${w.kq.lost}) |`);
+  const handled = ([a, b]) => `p50 ${handlingPercentile(a, b, 50)}, p99 ${handlingPercentile(a, b, 99)}, p99.9 ${handlingPercentile(a, b, 99.9)}`;
+  console.log(`| handling time inside the DNS thread (stratus_dns_query_duration_seconds, UDP): quiet; under writes | ${handled(quietHandled)}; ${handled(writeHandled)} | |`);
   console.log(`| writes completed per second (${WRITES}/s offered) | ${w.writesPerSec.toFixed(0)} (${w.failed} failed) | (dynamic updates, not awaited) |`);
   console.log(`| API create call latency p50 / p99 (part of write-to-visible) | ${ms(pct(w.apiMs, 50))} / ${ms(pct(w.apiMs, 99))} | |`);
   console.log(`| write-to-visible p50 / p99 (from just before the API call) | ${ms(pct(w.vis.stratus, 50))} / ${ms(pct(w.vis.stratus, 99))} | ${ms(pct(w.vis.knot, 50))} / ${ms(pct(w.vis.knot, 99))} |`);

@@ -102,3 +102,9 @@ console.log(`under ${WRITES} writes/s and ${QPS} queries/s for ${SECONDS} s: ans
 console.log(`GC pauses: ${p.gc.count} (${p.gc.over1ms} over 1 ms, max ${p.gc.max.toFixed(1)} ms; ${Object.entries(p.gc.byKind).map(([k, v]) => `${k} ${v.n}/${v.total.toFixed(0)} ms`).join(' ')})`);
 console.log(`heap spaces (MiB): ${JSON.stringify(p.spacesMiB)}`);
 console.log(`event-loop delay p99 ${p.p99} ms, max ${p.max} ms; ${p.sched.cpuMs} ms on a CPU, ${p.sched.runnableWaitMs} ms runnable waiting for one, in ${p.sched.wallMs} ms; load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+if (process.env.BENCH_RELEASE) {
+  const before = anon();
+  const t = performance.now();
+  globalThis.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  console.log(`last-resort GC: ${(performance.now() - t).toFixed(1)} ms; RSS anonymous ${mib(before)} -> ${mib(anon())} MiB`);
+}
