@@ -452,7 +452,8 @@ async function main() {
   console.log(`| stale answers right after the API call returned | ${w.stale} of ${w.vis.stratus.length} (${w.slow} not answered within 1 s) | - |`);
   console.log(`| sustained creates/s in batches of 100 | ${b.stratus.toFixed(0)} (API batch) | ${b.knot.toFixed(0)} (one update message each) |`);
   console.log(`| RSS empty -> loaded -> end (the whole process, DNS thread included) | ${rssEmpty.toFixed(0)} -> ${rssLoaded.toFixed(0)} -> ${rssEnd.toFixed(0)} MiB (${perRecord(rssLoaded - rssEmpty)} over empty; ${perRecord(rssLoaded)} in all) | loaded ${knotRssLoaded.toFixed(0)} MiB, end ${rssMiB(knot.pid).toFixed(0)} MiB |`);
-  console.log(`| anonymous RSS (without mapped files: SQLite maps its database) empty -> loaded -> end, main process | ${anonEmpty.toFixed(0)} -> ${anonLoaded.toFixed(0)} -> ${anonEnd.toFixed(0)} MiB (${perRecord(anonLoaded - anonEmpty)} over empty; ${perRecord(anonLoaded)} in all) | |`);
+  console.log(`| anonymous RSS (the memory the process owns, without the pages of files it maps) empty -> loaded -> end | ${anonEmpty.toFixed(0)} -> ${anonLoaded.toFixed(0)} -> ${anonEnd.toFixed(0)} MiB (${perRecord(anonLoaded - anonEmpty)} over empty; ${perRecord(anonLoaded)} in all) | |`);
+  console.log(`| RSS during the write phase, each second | ${w.rss.map((v) => v.toFixed(0)).join(' ')} MiB | |`);
   const parts = (b) => `anonymous ${b.anon.toFixed(0)} (brk heap ${b.brk.toFixed(0)}), SQLite files mapped ${b.sqlite.toFixed(0)}, node binary ${b.node.toFixed(0)}, other files ${b.other.toFixed(0)} MiB`;
   console.log(`| RSS by kind (/proc/pid/smaps), loaded; end | ${parts(partsLoaded)}; ${parts(partsEnd)} | |`);
   const heaps = (l) => `${l.heap.toFixed(0)} / ${l.heapCommittedMiB.toFixed(0)}, DNS thread ${l.dns ? `${l.dns.heapMiB.toFixed(0)} / ${l.dns.heapCommittedMiB.toFixed(0)}` : '-'}`;

@@ -8,7 +8,9 @@
  * Needs `npm run build` (reads dist/). Prints, never asserts.
  *
  *   npx node --expose-gc bench/zone-memory.mjs   (BENCH_RECORDS=200000 BENCH_SECONDS=5 BENCH_WRITES=100 BENCH_QPS=5000;
- *   BENCH_YOUNG_MB=<n>: run in a worker thread whose young generation is capped at n MiB, as the DNS thread's is)
+ *   BENCH_YOUNG_MB=<n>: run in a worker thread whose young generation is capped at n MiB, as the DNS thread's is;
+ *   BENCH_CHURN=1: each write creates a record and deletes the one before (the zone keeps its size), and the
+ *   heap and RSS are printed every 10 s, to see that they stay flat)
  */
 import path from 'node:path';
 import fs from 'node:fs';
@@ -75,12 +77,14 @@ let written = 0;
 const end = performance.now() + SECONDS * 1000;
 const start = performance.now();
 let q = 0;
+let reported = 0;
 while (performance.now() < end) {
   const elapsed = (performance.now() - start) / 1000;
   for (; written < elapsed * WRITES; written++) {
     const i = RECORDS + written;
     const a = performance.now();
-    const c = structuredClone([{ id: id(i), before: null, after: record(i, `w${written}.${ORIGIN}`) }]);
+    const churn = process.env.BENCH_CHURN && written > 0 ? [{ id: id(i - 1), before: record(i - 1, `w${written - 1}.${ORIGIN}`), after: null }] : [];
+    const c = structuredClone([...churn, { id: id(i), before: null, after: record(i, `w${written}.${ORIGIN}`) }]);
     const report = tree.apply(c, ++serial);
     zones.invalidate(report.wholeZone ? { zoneId: tree.zoneId } : { zoneId: tree.zoneId, names: report.names });
     applyMs.push(performance.now() - a);
@@ -89,6 +93,10 @@ while (performance.now() < end) {
     const a = performance.now();
     handler.handle(packets[q % packets.length], { transport: 'udp', address: '127.0.0.1' });
     lat.push(performance.now() - a);
+  }
+  if (process.env.BENCH_CHURN && Math.floor(elapsed / 10) > reported) {
+    reported = Math.floor(elapsed / 10);
+    console.log(`${reported * 10} s: ${written} writes, heap used ${mib(process.memoryUsage().heapUsed)} MiB, RSS anonymous ${mib(anon())} MiB`);
   }
   await new Promise((r) => setTimeout(r, 1));
 }
