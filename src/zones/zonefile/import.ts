@@ -5,7 +5,8 @@
  *
  * Decisions:
  * - SOA lines and NS lines at the apex are skipped (Stratus serves its own SOA and name servers); they are
- *   neither errors nor counted.
+ *   neither errors nor counted. A pre-signed zone (`dnssec_presigned`) keeps them: its signatures cover the
+ *   signer's SOA and apex NS, which it then serves (docs/dns-server.md "Pre-signed zones").
  * - A record identical to one already in the zone (or to an earlier line) is counted in
  *   `total_records_parsed` but not added again (not in `recs_added`), so importing the same file twice is
  *   harmless.
@@ -74,20 +75,23 @@ function inZone(name: string, zone: string): boolean {
 
 /** Imports a zone file's text into the zone. */
 export async function importZoneFile(records: RecordsService, zone: ZoneRef, text: string, opts: ImportOptions): Promise<ImportResult> {
-  const parsed = parseZoneFile(text, zone.name).filter((r) => r.type !== 'SOA' && !(r.type === 'NS' && r.name.toLowerCase() === zone.name));
-  for (const r of parsed) {
+  const all = parseZoneFile(text, zone.name);
+  for (const r of all) {
     if (!inZone(r.name, zone.name)) throw lineError(r.line, `owner name ${r.name} is outside the zone ${zone.name}`);
   }
-  const ordered = [...parsed.filter((r) => r.type !== 'CNAME'), ...parsed.filter((r) => r.type === 'CNAME')];
-  const bodies = ordered.map((r) => ({ line: r.line, body: lineToBody(r, opts.proxied) }));
+  let parsed = all;
   const created = await records.transaction(zone, async (tx) => {
+    const presigned = (await tx.dnssecSettings()).presigned;
+    if (!presigned) parsed = all.filter((r) => r.type !== 'SOA' && !(r.type === 'NS' && r.name.toLowerCase() === zone.name));
+    const ordered = [...parsed.filter((r) => r.type !== 'CNAME'), ...parsed.filter((r) => r.type === 'CNAME')];
+    const bodies = ordered.map((r) => ({ line: r.line, body: lineToBody(r, opts.proxied) }));
     // Validate every line; apply the ones before the first invalid line, so that the error reported is the
     // first one in application order whether it is a validation error or a conflict with the zone.
     const drafts = [];
     let invalid: unknown;
     for (const { line, body } of bodies) {
       try {
-        drafts.push(tx.validate(body, opts.ctx));
+        drafts.push(tx.validate(body, opts.ctx, presigned));
       } catch (err) {
         invalid = atLine(err, line);
         break;

@@ -1,0 +1,186 @@
+/**
+ * Pre-signed zones (`dnssec_presigned`): a zone signed offline by ldns-signzone (NSEC, and NSEC3 with salt and
+ * iterations), imported through the API's zone import, served with its own signatures: unbound, with the DS of
+ * the offline key as trust anchor, sets AD for positive, wildcard, CNAME, NODATA, empty non-terminal and
+ * NXDOMAIN answers; no signature without DO; the AXFR carries the signed zone, which ldns-verify-zone accepts.
+ * The records are refused while the zone is not pre-signed (1118), and a second user's key and token touch
+ * neither the zone's DNSSEC settings nor its records.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { api, createZone } from '../helpers/api.js';
+import { addUser } from '../helpers/users.js';
+import { dig } from './dig.js';
+import { startUnbound, type Unbound } from './unbound.js';
+
+const run = promisify(execFile);
+const DNS_READ = '82e64a83756745bbbb1c9c2701bf816b';
+const DNS_WRITE = '4755a26eedb94da69e1066d98aa820be';
+
+let server: TestServer;
+let tmp: string;
+let unbound: Unbound;
+const zones: Record<string, { id: string; ds: string; signed: string }> = {};
+
+/** The zone file ldns-signzone signs (the apex NS and SOA are the signer's, served as they are). */
+function zoneText(zone: string): string {
+  return [
+    `$ORIGIN ${zone}.`, '$TTL 300',
+    `@ IN SOA ns1.${zone}. hostmaster.${zone}. 2026112601 7200 3600 1209600 300`,
+    `@ IN NS ns1.${zone}.`, 'ns1 IN A 192.0.2.53', '@ IN TXT "v=spf1 -all"',
+    'www IN A 192.0.2.1', 'www IN AAAA 2001:db8::1', 'c1 IN CNAME www', '*.wild IN A 192.0.2.3', 'deep.ent IN A 192.0.2.4',
+    'sub IN NS ns.elsewhere.example.', '',
+  ].join('\n');
+}
+
+/** Signs `zone` offline with a new ECDSA P-256 key; the signed text and the key's DS line. */
+async function signOffline(zone: string, nsec3: boolean): Promise<{ signed: string; ds: string }> {
+  const dir = fs.mkdtempSync(path.join(tmp, `${zone}-`));
+  fs.writeFileSync(path.join(dir, 'zone'), zoneText(zone));
+  const key = (await run('ldns-keygen', ['-a', 'ECDSAP256SHA256', '-k', zone], { cwd: dir })).stdout.trim();
+  await run('ldns-signzone', [...(nsec3 ? ['-n', '-s', 'ab12', '-t', '2'] : []), '-f', 'zone.signed', 'zone', key], { cwd: dir });
+  const ds = (await run('ldns-key2ds', ['-n', '-2', `${key}.key`], { cwd: dir })).stdout.trim().split(/\s+/);
+  return { signed: fs.readFileSync(path.join(dir, 'zone.signed'), 'utf8'), ds: `${zone}. IN DS ${ds.slice(4).join(' ')}` };
+}
+
+/** The API's zone import (as `curl --form file=@…`), with the first user's key unless `headers` say otherwise. */
+async function importZone(zoneId: string, text: string, headers: Record<string, string> = { 'x-auth-email': server.email, 'x-auth-key': server.key }) {
+  const form = new FormData();
+  form.append('file', new Blob([text], { type: 'text/plain' }), 'zone.txt');
+  const res = await fetch(`${server.apiBase}/zones/${zoneId}/dns_records/import`, { method: 'POST', headers, body: form });
+  return { status: res.status, body: await res.json() as { success: boolean; result: { recs_added: number } | null; errors: Array<{ code: number; message: string }> } };
+}
+
+const resolve = (name: string, type: string) => dig(unbound.port, name, type, { extra: ['+rec', '+dnssec', '+time=5', '+tries=1'] });
+
+async function expectValidated(name: string, type: string, status = 'NOERROR') {
+  const r = await resolve(name, type);
+  if (r.status !== status || !r.flags.includes('ad')) throw new Error(`${name} ${type}: ${r.status} flags ${r.flags.join(' ')}\n${r.raw}\n${unbound.log().slice(-3000)}`);
+  return r;
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-presigned-'));
+  for (const [zone, nsec3] of [['presigned.example', false], ['presigned3.example', true]] as const) {
+    const id = await createZone(server, zone);
+    const { signed, ds } = await signOffline(zone, nsec3);
+    zones[zone] = { id, ds, signed };
+  }
+}, 60_000);
+afterAll(async () => {
+  await unbound?.stop();
+  await server?.stop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('pre-signed zones', () => {
+  it('refuses RRSIG, NSEC and the signed SOA until the zone is pre-signed, then imports the signed zone', async () => {
+    const { id, signed } = zones['presigned.example']!;
+    const refused = await importZone(id, signed);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0]!.code).toBe(1118); // the RRSIG over the SOA comes first
+    const sdk = server.sdk();
+    await expect(sdk.dns.records.create({ zone_id: id, type: 'NSEC', name: `x.presigned.example`, data: { next_domain: 'presigned.example', types: 'A RRSIG NSEC' } } as never))
+      .rejects.toMatchObject({ status: 400, errors: [expect.objectContaining({ code: 1118 })] });
+    expect((await sdk.dns.records.list({ zone_id: id })).result).toEqual([]);
+
+    for (const [zone, { id: zoneId, signed: text }] of Object.entries(zones)) {
+      const patched = await sdk.dns.dnssec.edit({ zone_id: zoneId, dnssec_presigned: true });
+      expect(patched.dnssec_presigned).toBe(true);
+      const imported = await importZone(zoneId, text);
+      expect(imported.status, JSON.stringify(imported.body.errors)).toBe(200);
+      const lines = text.split('\n').filter((l) => /\sIN\s/.test(l)).length;
+      expect(imported.body.result!.recs_added, zone).toBe(lines);
+    }
+    const stored = (await sdk.dns.records.list({ zone_id: id, per_page: 500 } as never)).result as unknown as Array<{ type: string; name: string; content: string; data: Record<string, unknown> }>;
+    const soa = stored.find((r) => r.type === 'SOA')!;
+    expect(soa.content).toBe('ns1.presigned.example hostmaster.presigned.example 2026112601 7200 3600 1209600 300');
+    const sig = stored.find((r) => r.type === 'RRSIG' && r.name === 'www.presigned.example' && r.data.type_covered === 'A')!;
+    expect(sig.data).toMatchObject({ algorithm: 13, labels: 3, original_ttl: 300, signer_name: 'presigned.example' });
+    expect(String(sig.data.expiration)).toMatch(/^\d{14}$/);
+    expect(stored.find((r) => r.type === 'NSEC' && r.name === 'www.presigned.example')!.data).toEqual({ next_domain: 'presigned.example', types: 'A AAAA RRSIG NSEC' });
+    // An identical signed SOA line again is a no-op; a second SOA is refused.
+    expect((await importZone(id, signed)).body.result!.recs_added).toBe(0);
+  });
+
+  it('serves the stored signatures and denial: unbound validates positive, wildcard, CNAME, NODATA, ENT and NXDOMAIN answers', async () => {
+    unbound = await startUnbound(server.dnsPort!, Object.keys(zones), Object.values(zones).map((z) => z.ds));
+    for (const zone of Object.keys(zones)) {
+      expect((await expectValidated(`www.${zone}`, 'A')).answer.some((l) => l.includes('192.0.2.1')), zone).toBe(true);
+      await expectValidated(`www.${zone}`, 'AAAA');
+      await expectValidated(zone, 'TXT');
+      await expectValidated(zone, 'DNSKEY');
+      await expectValidated(zone, 'SOA');
+      expect((await expectValidated(`anything.wild.${zone}`, 'A')).answer.some((l) => l.includes('192.0.2.3')), zone).toBe(true);
+      await expectValidated(`a.b.wild.${zone}`, 'A');
+      expect((await expectValidated(`c1.${zone}`, 'A')).answer.some((l) => l.includes('192.0.2.1')), zone).toBe(true);
+      expect((await expectValidated(`www.${zone}`, 'TXT')).answer, zone).toEqual([]);
+      await expectValidated(`ent.${zone}`, 'A');
+      await expectValidated(`x.wild.${zone}`, 'TXT');
+      await expectValidated(`nope.${zone}`, 'A', 'NXDOMAIN');
+      await expectValidated(`deeper.nope.${zone}`, 'TXT', 'NXDOMAIN');
+    }
+  }, 60_000);
+
+  it('answers without DO carry no signature; a referral with DO proves the delegation insecure', async () => {
+    const port = server.dnsPort!;
+    const plain = await dig(port, 'www.presigned.example', 'A');
+    expect(plain.answer.some((l) => / IN RRSIG /.test(l))).toBe(false);
+    const any = await dig(port, 'www.presigned.example', 'ANY', { extra: ['+tcp'] });
+    expect(any.answer.some((l) => / IN (RRSIG|NSEC) /.test(l))).toBe(false);
+    expect(any.answer.some((l) => / IN A 192\.0\.2\.1/.test(l))).toBe(true);
+    const signed = await dig(port, 'www.presigned.example', 'A', { extra: ['+dnssec'] });
+    expect(signed.answer.some((l) => / IN RRSIG A 13 3 300 /.test(l))).toBe(true);
+    // The signer's SOA is served, not Stratus's.
+    expect((await dig(port, 'presigned.example', 'SOA')).answer.join('\n')).toMatch(/ns1\.presigned\.example\. hostmaster\.presigned\.example\. 2026112601 /);
+    const referral = await dig(port, 'host.sub.presigned.example', 'A', { extra: ['+dnssec'] });
+    expect(referral.flags).not.toContain('aa');
+    expect(referral.authority.some((l) => /^sub\.presigned\.example\. .* IN NS ns\.elsewhere\.example\./.test(l))).toBe(true);
+    expect(referral.authority.some((l) => / IN NSEC \*\.wild\.presigned\.example\. NS RRSIG NSEC/.test(l))).toBe(true);
+    expect(referral.authority.some((l) => / IN RRSIG NSEC /.test(l))).toBe(true);
+  });
+
+  it('transfers the signed zone as stored: ldns-verify-zone accepts the AXFR', async () => {
+    for (const zone of Object.keys(zones)) {
+      const { stdout } = await run('dig', ['@127.0.0.1', '-p', String(server.dnsPort!), '+nocmd', '+nostats', '+onesoa', zone, 'AXFR']);
+      for (const type of ['DNSKEY', 'RRSIG', zone.startsWith('presigned3') ? 'NSEC3' : 'NSEC']) expect(stdout, `${zone} ${type}`).toMatch(new RegExp(`\\sIN\\s+${type}\\s`));
+      expect(stdout).toMatch(/\sIN\s+SOA\s+ns1\.presigned3?\.example\. hostmaster\.presigned3?\.example\. 2026112601 /);
+      const file = path.join(tmp, `${zone}.axfr`);
+      fs.writeFileSync(file, stdout);
+      const verified = await run('ldns-verify-zone', ['-V', '3', file]).catch((err: { stdout: string; stderr: string }) => { throw new Error(`${err.stdout}\n${err.stderr}\n${stdout}`); });
+      expect(verified.stdout + verified.stderr).toMatch(/Zone is verified and complete/);
+    }
+  });
+
+  it("a second user's key and token touch neither the zone's DNSSEC settings nor its pre-signed records", async () => {
+    const { id } = zones['presigned.example']!;
+    const sdk = server.sdk();
+    const before = await sdk.dns.dnssec.get({ zone_id: id });
+    const sig = ((await sdk.dns.records.list({ zone_id: id, type: 'RRSIG', per_page: 500 } as never)).result as Array<{ id: string }>)[0]!;
+    const other = await addUser(server, 'presigned-other@example.com');
+    const token = ((await other.sdk().user.tokens.create({ name: 'dns', policies: [{ effect: 'allow', permission_groups: [{ id: DNS_READ }, { id: DNS_WRITE }], resources: { 'com.cloudflare.api.account.zone.*': '*' } }] } as never)) as { value: string }).value;
+    const asToken = { 'x-auth-email': undefined, 'x-auth-key': undefined, authorization: `Bearer ${token}` };
+    const asKey = { 'x-auth-email': other.email, 'x-auth-key': other.key };
+    const nsec = { type: 'NSEC', name: 'planted.presigned.example', data: { next_domain: 'www.presigned.example', types: 'A RRSIG NSEC' } };
+    for (const headers of [asKey, asToken]) {
+      for (const [method, route, body] of [
+        ['PATCH', 'dnssec', { dnssec_presigned: false }], ['DELETE', 'dnssec'], ['GET', 'dnssec'],
+        ['POST', 'dns_records', nsec], ['GET', `dns_records/${sig.id}`], ['DELETE', `dns_records/${sig.id}`], ['PATCH', `dns_records/${sig.id}`, { ttl: 60 }],
+      ] as const) {
+        const res = await api(server, method, `/zones/${id}/${route}`, body, headers);
+        expect([res.status, res.body.errors[0]?.code], `${method} ${route}`).toEqual([404, 7003]);
+      }
+    }
+    const viaImport = await importZone(id, 'planted IN NSEC www.presigned.example. A RRSIG NSEC\n', { authorization: `Bearer ${token}` });
+    expect(viaImport.status).toBe(404);
+    expect(await sdk.dns.dnssec.get({ zone_id: id })).toEqual(before);
+    expect((await sdk.dns.records.get(sig.id, { zone_id: id })).id).toBe(sig.id);
+    expect((await sdk.dns.records.list({ zone_id: id, name: 'planted.presigned.example' } as never)).result).toEqual([]);
+  });
+});
