@@ -189,6 +189,13 @@ export class RecordsTransaction {
     return current;
   }
 
+  /** Deletes every record of these types (the signed-zone records a new signed zone replaces); returns how many. */
+  async deleteTypes(types: readonly string[]): Promise<number> {
+    const rows = await this.trx.selectFrom('dns_records').select('id').where('zone_id', '=', this.zone.id).where('type', 'in', [...types]).execute();
+    for (const { id } of rows) await this.delete(id);
+    return rows.length;
+  }
+
   /** Writes the zone's record count; call once, last. */
   async finish(): Promise<void> {
     if (this.countDelta === 0) return;

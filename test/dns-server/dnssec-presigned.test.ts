@@ -25,28 +25,35 @@ const DNS_WRITE = '4755a26eedb94da69e1066d98aa820be';
 let server: TestServer;
 let tmp: string;
 let unbound: Unbound;
-const zones: Record<string, { id: string; ds: string; signed: string }> = {};
+const zones: Record<string, { id: string; ds: string; signed: string; sign(serial: number): Promise<string> }> = {};
 
 /** The zone file ldns-signzone signs (the apex NS and SOA are the signer's, served as they are). */
-function zoneText(zone: string): string {
+function zoneText(zone: string, serial: number): string {
   return [
     `$ORIGIN ${zone}.`, '$TTL 300',
-    `@ IN SOA ns1.${zone}. hostmaster.${zone}. 2026112601 7200 3600 1209600 300`,
+    `@ IN SOA ns1.${zone}. hostmaster.${zone}. ${serial} 7200 3600 1209600 300`,
     `@ IN NS ns1.${zone}.`, 'ns1 IN A 192.0.2.53', '@ IN TXT "v=spf1 -all"',
     'www IN A 192.0.2.1', 'www IN AAAA 2001:db8::1', 'c1 IN CNAME www', '*.wild IN A 192.0.2.3', 'deep.ent IN A 192.0.2.4',
     'sub IN NS ns.elsewhere.example.', '',
   ].join('\n');
 }
 
-/** Signs `zone` offline with a new ECDSA P-256 key; the signed text and the key's DS line. */
-async function signOffline(zone: string, nsec3: boolean): Promise<{ signed: string; ds: string }> {
+/** Signs `zone` offline with a new ECDSA P-256 key: the key's DS line and a signer for any serial. */
+async function offlineSigner(zone: string, nsec3: boolean): Promise<{ ds: string; sign(serial: number): Promise<string> }> {
   const dir = fs.mkdtempSync(path.join(tmp, `${zone}-`));
-  fs.writeFileSync(path.join(dir, 'zone'), zoneText(zone));
   const key = (await run('ldns-keygen', ['-a', 'ECDSAP256SHA256', '-k', zone], { cwd: dir })).stdout.trim();
-  await run('ldns-signzone', [...(nsec3 ? ['-n', '-s', 'ab12', '-t', '2'] : []), '-f', 'zone.signed', 'zone', key], { cwd: dir });
   const ds = (await run('ldns-key2ds', ['-n', '-2', `${key}.key`], { cwd: dir })).stdout.trim().split(/\s+/);
-  return { signed: fs.readFileSync(path.join(dir, 'zone.signed'), 'utf8'), ds: `${zone}. IN DS ${ds.slice(4).join(' ')}` };
+  return {
+    ds: `${zone}. IN DS ${ds.slice(4).join(' ')}`,
+    async sign(serial) {
+      fs.writeFileSync(path.join(dir, 'zone'), zoneText(zone, serial));
+      await run('ldns-signzone', [...(nsec3 ? ['-n', '-s', 'ab12', '-t', '2'] : []), '-f', 'zone.signed', 'zone', key], { cwd: dir });
+      return fs.readFileSync(path.join(dir, 'zone.signed'), 'utf8');
+    },
+  };
 }
+
+const lineCount = (text: string, type?: string) => text.split('\n').filter((l) => new RegExp(`\\sIN\\s+${type ?? '\\S+'}\\s`).test(l)).length;
 
 /** The API's zone import (as `curl --form file=@…`), with the first user's key unless `headers` say otherwise. */
 async function importZone(zoneId: string, text: string, headers: Record<string, string> = { 'x-auth-email': server.email, 'x-auth-key': server.key }) {
@@ -69,8 +76,8 @@ beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-presigned-'));
   for (const [zone, nsec3] of [['presigned.example', false], ['presigned3.example', true]] as const) {
     const id = await createZone(server, zone);
-    const { signed, ds } = await signOffline(zone, nsec3);
-    zones[zone] = { id, ds, signed };
+    const signer = await offlineSigner(zone, nsec3);
+    zones[zone] = { id, ds: signer.ds, signed: await signer.sign(2026112601), sign: signer.sign };
   }
 }, 60_000);
 afterAll(async () => {
@@ -95,18 +102,28 @@ describe('pre-signed zones', () => {
       expect(patched.dnssec_presigned).toBe(true);
       const imported = await importZone(zoneId, text);
       expect(imported.status, JSON.stringify(imported.body.errors)).toBe(200);
-      const lines = text.split('\n').filter((l) => /\sIN\s/.test(l)).length;
-      expect(imported.body.result!.recs_added, zone).toBe(lines);
+      expect(imported.body.result!.recs_added, zone).toBe(lineCount(text));
     }
     const stored = (await sdk.dns.records.list({ zone_id: id, per_page: 500 } as never)).result as unknown as Array<{ type: string; name: string; content: string; data: Record<string, unknown> }>;
     const soa = stored.find((r) => r.type === 'SOA')!;
     expect(soa.content).toBe('ns1.presigned.example hostmaster.presigned.example 2026112601 7200 3600 1209600 300');
+    const exported = await (await fetch(`${server.apiBase}/zones/${id}/dns_records/export`, { headers: { 'x-auth-email': server.email, 'x-auth-key': server.key } })).text();
+    expect(lineCount(exported, 'SOA')).toBe(1);
+    expect(exported).toMatch(/\tIN\tSOA\tns1\.presigned\.example\. hostmaster\.presigned\.example\. 2026112601 /);
     const sig = stored.find((r) => r.type === 'RRSIG' && r.name === 'www.presigned.example' && r.data.type_covered === 'A')!;
     expect(sig.data).toMatchObject({ algorithm: 13, labels: 3, original_ttl: 300, signer_name: 'presigned.example' });
     expect(String(sig.data.expiration)).toMatch(/^\d{14}$/);
     expect(stored.find((r) => r.type === 'NSEC' && r.name === 'www.presigned.example')!.data).toEqual({ next_domain: 'presigned.example', types: 'A AAAA RRSIG NSEC' });
-    // An identical signed SOA line again is a no-op; a second SOA is refused.
-    expect((await importZone(id, signed)).body.result!.recs_added).toBe(0);
+    // Re-signed (new serial, new signatures): the new signed zone replaces the signer's records, data records stay.
+    for (const { id: zoneId, sign } of Object.values(zones)) {
+      const resigned = await sign(2026112602);
+      const again = await importZone(zoneId, resigned);
+      expect(again.status, JSON.stringify(again.body.errors)).toBe(200);
+      const now = (await sdk.dns.records.list({ zone_id: zoneId, per_page: 500 } as never)).result as unknown as Array<{ type: string; content: string }>;
+      for (const type of ['RRSIG', 'SOA', 'DNSKEY']) expect(now.filter((r) => r.type === type).length, type).toBe(lineCount(resigned, type));
+      expect(now.length).toBe(lineCount(resigned));
+      expect(now.find((r) => r.type === 'SOA')!.content).toContain(' 2026112602 ');
+    }
   });
 
   it('serves the stored signatures and denial: unbound validates positive, wildcard, CNAME, NODATA, ENT and NXDOMAIN answers', async () => {
@@ -138,7 +155,7 @@ describe('pre-signed zones', () => {
     const signed = await dig(port, 'www.presigned.example', 'A', { extra: ['+dnssec'] });
     expect(signed.answer.some((l) => / IN RRSIG A 13 3 300 /.test(l))).toBe(true);
     // The signer's SOA is served, not Stratus's.
-    expect((await dig(port, 'presigned.example', 'SOA')).answer.join('\n')).toMatch(/ns1\.presigned\.example\. hostmaster\.presigned\.example\. 2026112601 /);
+    expect((await dig(port, 'presigned.example', 'SOA')).answer.join('\n')).toMatch(/ns1\.presigned\.example\. hostmaster\.presigned\.example\. 2026112602 /);
     const referral = await dig(port, 'host.sub.presigned.example', 'A', { extra: ['+dnssec'] });
     expect(referral.flags).not.toContain('aa');
     expect(referral.authority.some((l) => /^sub\.presigned\.example\. .* IN NS ns\.elsewhere\.example\./.test(l))).toBe(true);
@@ -150,7 +167,7 @@ describe('pre-signed zones', () => {
     for (const zone of Object.keys(zones)) {
       const { stdout } = await run('dig', ['@127.0.0.1', '-p', String(server.dnsPort!), '+nocmd', '+nostats', '+onesoa', zone, 'AXFR']);
       for (const type of ['DNSKEY', 'RRSIG', zone.startsWith('presigned3') ? 'NSEC3' : 'NSEC']) expect(stdout, `${zone} ${type}`).toMatch(new RegExp(`\\sIN\\s+${type}\\s`));
-      expect(stdout).toMatch(/\sIN\s+SOA\s+ns1\.presigned3?\.example\. hostmaster\.presigned3?\.example\. 2026112601 /);
+      expect(stdout).toMatch(/\sIN\s+SOA\s+ns1\.presigned3?\.example\. hostmaster\.presigned3?\.example\. 2026112602 /);
       const file = path.join(tmp, `${zone}.axfr`);
       fs.writeFileSync(file, stdout);
       const verified = await run('ldns-verify-zone', ['-V', '3', file]).catch((err: { stdout: string; stderr: string }) => { throw new Error(`${err.stdout}\n${err.stderr}\n${stdout}`); });
