@@ -19,7 +19,7 @@ import { rrTypeCode, rrTypeName } from './type-names.js';
  */
 function nameField(s: string): { value: string } | { rule: string } {
   const t = s.trim();
-  if (t === '.' ) return { value: '.' };
+  if (t === '.') return { value: '.' };
   const name = t.replace(/\.$/, '').toLowerCase();
   const labels = name.split('.');
   if (name.length > 253 || labels.some((l) => l.length === 0 || l.length > 63 || !/^[\x21-\x7e]+$/.test(l))) return { rule: 'must be a domain name of labels of 1 to 63 printable characters' };
