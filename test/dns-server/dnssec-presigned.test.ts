@@ -114,6 +114,13 @@ describe('pre-signed zones', () => {
     expect(sig.data).toMatchObject({ algorithm: 13, labels: 3, original_ttl: 300, signer_name: 'presigned.example' });
     expect(String(sig.data.expiration)).toMatch(/^\d{14}$/);
     expect(stored.find((r) => r.type === 'NSEC' && r.name === 'www.presigned.example')!.data).toEqual({ next_domain: 'presigned.example', types: 'A AAAA RRSIG NSEC' });
+    // One record through the API: an RRSIG in its data form, its content the presentation form.
+    const made = await sdk.dns.records.create({
+      zone_id: id, type: 'RRSIG', name: 'extra.presigned.example', ttl: 300,
+      data: { type_covered: 'txt', algorithm: 13, labels: 3, original_ttl: 300, expiration: '20261224005544', inception: 1795654544, key_tag: 1, signer_name: 'Presigned.Example.', signature: 'AAEC' },
+    } as never) as unknown as { id: string; content: string };
+    expect(made.content).toBe('TXT 13 3 300 20261224005544 20261126005544 1 presigned.example AAEC');
+    await sdk.dns.records.delete(made.id, { zone_id: id });
     // Re-signed (new serial, new signatures): the new signed zone replaces the signer's records, data records stay.
     for (const { id: zoneId, sign } of Object.values(zones)) {
       const resigned = await sign(2026112602);

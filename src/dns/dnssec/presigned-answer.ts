@@ -69,7 +69,9 @@ export function presignedAnswer(s: ZoneSnapshot, qname: string, qtype: number, d
     return { ...r, answer: r.answer.filter((x) => !DENIAL.has(x.type)) };
   }
   if (r.rcode !== RCODE.NOERROR && r.rcode !== RCODE.NXDOMAIN) return r;
-  const chain = ChainIndex.of(s);
+  let index: ChainIndex | undefined;
+  // Built on the first denial an answer needs (most positive answers need none).
+  const chain = (): ChainIndex => (index ??= ChainIndex.of(s));
   const proofs: WireRecord[] = [];
   const seen = new Set<WireRecord>();
   const prove = (records: readonly WireRecord[]) => {
@@ -89,7 +91,7 @@ export function presignedAnswer(s: ZoneSnapshot, qname: string, qtype: number, d
     if (inZone(owner, s.origin) && !s.nodes.has(owner)) {
       const ce = closestEncloser(s, owner);
       answer.push(...signaturesOf(s, `*.${ce}`, type, owner));
-      prove(chain.covering(nextCloser(owner, ce)));
+      prove(chain().covering(nextCloser(owner, ce)));
     } else {
       answer.push(...signaturesOf(s, owner, type, owner));
     }
@@ -100,7 +102,7 @@ export function presignedAnswer(s: ZoneSnapshot, qname: string, qtype: number, d
     const out = [...r.authority];
     const ds = cut === undefined ? undefined : s.nodes.get(cut)?.rrsets.get(TYPE.DS)?.records;
     if (ds) out.push(...ds, ...signaturesOf(s, cut!, TYPE.DS, cut!));
-    else if (cut !== undefined) prove(chain.matching(cut));
+    else if (cut !== undefined) prove(chain().matching(cut));
     return { ...r, answer, authority: [...out, ...proofs] };
   }
 
@@ -112,17 +114,19 @@ export function presignedAnswer(s: ZoneSnapshot, qname: string, qtype: number, d
   const authority = [soa, ...signaturesOf(s, s.origin, TYPE.SOA, s.origin)];
   if (r.rcode === RCODE.NXDOMAIN) {
     const ce = closestEncloser(s, name);
-    if (chain.nsec3) prove([...chain.matching(ce), ...chain.covering(nextCloser(name, ce)), ...chain.covering(`*.${ce}`)]);
-    else prove([...chain.covering(name), ...chain.covering(`*.${ce}`)]);
+    const c = chain();
+    if (c.nsec3) prove([...c.matching(ce), ...c.covering(nextCloser(name, ce)), ...c.covering(`*.${ce}`)]);
+    else prove([...c.covering(name), ...c.covering(`*.${ce}`)]);
   } else if (s.nodes.has(name)) {
-    const own = chain.matching(name);
+    const own = chain().matching(name);
     // An empty non-terminal has no NSEC of its own: the one covering it proves it holds nothing (NSEC3: RFC 5155 §7.2.3 matches it).
-    prove(own.length > 0 ? own : chain.covering(name));
+    prove(own.length > 0 ? own : chain().covering(name));
   } else {
     // NODATA from a wildcard: the wildcard's denial of the type, and the proof that the name itself does not exist.
     const ce = closestEncloser(s, name);
-    prove([...chain.matching(`*.${ce}`), ...chain.covering(nextCloser(name, ce))]);
-    if (chain.nsec3) prove(chain.matching(ce));
+    const c = chain();
+    prove([...c.matching(`*.${ce}`), ...c.covering(nextCloser(name, ce))]);
+    if (c.nsec3) prove(c.matching(ce));
   }
   return { rcode: r.rcode, aa: true, answer, authority: [...authority, ...proofs], additional: r.additional };
 }

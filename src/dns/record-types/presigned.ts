@@ -39,7 +39,7 @@ function typesField(s: string): { value: string } | { rule: string } {
 }
 
 /** An RRSIG time: `YYYYMMDDHHmmSS` or seconds since 1970, normalized to the former. */
-export function rrsigTime(s: string): { value: string } | { rule: string } {
+function rrsigTime(s: string): { value: string } | { rule: string } {
   const t = s.trim();
   if (/^\d{14}$/.test(t)) {
     const d = Date.UTC(+t.slice(0, 4), +t.slice(4, 6) - 1, +t.slice(6, 8), +t.slice(8, 10), +t.slice(10, 12), +t.slice(12, 14));
@@ -47,6 +47,15 @@ export function rrsigTime(s: string): { value: string } | { rule: string } {
   }
   if (/^\d{1,10}$/.test(t) && Number(t) <= 0xffffffff) return { value: new Date(Number(t) * 1000).toISOString().replace(/\D/g, '').slice(0, 14) };
   return { rule: 'must be YYYYMMDDHHmmSS (UTC) or seconds since 1970' };
+}
+
+/** An RRSIG time field, given as `YYYYMMDDHHmmSS` or as seconds (a string or a number). */
+function timeField(r: DataReader, field: string): string | undefined {
+  const v = r.raw(field);
+  if (v === undefined) return r.fail(field, 'is required (YYYYMMDDHHmmSS or seconds since 1970)');
+  if (typeof v !== 'string' && typeof v !== 'number') return r.fail(field, 'must be YYYYMMDDHHmmSS or seconds since 1970');
+  const t = rrsigTime(String(v));
+  return 'rule' in t ? r.fail(field, t.rule) : t.value;
 }
 
 /** A salt: hex, or `-` / '' for none (stored ''). */
@@ -79,8 +88,8 @@ export const RRSIG_SPEC = dataSpec('RRSIG', {
     const algorithm = r.int('algorithm', 0, 255);
     const labels = r.int('labels', 0, 255);
     const original_ttl = r.int('original_ttl', 0, 0xffffffff);
-    const expiration = r.str('expiration', rrsigTime);
-    const inception = r.str('inception', rrsigTime);
+    const expiration = timeField(r, 'expiration');
+    const inception = timeField(r, 'inception');
     const key_tag = r.int('key_tag', 0, 65535);
     const signer_name = r.str('signer_name', nameField);
     const signature = r.str('signature', base64Field);
