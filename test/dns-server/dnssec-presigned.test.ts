@@ -2,7 +2,7 @@
  * Pre-signed zones (`dnssec_presigned`): a zone signed offline by ldns-signzone (NSEC, and NSEC3 with salt and
  * iterations), imported through the API's zone import, served with its own signatures: unbound, with the DS of
  * the offline key as trust anchor, sets AD for positive, wildcard, CNAME, NODATA, empty non-terminal and
- * NXDOMAIN answers; no signature without DO; the AXFR carries the signed zone, which ldns-verify-zone accepts.
+ * NXDOMAIN answers, and refuses a record added without the signer's signature (SERVFAIL); no signature without DO; the AXFR carries the signed zone, which ldns-verify-zone accepts.
  * The records are refused while the zone is not pre-signed (1118), and a second user's key and token touch
  * neither the zone's DNSSEC settings nor its records.
  */
@@ -150,6 +150,11 @@ describe('pre-signed zones', () => {
       await expectValidated(`nope.${zone}`, 'A', 'NXDOMAIN');
       await expectValidated(`deeper.nope.${zone}`, 'TXT', 'NXDOMAIN');
     }
+    // A record added without a signature from the signer is served unsigned, and a validator refuses it.
+    const { id } = zones['presigned.example']!;
+    const unsigned = await server.sdk().dns.records.create({ zone_id: id, type: 'A', name: 'unsigned.presigned.example', content: '192.0.2.9', ttl: 300 } as never);
+    expect((await resolve('unsigned.presigned.example', 'A')).status).toBe('SERVFAIL');
+    await server.sdk().dns.records.delete(unsigned.id, { zone_id: id });
   }, 60_000);
 
   it('answers without DO carry no signature; a referral with DO proves the delegation insecure', async () => {
