@@ -1,7 +1,8 @@
 /**
  * Which DNSSEC records a zone takes, by its DNSSEC settings: DNSKEY with multi-signer DNSSEC on (production's
  * rule) or while the zone is pre-signed; RRSIG, NSEC, NSEC3, NSEC3PARAM and the signed SOA only while it is
- * pre-signed (`dnssec_presigned`, docs/dns-server.md "Pre-signed zones"); the SOA at the apex, one per zone.
+ * pre-signed (`dnssec_presigned`, docs/dns-server.md "Pre-signed zones"), NSEC3 and NSEC3PARAM with
+ * `dnssec_use_nsec3` on too (production's rule); the SOA at the apex, one per zone.
  */
 import { AppError } from '../shared/errors.js';
 import { PRESIGNED_TYPES } from '../dns/record.js';
@@ -22,6 +23,10 @@ export function checkDnssecRecord(draft: { type: string; name: string }, dnssec:
   if (!dnssec.presigned) {
     if (draft.type === 'SOA') throw new AppError(1108, SOA_MESSAGE);
     throw new AppError(NEEDS_PRESIGNED, `${draft.type} records can only be added to a pre-signed zone: PATCH /zones/:zone_id/dnssec with {"dnssec_presigned": true} first`);
+  }
+  // Production serves a pre-signed zone's NSEC3 only with dnssec_use_nsec3 on (NSEC otherwise).
+  if ((draft.type === 'NSEC3' || draft.type === 'NSEC3PARAM') && !dnssec.useNsec3) {
+    throw new AppError(NEEDS_PRESIGNED, `${draft.type} records of a pre-signed zone need NSEC3 on too: PATCH /zones/:zone_id/dnssec with {"dnssec_use_nsec3": true} first`);
   }
   if (draft.type === 'SOA' && draft.name !== zoneName) throw new AppError(1108, `The SOA record of a pre-signed zone belongs at its apex ${zoneName}, not at ${draft.name}`);
   if (draft.type === 'SOA' && atName.some((r) => r.type === 'SOA' && r.id !== selfId)) throw new AppError(1108, 'The zone already has its SOA record: edit or delete it instead of adding another');
