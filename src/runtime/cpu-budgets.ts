@@ -7,13 +7,18 @@
  * generation is replaced and the requests in flight get the 1102 page).
  */
 
+/** An entry whose access record never came (a lost report) stops counting after this long, ms. */
+const STALE_MS = 15 * 60_000;
+
 /** Budgets of the requests in flight. */
 export class CpuBudgets {
-  private readonly inFlight = new Map<string, number>();
+  private readonly inFlight = new Map<string, { ms: number; since: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
 
   /** A request of a version with its own CPU limit (ms) starts. */
   begin(ray: string, ms: number): void {
-    if (this.inFlight.size < 100_000) this.inFlight.set(ray, ms);
+    if (this.inFlight.size < 100_000) this.inFlight.set(ray, { ms, since: this.now() });
   }
 
   /** These requests answered. */
@@ -29,7 +34,11 @@ export class CpuBudgets {
   /** The smallest own limit among the requests in flight, or undefined when none has one. */
   smallest(): number | undefined {
     let min: number | undefined;
-    for (const ms of this.inFlight.values()) if (min === undefined || ms < min) min = ms;
+    const now = this.now();
+    for (const [ray, { ms, since }] of this.inFlight) {
+      if (now - since > STALE_MS) this.inFlight.delete(ray);
+      else if (min === undefined || ms < min) min = ms;
+    }
     return min;
   }
 }
