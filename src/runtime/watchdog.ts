@@ -82,6 +82,7 @@ export class Watchdog {
       limit = Math.min(limit, this.limitMs());
       if (Date.now() - sent >= limit) controller.abort();
     }, Math.max(5, Math.min(50, Math.floor(limit / 4))));
+    tick.unref();
     try {
       const res = await fetch(`http://127.0.0.1:${p.internalPort}/`, {
         headers: { 'x-stratus-internal': this.opts.secret, 'x-stratus-op': 'ping' }, signal: AbortSignal.any([controller.signal, AbortSignal.timeout(limit)]),
