@@ -1,8 +1,9 @@
 /**
  * `stratus dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--data-dir DIR] [--script-cpu-ms N] [--script-memory-mb N]
  * [--script-subrequests N] [--script-bucket-subrequests N]` (the runtime flags of `serve`, read by the same code;
- * `--timeout-ms` and `--memory-mb` are their older names): serves one edge script until SIGINT/SIGTERM. Without --config, the first of stratus.toml, wrangler.toml,
- * wrangler.json, wrangler.jsonc in the current folder is used when present. The script and the config are
+ * `--timeout-ms` and `--memory-mb` are their older names): serves one edge script until SIGINT/SIGTERM. Without
+ * --config, the first of stratus.toml, wrangler.toml, wrangler.json, wrangler.jsonc in the current folder is used
+ * when present. The script and the config are
  * reloaded when they change on disk (a version that fails to load leaves the previous one serving and prints
  * why), and each request is one line on stdout as wrangler dev prints it (`GET /path 200 OK (3ms)`); with
  * `--log-format json` requests are JSON access lines of the log instead.
