@@ -13,7 +13,10 @@
  *
  * When the addon is absent or fails to load, {@link loadNativeUdp} says why and the thread uses `dgram`.
  */
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LATENCY_BOUNDS, QTYPES, QueryStats, RCODES, TYPE_INDEX, rcodeIndex, type QueryCounts } from './query-stats.js';
 
 /** The addon's functions (native/stratus_udp.c). */
@@ -26,8 +29,21 @@ interface Addon {
   close(handle: object): void;
 }
 
-/** Where the compiled addon is, from src/dns-server or dist/dns-server. */
-const ADDON = '../../native/build/Release/stratus_udp.node';
+/** Where node-gyp puts the addon, under the package's folder. */
+const ADDON = path.join('native', 'build', 'Release', 'stratus_udp.node');
+/** Folders looked in above this module's: the package's (src/ or dist/ two up), or a build elsewhere in it (tests, bench). */
+const LEVELS = 6;
+
+/** The addon's file: in the nearest folder above this module's that has one. */
+function addonFile(): string | undefined {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < LEVELS; i++) {
+    const file = path.join(dir, ADDON);
+    if (fs.existsSync(file)) return file;
+    dir = path.dirname(dir);
+  }
+  return undefined;
+}
 
 let loaded: { addon?: Addon; why?: string } | undefined;
 
@@ -35,11 +51,12 @@ let loaded: { addon?: Addon; why?: string } | undefined;
 export function loadNativeUdp(): { addon?: Addon; why?: string } {
   if (loaded) return loaded;
   if (process.platform !== 'linux') return (loaded = { why: `no native UDP path on ${process.platform}` });
+  const file = addonFile();
+  if (!file) return (loaded = { why: 'native UDP addon not built (npm run build:native)' });
   try {
-    loaded = { addon: createRequire(import.meta.url)(ADDON) as Addon };
+    loaded = { addon: createRequire(import.meta.url)(file) as Addon };
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    loaded = { why: e.code === 'MODULE_NOT_FOUND' ? 'native UDP addon not built' : `native UDP addon failed to load: ${e.message}` };
+    loaded = { why: `native UDP addon failed to load: ${(err as Error).message}` };
   }
   return loaded;
 }
