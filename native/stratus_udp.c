@@ -18,308 +18,25 @@
  *
  * Context-aware (NAPI_MODULE_INIT): every worker thread loading it gets its own state.
  */
-#ifndef NAPI_VERSION
-#define NAPI_VERSION 8
-#endif
-#define _GNU_SOURCE
-#include <node_api.h>
-#include <uv.h>
+#include "stratus_udp.h"
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
-
-#define BATCH 64
-#define RECV_SIZE 65536
-#define MAX_ANSWER 4096
-#define ROUNDS_PER_POLL 8
-#define TABLE_BITS 17
-#define TABLE_SIZE (1u << TABLE_BITS)
-#define MAX_ENTRIES (TABLE_SIZE / 2)
-#define MAX_KEY 600
 
 #define CHECK(call)                                                                     \
   do {                                                                                  \
     if ((call) != napi_ok) return NULL;                                                 \
   } while (0)
 
-typedef struct {
-  uint64_t hash;
-  uint8_t *key; /* key bytes then answer bytes, one allocation */
-  uint16_t key_len;
-  uint16_t answer_len;
-  uint32_t zone_slot;
-  uint32_t zone_gen;
-  uint32_t all_gen;
-  double expires_ms;
-  uint8_t rcode_index;
-  uint8_t truncated;
-} entry_t;
-
-typedef struct {
-  napi_env env;
-  int fd;
-  int closed;
-  int finalized;
-  uv_poll_t *poll;
-  napi_async_cleanup_hook_handle cleanup;
-  napi_ref on_batch;
-  napi_ref keep; /* the options object: keeps the typed arrays below alive */
-  napi_async_context async_ctx;
-  /* shared with JavaScript */
-  volatile int32_t *state;   /* SharedArrayBuffer: [0] batch posted, [1] posting pending */
-  volatile int32_t *control; /* [0] batch applied, [1] zones blocked, [2] query log on, [3] lines per second */
-  double *queries, *truncated, *latency, *latency_sum, *bounds, *log_state;
-  size_t bound_count;
-  int8_t *type_index;
-  uint32_t rcode_count, qtype_count;
-  /* cache */
-  entry_t *table;
-  uint32_t entries;
-  uint32_t all_gen;
-  uint32_t *zone_gens;
-  uint32_t zone_cap;
-  /* batch buffers */
-  struct mmsghdr in[BATCH], out[BATCH];
-  struct iovec in_iov[BATCH], out_iov[BATCH];
-  struct sockaddr_storage from[BATCH];
-  uint8_t *recv_buf;
-  uint8_t *send_buf;
-} udp_t;
-
-static double now_ms(clockid_t clock) {
-  struct timespec ts;
-  clock_gettime(clock, &ts);
-  return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
-static uint64_t fnv1a(const uint8_t *p, size_t n) {
-  uint64_t h = 1469598103934665603ULL;
-  for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 1099511628211ULL; }
-  return h ? h : 1;
-}
-
-/* Offset after the question name's root label, or -1 (packet-cache.ts questionNameEnd). */
-static int name_end(const uint8_t *q, size_t len) {
-  size_t pos = 12;
-  for (int hops = 0; hops < 128; hops++) {
-    if (pos >= len) return -1;
-    uint8_t l = q[pos];
-    if (l == 0) return (int)pos + 1;
-    if (l > 63) return -1;
-    pos += (size_t)l + 1;
-  }
-  return -1;
-}
-
-/* Builds the cache key of an eligible query into key; returns its length, or 0 when not eligible. */
-static size_t make_key(const uint8_t *q, size_t len, uint8_t *key, int *end_out) {
-  if (len < 17 || len > MAX_KEY || (q[2] & 0xf8) != 0) return 0;
-  if (q[4] != 0 || q[5] != 1 || q[6] != 0 || q[7] != 0 || q[8] != 0 || q[9] != 0 || q[10] != 0 || q[11] > 1) return 0;
-  int end = name_end(q, len);
-  if (end < 0) return 0;
-  key[0] = (uint8_t)((q[2] & 0x01) | (q[3] & 0x10));
-  for (int i = 12; i < end; i++) {
-    uint8_t c = q[i];
-    key[i - 11] = (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c;
-  }
-  memcpy(key + (end - 11), q + end, len - (size_t)end);
-  *end_out = end;
-  return 1 + (size_t)(end - 12) + (len - (size_t)end);
-}
-
-static int entry_live(const udp_t *u, const entry_t *e, double wall) {
-  return e->key && e->all_gen == u->all_gen && e->zone_slot < u->zone_cap && e->zone_gen == u->zone_gens[e->zone_slot] &&
-         wall < e->expires_ms;
-}
-
-static entry_t *find_slot(udp_t *u, uint64_t h, const uint8_t *key, size_t key_len, int *found) {
-  uint32_t i = (uint32_t)h & (TABLE_SIZE - 1);
-  for (;;) {
-    entry_t *e = &u->table[i];
-    if (!e->key) { *found = 0; return e; }
-    if (e->hash == h && e->key_len == key_len && memcmp(e->key, key, key_len) == 0) { *found = 1; return e; }
-    i = (i + 1) & (TABLE_SIZE - 1);
-  }
-}
-
-static void clear_table(udp_t *u) {
-  for (uint32_t i = 0; i < TABLE_SIZE; i++) {
-    free(u->table[i].key);
-    u->table[i].key = NULL;
-  }
-  u->entries = 0;
-}
-
-static void count_hit(udp_t *u, const uint8_t *q, int end, const entry_t *e, double seconds) {
-  uint16_t type = (uint16_t)((q[end] << 8) | q[end + 1]);
-  uint32_t qt = (uint32_t)u->type_index[type];
-  u->queries[qt * u->rcode_count + e->rcode_index] += 1; /* transport udp = 0 */
-  if (e->truncated) u->truncated[0] += 1;
-  size_t b = 0;
-  while (b < u->bound_count && seconds > u->bounds[b]) b++;
-  u->latency[b] += 1;
-  u->latency_sum[0] += seconds;
-}
-
-/* Whether the query log may write a line for this hit (query-log.ts decides; this only skips surely skipped ones). */
-static int log_wanted(udp_t *u, double wall) {
-  if (!u->control[2]) return 0;
-  double *s = u->log_state; /* [0] window start, [1] lines in window, [2] skipped */
-  if (wall - s[0] >= 1000 || s[1] < (double)u->control[3]) return 1;
-  s[2] += 1;
-  return 0;
-}
-
-static int fresh(udp_t *u) {
-  int32_t pending = __atomic_load_n(&u->state[1], __ATOMIC_SEQ_CST);
-  int32_t posted = __atomic_load_n(&u->state[0], __ATOMIC_SEQ_CST);
-  return pending == 0 && posted == u->control[0] && u->control[1] == 0;
-}
-
-static void send_all(udp_t *u, struct mmsghdr *msgs, unsigned n) {
-  unsigned done = 0;
-  int retried = 0;
-  while (done < n) {
-    int r = sendmmsg(u->fd, msgs + done, n - done, MSG_DONTWAIT);
-    if (r > 0) { done += (unsigned)r; continue; }
-    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !retried) {
-      struct pollfd p = { u->fd, POLLOUT, 0 };
-      poll(&p, 1, 5);
-      retried = 1;
-      continue;
-    }
-    if (r < 0 && errno == EINTR) continue;
-    done++; /* an unsendable answer (address gone, buffer full): UDP, the client asks again */
-  }
-}
-
-static napi_value address_string(napi_env env, const struct sockaddr_storage *sa) {
-  char text[INET6_ADDRSTRLEN] = "";
-  if (sa->ss_family == AF_INET) inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, text, sizeof text);
-  else if (sa->ss_family == AF_INET6) inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, text, sizeof text);
-  napi_value s;
-  napi_create_string_latin1(env, text, NAPI_AUTO_LENGTH, &s);
-  return s;
-}
-
-static napi_value copy_buffer(napi_env env, const void *p, size_t n) {
-  napi_value b;
-  void *unused;
-  napi_create_buffer_copy(env, n, p, &unused, &b);
-  return b;
-}
-
-/* One recvmmsg batch: hits answered here, the rest handed to JavaScript. Returns how many packets came. */
-static int serve_batch(udp_t *u) {
-  for (int i = 0; i < BATCH; i++) {
-    u->in[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_storage);
-    u->in[i].msg_hdr.msg_flags = 0;
-  }
-  int n = recvmmsg(u->fd, u->in, BATCH, MSG_DONTWAIT, NULL);
-  if (n <= 0) return 0;
-  double started = now_ms(CLOCK_MONOTONIC);
-  double wall = now_ms(CLOCK_REALTIME);
-  int use_cache = fresh(u);
-  uint8_t key[MAX_KEY + 1];
-  int hit_of[BATCH]; /* index into the send batch, or -1 */
-  entry_t *hit_entry[BATCH];
-  int hit_end[BATCH];
-  unsigned hits = 0;
-  for (int i = 0; i < n; i++) {
-    hit_of[i] = -1;
-    if (!use_cache) continue;
-    uint8_t *q = u->in_iov[i].iov_base;
-    size_t len = u->in[i].msg_len;
-    if (u->in[i].msg_hdr.msg_flags & MSG_TRUNC) continue;
-    int end;
-    size_t key_len = make_key(q, len, key, &end);
-    if (!key_len) continue;
-    int found;
-    entry_t *e = find_slot(u, fnv1a(key, key_len), key, key_len, &found);
-    if (!found || !entry_live(u, e, wall)) continue;
-    uint8_t *out = u->send_buf + (size_t)hits * MAX_ANSWER;
-    memcpy(out, e->key + e->key_len, e->answer_len);
-    out[0] = q[0];
-    out[1] = q[1];
-    memcpy(out + 12, q + 12, (size_t)end - 12);
-    u->out_iov[hits].iov_base = out;
-    u->out_iov[hits].iov_len = e->answer_len;
-    u->out[hits].msg_hdr.msg_name = &u->from[i];
-    u->out[hits].msg_hdr.msg_namelen = u->in[i].msg_hdr.msg_namelen;
-    hit_of[i] = (int)hits;
-    hit_entry[i] = e;
-    hit_end[i] = end;
-    hits++;
-  }
-  if (hits) send_all(u, u->out, hits);
-  double seconds = (now_ms(CLOCK_MONOTONIC) - started) / 1000.0;
-  int to_js = 0;
-  for (int i = 0; i < n; i++) {
-    if (hit_of[i] < 0) { to_js = 1; continue; }
-    count_hit(u, u->in_iov[i].iov_base, hit_end[i], hit_entry[i], seconds);
-    if (log_wanted(u, wall)) to_js = 1;
-    else hit_of[i] = -2; /* served, no line */
-  }
-  if (!to_js) return n;
-
-  napi_env env = u->env;
-  napi_handle_scope scope;
-  if (napi_open_handle_scope(env, &scope) != napi_ok) return n;
-  napi_value misses, logged, fn, recv, result, argv[3];
-  napi_create_array(env, &misses);
-  napi_create_array(env, &logged);
-  uint32_t mi = 0, li = 0;
-  for (int i = 0; i < n; i++) {
-    if (hit_of[i] == -2) continue;
-    const uint8_t *q = u->in_iov[i].iov_base;
-    size_t len = u->in[i].msg_len;
-    if (hit_of[i] == -1) {
-      napi_set_element(env, misses, mi++, copy_buffer(env, q, len));
-      napi_set_element(env, misses, mi++, address_string(env, &u->from[i]));
-      napi_set_element(env, misses, mi++, copy_buffer(env, &u->from[i], u->in[i].msg_hdr.msg_namelen));
-    } else {
-      struct iovec *o = &u->out_iov[hit_of[i]];
-      napi_set_element(env, logged, li++, copy_buffer(env, q, len));
-      napi_set_element(env, logged, li++, address_string(env, &u->from[i]));
-      napi_set_element(env, logged, li++, copy_buffer(env, o->iov_base, o->iov_len));
-    }
-  }
-  argv[0] = misses;
-  argv[1] = logged;
-  napi_create_double(env, seconds, &argv[2]);
-  napi_get_reference_value(env, u->on_batch, &fn);
-  napi_get_global(env, &recv);
-  napi_status st = napi_make_callback(env, u->async_ctx, recv, fn, 3, argv, &result);
-  if (st == napi_pending_exception) {
-    napi_value err;
-    napi_get_and_clear_last_exception(env, &err);
-    napi_fatal_exception(env, err);
-  }
-  napi_close_handle_scope(env, scope);
-  return n;
-}
-
-static void on_readable(uv_poll_t *poll, int status, int events) {
-  udp_t *u = poll->data;
-  (void)events;
-  if (status < 0 || u->closed) return;
-  for (int round = 0; round < ROUNDS_PER_POLL && !u->closed; round++) {
-    if (serve_batch(u) < BATCH) break;
-  }
-}
-
 /* Frees the socket's memory (once neither JavaScript nor libuv can reach it). */
 static void release(udp_t *u) {
-  if (u->table) { clear_table(u); free(u->table); }
-  free(u->zone_gens);
+  table_free(&u->cache);
   free(u->recv_buf);
   free(u->send_buf);
   free(u);
@@ -446,11 +163,14 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
   udp_t *u = calloc(1, sizeof *u);
   u->env = env;
   u->fd = fd;
-  u->table = calloc(TABLE_SIZE, sizeof(entry_t));
-  u->zone_cap = 64;
-  u->zone_gens = calloc(u->zone_cap, sizeof(uint32_t));
   u->recv_buf = malloc((size_t)BATCH * RECV_SIZE);
   u->send_buf = malloc((size_t)BATCH * MAX_ANSWER);
+  if (!table_init(&u->cache) || !u->recv_buf || !u->send_buf) {
+    close(fd);
+    release(u);
+    napi_throw_error(env, "ENOMEM", "out of memory");
+    return NULL;
+  }
   for (int i = 0; i < BATCH; i++) {
     u->in_iov[i].iov_base = u->recv_buf + (size_t)i * RECV_SIZE;
     u->in_iov[i].iov_len = RECV_SIZE;
@@ -563,39 +283,10 @@ static napi_value js_install(napi_env env, napi_callback_info info) {
   CHECK(napi_get_value_uint32(env, argv[3], &slot));
   CHECK(napi_get_value_double(env, argv[4], &expires));
   CHECK(napi_get_value_uint32(env, argv[5], &rcode));
-  uint8_t key[MAX_KEY + 1];
+  uint8_t key[MAX_QUERY + 1];
   int end;
-  size_t key_len = make_key(q, ql, key, &end);
-  const uint8_t *ans = a;
-  int ok = key_len && al >= 12 && al <= MAX_ANSWER && ans[4] == 0 && ans[5] == 1 && al >= (size_t)end && rcode < u->rcode_count;
-  if (ok) {
-    if (slot >= u->zone_cap) {
-      uint32_t cap = u->zone_cap;
-      while (cap <= slot) cap *= 2;
-      u->zone_gens = realloc(u->zone_gens, cap * sizeof(uint32_t));
-      memset(u->zone_gens + u->zone_cap, 0, (cap - u->zone_cap) * sizeof(uint32_t));
-      u->zone_cap = cap;
-    }
-    if (u->entries >= MAX_ENTRIES) clear_table(u);
-    uint64_t h = fnv1a(key, key_len);
-    int found;
-    entry_t *e = find_slot(u, h, key, key_len, &found);
-    uint8_t *mem = malloc(key_len + al);
-    memcpy(mem, key, key_len);
-    memcpy(mem + key_len, a, al);
-    if (found) free(e->key);
-    else u->entries++;
-    e->hash = h;
-    e->key = mem;
-    e->key_len = (uint16_t)key_len;
-    e->answer_len = (uint16_t)al;
-    e->zone_slot = slot;
-    e->zone_gen = u->zone_gens[slot];
-    e->all_gen = u->all_gen;
-    e->expires_ms = expires;
-    e->rcode_index = (uint8_t)rcode;
-    e->truncated = (ans[2] & 0x02) != 0;
-  }
+  size_t key_len = table_key(q, ql, key, &end);
+  int ok = key_len && rcode < u->rcode_count && table_install(&u->cache, key, key_len, end, a, al, slot, expires, (uint8_t)rcode);
   napi_get_boolean(env, ok, &ret);
   return ret;
 }
@@ -608,8 +299,7 @@ static napi_value js_invalidate(napi_env env, napi_callback_info info) {
   if (!u) return NULL;
   int32_t slot;
   CHECK(napi_get_value_int32(env, argv[1], &slot));
-  if (slot < 0) u->all_gen++;
-  else if ((uint32_t)slot < u->zone_cap) u->zone_gens[slot]++;
+  table_invalidate(&u->cache, slot);
   return NULL;
 }
 
