@@ -105,7 +105,8 @@ async function startStratus(out, dnsPort, native) {
     const m = /v4 API listening on (http[^\s"]+)/.exec(child.output);
     return m?.[1];
   });
-  const udp = /DNS listening on \S+ \(UDP and TCP; (.*)\)$/m.exec(child.output)?.[1];
+  // The banner line, plain or inside a JSON log line.
+  const udp = /DNS listening on \S+ \(UDP and TCP; (.*?)\)(?:"|$)/m.exec(child.output)?.[1];
   log(`Stratus API at ${base}, DNS on 127.0.0.1:${dnsPort}: ${udp}`);
   if (native && !/native/.test(udp ?? '')) log('WARNING: the native UDP path is not in use; both Stratus rows measure JavaScript');
   return base;
