@@ -12,6 +12,9 @@
  * Before each query the thread takes the missing updates off the port synchronously (`receiveMessageOnPort`)
  * and answers, unless the query's zone has work queued: then the query is held until the updates finishing
  * that work arrive. So no answer is older than an API call that returned before the query.
+ *
+ * The UDP socket is the native addon's when it is built (native-udp.ts: batches, packet-cache hits answered
+ * natively after the same freshness check, the rest handed here once per batch), else Node's `dgram`.
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
