@@ -31,15 +31,16 @@ interface Addon {
 
 /** Where node-gyp puts the addon, under the package's folder. */
 const ADDON = path.join('native', 'build', 'Release', 'stratus_udp.node');
-/** Folders looked in above this module's: the package's (src/ or dist/ two up), or a build elsewhere in it (tests, bench). */
+/** Folders looked in above this module's at most (a build inside the package: node_modules/.cache/X/dist for tests and bench). */
 const LEVELS = 6;
 
-/** The addon's file: in the nearest folder above this module's that has one. */
+/** The addon's file: in the nearest folder above this module's that has one, up to the package's own folder. */
 function addonFile(): string | undefined {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < LEVELS; i++) {
     const file = path.join(dir, ADDON);
     if (fs.existsSync(file)) return file;
+    if (fs.existsSync(path.join(dir, 'package.json'))) return undefined; // the package's root: no further
     dir = path.dirname(dir);
   }
   return undefined;
