@@ -71,6 +71,8 @@ export interface Config {
   plan: PlanLimits;
   /** Extra processes answering DNS over UDP (undefined: one per extra core, at most 3). */
   dnsWorkers: number | undefined;
+  /** Serve the DNS thread's UDP through the native addon when it loads (`--dns-native-udp`, default on). */
+  dnsNativeUdp: boolean;
   /** S3-compatible API listener; undefined when turned off (`--s3 off`). */
   s3: ListenAddress | undefined;
   /** S3 credentials; generated into the data folder on first start when not configured. */
@@ -216,6 +218,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
       recordsPerBatch: int('records-per-batch', 3500, 1, 1_000_000),
     },
     dnsWorkers: get('dns-workers') === undefined ? undefined : int('dns-workers', 0, 0, 16),
+    dnsNativeUdp: onOff(get('dns-native-udp'), 'dns-native-udp', true),
     s3: get('s3') === 'off' ? undefined : parseListen(get('s3') ?? '127.0.0.1:8788', 's3'),
     s3AccessKeyId: get('s3-access-key-id'),
     s3SecretAccessKey: get('s3-secret-access-key'),

@@ -52,6 +52,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'tls-cert', value: 'FILE', default: 'off (plain HTTP)', help: 'HTTPS on the v4 API and S3 listeners (and --edge-tls) with this PEM certificate chain (with --tls-key); SIGHUP reloads both files', commands: S },
   { name: 'tls-key', value: 'FILE', default: 'off', help: 'the PEM private key of --tls-cert', commands: S },
   { name: 'dns-workers', value: 'N', default: '1', help: '1 (any N from 1 to 16 counts as 1): one DNS thread holds the zones and answers every DNS query (UDP, TCP, AXFR, signing) off the API thread, and is restarted if it dies; 0: the main thread holds the zones and answers', commands: S },
+  { name: 'dns-native-udp', value: 'on|off', default: 'on', help: "on: the DNS thread serves UDP through the native addon built at npm install (batched recvmmsg/sendmmsg, packet-cache hits answered natively) when it loads, else in JavaScript; off: always in JavaScript (Node's dgram)", commands: S },
   // Credentials.
   { name: 'auth-email', value: 'EMAIL', default: 'generated', help: 'admin e-mail, created or updated at start (with --auth-key)', commands: S },
   { name: 'auth-key', value: 'KEY', default: 'generated', help: "admin global API key (generated ones are saved in DATA_DIR/credentials.json)", commands: S },

@@ -46,6 +46,11 @@ export class ZoneSigning {
     return String.fromCharCode(48 + (Math.floor(this.now() / PACKET_EPOCH_MS) % 64));
   }
 
+  /** When the current {@link epoch} ends (ms since 1970): answers cached outside the handler expire then. */
+  get epochEnds(): number {
+    return (Math.floor(this.now() / PACKET_EPOCH_MS) + 1) * PACKET_EPOCH_MS;
+  }
+
   /** The key material of a signing zone; undefined when the zone does not sign. */
   keysFor(zone: ZoneSnapshot): ZoneKeys | undefined {
     const d = zone.dnssec;
