@@ -180,7 +180,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     this.serial = serial;
     this.zone = { ...this.zone, serial };
     // A pre-signed zone serves its signer's SOA, whatever Stratus's serial.
-    if (this.zone.dnssec?.presigned === true && this.nodes.get(this.origin)!.src.some((r) => r.type === 'SOA')) return;
+    if (this.zone.dnssec?.presigned === true && unpackRecords(this.apex().src, this.origin).some((r) => r.type === 'SOA')) return;
     const s = this.zone.settings.soa;
     const set: RRset = { type: TYPE.SOA, ttl: s.ttl, records: [soaRecord(this.zone, s.ttl)] };
     const apex = this.apex();
