@@ -152,6 +152,11 @@ export class EdgeRuntime {
     return path.join(this.dir, 'generation.sock');
   }
 
+  /** The store service's address: `unix:<path>`, a socket in the runtime's private folder (tests check who can reach it). */
+  get storeAddress(): string {
+    return this.store.address;
+  }
+
   /** The secret the HTTPS edge listener (`https-edge.ts`) vouches for the client's address and scheme with. */
   get frontSecret(): string {
     return this.secret;
