@@ -2,13 +2,15 @@
 /**
  * Edge benchmark (prints, never asserts). Run after `npm run build`:
  *
- *   node bench/edge.mjs [--seconds 5] [--concurrency 16] [--rounds 3] [--pairs 2000] [--scripts 20]
+ *   node bench/edge.mjs [--seconds 5] [--concurrency 16] [--rounds 3] [--pairs 2000] [--scripts 20] [--wrangler off]
  *
  * 1. Hello world: requests/s and p99 of a hello-world script through Stratus's --edge listener (the front
  *    process, then the generation: supervisor worker, route lookup, the script's own worker) against the same
- *    script in workerd alone, in the same run, rounds interleaved, best of each. Target: at least 0.8x. The
- *    same runtime with `--edge-front off` (generations accept on the edge socket) and the generation's own
- *    socket behind the front are measured too, to show where the time goes.
+ *    script in workerd alone and in `wrangler dev --local`, in the same run, rounds interleaved, best of each.
+ *    Target: at least 0.8x of workerd alone. Also measured, to show where the time goes: the same runtime
+ *    with `--edge-front off` (generations accept on the edge socket), the generation's own socket behind the
+ *    front, the two-process floor (a workerd running no JavaScript forwarding to the script's workerd: the
+ *    least any front process costs), and each process's CPU time per request.
  * 2. Bucket binding: put+get pairs/s (1 KiB values, 8 in flight) measured inside a script deployed on the edge
  *    (workerd's own binding -> Stratus's store service -> store) against the same script in Miniflare.
  *    Target: at least 5x.
@@ -19,12 +21,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
+import net from 'node:net';
 import { Miniflare } from 'miniflare';
 import { openBucketStore } from '../dist/index.js';
 import { startEdge } from '../dist/runtime/index.js';
 import { silentLogger } from '../dist/shared/logger.js';
+import { startPlainWorkerd, startTwoProcessFloor, startWranglerDev } from './lib/edge-peers.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
 const SECONDS = Number(args.seconds ?? 5);
@@ -34,7 +36,7 @@ const PAIRS = Number(args.pairs ?? 2000);
 const SCRIPTS = Number(args.scripts ?? 20);
 const log = (line) => process.stdout.write(`${line}\n`);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-bench-edge-'));
-const workerdBin = createRequire(import.meta.url)('workerd').default;
+const WITH_WRANGLER = args.wrangler !== 'off';
 
 const HELLO = 'export default { fetch() { return new Response("hello world"); } };';
 const PAIRS_SCRIPT = `export default {
@@ -88,21 +90,30 @@ async function load(port, host) {
   const seconds = (Date.now() - started) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / seconds, p99: latencies[Math.floor(latencies.length * 0.99)] };
+  return { rps: latencies.length / seconds, p99: latencies[Math.floor(latencies.length * 0.99)], count: latencies.length };
 }
 
-async function startPlainWorkerd() {
-  const dir = fs.mkdtempSync(path.join(root, 'plain-'));
-  fs.writeFileSync(path.join(dir, 'hello.js'), HELLO);
-  fs.writeFileSync(path.join(dir, 'config.capnp'), `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [(name = "hello", worker = (modules = [(name = "hello.js", esModule = embed "hello.js")], compatibilityDate = "2025-01-01"))],
-  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "hello")],
-);`);
-  const child = spawn(workerdBin, ['serve', path.join(dir, 'config.capnp'), '--control-fd=3'], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
-  process.on('exit', () => child.kill()); // never left running after a failed run
-  const port = await new Promise((resolve) => child.stdio[3].on('data', (d) => resolve(JSON.parse(String(d).split('\n')[0]).port)));
-  return { port, close: () => new Promise((r) => { child.once('exit', r); child.kill(); }) };
+/** CPU time (ms) a process has used so far. */
+function cpuMs(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // utime + stime, in clock ticks of 10 ms
+}
+
+/** Runs `load` while counting the CPU time of `pids` (process label -> pid); adds µs per request to the result. */
+async function measured(target, pids) {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuMs(p)]));
+  const m = await load(target, 'hello.bench');
+  m.cpu = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, ((cpuMs(p) - before[k]) * 1000) / m.count]));
+  return m;
+}
+
+function freePort() {
+  return new Promise((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); }); });
+}
+
+/** The 1-minute load average (figures on a shared machine need it). */
+function loadAverage() {
+  return fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 }
 
 function rssMb(pid) {
@@ -125,28 +136,41 @@ const catalog = new BenchCatalog();
 const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000 });
 // The same runtime without its front process (--edge-front off), on the same catalog.
 const direct = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: false });
-const plain = await startPlainWorkerd();
+const plain = await startPlainWorkerd(root, HELLO);
+const floor = await startTwoProcessFloor(root, HELLO);
+const wranglerDev = WITH_WRANGLER ? await startWranglerDev(root, HELLO, await freePort()) : undefined;
 try {
   // 1. Hello world.
   catalog.deploy('hello.bench', HELLO);
   await get(edge.port, 'hello.bench');
   await get(direct.port, 'hello.bench');
-  const best = { edge: { rps: 0, p99: Infinity }, plain: { rps: 0, p99: Infinity }, generation: { rps: 0, p99: Infinity }, direct: { rps: 0, p99: Infinity } };
-  // The script generation's own socket, without the front process (where the time goes).
-  const generation = { socketPath: edge.runtime.generationSocketPath };
+  const peers = {
+    plain: { label: 'workerd alone', target: plain.port, pids: () => ({ workerd: plain.pid, node: process.pid }) },
+    edge: { label: 'Stratus --edge', target: edge.port, pids: () => ({ front: edge.runtime.frontPid, generation: edge.runtime.pid, node: process.pid }) },
+    direct: { label: '--edge-front off', target: direct.port, pids: () => ({ generation: direct.runtime.pid, node: process.pid }) },
+    // The script generation's own socket, without the front process (where the time goes).
+    generation: { label: 'generation socket alone', target: { socketPath: edge.runtime.generationSocketPath }, pids: () => ({ generation: edge.runtime.pid }) },
+    floor: { label: 'two-process floor', target: floor.port, pids: () => ({ front: floor.pids[0], script: floor.pids[1], node: process.pid }) },
+    ...(wranglerDev ? { wrangler: { label: 'wrangler dev --local', target: wranglerDev.port, pids: () => ({ node: process.pid }) } } : {}),
+  };
+  const best = Object.fromEntries(Object.keys(peers).map((k) => [k, { rps: 0, p99: Infinity, cpu: {} }]));
   for (let r = 0; r < ROUNDS; r++) {
-    for (const [name, port] of [['plain', plain.port], ['edge', edge.port], ['direct', direct.port], ['generation', generation]]) {
-      const m = await load(port, 'hello.bench');
+    for (const [name, peer] of Object.entries(peers)) {
+      const m = await measured(peer.target, peer.pids());
       if (m.rps > best[name].rps) best[name] = m;
     }
   }
-  log(`hello world, ${CONCURRENCY} connections, ${SECONDS} s x ${ROUNDS} rounds (best):`);
-  log(`  workerd alone          ${best.plain.rps.toFixed(0).padStart(7)} req/s  p99 ${best.plain.p99.toFixed(2)} ms`);
-  log(`  Stratus --edge         ${best.edge.rps.toFixed(0).padStart(7)} req/s  p99 ${best.edge.p99.toFixed(2)} ms`);
-  log(`  ratio edge/workerd     ${(best.edge.rps / best.plain.rps).toFixed(2)}x (target >= 0.8x)`);
-  log(`  --edge-front off        ${best.direct.rps.toFixed(0).padStart(7)} req/s  p99 ${best.direct.p99.toFixed(2)} ms`);
-  log(`  ratio front off/workerd ${(best.direct.rps / best.plain.rps).toFixed(2)}x`);
-  log(`  (script generation's socket alone, behind the front: ${best.generation.rps.toFixed(0)} req/s, ${(best.generation.rps / best.plain.rps).toFixed(2)}x)`);
+  const row = (name) => {
+    const m = best[name];
+    const cpu = Object.entries(m.cpu).map(([k, us]) => `${k} ${us.toFixed(0)}`).join(', ');
+    return `  ${peers[name].label.padEnd(24)} ${m.rps.toFixed(0).padStart(7)} req/s  p99 ${m.p99.toFixed(2).padStart(6)} ms  ` +
+      `${(m.rps / best.plain.rps).toFixed(2)}x of workerd alone${cpu ? `  (CPU us/request: ${cpu})` : ''}`;
+  };
+  log(`hello world, ${CONCURRENCY} connections, ${SECONDS} s x ${ROUNDS} rounds (best), load average ${loadAverage()}:`);
+  for (const name of Object.keys(peers)) log(row(name));
+  log(`  ratio edge/workerd alone ${(best.edge.rps / best.plain.rps).toFixed(2)}x (target >= 0.8x)`);
+  if (best.wrangler) log(`  ratio edge/wrangler dev  ${(best.edge.rps / best.wrangler.rps).toFixed(2)}x`);
+  log('  (the Node process line counts the load generator too)');
 
   // 2. Bucket binding pairs.
   catalog.deploy('pairs.bench', PAIRS_SCRIPT, [{ type: 'r2_bucket', name: 'B', bucketName: 'bench' }]);
@@ -168,7 +192,7 @@ try {
     bestEdge = Math.max(bestEdge, await run(viaEdge));
   }
   await mf.dispose();
-  log(`bucket put+get pairs from a script, 1 KiB, 8 in flight, ${PAIRS} pairs x ${ROUNDS} rounds (best):`);
+  log(`bucket put+get pairs from a script, 1 KiB, 8 in flight, ${PAIRS} pairs x ${ROUNDS} rounds (best), load average ${loadAverage()}:`);
   log(`  Miniflare in-script    ${bestMf.toFixed(0).padStart(7)} pairs/s`);
   log(`  Stratus edge script    ${bestEdge.toFixed(0).padStart(7)} pairs/s`);
   log(`  ratio Stratus/Miniflare ${(bestEdge / bestMf).toFixed(2)}x (target >= 5x)`);
@@ -192,6 +216,8 @@ try {
   log(`memory: workerd RSS ${before.toFixed(0)} MiB with ${versionsBefore} versions, ${after.toFixed(0)} MiB with ${catalog.n}: ${((after - before) / SCRIPTS).toFixed(2)} MiB per script`);
 } finally {
   await plain.close();
+  await floor.close();
+  await wranglerDev?.close();
   await edge.close();
   await direct.close();
   await store.close();

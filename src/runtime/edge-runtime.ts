@@ -152,6 +152,11 @@ export class EdgeRuntime {
     return path.join(this.dir, 'generation.sock');
   }
 
+  /** The store service's address: `unix:<path>`, a socket in the runtime's private folder (tests check who can reach it). */
+  get storeAddress(): string {
+    return this.store.address;
+  }
+
   /** The secret the HTTPS edge listener (`https-edge.ts`) vouches for the client's address and scheme with. */
   get frontSecret(): string {
     return this.secret;
@@ -167,7 +172,7 @@ export class EdgeRuntime {
     fs.chmodSync(this.dir, 0o700);
     this.socket = await holdListeningSocket(this.opts.listen.host, this.opts.listen.port);
     if (this.opts.front !== false) this.generationSocket = await holdListeningSocket(`unix:${this.generationSocketPath}`, 0);
-    this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger });
+    this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger, socketPath: path.join(this.dir, 'store.sock') });
     this.control = await startControlService(this.secret, {
       catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, originTlsPort: this.opts.originTlsPort ?? 443, logger: this.opts.logger, bucketFor: this.opts.bucketFor,
       access: this.opts.access ?? edgeAccessRecorder(this.opts.logger), cpuBudgets: this.cpuBudgets,

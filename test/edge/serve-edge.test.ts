@@ -1,11 +1,15 @@
 /**
  * `stratus serve` with the edge listener on: without a catalog wired every hostname gets the 1001 page; the
- * store service behind the bucket binding refuses requests without the per-process secret; bad edge flags
+ * store service behind the bucket binding refuses requests without the per-process secret (and in the edge
+ * runtime listens on a Unix socket in a folder only Stratus's own user can open); bad edge flags
  * are clear errors; the subrequest and front flags reach the runtime.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { startEdge, type RunningEdge } from '../../src/runtime/index.js';
 import { startStoreService, type StoreService } from '../../src/runtime/store-service/server.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -93,6 +97,34 @@ describe('store service', () => {
     expect(await ask({})).toBe(403);
     expect(await ask({ 'x-stratus-secret': 'wrong-secret' })).toBe(403);
     expect(await ask({ 'x-stratus-secret': 'right-secre' })).toBe(403);
+    expect(calls).toBe(0);
+  });
+});
+
+describe("the edge runtime's store service", () => {
+  let edge: RunningEdge;
+  let calls = 0;
+
+  beforeAll(async () => {
+    edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, logger: silentLogger(), bucketFor: () => { calls++; throw new Error('must not be reached'); } });
+  }, 60_000);
+  afterAll(async () => {
+    await edge?.close();
+  });
+
+  it('listens on a Unix socket in a folder only its own user can open, and still requires the secret there', async () => {
+    const address = edge.runtime.storeAddress;
+    expect(address.startsWith('unix:')).toBe(true);
+    const socketPath = address.slice('unix:'.length);
+    expect(fs.statSync(socketPath).isSocket()).toBe(true);
+    expect(fs.statSync(path.dirname(socketPath)).mode & 0o777).toBe(0o700);
+    const status = await new Promise<number>((resolve, reject) => {
+      http.get({ socketPath, path: '/', headers: { 'cf-r2-request': '{"version":1,"method":"head","object":"k"}', 'x-stratus-binding': '{"accountId":"a","bucket":"b"}', 'x-stratus-secret': 'guessed' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      }).on('error', reject);
+    });
+    expect(status).toBe(403);
     expect(calls).toBe(0);
   });
 });

@@ -1,0 +1,89 @@
+/**
+ * The peers bench/edge.mjs measures Stratus's edge against, each serving the same hello-world script:
+ * - workerd alone (one process, the script bound to a TCP socket);
+ * - the two-process floor: a workerd that runs no JavaScript at all (its socket bound straight to an external
+ *   service) forwarding over a Unix socket to a second workerd running the script. Any shape that keeps client
+ *   connections in a process other than the one running scripts pays at least this;
+ * - `wrangler dev` in local mode (the devDependency; Miniflare's entry worker in workerd).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const workerdBin = require('workerd').default;
+const WRANGLER = path.resolve(import.meta.dirname, '../../node_modules/wrangler/bin/wrangler.js');
+
+/** Starts workerd on `config` (a capnp text whose files are in `dir`); resolves the port of its first TCP socket. */
+async function startWorkerd(dir, config) {
+  fs.writeFileSync(path.join(dir, 'config.capnp'), `using Workerd = import "/workerd/workerd.capnp";\n${config}`);
+  const child = spawn(workerdBin, ['serve', path.join(dir, 'config.capnp'), '--control-fd=3'], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+  process.on('exit', () => child.kill()); // never left running after a failed run
+  const port = await new Promise((resolve, reject) => {
+    let text = '';
+    child.stdio[3].on('data', (d) => {
+      text += d;
+      for (const line of text.split('\n')) {
+        try { const e = JSON.parse(line); if (e.event === 'listen' && typeof e.port === 'number') resolve(e.port); } catch { /* partial line */ }
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`workerd exited (${code}) before listening`)));
+  });
+  return { port, pid: child.pid, close: () => new Promise((r) => { if (child.exitCode !== null) r(); else { child.once('exit', r); child.kill(); } }) };
+}
+
+const helloService = (file) => `(name = "hello", worker = (modules = [(name = "hello.js", esModule = embed "${file}")], compatibilityDate = "2025-01-01"))`;
+
+/** workerd alone: the script on a TCP socket. */
+export async function startPlainWorkerd(root, source) {
+  const dir = fs.mkdtempSync(path.join(root, 'plain-'));
+  fs.writeFileSync(path.join(dir, 'hello.js'), source);
+  return startWorkerd(dir, `const config :Workerd.Config = (
+  services = [${helloService('hello.js')}],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "hello")],
+);`);
+}
+
+/** The two-process floor: a JavaScript-free workerd proxy in front of the script's workerd, over a Unix socket. */
+export async function startTwoProcessFloor(root, source) {
+  const dir = fs.mkdtempSync(path.join(root, 'floor-'));
+  fs.writeFileSync(path.join(dir, 'hello.js'), source);
+  const sock = path.join(dir, 'script.sock');
+  const back = await startWorkerd(dir, `const config :Workerd.Config = (
+  services = [${helloService('hello.js')}],
+  sockets = [(name = "script", address = "unix:${sock}", http = (cfBlobHeader = "x-cf"), service = "hello"),
+             (name = "internal", address = "127.0.0.1:0", http = (), service = "hello")],
+);`);
+  const frontDir = fs.mkdtempSync(path.join(root, 'floor-front-'));
+  const front = await startWorkerd(frontDir, `const config :Workerd.Config = (
+  services = [(name = "script", external = (address = "unix:${sock}", http = (cfBlobHeader = "x-cf")))],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "script")],
+);`);
+  return { port: front.port, pids: [front.pid, back.pid], close: async () => { await front.close(); await back.close(); } };
+}
+
+/** `wrangler dev --local` on a project holding the script; resolves once it answers. */
+export async function startWranglerDev(root, source, port) {
+  const dir = fs.mkdtempSync(path.join(root, 'wrangler-'));
+  fs.writeFileSync(path.join(dir, 'index.js'), source);
+  fs.writeFileSync(path.join(dir, 'wrangler.toml'), 'name = "hello"\nmain = "index.js"\ncompatibility_date = "2025-01-01"\n');
+  const home = path.join(dir, 'home');
+  fs.mkdirSync(home);
+  const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_COLOR: '1' };
+  // Its own process group, so wrangler's workerd and esbuild children stop with it.
+  const child = spawn(process.execPath, [WRANGLER, 'dev', '--local', '--ip', '127.0.0.1', '--port', String(port)], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stopGroup = () => { try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ } };
+  process.on('exit', stopGroup);
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { out += d; });
+  await new Promise((resolve, reject) => {
+    const timer = setInterval(() => { if (/Ready on http/.test(out)) { clearInterval(timer); resolve(); } }, 100);
+    child.once('exit', (code) => { clearInterval(timer); reject(new Error(`wrangler dev exited (${code}):\n${out.slice(-2000)}`)); });
+  });
+  return {
+    port,
+    close: () => new Promise((r) => { if (child.exitCode !== null) r(); else { child.once('exit', r); stopGroup(); } }),
+  };
+}
