@@ -4,8 +4,8 @@ import { tlsAtLeast, zonePolicy } from './zone-policy.js';
 import { clientHelloComplete, clientHelloServerName } from './client-hello.js';
 
 describe('zonePolicy', () => {
-  it('fills in the catalogue defaults: ssl off, no redirect, TLS 1.0, no headers', () => {
-    expect(zonePolicy('z', 'a', '{}')).toEqual({ zoneId: 'z', accountId: 'a', ssl: 'off', alwaysUseHttps: false, minTls: 'TLSv1', httpsHeaders: {} });
+  it('fills in the catalogue defaults: ssl flexible (a new zone serves HTTPS), no redirect, TLS 1.0, no headers', () => {
+    expect(zonePolicy('z', 'a', '{}')).toEqual({ zoneId: 'z', accountId: 'a', ssl: 'flexible', alwaysUseHttps: false, minTls: 'TLSv1', httpsHeaders: {} });
   });
 
   it('reads stored values and builds the HSTS header', () => {
