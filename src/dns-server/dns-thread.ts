@@ -26,7 +26,9 @@ export class DnsThread {
   private told = '';
   private exitedWith: number | undefined;
   private readonly waiting: Array<(m: ThreadReport) => boolean> = [];
-  private readonly asks = new Map<number, (out: Responses) => void>();
+  private readonly asks = new Map<number, (out: Responses, more?: boolean) => void>();
+  /** Streamed transfers waiting for their next part. */
+  private readonly parts = new Map<number, (out: Buffer[] | undefined, more: boolean) => void>();
   private askId = 0;
 
   constructor(
@@ -50,6 +52,8 @@ export class DnsThread {
       for (const w of this.waiting.splice(0)) w({ t: 'bind-failed', message: `DNS thread exited with ${code}` });
       for (const done of this.asks.values()) done([]);
       this.asks.clear();
+      for (const done of this.parts.values()) done(undefined, false);
+      this.parts.clear();
       onExit(code, thrown);
     });
   }
@@ -64,7 +68,11 @@ export class DnsThread {
       if (m.t === 'reply') {
         const done = this.asks.get(m.id);
         this.asks.delete(m.id);
-        done?.(m.out.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
+        done?.(buffers(m.out), m.more);
+      } else if (m.t === 'part') {
+        const done = this.parts.get(m.id);
+        this.parts.delete(m.id);
+        done?.(buffers(m.out), m.more);
       } else if (m.t === 'stats') queryStats.add(m.counts);
       else {
         const i = this.waiting.findIndex((w) => w(m));
@@ -150,9 +158,24 @@ export class DnsThread {
     if (this.exited) return Promise.resolve([]);
     const id = ++this.askId;
     return new Promise<Responses>((resolve) => {
-      this.asks.set(id, resolve);
+      this.asks.set(id, (out, more) => resolve(more ? Object.assign(out, { more: this.nextParts(id) }) : out));
       this.command({ t: 'ask', id, msg, address: origin.address });
     });
+  }
+
+  /** The `more` of a streamed transfer answering ask `id`: asks the thread for each next part. */
+  private nextParts(id: number): NonNullable<Responses['more']> {
+    let finished = false;
+    return () => {
+      if (finished || this.exited) return undefined;
+      return new Promise<Buffer[] | undefined>((resolve) => {
+        this.parts.set(id, (out, more) => {
+          if (!more) finished = true;
+          resolve(out);
+        });
+        this.command({ t: 'more', id });
+      });
+    };
   }
 
   private command(c: ThreadCommand): void {
@@ -163,4 +186,9 @@ export class DnsThread {
   async terminate(): Promise<void> {
     await this.worker.terminate();
   }
+}
+
+/** Buffers over the bytes of posted replies (no copy). */
+function buffers(out: Uint8Array[]): Buffer[] {
+  return out.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
 }

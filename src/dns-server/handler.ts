@@ -13,7 +13,7 @@ import { lookup } from '../dns/lookup.js';
 import type { ZoneSnapshot } from '../dns/snapshot.js';
 import type { LookupResult } from '../dns/lookup.js';
 import type { Invalidation } from './zone-set.js';
-import { axfrMessages } from './axfr.js';
+import { axfrMessages, axfrStream } from './axfr.js';
 import { isTransferAllowed } from './acl.js';
 import { PacketCache, packetKey, questionNameEnd, type AnswerDeps } from './packet-cache.js';
 import type { ZoneSigning } from './signing.js';
@@ -61,8 +61,12 @@ export interface QueryOrigin {
   address: string;
 }
 
-/** Zero or more response messages (several for AXFR). */
-export type Responses = Buffer[];
+/**
+ * Zero or more response messages (several for AXFR). A streamed zone transfer carries `more`: each call gives
+ * the next messages (possibly none yet, possibly after a wait), undefined when the transfer is complete; the
+ * sender calls it again once the connection has taken what it has (axfr.ts).
+ */
+export type Responses = Buffer[] & { more?: () => Buffer[] | undefined | Promise<Buffer[] | undefined> };
 
 /** True for AXFR/IXFR questions (their answers depend on the client's address, so they are never cached). */
 function isTransfer(buf: Uint8Array): boolean {
@@ -197,7 +201,10 @@ export class DnsHandler {
         return this.reply(msg, from, RCODE.REFUSED, q);
       }
       const keys = this.signing?.keysFor(zone);
-      if (!keys) return axfrMessages(zone, msg.id, q);
+      if (!keys) {
+        const { first, more } = axfrStream(zone, msg.id, q);
+        return more ? Object.assign(first, { more }) : first;
+      }
       // Signed in slices first (a big zone's first signed transfer takes a while), then read at once.
       return signedTransfer(zone, keys, this.signing!.cache).then((records) => axfrMessages(zone, msg.id, q, undefined, records));
     }

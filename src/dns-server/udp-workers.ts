@@ -63,7 +63,9 @@ export interface UpdateBatch {
 export type ThreadCommand =
   | { t: 'bind'; host: string; port: number }
   | { t: 'unbind' }
-  | { t: 'ask'; id: number; msg: Uint8Array; address: string };
+  | { t: 'ask'; id: number; msg: Uint8Array; address: string }
+  /** The next part of a streamed zone transfer answering ask `id`. */
+  | { t: 'more'; id: number };
 
 /** Reports from the thread. */
 export type ThreadReport =
@@ -71,7 +73,9 @@ export type ThreadReport =
   | { t: 'bound'; host: string; port: number }
   | { t: 'bind-failed'; message: string; code?: string }
   | { t: 'unbound' }
-  | { t: 'reply'; id: number; out: Uint8Array[] }
+  /** `more`: a streamed zone transfer, whose next parts come as `part` reports when asked for. */
+  | { t: 'reply'; id: number; out: Uint8Array[]; more?: boolean }
+  | { t: 'part'; id: number; out: Uint8Array[]; more: boolean }
   | { t: 'stats'; counts: QueryCounts };
 
 /** A running DNS thread. */

@@ -111,6 +111,11 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     return this.zone.dnssec;
   }
 
+  /** The edge addresses proxied records are served with (fixed for the tree's life). */
+  get edgeAddresses(): EdgeAddresses {
+    return this.edge;
+  }
+
   /** The zone fields the tree was last given. */
   get zoneFields(): SnapshotZone {
     return this.zone;
