@@ -12,6 +12,8 @@ import type { ThreadCommand, ThreadInit, ThreadReport, UpdateBatch } from './udp
 
 /** Longest run of update posting per event-loop turn (ms). */
 const FLUSH_MS = 4;
+/** How often {@link DnsThread.synced} looks whether every update is posted (ms). */
+const SYNC_POLL_MS = 10;
 
 type BindFailed = Extract<ThreadReport, { t: 'bind-failed' }>;
 
@@ -134,6 +136,18 @@ export class DnsThread {
       setImmediate(() => this.flush());
     }
     this.setBusy();
+  }
+
+  /**
+   * Resolves once the thread has applied every update queued so far and no zone has work queued, with the
+   * number of names it holds (undefined: it ended first).
+   */
+  async synced(): Promise<number | undefined> {
+    while (this.unsent.length > 0 && !this.exited) await new Promise((resolve) => setTimeout(resolve, SYNC_POLL_MS));
+    const done = this.next((m): m is Extract<ThreadReport, { t: 'synced' }> => m.t === 'synced');
+    this.command({ t: 'sync' });
+    const r = await done;
+    return r.t === 'synced' ? r.names : undefined;
   }
 
   /** Binds the thread's UDP socket. */

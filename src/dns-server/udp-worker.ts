@@ -35,6 +35,11 @@ class WorkerZones implements SnapshotSource {
     return this.zones.find(qname);
   }
 
+  /** The zones served. */
+  all(): ZoneTree[] {
+    return this.zones.all();
+  }
+
   pendingFor(): undefined {
     return undefined;
   }
@@ -205,6 +210,12 @@ function morePart(id: number): void {
   });
 }
 
+/** Reports `synced` once every update posted is applied and no zone has work queued (udp-workers.ts: readiness). */
+function reportSynced(): void {
+  if (catchUp() && blocking.ids.size === 0 && !blocking.unborn) parent.postMessage({ t: 'synced', names: zones.all().reduce((n, z) => n + z.nodes.size, 0) });
+  else setTimeout(reportSynced, RECHECK_MS);
+}
+
 let socket: dgram.Socket | undefined;
 
 function send(out: readonly Uint8Array[], port: number, address: string): void {
@@ -234,6 +245,7 @@ parent.on('message', (m: ThreadCommand) => {
   try {
     if (m.t === 'ask') query({ msg: m.msg, address: m.address, transport: 'tcp', reply: (out) => replyStreaming(m.id, out) });
     else if (m.t === 'more') morePart(m.id);
+    else if (m.t === 'sync') reportSynced();
     else if (m.t === 'bind') bind(m.host, m.port);
     else if (m.t === 'unbind') {
       const s = socket;
