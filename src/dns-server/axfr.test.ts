@@ -35,7 +35,7 @@ describe('streamed AXFR of a zone tree', () => {
     tree.apply(records.map((r) => ({ id: r.id, before: null, after: r })), 11);
     const expected = lines(axfrMessages(tree, 7, QUESTION));
 
-    const { first, more } = axfrStream(tree, 7, QUESTION);
+    const { first, more } = axfrStream(tree, 7, QUESTION, 16_000, 0); // a batch of names per part
     expect(more).toBeDefined();
     expect(dnsPacket.decode(first[0]!).questions).toEqual([{ name: ORIGIN, type: 'AXFR', class: 'IN' }]);
     // Between slices: records deleted, moved, added (the flattened CNAME's target too), settings changed, serial bumped.

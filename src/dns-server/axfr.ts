@@ -82,30 +82,54 @@ export function axfrMessages(s: ZoneSnapshot, id: number, question: Question, ma
   return packer.out;
 }
 
-/** Names read per slice of a streamed transfer. */
+/** Names read per batch of a streamed unsigned transfer. */
 const SLICE_NAMES = 2000;
+/** Work per part of a streamed transfer (ms): batches are taken until this much time has passed. */
+const PART_MS = 4;
+
+/** A transfer's messages: the first part now, the next ones from `more()` (undefined: complete). */
+export interface TransferParts {
+  first: Buffer[];
+  more?: () => Buffer[] | undefined;
+}
+
+/** The version of `s` a streamed transfer reads: a frozen zone tree, or the snapshot itself (built whole, immutable). */
+export function transferView(s: ZoneSnapshot): ZoneSnapshot {
+  return s instanceof ZoneTree ? new FrozenZone(s).snapshot() : s;
+}
 
 /**
- * The AXFR response messages of a zone tree's current version, made a slice (about {@link SLICE_NAMES} names)
- * per call: the first call's messages are returned, then `more()` gives the next slice's until it returns
- * undefined. Other snapshots (built whole) are answered at once.
+ * The AXFR response messages of a zone tree's current version, made a part at a time (batches of
+ * {@link SLICE_NAMES} names for about {@link PART_MS} per part). Other snapshots are answered at once.
  */
-export function axfrStream(s: ZoneSnapshot, id: number, question: Question, maxBytes = 16_000): { first: Buffer[]; more?: () => Buffer[] | undefined } {
+export function axfrStream(s: ZoneSnapshot, id: number, question: Question, maxBytes = 16_000, partMs = PART_MS): TransferParts {
   if (!(s instanceof ZoneTree)) return { first: axfrMessages(s, id, question, maxBytes) };
   const frozen = new FrozenZone(s);
+  function* batches(): Generator<WireRecord[], void> {
+    yield [frozen.soa];
+    while (frozen.remaining > 0) yield frozen.take(SLICE_NAMES);
+    yield [frozen.soa];
+  }
+  return streamTransfer(id, question, batches(), maxBytes, partMs);
+}
+
+/** Packs batches of transfer records (SOA first and last) into messages, a part of about `partMs` (at least one message) per call. */
+export function streamTransfer(id: number, question: Question, batches: Iterator<WireRecord[], void>, maxBytes = 16_000, partMs = PART_MS): TransferParts {
   const packer = new MessagePacker(id, question, maxBytes);
   let done = false;
-  packer.add(frozen.soa);
-  const slice = (): Buffer[] | undefined => {
+  const part = (): Buffer[] | undefined => {
     if (done) return undefined;
-    for (const r of frozen.take(SLICE_NAMES)) packer.add(r);
-    if (frozen.remaining === 0) {
-      packer.add(frozen.soa);
-      packer.flush();
-      done = true;
-    }
+    const end = performance.now() + partMs;
+    do {
+      const next = batches.next();
+      if (next.done) {
+        packer.flush();
+        done = true;
+        break;
+      }
+      for (const r of next.value) packer.add(r);
+    } while (performance.now() < end || packer.out.length === 0);
     return packer.takeOut();
   };
-  const first = slice()!;
-  return { first, more: slice };
+  return { first: part()!, more: part };
 }
