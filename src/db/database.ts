@@ -37,7 +37,7 @@ export interface DatabaseOptions {
   queryTimeoutMs?: number;
   /** SQLite: checkpoint the write-ahead log in a worker thread instead of inside commits (sqlite-checkpointer.ts). */
   backgroundCheckpoints?: boolean;
-  /** Told when the background checkpoint fails. */
+  /** Told when the background checkpoint fails (once until one succeeds again). */
   onCheckpointError?: (message: string) => void;
 }
 

@@ -29,8 +29,15 @@ const Database = require(workerData.module);
 const db = new Database(workerData.file);
 db.pragma('cache_size = -2048');
 let timer;
+let failing = false;
 const tick = () => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (err) { parentPort.postMessage({ t: 'error', message: String(err && err.message) }); }
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+    failing = false;
+  } catch (err) {
+    if (!failing) parentPort.postMessage({ t: 'error', message: String(err && err.message) });
+    failing = true;
+  }
   timer = setTimeout(tick, workerData.intervalMs);
 };
 timer = setTimeout(tick, workerData.intervalMs);
@@ -43,7 +50,7 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-/** Moves `sqlite`'s checkpoints (database `file`, in WAL mode) to a worker thread. */
+/** Moves `sqlite`'s checkpoints (database `file`, in WAL mode) to a worker thread; `onError` hears of a failing checkpoint once until one succeeds. */
 export function startCheckpointer(sqlite: SQLite.Database, file: string, onError: (message: string) => void = () => {}): Checkpointer {
   sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
   const module = createRequire(import.meta.url).resolve('better-sqlite3');
