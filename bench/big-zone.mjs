@@ -128,7 +128,8 @@ async function startStratus(dnsPort) {
     '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--dns', `127.0.0.1:${dnsPort}`, '--auth-email', EMAIL, '--auth-key', KEY, '--rate-limit', '0', '--auth-failure-limit', '0',
     '--edge', 'off', '--admin', '127.0.0.1:0', '--log-level', 'warn', '--records-per-zone', String(RECORDS * 2 + 100_000)], { env: { ...process.env, STRATUS_LOOP_DELAY_DIR: path.join(tmp, 'loop') } });
   const base = await waitFor('Stratus to listen', async () => /v4 API listening on (\S+)/.exec(child.output)?.[1], 60_000);
-  return { base: `${base}/client/v4`.replace('/client/v4/client/v4', '/client/v4'), pid: child.pid };
+  const admin = await waitFor('the admin listener', async () => /admin listening on (http[^\s"]+)/.exec(child.output)?.[1], 60_000);
+  return { base: `${base}/client/v4`.replace('/client/v4/client/v4', '/client/v4'), pid: child.pid, admin };
 }
 
 /** Loads the zone through the import API, 256 KiB zone files one after the other. */
@@ -211,6 +212,26 @@ async function visible(sock, port, name, t0) {
   return NaN;
 }
 
+/** Cumulative bucket counts (le -> count) of a Prometheus histogram on Stratus's admin listener, summed over the series whose labels contain `match`. */
+async function histogram(admin, name, match = '') {
+  const text = await (await fetch(`${admin}/metrics`)).text();
+  const out = new Map();
+  for (const line of text.split('\n')) {
+    const m = new RegExp(`^${name}_bucket\\{(.*)le="([^"]+)"\\} (\\S+)$`).exec(line);
+    if (m && m[1].includes(match)) out.set(m[2], (out.get(m[2]) ?? 0) + Number(m[3]));
+  }
+  return out;
+}
+
+/** The smallest bucket bound (ms) holding the `q` quantile of what a histogram counted between two readings. */
+function bucketQuantile(before, after, q) {
+  const bounds = [...after.keys()];
+  const total = (after.get('+Inf') ?? 0) - (before.get('+Inf') ?? 0);
+  if (total <= 0) return '-';
+  for (const le of bounds) if ((after.get(le) ?? 0) - (before.get(le) ?? 0) >= q * total) return le === '+Inf' ? '> 30 s' : `<= ${Number(le) * 1000} ms`;
+  return '-';
+}
+
 async function underWrites(s, kPort, sPort, names, knsupdate) {
   const load = Promise.all([queries(sPort, SECONDS, QPS, names), queries(kPort, SECONDS, QPS, names)]);
   // One probe socket per server: Knot falls behind the updates, and its visibility polls (every 5 ms per write
@@ -222,6 +243,8 @@ async function underWrites(s, kPort, sPort, names, knsupdate) {
   };
   const sock = await bind();
   const kSock = await bind();
+  const createRoute = '/zones/:zone_id/dns_records",method="POST"';
+  const server0 = { http: await histogram(s.admin, 'stratus_http_request_duration_seconds', createRoute), group: await histogram(s.admin, 'stratus_zone_write_group_duration_seconds') };
   const vis = { stratus: [], knot: [] };
   const apiMs = [];
   let stale = 0;
@@ -262,6 +285,11 @@ async function underWrites(s, kPort, sPort, names, knsupdate) {
     if (i % WRITES === 0) rss.push(rssMiB(s.pid));
   }
   await Promise.all(inflight);
+  const server1 = { http: await histogram(s.admin, 'stratus_http_request_duration_seconds', createRoute), group: await histogram(s.admin, 'stratus_zone_write_group_duration_seconds') };
+  const server = {
+    http: [50, 99].map((q) => bucketQuantile(server0.http, server1.http, q / 100)),
+    group: [50, 99].map((q) => bucketQuantile(server0.group, server1.group, q / 100)),
+  };
   const [sq, kq] = await load;
   rss.push(rssMiB(s.pid));
   sock.close();
@@ -271,7 +299,7 @@ async function underWrites(s, kPort, sPort, names, knsupdate) {
     v.sort((a, b) => a - b);
   }
   apiMs.sort((a, b) => a - b);
-  return { sq, kq, vis, apiMs, stale, slow, failed, writesPerSec: done / SECONDS, rss };
+  return { sq, kq, vis, apiMs, stale, slow, failed, writesPerSec: done / SECONDS, rss, server };
 }
 
 /** As many batches of 100 creates as Stratus (API) and Knot (one knsupdate message each) take in SECONDS. */
@@ -363,6 +391,7 @@ async function main() {
   console.log(`| DNS latency under ${WRITES} writes/s, p50 / p99 | ${ms(pct(w.sq.lat, 50))} / ${ms(pct(w.sq.lat, 99))} (lost ${w.sq.lost}) | ${ms(pct(w.kq.lat, 50))} / ${ms(pct(w.kq.lat, 99))} (lost ${w.kq.lost}) |`);
   console.log(`| writes completed per second (${WRITES}/s offered) | ${w.writesPerSec.toFixed(0)} (${w.failed} failed) | (dynamic updates, not awaited) |`);
   console.log(`| API create call latency p50 / p99 (part of write-to-visible) | ${ms(pct(w.apiMs, 50))} / ${ms(pct(w.apiMs, 99))} | |`);
+  console.log(`| the same calls inside Stratus (arrival to last byte; histogram buckets) p50 / p99; their group commits p50 / p99 | ${w.server.http.join(' / ')}; ${w.server.group.join(' / ')} | |`);
   console.log(`| write-to-visible p50 / p99 (from just before the API call) | ${ms(pct(w.vis.stratus, 50))} / ${ms(pct(w.vis.stratus, 99))} | ${ms(pct(w.vis.knot, 50))} / ${ms(pct(w.vis.knot, 99))} |`);
   console.log(`| stale answers right after the API call returned | ${w.stale} of ${w.vis.stratus.length} (${w.slow} not answered within 1 s) | - |`);
   console.log(`| sustained creates/s in batches of 100 | ${b.stratus.toFixed(0)} (API batch) | ${b.knot.toFixed(0)} (one update message each) |`);
