@@ -217,8 +217,9 @@ async function histogram(admin, name, match = '') {
   const text = await (await fetch(`${admin}/metrics`)).text();
   const out = new Map();
   for (const line of text.split('\n')) {
-    const m = new RegExp(`^${name}_bucket\\{(.*)le="([^"]+)"\\} (\\S+)$`).exec(line);
-    if (m && m[1].includes(match)) out.set(m[2], (out.get(m[2]) ?? 0) + Number(m[3]));
+    const m = new RegExp(`^${name}_bucket\\{([^}]*)\\} (\\S+)$`).exec(line);
+    const le = m && /le="([^"]+)"/.exec(m[1])?.[1];
+    if (le && m[1].includes(match)) out.set(le, (out.get(le) ?? 0) + Number(m[2]));
   }
   return out;
 }
