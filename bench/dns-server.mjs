@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * DNS serving benchmark: dnsperf against Stratus, PowerDNS (gsqlite3 backend, packet cache on, its default)
+ * DNS serving benchmark: dnsperf against Stratus (its UDP on the native path, and a second instance with
+ * `--dns-native-udp off` answering in JavaScript), PowerDNS (gsqlite3 backend, packet cache on, its default)
  * and Knot DNS, all loaded with the same zone (Stratus's own AXFR of a zone created through its API) and
  * queried with the same query list, one after the other on this machine. Prints queries per second and latency
  * of each and Stratus's ratios. Never asserts; the target is Stratus >= PowerDNS.
@@ -82,20 +83,32 @@ async function api(base, method, p, body) {
   return json.result;
 }
 
-async function startStratus(dnsPort) {
-  log('building Stratus (tsc -p tsconfig.build.json)');
+async function buildStratus() {
+  log('building Stratus (tsc -p tsconfig.build.json, and the native UDP addon: npm run build:native)');
   // One build folder per run: worktrees share node_modules, and two benchmarks at once must not mix builds.
   const out = path.join(ROOT, 'node_modules', '.cache', `stratus-bench-${process.pid}`, 'dist');
   buildDir = path.dirname(out);
   await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', out]).catch(() => {});
   if (!fs.existsSync(path.join(out, 'cli.js'))) throw new Error('build produced no cli.js');
-  const child = start(process.execPath, [path.join(out, 'cli.js'), 'serve', '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0',
-    '--dns', `127.0.0.1:${dnsPort}`, '--admin', '127.0.0.1:0', '--auth-email', EMAIL, '--auth-key', KEY, '--log-level', 'warn', '--s3', '127.0.0.1:0', '--edge', 'off', '--rate-limit', '0', '--auth-failure-limit', '0']);
+  log((await run(process.execPath, [path.join(ROOT, 'native', 'build.mjs')])).stdout.trim());
+  const addon = path.join(ROOT, 'native', 'build');
+  if (fs.existsSync(addon)) fs.cpSync(addon, path.join(buildDir, 'native', 'build'), { recursive: true });
+  return out;
+}
+
+/** Starts Stratus (`native`: its UDP through the native addon, else `--dns-native-udp off`). */
+async function startStratus(out, dnsPort, native) {
+  const child = start(process.execPath, [path.join(out, 'cli.js'), 'serve', '--data-dir', path.join(tmp, native ? 'stratus' : 'stratus-js'), '--http', '127.0.0.1:0',
+    '--dns', `127.0.0.1:${dnsPort}`, '--admin', '127.0.0.1:0', '--auth-email', EMAIL, '--auth-key', KEY, '--log-level', 'warn', '--s3', '127.0.0.1:0', '--edge', 'off', '--rate-limit', '0', '--auth-failure-limit', '0',
+    '--dns-native-udp', native ? 'on' : 'off']);
   const base = await waitFor('Stratus to listen', async () => {
     const m = /v4 API listening on (http[^\s"]+)/.exec(child.output);
     return m?.[1];
   });
-  log(`Stratus API at ${base}, DNS on 127.0.0.1:${dnsPort}`);
+  // The banner line, plain or inside a JSON log line.
+  const udp = /DNS listening on \S+ \(UDP and TCP; (.*?)\)(?:"|$)/m.exec(child.output)?.[1];
+  log(`Stratus API at ${base}, DNS on 127.0.0.1:${dnsPort}: ${udp}`);
+  if (native && !/native/.test(udp ?? '')) log('WARNING: the native UDP path is not in use; both Stratus rows measure JavaScript');
   return base;
 }
 
@@ -176,9 +189,12 @@ async function dnsperf(name, port, queries, dnssecOk = false) {
 }
 
 async function main() {
-  const [sPort, kPort, pPort] = [await freePort(), await freePort(), await freePort()];
-  const base = await startStratus(sPort);
+  const [sPort, jPort, kPort, pPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const out = await buildStratus();
+  const base = await startStratus(out, sPort, true);
+  const jsBase = await startStratus(out, jPort, false);
   await loadZone(base);
+  await loadZone(jsBase);
   const { stdout: axfr } = await run('dig', ['@127.0.0.1', '-p', String(sPort), ZONE, 'AXFR', '+nocmd', '+nostats', '+nocomments'], { maxBuffer: 64 << 20 });
   const zoneFile = path.join(tmp, `${ZONE}.zone`);
   const rrs = axfr.split('\n').filter((l) => l && !l.startsWith(';'));
@@ -188,20 +204,23 @@ async function main() {
   await startPdns(zoneFile, pPort);
   const serial = await soaAt(sPort);
   for (const [n, p] of [['Knot', kPort], ['PowerDNS', pPort]]) await waitFor(`${n} to serve the zone`, async () => (await soaAt(p)) === serial);
-  log('all three servers answer the same SOA');
+  await waitFor('Stratus JS to serve the zone', async () => (await soaAt(jPort)) !== '');
+  log('all four servers answer the same SOA');
   const queries = queryList();
-  report('unsigned', await rounds([['Stratus', sPort], ['PowerDNS', pPort], ['Knot', kPort]], queries, false));
+  report('unsigned', await rounds([['Stratus', sPort], ['PowerDNS', pPort], ['Knot', kPort], ['Stratus JS', jPort]], queries, false));
   if (process.env.BENCH_SIGNED === '0') return;
 
   // Signed: DNSSEC on in Stratus through the API; PowerDNS and Knot as second instances that sign.
   const [pSigned, kSigned] = [await freePort(), await freePort()];
-  const [zone] = await api(base, 'GET', `/zones?name=${ZONE}`);
-  await api(base, 'PATCH', `/zones/${zone.id}/dnssec`, { status: 'active' });
+  for (const b of [base, jsBase]) {
+    const [zone] = await api(b, 'GET', `/zones?name=${ZONE}`);
+    await api(b, 'PATCH', `/zones/${zone.id}/dnssec`, { status: 'active' });
+  }
   await startPdns(zoneFile, pSigned, true);
   await startKnot(zoneFile, kSigned, true);
-  for (const [n, p] of [['Stratus', sPort], ['PowerDNS (signed)', pSigned], ['Knot (signed)', kSigned]]) await waitFor(`${n} to serve a DNSKEY`, async () => (await keysAt(p)).includes('DNSKEY'));
-  log('all three servers answer the zone signed');
-  report('signed (DO set)', await rounds([['Stratus', sPort], ['PowerDNS', pSigned], ['Knot', kSigned]], queries, true));
+  for (const [n, p] of [['Stratus', sPort], ['Stratus JS', jPort], ['PowerDNS (signed)', pSigned], ['Knot (signed)', kSigned]]) await waitFor(`${n} to serve a DNSKEY`, async () => (await keysAt(p)).includes('DNSKEY'));
+  log('all four servers answer the zone signed');
+  report('signed (DO set)', await rounds([['Stratus', sPort], ['PowerDNS', pSigned], ['Knot', kSigned], ['Stratus JS', jPort]], queries, true));
 }
 
 const keysAt = async (port) => (await run('dig', ['@127.0.0.1', '-p', String(port), '+dnssec', '+norec', '+time=1', '+tries=1', ZONE, 'DNSKEY'])).stdout;
@@ -220,12 +239,13 @@ async function rounds(servers, queries, dnssecOk) {
 }
 
 function report(what, results) {
-  const [stratus, pdns, knot] = results;
+  const [stratus, pdns, knot, js] = results;
   console.log(`\n${what}: best of ${ROUNDS} rounds of ${SECONDS}s each, ${CLIENTS} dnsperf clients, ${RECORDS} hosts in the zone; load average now ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (1/5/15 min)`);
   console.log('\nserver      qps        avg latency (ms)   lost');
   for (const r of results) console.log(`${r.name.padEnd(10)}  ${r.qps.toFixed(0).padStart(8)}   ${r.latencyMs.toFixed(3).padStart(10)}         ${r.lost}`);
   console.log(`\n${what} Stratus / PowerDNS: ${(stratus.qps / pdns.qps).toFixed(2)}x qps (target >= 1.00), latency ${(stratus.latencyMs / pdns.latencyMs).toFixed(2)}x`);
   console.log(`${what} Stratus / Knot:     ${(stratus.qps / knot.qps).toFixed(2)}x qps, latency ${(stratus.latencyMs / knot.latencyMs).toFixed(2)}x`);
+  console.log(`${what} Stratus JS (--dns-native-udp off) / PowerDNS: ${(js.qps / pdns.qps).toFixed(2)}x qps, / Knot: ${(js.qps / knot.qps).toFixed(2)}x; native / JS: ${(stratus.qps / js.qps).toFixed(2)}x`);
 }
 
 main()

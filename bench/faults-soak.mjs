@@ -23,7 +23,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { parseArgs } from 'node:util';
-import { startTcpProxy } from './lib/tcp-proxy.mjs';
+// Node.js 22.18+/24 strip the test helper's types on import: one proxy for the tests and the soak.
+import { startTcpProxy } from '../test/faults/tcp-proxy.ts';
 
 const { values: opt } = parseArgs({ options: {
   minutes: { type: 'string', default: '30' }, 'fault-every': { type: 'string', default: '60' },

@@ -115,7 +115,8 @@ function printListeners(banner: Banner, running: RunningStratus, config: Config)
   const scheme = running.tls ? `HTTPS, certificate serial ${running.tls.serial}` : 'HTTP';
   banner.say(`v4 API listening on ${running.httpUrl}/client/v4 (${scheme})`, { listener: 'v4', url: `${running.httpUrl}/client/v4` });
   const dnsHost = running.dnsHost.includes(':') ? `[${running.dnsHost}]` : running.dnsHost;
-  banner.say(`DNS listening on ${dnsHost}:${running.dnsPort} (UDP and TCP)`, { listener: 'dns', host: running.dnsHost, port: running.dnsPort });
+  const udp = running.dnsUdp.udp === 'native' ? 'UDP on the native batched path' : `UDP in JavaScript: ${running.dnsUdp.why ?? 'native path off'}`;
+  banner.say(`DNS listening on ${dnsHost}:${running.dnsPort} (UDP and TCP; ${udp})`, { listener: 'dns', host: running.dnsHost, port: running.dnsPort, udp: running.dnsUdp.udp });
   if (running.s3Url) banner.say(`S3 API listening on ${running.s3Url} (${config.s3Domain ? `path-style, or virtual-hosted as BUCKET.${config.s3Domain}` : 'path-style addressing'})`, { listener: 's3', url: running.s3Url });
   if (running.edgeUrl) banner.say(`edge listening on ${running.edgeUrl} (scripts and proxied hostnames, in workerd)`, { listener: 'edge', url: running.edgeUrl });
   if (running.adminUrl) banner.say(`admin listening on ${running.adminUrl} (/healthz, /readyz, /metrics)`, { listener: 'admin', url: running.adminUrl });

@@ -47,6 +47,8 @@ export interface RunningStratus {
   /** Address and bound port of the DNS listener (UDP and TCP). */
   dnsHost: string;
   dnsPort: number;
+  /** Which path answers DNS over UDP (`native`: the DNS thread's addon; `js`), and why not native. */
+  dnsUdp: { udp: 'native' | 'js'; why?: string };
   /** `http://host:port` of the S3-compatible API, unless it is turned off. */
   s3Url?: string;
   /** `http://host:port` of the edge listener, unless it is turned off. */
@@ -157,7 +159,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   }
   const dns = await startDnsServer({
     db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
-    transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers,
+    transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers, nativeUdp: config.dnsNativeUdp,
     logRate: config.dnsLogRate, ...(config.logFormat ? { logFormat: config.logFormat } : {}), secretsKey: secrets.key,
   }).catch(async (err: unknown) => { await database.close(); throw err; });
   dnsStatus = () => {
@@ -241,6 +243,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     httpPort: http.port,
     dnsHost: dns.host,
     dnsPort: dns.port,
+    dnsUdp: dns.udpPath,
     adminAccountId: adminAccount,
     ...(generatedCredentials ? { generatedCredentials } : {}),
     ...(s3 ? { s3Url: s3.url } : {}),

@@ -71,6 +71,8 @@ export interface Config {
   plan: PlanLimits;
   /** Extra processes answering DNS over UDP (undefined: one per extra core, at most 3). */
   dnsWorkers: number | undefined;
+  /** Serve the DNS thread's UDP through the native addon when it loads (`--dns-native-udp`, default on). */
+  dnsNativeUdp: boolean;
   /** S3-compatible API listener; undefined when turned off (`--s3 off`). */
   s3: ListenAddress | undefined;
   /** S3 credentials; generated into the data folder on first start when not configured. */
@@ -177,13 +179,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     if (raw === undefined) return fallback;
     return raw.split(',').map((s) => s.trim()).filter(Boolean);
   };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = get(name);
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-    return n;
-  };
+  const int = (name: string, fallback: number, min: number, max: number): number => intFlag(get, name, fallback, min, max);
 
   const apiDate = get('api-date');
   if (apiDate !== undefined && !isCalendarDate(apiDate)) {
@@ -222,6 +218,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
       recordsPerBatch: int('records-per-batch', 3500, 1, 1_000_000),
     },
     dnsWorkers: get('dns-workers') === undefined ? undefined : int('dns-workers', 0, 0, 16),
+    dnsNativeUdp: onOff(get('dns-native-udp'), 'dns-native-udp', true),
     s3: get('s3') === 'off' ? undefined : parseListen(get('s3') ?? '127.0.0.1:8788', 's3'),
     s3AccessKeyId: get('s3-access-key-id'),
     s3SecretAccessKey: get('s3-secret-access-key'),
@@ -250,11 +247,30 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     originPort: int('origin-port', 80, 1, 65535),
     originTlsPort: int('origin-tls-port', 443, 1, 65535),
     scriptOutbound: list('script-outbound', []).map((c) => parseCidr(c, 'script-outbound')),
-    scriptCpuMs: int('script-cpu-ms', 30_000, 10, 900_000),
-    scriptMemoryMb: int('script-memory-mb', 1024, 64, 65536),
-    scriptSubrequests: int('script-subrequests', 50, 0, 10_000_000),
-    scriptBucketSubrequests: int('script-bucket-subrequests', 1000, 0, 10_000_000),
+    ...scriptLimitsConfig(get),
     edgeFront: onOff(get('edge-front'), 'edge-front', true),
+  };
+}
+
+/** A flag's whole number from `min` to `max` (`fallback` when not set), or a ConfigError naming it. */
+export function intFlag(get: (name: string) => string | undefined, name: string, fallback: number, min: number, max: number): number {
+  const raw = get(name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+/** The limits of scripts on the node (`--script-cpu-ms`, `--script-memory-mb`, `--script-subrequests`, `--script-bucket-subrequests`): `serve` and `dev` read them here. */
+export type ScriptLimitsConfig = Pick<Config, 'scriptCpuMs' | 'scriptMemoryMb' | 'scriptSubrequests' | 'scriptBucketSubrequests'>;
+
+/** Reads the script limit flags (flags.ts rows shared by `serve` and `dev`). */
+export function scriptLimitsConfig(get: (name: string) => string | undefined): ScriptLimitsConfig {
+  return {
+    scriptCpuMs: intFlag(get, 'script-cpu-ms', 30_000, 10, 900_000),
+    scriptMemoryMb: intFlag(get, 'script-memory-mb', 1024, 64, 65536),
+    scriptSubrequests: intFlag(get, 'script-subrequests', 50, 0, 10_000_000),
+    scriptBucketSubrequests: intFlag(get, 'script-bucket-subrequests', 1000, 0, 10_000_000),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The flag table is complete: every flag config.ts reads (`get('name')`, `list('name', …)`, `int('name', …)`)
+ * The flag table is complete: every flag config.ts reads (`get('name')`, `list('name', …)`, `int('name', …)`, `intFlag(get, 'name', …)`)
  * has a row taking `serve`, and every `serve` row is read there; so are the flags `stratus dev` reads. Parsing
  * refuses unknown flags (naming the closest) and flags without their value; help lists every flag.
  */
@@ -17,7 +17,7 @@ const names = (text: string, re: RegExp) => [...new Set([...text.matchAll(re)].m
 
 describe('the flag table', () => {
   it('has a serve row for every flag config.ts reads, and every serve row is read', () => {
-    const read_ = names(read('config/config.ts'), /\b(?:get|list|int)\(\s*'([a-z0-9-]+)'/g);
+    const read_ = names(read('config/config.ts'), /\b(?:(?:get|list|int)\(|intFlag\(get,)\s*'([a-z0-9-]+)'/g);
     expect(read_.length).toBeGreaterThan(30);
     const serve = flagsOf('serve').map((f) => f.name);
     expect(read_.filter((n) => !serve.includes(n)), 'flags config.ts reads without a serve row in src/config/flags.ts').toEqual([]);

@@ -27,6 +27,8 @@ export interface FlagSpec {
 
 const S: readonly FlagCommand[] = ['serve'];
 const STORE: readonly FlagCommand[] = ['serve', 'user'];
+/** The script runtime's flags: `stratus serve --edge` and `stratus dev` take the same. */
+const SD: readonly FlagCommand[] = ['serve', 'dev'];
 const ZONE: readonly FlagCommand[] = ['zone import', 'zone export'];
 
 /** Every flag. */
@@ -50,6 +52,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'tls-cert', value: 'FILE', default: 'off (plain HTTP)', help: 'HTTPS on the v4 API and S3 listeners (and --edge-tls) with this PEM certificate chain (with --tls-key); SIGHUP reloads both files', commands: S },
   { name: 'tls-key', value: 'FILE', default: 'off', help: 'the PEM private key of --tls-cert', commands: S },
   { name: 'dns-workers', value: 'N', default: '1', help: '1 (any N from 1 to 16 counts as 1): one DNS thread holds the zones and answers every DNS query (UDP, TCP, AXFR, signing) off the API thread, and is restarted if it dies; 0: the main thread holds the zones and answers', commands: S },
+  { name: 'dns-native-udp', value: 'on|off', default: 'on', help: "on: the DNS thread serves UDP through the native addon built at npm install (batched recvmmsg/sendmmsg, packet-cache hits answered natively) when it loads, else in JavaScript; off: always in JavaScript (Node's dgram)", commands: S },
   // Credentials.
   { name: 'auth-email', value: 'EMAIL', default: 'generated', help: 'admin e-mail, created or updated at start (with --auth-key)', commands: S },
   { name: 'auth-key', value: 'KEY', default: 'generated', help: "admin global API key (generated ones are saved in DATA_DIR/credentials.json)", commands: S },
@@ -82,12 +85,12 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'workers-domain', value: 'DOMAIN', default: 'workers.localhost', help: 'SCRIPT.ACCOUNT-SUBDOMAIN.DOMAIN runs a script whose workers subdomain is enabled', commands: S },
   { name: 'public-domain', value: 'DOMAIN', default: 'r2.localhost', help: "public development hostnames of buckets (pub-ID.DOMAIN) served on --edge", commands: S },
   { name: 'secrets-key', value: 'KEY', default: 'generated into DATA_DIR/edge-secrets-key.json', help: '32 bytes (base64 or 64 hex digits) encrypting Worker secrets and DNSSEC zone keys at rest; nodes on one PostgreSQL need the same', commands: S },
-  { name: 'script-outbound', value: 'CIDR,…', default: 'none', help: 'private ranges scripts may fetch (public addresses always; loopback, private and Stratus itself never otherwise)', commands: ['serve', 'dev'] },
-  { name: 'script-cpu-ms', value: 'MS', default: '30000', help: 'a script keeping the runtime from answering this long is stopped (1102)', commands: S },
-  { name: 'script-subrequests', value: 'N', default: '50', help: "fetch() calls a script may make per request (production's free plan; paid: 10000); past it fetch throws \"Too many subrequests.\"; 0: no limit", commands: S },
-  { name: 'script-bucket-subrequests', value: 'N', default: '1000', help: 'bucket binding operations a script may make per request (production\'s free plan); past it they throw "Too many subrequests."; 0: no limit', commands: S },
+  { name: 'script-outbound', value: 'CIDR,…', default: 'none', help: 'private ranges scripts may fetch (public addresses always; loopback, private and Stratus itself never otherwise)', commands: SD },
+  { name: 'script-cpu-ms', value: 'MS', default: '30000', help: "a script keeping the runtime from answering this long is stopped (1102); a script's own limits.cpu_ms (wrangler's [limits]) may only lower it", commands: SD },
+  { name: 'script-subrequests', value: 'N', default: '50', help: "fetch() calls a script may make per request (production's free plan; paid: 10000); past it fetch throws \"Too many subrequests.\"; a script's own limits.subrequests may only lower it; 0: no limit", commands: SD },
+  { name: 'script-bucket-subrequests', value: 'N', default: '1000', help: 'bucket binding operations a script may make per request (production\'s free plan); past it they throw "Too many subrequests."; 0: no limit', commands: SD },
   { name: 'edge-front', value: 'on|off', default: 'on', help: 'a front process holds client connections: requests on a script runtime that is killed get the 1102 page, chunked bodies count against the body limit; off is faster and has neither', commands: S },
-  { name: 'script-memory-mb', value: 'MB', default: '1024', help: 'memory limit of the node\'s script runtime (workerd); over it, the runtime is replaced', commands: S },
+  { name: 'script-memory-mb', value: 'MB', default: '1024', help: 'memory limit of the node\'s script runtime (workerd); over it, the runtime is replaced', commands: SD },
   // Operations (docs/operations.md).
   { name: 'admin', value: 'HOST:PORT|off', default: '127.0.0.1:9464', help: 'admin listener: /healthz, /readyz, /metrics (Prometheus); never on the public listeners', commands: S },
   { name: 'log-format', value: 'json|pretty', default: 'pretty on a terminal, json otherwise', help: 'log and startup lines as JSON or for people', commands: ['serve', 'dev'] },
@@ -103,8 +106,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'shutdown-timeout', value: 'S', default: '30', help: 'on SIGTERM or SIGINT, requests in flight get S seconds to finish', commands: S },
   // stratus dev.
   { name: 'config', value: 'FILE', default: './stratus.toml, ./wrangler.toml or ./wrangler.json', help: 'script config (TOML or JSON: main, compatibility_date, compatibility_flags, store_buckets)', commands: ['dev'], env: false },
-  { name: 'timeout-ms', value: 'N', default: '30000', help: 'longest a request may run in the script', commands: ['dev'], env: false },
-  { name: 'memory-mb', value: 'N', default: '512', help: 'memory limit of the script', commands: ['dev'], env: false },
+  { name: 'timeout-ms', value: 'N', default: '30000', help: 'older name of --script-cpu-ms', commands: ['dev'], env: false },
+  { name: 'memory-mb', value: 'N', default: '1024', help: 'older name of --script-memory-mb', commands: ['dev'], env: false },
   // stratus user add.
   { name: 'email', value: 'EMAIL', default: 'required', help: "the user's e-mail", commands: ['user'], env: false },
   { name: 'key', value: 'KEY', default: 'generated', help: "the user's global API key", commands: ['user'], env: false },

@@ -223,6 +223,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('zones').addColumn('dnssec', 'text').execute();
     },
   },
+  '0010_worker_version_limits': {
+    // A script version's own limits from its upload metadata (`limits: { cpu_ms, subrequests }`, JSON; '{}' when
+    // none), applied per request under the node's flags (scripts/limits.ts).
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.alterTable('workers_versions').addColumn('limits', 'text', (c) => c.notNull().defaultTo('{}')).execute();
+    },
+  },
 };
 
 /** True when the migration runs on PostgreSQL (binary columns differ: bytea there, blob on SQLite). */

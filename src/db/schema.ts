@@ -140,6 +140,8 @@ export interface WorkersVersionsTable {
   bindings: string;
   /** JSON: `workers/message`, `workers/tag`, `workers/triggered_by`. */
   annotations: string;
+  /** JSON: the version's own limits (`cpu_ms`, `subrequests`; `{}` when none), scripts/limits.ts. */
+  limits: string;
   etag: string;
   source: string;
   author_id: string;

@@ -8,7 +8,7 @@ import type { Logger } from '../shared/logger.js';
 import type { ZoneCache, ZoneUpdate } from './zone-cache.js';
 import type { QueryOrigin, Responses } from './handler.js';
 import { queryStats } from './query-stats.js';
-import type { ThreadCommand, ThreadInit, ThreadReport, UpdateBatch } from './udp-workers.js';
+import type { ThreadCommand, ThreadInit, ThreadReport, UdpPath, UpdateBatch } from './udp-workers.js';
 
 /** Longest run of update posting per event-loop turn (ms). */
 const FLUSH_MS = 4;
@@ -150,12 +150,12 @@ export class DnsThread {
     return r.t === 'synced' ? r.names : undefined;
   }
 
-  /** Binds the thread's UDP socket. */
-  async bind(host: string, port: number): Promise<{ host: string; port: number }> {
+  /** Binds the thread's UDP socket; says which UDP path serves it. */
+  async bind(host: string, port: number): Promise<{ host: string; port: number } & UdpPath> {
     const bound = this.next((m): m is Extract<ThreadReport, { t: 'bound' }> => m.t === 'bound');
     this.command({ t: 'bind', host, port });
     const r = await bound;
-    if (r.t === 'bound') return { host: r.host, port: r.port };
+    if (r.t === 'bound') return { host: r.host, port: r.port, udp: r.udp, ...(r.why ? { why: r.why } : {}) };
     throw Object.assign(new Error(r.message), { code: r.code });
   }
 

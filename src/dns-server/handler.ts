@@ -68,6 +68,13 @@ export interface QueryOrigin {
  */
 export type Responses = Buffer[] & { more?: () => Buffer[] | undefined | Promise<Buffer[] | undefined> };
 
+/**
+ * Told of every UDP answer the packet cache holds, as it is stored or served (the native UDP path caches
+ * exactly these, native-udp.ts): the query, the answer, the zone it was filed under ('' none) and when it
+ * must stop being served (ms since 1970; the signing epoch's end for signed answers).
+ */
+export type CachedAnswerListener = (query: Uint8Array, answer: Buffer, zoneId: string, expiresAt: number) => void;
+
 /** True for AXFR/IXFR questions (their answers depend on the client's address, so they are never cached). */
 function isTransfer(buf: Uint8Array): boolean {
   const end = questionNameEnd(buf);
@@ -91,6 +98,8 @@ export class DnsHandler {
   private readonly packets = new PacketCache();
   /** What the answer just computed depends on (set synchronously by {@link answer}). */
   private deps: AnswerDeps = NO_ZONE;
+  /** Told of the UDP answers the packet cache holds (the DNS thread's native UDP path). */
+  onCachedAnswer: CachedAnswerListener | undefined;
 
   constructor(
     private readonly cache: SnapshotSource,
@@ -134,10 +143,17 @@ export class DnsHandler {
       if (plain === undefined) return this.handleUnsafe(buf, from);
       const key = this.signing ? plain + this.signing.epoch : plain;
       const hit = this.packets.get(key, buf);
-      if (hit) return [hit];
+      const told = from.transport === 'udp' ? this.onCachedAnswer : undefined;
+      if (hit) {
+        if (told) told(buf, hit, this.packets.zoneOf(key)!, this.signing ? this.signing.epochEnds : Infinity);
+        return [hit];
+      }
       this.deps = NO_ZONE;
       const out = this.handleUnsafe(buf, from);
-      if (Array.isArray(out) && out.length === 1 && out[0]!.length >= 12 && out[0]![5] === 1 && out[0]![4] === 0 && !isTransfer(buf)) this.packets.set(key, out[0]!, this.deps);
+      if (Array.isArray(out) && out.length === 1 && out[0]!.length >= 12 && out[0]![5] === 1 && out[0]![4] === 0 && !isTransfer(buf)) {
+        this.packets.set(key, out[0]!, this.deps);
+        if (told) told(buf, out[0]!, this.deps.zoneId, this.signing ? this.signing.epochEnds : Infinity);
+      }
       return out;
     } catch (err) {
       this.logger.error({ err }, 'unexpected error while answering');

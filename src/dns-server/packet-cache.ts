@@ -73,6 +73,11 @@ export class PacketCache {
     return out;
   }
 
+  /** The zone a cached answer was filed under ('' for answers from no zone); undefined when not cached. */
+  zoneOf(key: string): string | undefined {
+    return this.map.get(key)?.zoneId;
+  }
+
   /** Remembers a response and what it depends on. */
   set(key: string, response: Buffer, deps: AnswerDeps): void {
     if (this.map.size >= this.maxEntries || this.refs >= 4 * this.maxEntries) this.clear();

@@ -14,27 +14,36 @@ const OPCODES = ['QUERY', 'IQUERY', 'STATUS', 'OPCODE3', 'NOTIFY', 'UPDATE'];
 
 /** Rate-limited query access lines. */
 export class QueryLog {
-  private windowStart = 0;
-  private inWindow = 0;
-  private skipped = 0;
+  /**
+   * The current second's window: [0] its start (ms), [1] lines written in it, [2] queries skipped. A typed
+   * array so the native UDP path (native-udp.ts) reads it, and counts as skipped the hits it does not hand over.
+   */
+  readonly state = new Float64Array(3);
   private readonly logger: Logger;
 
-  constructor(logger: Logger, private readonly perSecond: number, private readonly now: () => number = Date.now) {
+  constructor(logger: Logger, readonly perSecond: number, private readonly now: () => number = Date.now) {
     this.logger = logger.child({ component: 'access', listener: 'dns' });
+  }
+
+  /** True when lines are written at all (a rate above 0 and the info level on). */
+  get active(): boolean {
+    return this.perSecond > 0 && this.logger.isLevelEnabled('info');
   }
 
   /** Logs the query unless this second's lines are used up (then it is counted as skipped). */
   offer(query: Uint8Array, responses: Responses, from: QueryOrigin, seconds: number): void {
-    if (this.perSecond <= 0 || !this.logger.isLevelEnabled('info')) return;
+    if (!this.active) return;
     const now = this.now();
-    if (now - this.windowStart >= 1000) {
-      if (this.skipped > 0) this.logger.info({ skipped: this.skipped, limit: this.perSecond }, `${this.skipped} queries not logged (over --dns-log-rate)`);
-      this.windowStart = now;
-      this.inWindow = 0;
-      this.skipped = 0;
+    const s = this.state;
+    if (now - s[0]! >= 1000) {
+      const skipped = s[2]!;
+      if (skipped > 0) this.logger.info({ skipped, limit: this.perSecond }, `${skipped} queries not logged (over --dns-log-rate)`);
+      s[0] = now;
+      s[1] = 0;
+      s[2] = 0;
     }
-    if (this.inWindow >= this.perSecond) { this.skipped++; return; }
-    this.inWindow++;
+    if (s[1]! >= this.perSecond) { s[2]! += 1; return; }
+    s[1]! += 1;
     const first = responses[0];
     const method = query.length >= 3 ? OPCODES[(query[2]! >> 3) & 0x0f] ?? `OPCODE${(query[2]! >> 3) & 0x0f}` : 'unknown';
     const route = QTYPES[qtypeIndex(query)]!;

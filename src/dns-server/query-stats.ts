@@ -22,7 +22,8 @@ export const LATENCY_BOUNDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.
 
 const DROPPED = RCODES.length - 1;
 const OTHER = QTYPES.length - 1;
-const TYPE_INDEX = new Int8Array(65_536).fill(OTHER);
+/** Index in {@link QTYPES} of every query type (the native UDP path counts with it too). */
+export const TYPE_INDEX = new Int8Array(65_536).fill(OTHER);
 for (const [i, name] of QTYPES.entries()) if (name !== 'other') TYPE_INDEX[TYPE[name as keyof typeof TYPE]] = i;
 
 /** Plain numbers of a {@link QueryStats}, as shipped between processes. */

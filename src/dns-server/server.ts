@@ -12,10 +12,10 @@ import { DnsHandler } from './handler.js';
 import { startListeners } from './listeners.js';
 import { notifyAll, parseNotifyTarget } from './notify.js';
 import { NotifySchedule } from './notify-schedule.js';
-import { dnsThreadAvailable, startUdpWorkers, type UdpWorkers } from './udp-workers.js';
+import { dnsThreadAvailable, startUdpWorkers, type UdpPath, type UdpWorkers } from './udp-workers.js';
 import { ConfigError, type LogFormat } from '../config/config.js';
 import { QueryLog } from './query-log.js';
-import { trackZoneCache } from '../ops/probes.js';
+import { recordDnsUdpPath, trackZoneCache } from '../ops/probes.js';
 import { signingWith } from './signing.js';
 
 /** What the DNS server needs. */
@@ -43,6 +43,8 @@ export interface DnsServerOptions {
   logFormat?: LogFormat;
   /** The secrets key (scripts/secret-box.ts) zone signing keys are sealed with; without it no zone is signed. */
   secretsKey?: Buffer;
+  /** False: the DNS thread serves UDP in JavaScript even when the native addon loads (native-udp.ts). Default true. */
+  nativeUdp?: boolean;
 }
 
 /** A running DNS server. */
@@ -52,6 +54,8 @@ export interface RunningDnsServer {
   cache: ZoneCache;
   /** Whether the DNS thread answers (always ok without one): not while it is restarted after a crash. */
   threadStatus(): { ok: boolean; detail?: string };
+  /** Which path answers UDP: `native` (the DNS thread's addon) or `js`, and why not native. */
+  udpPath: UdpPath;
   close(): Promise<void>;
 }
 
@@ -80,7 +84,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   try {
     const logRate = opts.logRate ?? 100;
     if (threaded) {
-      workers = await startUdpWorkers({ count: 1, cache, transferAllow: opts.transferAllow, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json', secretsKey: opts.secretsKey });
+      workers = await startUdpWorkers({ count: 1, cache, transferAllow: opts.transferAllow, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json', secretsKey: opts.secretsKey, nativeUdp: opts.nativeUdp !== false });
       if (!workers) throw new Error('the DNS thread failed to start');
     }
     await cache.loadAll();
@@ -92,11 +96,14 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
     const untrack = trackZoneCache(cache);
     cache.startPolling(opts.pollMs ?? 2000);
     started = true;
-    logger.info({ host: listeners.host, port: listeners.port, zones: cache.all().length, dnsThread: workers !== undefined }, 'DNS server listening');
+    const udpPath: UdpPath = workers?.udpPath() ?? { udp: 'js', why: 'no DNS thread (--dns-workers 0)' };
+    recordDnsUdpPath(udpPath.udp);
+    logger.info({ host: listeners.host, port: listeners.port, zones: cache.all().length, dnsThread: workers !== undefined, udp: udpPath.udp, why: udpPath.why }, 'DNS server listening');
     return {
       host: listeners.host,
       port: listeners.port,
       cache,
+      get udpPath() { return workers?.udpPath() ?? udpPath; },
       threadStatus: () => workers?.status() ?? { ok: true },
       async close() {
         untrack();

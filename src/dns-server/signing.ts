@@ -1,7 +1,8 @@
 /**
  * Online signing in the DNS server (the DNS thread, or the main thread with `--dns-workers 0`): which zones sign and with what key,
  * the signature cache shared by all of them, and the answer a query gets from a signing zone (apex key
- * records always; RRSIGs and denial of existence when the query has DO, dns/dnssec/sign-response.ts).
+ * records always; RRSIGs and denial of existence when the query has DO, dns/dnssec/sign-response.ts). A
+ * pre-signed zone (`dnssec_presigned`) is answered from its stored signatures instead (dns/dnssec/presigned-answer.ts).
  *
  * Private keys arrive sealed with the zone (zones.dnssec); they are opened here with the secrets key, once per
  * key, and kept only in memory. A key that does not open (another secrets key) leaves its zone unsigned and is
@@ -17,6 +18,7 @@ import { zoneKeys, type ZoneKeys } from '../dns/dnssec/zone-keys.js';
 import { lookupSigning, signResult } from '../dns/dnssec/sign-response.js';
 import { SecretBox } from '../scripts/secret-box.js';
 import { metaAnswer } from '../dns/dnssec/meta-queries.js';
+import { presignedAnswer } from '../dns/dnssec/presigned-answer.js';
 
 /** Opens a sealed private key (SecretBox.open). */
 export type KeyOpener = (sealed: string, context: string) => string;
@@ -44,10 +46,16 @@ export class ZoneSigning {
     return String.fromCharCode(48 + (Math.floor(this.now() / PACKET_EPOCH_MS) % 64));
   }
 
+  /** When the current {@link epoch} ends (ms since 1970): answers cached outside the handler expire then. */
+  get epochEnds(): number {
+    return (Math.floor(this.now() / PACKET_EPOCH_MS) + 1) * PACKET_EPOCH_MS;
+  }
+
   /** The key material of a signing zone; undefined when the zone does not sign. */
   keysFor(zone: ZoneSnapshot): ZoneKeys | undefined {
     const d = zone.dnssec;
-    if (!isSigning(d)) return undefined;
+    // A pre-signed zone is served with the signatures it stores (presigned-answer.ts), never signed here.
+    if (!isSigning(d) || d.presigned) return undefined;
     const hit = this.zones.get(zone.zoneId);
     if (hit && hit.state === d) return hit.keys;
     const key = stateKey(d);
@@ -68,6 +76,7 @@ export class ZoneSigning {
 
   /** The answer to a question from a zone: signed when the zone signs and the query has DO (RRSIG/NSEC questions: meta-queries.ts). */
   answer(zone: ZoneSnapshot, qname: string, qtype: number, dnssecOk: boolean): LookupResult {
+    if (zone.dnssec?.presigned) return presignedAnswer(zone, qname, qtype, dnssecOk);
     const keys = this.keysFor(zone);
     if (!keys) return lookup(zone, qname, qtype);
     const meta = metaAnswer(zone, qname, qtype, dnssecOk, keys, this.cache);

@@ -12,8 +12,12 @@
  * Before each query the thread takes the missing updates off the port synchronously (`receiveMessageOnPort`)
  * and answers, unless the query's zone has work queued: then the query is held until the updates finishing
  * that work arrive. So no answer is older than an API call that returned before the query.
+ *
+ * The UDP socket is the native addon's when it is built (native-udp.ts: batches, packet-cache hits answered
+ * natively after the same freshness check, the rest handed here once per batch), else Node's `dgram`.
  */
 import dgram from 'node:dgram';
+import net from 'node:net';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { DnsHandler, type Responses, type SnapshotSource } from './handler.js';
 import { literalLookup } from './listeners.js';
@@ -25,6 +29,7 @@ import type { ThreadCommand, ThreadInit, UpdateBatch } from './udp-workers.js';
 import { QueryLog } from './query-log.js';
 import { queryStats } from './query-stats.js';
 import { signingWith } from './signing.js';
+import { loadNativeUdp, NativeUdp, type NativeMiss } from './native-udp.js';
 
 /** The thread's copy of the zones, and the trees of zones being loaded (staged until their `reset`). */
 class WorkerZones implements SnapshotSource {
@@ -81,10 +86,14 @@ const state = new Int32Array(init.shared);
 const rootLogger = createLogger(init.logLevel, init.logFormat);
 const logger = rootLogger.child({ component: 'dns-thread' });
 const zones = new WorkerZones();
-const handler = new DnsHandler(zones, init.transferAllow, logger, new QueryLog(rootLogger.child({ thread: 'dns' }), init.logRate), signingWith(init.secretsKey, logger));
+const queryLog = new QueryLog(rootLogger.child({ thread: 'dns' }), init.logRate);
+const handler = new DnsHandler(zones, init.transferAllow, logger, queryLog, signingWith(init.secretsKey, logger));
 /** Counts of the queries answered here go to the main thread, which exposes them (query-stats.ts). */
 const STATS_EVERY_MS = 1000;
-setInterval(() => { if (!queryStats.idle) parent.postMessage({ t: 'stats', counts: queryStats.drain() }); }, STATS_EVERY_MS).unref();
+setInterval(() => {
+  native?.drainInto(queryStats);
+  if (!queryStats.idle) parent.postMessage({ t: 'stats', counts: queryStats.drain() });
+}, STATS_EVERY_MS).unref();
 /** Queries held while their zone has work queued in the main thread, at most this many (UDP ones beyond are dropped). */
 const MAX_WAITING = 10_000;
 /** How often held queries are looked at again (ms), besides whenever an update arrives. */
@@ -101,6 +110,7 @@ function take(batch: UpdateBatch): void {
   }
   if (batch.blocking) blocking = { ids: new Set(batch.blocking.zoneIds), unborn: batch.blocking.unborn };
   applied = batch.seq;
+  native?.applied(applied, blocking.ids.size > 0 || blocking.unborn);
 }
 updates.on('message', (batch: UpdateBatch) => {
   take(batch);
@@ -216,13 +226,59 @@ function reportSynced(): void {
   else setTimeout(reportSynced, RECHECK_MS);
 }
 
+/** The UDP socket: Node's `dgram`, or the native batched path (native-udp.ts) unless --dns-native-udp off. */
 let socket: dgram.Socket | undefined;
+let native: NativeUdp | undefined;
 
 function send(out: readonly Uint8Array[], port: number, address: string): void {
   for (const r of out) socket?.send(r, port, address);
 }
 
+function bound(host: string, port: number, udp: 'native' | 'js', why?: string): void {
+  parent.postMessage({ t: 'bound', host, port, udp, ...(why ? { why } : {}) });
+}
+
 function bind(host: string, port: number): void {
+  const loaded = init.nativeUdp ? loadNativeUdp() : { why: 'native UDP path off (--dns-native-udp off)' };
+  if (loaded.addon && net.isIP(host)) {
+    try {
+      bindNative(new NativeUdp(loaded.addon, host, port, state, {
+        onMisses: nativeMisses,
+        onLogged: (q, address, answer, seconds) => queryLog.offer(q, [answer], { transport: 'udp', address }, seconds),
+        log: queryLog.active ? { state: queryLog.state, perSecond: queryLog.perSecond } : undefined,
+      }));
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      parent.postMessage({ t: 'bind-failed', message: e.message, code: e.code });
+    }
+    return;
+  }
+  bindDgram(host, port, loaded.why ?? 'the DNS address is a host name, not an IP address');
+}
+
+function bindNative(s: NativeUdp): void {
+  native = s;
+  s.applied(applied, blocking.ids.size > 0 || blocking.unborn);
+  handler.onCachedAnswer = (q, answer, zoneId, expiresAt) => s.install(q, answer, zoneId, expiresAt);
+  const a = s.address();
+  bound(a.address, a.port, 'native');
+}
+
+/** Queries the native path hands over: answered as `dgram`'s are, the answers sent back natively. */
+function nativeMisses(misses: NativeMiss[]): void {
+  const s = native;
+  for (const m of misses) {
+    try {
+      query({ msg: m.msg, address: m.address, transport: 'udp', reply: (out) => { for (const r of out) if (native === s) s?.send(m.sockaddr, r); } });
+    } catch (err) {
+      logger.error({ err }, 'udp packet failed');
+    }
+  }
+}
+
+zones.onInvalidate((inv) => native?.invalidate(inv.zoneId));
+
+function bindDgram(host: string, port: number, why: string): void {
   const s = dgram.createSocket({ type: host.includes(':') ? 'udp6' : 'udp4', lookup: literalLookup as never });
   s.once('error', (err: NodeJS.ErrnoException) => parent.postMessage({ t: 'bind-failed', message: err.message, code: err.code }));
   s.bind(port, host, () => {
@@ -230,7 +286,7 @@ function bind(host: string, port: number): void {
     s.on('error', (err) => logger.error({ err }, 'udp socket error'));
     socket = s;
     const a = s.address();
-    parent.postMessage({ t: 'bound', host: a.address, port: a.port });
+    bound(a.address, a.port, 'js', why);
   });
   s.on('message', (msg, rinfo) => {
     try {
@@ -241,18 +297,25 @@ function bind(host: string, port: number): void {
   });
 }
 
+function unbind(): void {
+  const s = socket;
+  socket = undefined;
+  if (native) {
+    native.close();
+    native = undefined;
+    handler.onCachedAnswer = undefined;
+  }
+  if (!s) parent.postMessage({ t: 'unbound' });
+  else s.close(() => parent.postMessage({ t: 'unbound' }));
+}
+
 parent.on('message', (m: ThreadCommand) => {
   try {
     if (m.t === 'ask') query({ msg: m.msg, address: m.address, transport: 'tcp', reply: (out) => replyStreaming(m.id, out) });
     else if (m.t === 'more') morePart(m.id);
     else if (m.t === 'sync') reportSynced();
     else if (m.t === 'bind') bind(m.host, m.port);
-    else if (m.t === 'unbind') {
-      const s = socket;
-      socket = undefined;
-      if (!s) parent.postMessage({ t: 'unbound' });
-      else s.close(() => parent.postMessage({ t: 'unbound' }));
-    }
+    else if (m.t === 'unbind') unbind();
   } catch (err) {
     logger.error({ err }, 'bad message from the main thread');
   }

@@ -50,6 +50,14 @@ export interface ThreadInit {
   logFormat: LogFormat;
   /** The secrets key that opens zone signing keys (signing.ts); absent: zones are served unsigned. */
   secretsKey?: Uint8Array | undefined;
+  /** Serve UDP through the native addon when it loads (native-udp.ts); false: always `dgram`. */
+  nativeUdp: boolean;
+}
+
+/** Which UDP path the thread's socket uses, and why not the native one. */
+export interface UdpPath {
+  udp: 'native' | 'js';
+  why?: string;
 }
 
 /** Numbered zone updates posted to the thread, with the zones whose queries wait when that changed. */
@@ -72,7 +80,7 @@ export type ThreadCommand =
 /** Reports from the thread. */
 export type ThreadReport =
   | { t: 'ready' }
-  | { t: 'bound'; host: string; port: number }
+  | ({ t: 'bound'; host: string; port: number } & UdpPath)
   | { t: 'bind-failed'; message: string; code?: string }
   | { t: 'unbound' }
   /** `more`: a streamed zone transfer, whose next parts come as `part` reports when asked for. */
@@ -93,6 +101,8 @@ export interface UdpWorkers {
   sync(): void;
   /** Whether the thread answers (false from its unasked end until it is back with its zones loaded), for /readyz. */
   status(): { ok: boolean; detail?: string };
+  /** The UDP path of the bound socket (undefined before the first bind). */
+  udpPath(): UdpPath | undefined;
   close(): Promise<void>;
 }
 
@@ -112,6 +122,8 @@ export interface UdpWorkerOptions {
   logFormat: LogFormat;
   /** The secrets key that opens zone signing keys (given to the thread at its start, never in argv). */
   secretsKey?: Buffer | undefined;
+  /** False: UDP through `dgram` even when the native addon is built (--dns-native-udp off). Default true. */
+  nativeUdp?: boolean;
 }
 
 const SCRIPT = fileURLToPath(new URL('./udp-worker.js', import.meta.url));
@@ -127,12 +139,13 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
     if (opts.count > 0) opts.logger.info('DNS thread unavailable here (no compiled thread script); answering in the main thread');
     return undefined;
   }
-  const init = { transferAllow: opts.transferAllow, logLevel: opts.logLevel, logRate: opts.logRate, logFormat: opts.logFormat, secretsKey: opts.secretsKey ? new Uint8Array(opts.secretsKey) : undefined };
+  const init = { transferAllow: opts.transferAllow, logLevel: opts.logLevel, logRate: opts.logRate, logFormat: opts.logFormat, secretsKey: opts.secretsKey ? new Uint8Array(opts.secretsKey) : undefined, nativeUdp: opts.nativeUdp !== false };
   let closing = false;
   /** Set once the first thread answered: a thread that fails to start is not restarted (the main thread answers). */
   let live = false;
   /** The address the listeners bound (bound again by a restarted thread). */
   let address: { host: string; port: number } | undefined;
+  let path: UdpPath | undefined;
   /** Why the thread does not answer now (undefined: it does). */
   let down: string | undefined;
   let backoff = 0;
@@ -160,7 +173,7 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
       thread = next;
       if (!(await next.started()) || closing) return; // its exit handler started the next attempt
       try {
-        if (address) await next.bind(address.host, address.port);
+        if (address) path = await next.bind(address.host, address.port);
         down = `the DNS thread restarted; reloading its ${opts.cache.all().length} zones`;
         next.flush();
         await opts.cache.reloadAll();
@@ -202,7 +215,9 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
 
   const udp: ExternalUdp = {
     async bind(host, port) {
-      address = await thread.bind(host, port);
+      const b = await thread.bind(host, port);
+      address = { host: b.host, port: b.port };
+      path = { udp: b.udp, ...(b.why ? { why: b.why } : {}) };
       return address;
     },
     async close() {
@@ -219,6 +234,7 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
     },
     sync: () => thread.setBusy(),
     status: () => (down ? { ok: false, detail: down } : { ok: true }),
+    udpPath: () => path,
     async close() {
       closing = true;
       await thread.terminate();

@@ -17,17 +17,24 @@
  *     `priority target params` with the params canonical (keys ascending, values quoted, `data.value` the
  *     same text; `parseSvcParams` gives their wire values); LOC
  *     `37 46 46.000 N 122 23 35.000 W 0.00m 100.00m 0.00m 0.00m`.
- * - `data`: the `data` object for CAA CERT DNSKEY DS HTTPS LOC NAPTR SMIMEA SRV SSHFP SVCB TLSA URI, with the
+ * - `data`: the `data` object for CAA CERT DNSKEY DS HTTPS LOC NAPTR SMIMEA SRV SSHFP SVCB TLSA URI (and the
+ *   pre-signed types RRSIG NSEC NSEC3 NSEC3PARAM SOA, record-types/presigned.ts), with the
  *   field names of the v4 API (see record-types/); null for the other types.
  * - `priority`: MX and URI preference, SRV priority; null otherwise.
  * - `ttl`: 1 means Auto (served as 300 s); proxied records always have 1.
  */
 
-/** Every record type the API accepts (SOA is synthesized per zone and never stored). */
+/**
+ * Every record type the API accepts. SOA is synthesized per zone and stored only for a pre-signed zone (from its
+ * zone file), with RRSIG, NSEC, NSEC3 and NSEC3PARAM ({@link PRESIGNED_TYPES}).
+ */
 export const RECORD_TYPES = [
   'A', 'AAAA', 'CAA', 'CERT', 'CNAME', 'DNSKEY', 'DS', 'HTTPS', 'LOC', 'MX', 'NAPTR', 'NS', 'OPENPGPKEY',
-  'PTR', 'SMIMEA', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT', 'URI',
+  'PTR', 'SMIMEA', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT', 'URI', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'SOA',
 ] as const;
+
+/** Types a zone holds only while `dnssec_presigned` is on: the signatures, the denial chain and the signed SOA. */
+export const PRESIGNED_TYPES: ReadonlySet<string> = new Set(['RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'SOA']);
 
 /** A record type the API accepts. */
 export type RecordType = (typeof RECORD_TYPES)[number];

@@ -23,6 +23,7 @@ import { TYPE } from './wire/constants.js';
 import type { RdataPart, WireRecord } from './wire/message.js';
 import type { ZoneServingSettings } from './snapshot-settings.js';
 import type { ZoneDnssec } from './dnssec/config.js';
+import { addApexRecords, servesStoredApexNs } from './zone-node.js';
 
 /** Records of one name and type, as served. */
 export interface RRset {
@@ -112,13 +113,6 @@ class NodeBuilder {
   }
 }
 
-function soaRecord(zone: SnapshotZone, ttl: number): WireRecord {
-  const s = zone.settings.soa;
-  const nums = Buffer.alloc(20);
-  [zone.serial, s.refresh, s.retry, s.expire, s.minTtl].forEach((v, i) => nums.writeUInt32BE(v >>> 0, i * 4));
-  return { name: zone.name, type: TYPE.SOA, ttl, rdata: [{ name: s.mname }, { name: s.rname }, nums] };
-}
-
 interface Proxied { v4: boolean; v6: boolean; ttl: number }
 
 /** Builds the snapshot of a zone (see the module comment for what it holds). */
@@ -132,7 +126,7 @@ export function buildSnapshot(zone: SnapshotZone, records: readonly SnapshotReco
 
   for (const rec of records) {
     if (!inZone(rec.name, origin)) { skipped.push({ id: rec.id, reason: 'outside the zone' }); continue; }
-    if (rec.name === origin && rec.type === 'NS' && !settings.multiProvider) continue;
+    if (rec.name === origin && rec.type === 'NS' && !servesStoredApexNs(zone)) continue;
     const ttl = effectiveTtl(rec);
     if (rec.proxied && settings.paused !== true && (rec.type === 'A' || rec.type === 'AAAA' || rec.type === 'CNAME')) {
       const p = proxied.get(rec.name) ?? { v4: false, v6: false, ttl };
@@ -171,12 +165,11 @@ export function buildSnapshot(zone: SnapshotZone, records: readonly SnapshotReco
     }
   }
 
-  const soa = soaRecord(zone, settings.soa.ttl);
-  b.node(origin).rrsets.set(TYPE.SOA, { type: TYPE.SOA, ttl: settings.soa.ttl, records: [soa] });
-  for (const ns of zone.nameServers) b.add(origin, TYPE.NS, settings.nsTtl, [{ name: ns }]);
+  addApexRecords(zone, b.node(origin).rrsets, (type, ttl, rdata) => b.add(origin, type, ttl, [...rdata]));
   b.finish();
+  const soa = b.node(origin).rrsets.get(TYPE.SOA)!.records[0]!;
 
-  const negativeSoa = { ...soa, ttl: Math.min(settings.soa.ttl, settings.soa.minTtl) };
+  const negativeSoa = { ...soa, ttl: Math.min(soa.ttl, settings.soa.ttl, settings.soa.minTtl) };
   const make = (): ZoneSnapshot => {
     const names = [...b.nodes.keys()];
     for (const name of names) {

@@ -45,6 +45,22 @@ function add(sets: Map<number, RRset>, name: string, type: number, ttl: number, 
   set.records.push({ name, type, ttl, rdata });
 }
 
+/** True when the apex NS records stored in the zone are served: multi-provider zones, and pre-signed ones (their signer's). */
+export function servesStoredApexNs(zone: SnapshotZone): boolean {
+  return zone.settings.multiProvider === true || zone.dnssec?.presigned === true;
+}
+
+/**
+ * Adds the apex SOA and NS to a node's rrsets: Stratus's own, except what a pre-signed zone stores (its
+ * signer's SOA and NS, which its signatures cover: docs/dns-server.md "Pre-signed zones").
+ */
+export function addApexRecords(zone: SnapshotZone, sets: Map<number, RRset>, add: (type: number, ttl: number, rdata: readonly RdataPart[]) => void): void {
+  const presigned = zone.dnssec?.presigned === true;
+  const settings = zone.settings;
+  if (!presigned || !sets.has(TYPE.SOA)) sets.set(TYPE.SOA, { type: TYPE.SOA, ttl: settings.soa.ttl, records: [soaRecord(zone, settings.soa.ttl)] });
+  if (!presigned || !sets.has(TYPE.NS)) for (const ns of zone.nameServers) add(TYPE.NS, settings.nsTtl, [{ name: ns }]);
+}
+
 /** The apex SOA record of a zone. */
 export function soaRecord(zone: SnapshotZone, ttl: number): WireRecord {
   const s = zone.settings.soa;
@@ -61,7 +77,7 @@ export function deriveNode(zone: SnapshotZone, name: string, records: readonly S
   const out: DerivedNode = { rrsets: sets, exists: name === origin, proxied: false, cname: false, skipped: [] };
   let proxied: { v4: boolean; v6: boolean; ttl: number } | undefined;
   for (const rec of records) {
-    if (name === origin && rec.type === 'NS' && !settings.multiProvider) continue;
+    if (name === origin && rec.type === 'NS' && !servesStoredApexNs(zone)) continue;
     const ttl = effectiveTtl(rec);
     // A paused zone serves proxied records as they are (the name still counts as proxied: it depends on settings).
     if (rec.proxied && settings.paused === true) out.proxied = true;
@@ -104,11 +120,7 @@ export function deriveNode(zone: SnapshotZone, name: string, records: readonly S
       add(sets, name, TYPE.HTTPS, proxied.ttl, [Uint8Array.from([0, 1]), encodeName(''), encodeSvcParams(`alpn="${alpn}" ${hints}`)]);
     }
   }
-  if (name === origin) {
-    const soa = soaRecord(zone, settings.soa.ttl);
-    sets.set(TYPE.SOA, { type: TYPE.SOA, ttl: settings.soa.ttl, records: [soa] });
-    for (const ns of zone.nameServers) add(sets, name, TYPE.NS, settings.nsTtl, [{ name: ns }]);
-  }
+  if (name === origin) addApexRecords(zone, sets, (type, ttl, rdata) => add(sets, name, type, ttl, rdata));
   for (const set of sets.values()) for (const r of set.records) r.ttl = set.ttl;
   return out;
 }

@@ -184,6 +184,8 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     if (serial <= this.serial) return;
     this.serial = serial;
     this.zone = { ...this.zone, serial };
+    // A pre-signed zone serves its signer's SOA, whatever Stratus's serial.
+    if (this.zone.dnssec?.presigned === true && this.nodes.get(this.origin)!.src.some((r) => r.type === 'SOA')) return;
     const s = this.zone.settings.soa;
     const set: RRset = { type: TYPE.SOA, ttl: s.ttl, records: [soaRecord(this.zone, s.ttl)] };
     const apex = this.nodes.get(this.origin)!;
@@ -196,7 +198,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   private setSoa(set: RRset): void {
     this.soa = set;
     const s = this.zone.settings.soa;
-    this.negativeSoa = { ...set.records[0]!, ttl: Math.min(s.ttl, s.minTtl) };
+    this.negativeSoa = { ...set.records[0]!, ttl: Math.min(set.ttl, s.ttl, s.minTtl) };
   }
 
   /**

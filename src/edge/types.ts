@@ -21,6 +21,14 @@ export type ScriptBinding =
   | { type: 'secret_text'; name: string; text: string }
   | { type: 'json'; name: string; json: unknown };
 
+/** A script version's own limits per request (its upload's `limits`); the node's flags cap them. */
+export interface ScriptLimits {
+  /** CPU milliseconds per request (`limits.cpu_ms`). */
+  cpuMs?: number;
+  /** Subrequests per request (`limits.subrequests`): `fetch()` calls, and bucket operations. */
+  subrequests?: number;
+}
+
 /** Everything the runtime needs to run one version of a script. Versions are immutable. */
 export interface ScriptBundle {
   accountId: string;
@@ -32,6 +40,8 @@ export interface ScriptBundle {
   compatibilityDate: string;
   compatibilityFlags: string[];
   bindings: ScriptBinding[];
+  /** The version's own limits (none: the node's). */
+  limits?: ScriptLimits;
 }
 
 /** What the edge does with one request. */

@@ -6,7 +6,7 @@
  * record or zone name, a bucket or key, an account id or anything a client chose. docs/operations.md lists them.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { installProbes, trackedPools, trackedZoneCaches } from './probes.js';
+import { dnsUdpPath, installProbes, trackedPools, trackedZoneCaches } from './probes.js';
 import { registerDnsMetrics } from './dns-metrics.js';
 import { registerHttpMetrics } from './http-metrics.js';
 
@@ -71,6 +71,15 @@ function installStoreAndZoneMetrics(r: Registry): void {
         this.inc({ pool: name, state: 'in_use' }, pool.totalCount - pool.idleCount);
         this.inc({ pool: name, state: 'waiting' }, pool.waitingCount);
       }
+    },
+  });
+  new Gauge({
+    name: 'stratus_dns_udp_path', help: 'The path answering DNS over UDP: 1 for native (the DNS thread\'s addon, batched recvmmsg/sendmmsg) or js (Node\'s dgram), 0 for the other.',
+    labelNames: ['path'], registers,
+    collect() {
+      const path = dnsUdpPath();
+      this.set({ path: 'native' }, path === 'native' ? 1 : 0);
+      this.set({ path: 'js' }, path === 'js' ? 1 : 0);
     },
   });
   new Gauge({

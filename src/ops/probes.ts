@@ -86,6 +86,18 @@ export function recordDnsThreadRestart(): void {
   sink?.dnsThreadRestart();
 }
 
+let udpPath: 'native' | 'js' | undefined;
+
+/** The path the DNS server answers UDP on (dns-server/native-udp.ts), for `stratus_dns_udp_path`. */
+export function recordDnsUdpPath(path: 'native' | 'js'): void {
+  udpPath = path;
+}
+
+/** The recorded UDP path of the DNS server (undefined before it listens). */
+export function dnsUdpPath(): 'native' | 'js' | undefined {
+  return udpPath;
+}
+
 /** Makes a PostgreSQL pool's use visible under `name` until it ends. */
 export function trackPool(name: string, pool: PoolGauge): void {
   pools.set(pool, name);

@@ -3,6 +3,7 @@
  * - `GET /resolve` (`x-host`, `x-path`, `x-scheme`): the catalog's target for a request.
  * - `GET /ensure` (`x-version`): makes a generation serve that version; answers its internal port.
  * - `POST /access` (a JSON array of {@link EdgeAccessRecord}): requests the supervisor finished (access log, metrics).
+ * - `POST /cpu` (`x-ray`, `x-ms`): a request of a version with its own CPU limit starts (cpu-budgets.ts).
  * - any request with `x-stratus-origin`: the origin proxy (origin-proxy.ts).
  * - any request with `x-stratus-bucket`: a public read of a bucket (public-bucket.ts).
  */
@@ -15,6 +16,7 @@ import { STORE_SECRET_HEADER } from './workerd/config-text.js';
 import { proxyToOrigin } from './origin-proxy.js';
 import { servePublicObject } from './public-bucket.js';
 import type { BucketResolver } from './store-service/server.js';
+import type { CpuBudgets } from './cpu-budgets.js';
 
 /** What the control service needs from the runtime. */
 export interface ControlHandlers {
@@ -29,6 +31,8 @@ export interface ControlHandlers {
   access?: (records: EdgeAccessRecord[]) => void;
   /** The buckets public hostnames read from. */
   bucketFor?: BucketResolver;
+  /** Requests in flight of versions with their own CPU limit. */
+  cpuBudgets?: CpuBudgets;
 }
 
 /** One request the supervisor finished, as it reports it (timing and bytes as of the response's headers). */
@@ -123,8 +127,13 @@ export async function startControlService(secretText: string, h: ControlHandlers
         json(res, 200, h.catalog ? await h.catalog.resolve(host, path, scheme) : NO_CATALOG_TARGET);
       } else if (req.url === '/access' && req.method === 'POST') {
         const records = accessRecords(await readBody(req, ACCESS_REPORT_LIMIT));
+        h.cpuBudgets?.end(records.map((r) => r.requestId));
         h.access?.(records);
         json(res, 200, { recorded: records.length });
+      } else if (req.url === '/cpu' && req.method === 'POST') {
+        const ms = Number(req.headers['x-ms']);
+        if (Number.isInteger(ms) && ms > 0) h.cpuBudgets?.begin(String(req.headers['x-ray'] ?? ''), ms);
+        json(res, 200, { ok: true });
       } else if (req.url === '/ensure') {
         const port = await h.ensure(String(req.headers['x-version'] ?? ''));
         if (port === null) json(res, 404, { error: 'no such version' });

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EdgeCatalog, EdgeTarget, ScriptBinding, ScriptBundle, ScriptModule } from '../edge/types.js';
+import type { EdgeCatalog, EdgeTarget, ScriptBinding, ScriptBundle, ScriptLimits, ScriptModule } from '../edge/types.js';
 import { WORKERD_COMPATIBILITY_DATE } from './workerd/process.js';
 
 const KINDS: Record<string, ScriptModule['type']> = { '.js': 'esm', '.mjs': 'esm', '.cjs': 'commonjs', '.wasm': 'wasm', '.txt': 'text', '.html': 'text', '.bin': 'data' };
@@ -21,6 +21,8 @@ export interface DevScript {
   compatibilityDate: string | undefined;
   compatibilityFlags: string[];
   bindings: ScriptBinding[];
+  /** The config's `[limits]` (capped by the `--script-*` flags, as on `serve`). */
+  limits?: ScriptLimits | undefined;
 }
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)(['"])(\.{1,2}\/[^'"]+)\1/g;
@@ -50,11 +52,11 @@ function readBundle(script: DevScript): ScriptBundle {
   const modules = collectModules(script.main);
   const hash = crypto.createHash('sha256');
   for (const m of modules) hash.update(m.name).update('\0').update(m.content);
-  hash.update(JSON.stringify([script.name, script.compatibilityDate, script.compatibilityFlags, script.bindings]));
+  hash.update(JSON.stringify([script.name, script.compatibilityDate, script.compatibilityFlags, script.bindings, script.limits ?? {}]));
   return {
     accountId: 'dev', scriptName: script.name, versionId: hash.digest('hex').slice(0, 32), mainModule: modules[0]!.name, modules,
     compatibilityDate: script.compatibilityDate ?? WORKERD_COMPATIBILITY_DATE,
-    compatibilityFlags: script.compatibilityFlags, bindings: script.bindings,
+    compatibilityFlags: script.compatibilityFlags, bindings: script.bindings, ...(script.limits ? { limits: script.limits } : {}),
   };
 }
 

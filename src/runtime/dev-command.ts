@@ -1,7 +1,9 @@
 /**
- * `stratus dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--data-dir DIR] [--timeout-ms N] [--memory-mb N]`:
- * serves one edge script until SIGINT/SIGTERM. Without --config, the first of stratus.toml, wrangler.toml,
- * wrangler.json, wrangler.jsonc in the current folder is used when present. The script and the config are
+ * `stratus dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--data-dir DIR] [--script-cpu-ms N] [--script-memory-mb N]
+ * [--script-subrequests N] [--script-bucket-subrequests N]` (the runtime flags of `serve`, read by the same code;
+ * `--timeout-ms` and `--memory-mb` are their older names): serves one edge script until SIGINT/SIGTERM. Without
+ * --config, the first of stratus.toml, wrangler.toml, wrangler.json, wrangler.jsonc in the current folder is used
+ * when present. The script and the config are
  * reloaded when they change on disk (a version that fails to load leaves the previous one serving and prints
  * why), and each request is one line on stdout as wrangler dev prints it (`GET /path 200 OK (3ms)`); with
  * `--log-format json` requests are JSON access lines of the log instead.
@@ -9,7 +11,8 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, parseCidr, parseListen } from '../config/config.js';
+import { ConfigError, parseCidr, parseListen, scriptLimitsConfig } from '../config/config.js';
+import { envName } from '../config/flags.js';
 import { createLogger } from '../shared/logger.js';
 import { defaultLogFormat } from '../shared/log-format.js';
 import { startDevServer, ScriptLoadError } from './dev-server.js';
@@ -33,14 +36,11 @@ const DEFAULT_CONFIGS = ['stratus.toml', 'wrangler.toml', 'wrangler.json', 'wran
 export async function devCommand(args: string[], flags: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const fail = (message: string, code = 2) => { process.stderr.write(`stratus dev: ${message}\n`); return code; };
   if (args.length > 1) return fail(`expected at most one SCRIPT, got ${args.length}: ${args.join(' ')}`);
-  const int = (name: string, fallback: number): number => {
-    const raw = flags[name];
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1) throw new ConfigError(`--${name} must be a positive whole number, got "${raw}"`);
-    return n;
-  };
   try {
+    // The runtime's limit flags and their variables, as `serve` reads them; the older dev names still count.
+    const older: Record<string, string> = { 'script-cpu-ms': 'timeout-ms', 'script-memory-mb': 'memory-mb' };
+    const get = (name: string): string | undefined => flags[name] ?? (older[name] ? flags[older[name]] : undefined) ?? env[envName(name)];
+    const limits = scriptLimitsConfig(get);
     const configFile = flags.config ?? DEFAULT_CONFIGS.map((f) => path.resolve(f)).find((f) => fs.existsSync(f));
     const format = flags['log-format'] ?? env.STRATUS_LOG_FORMAT ?? defaultLogFormat(process.stdout.isTTY);
     if (format !== 'json' && format !== 'pretty') throw new ConfigError(`--log-format must be json or pretty, got "${format}"`);
@@ -51,8 +51,10 @@ export async function devCommand(args: string[], flags: Record<string, string>, 
       http: parseListen(flags.http ?? env.STRATUS_HTTP ?? '127.0.0.1:8787', 'http'),
       dataDir: path.resolve(flags['data-dir'] ?? env.STRATUS_DATA_DIR ?? './.stratus'),
       logger,
-      timeoutMs: int('timeout-ms', 30_000),
-      memoryLimitMb: int('memory-mb', 1024),
+      timeoutMs: limits.scriptCpuMs,
+      memoryLimitMb: limits.scriptMemoryMb,
+      subrequests: limits.scriptSubrequests,
+      bucketSubrequests: limits.scriptBucketSubrequests,
       scriptOutbound: (flags['script-outbound'] ?? '').split(',').map((c) => c.trim()).filter(Boolean).map((c) => parseCidr(c, 'script-outbound')),
       watch: {
         reloaded: (warnings) => {

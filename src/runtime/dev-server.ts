@@ -31,6 +31,10 @@ export interface DevServerOptions {
   wallTimeoutMs?: number;
   /** Memory limit of the runtime process, MiB. Default 1024. */
   memoryLimitMb?: number;
+  /** `fetch()` calls per request (0: none); the config's `[limits]` may lower it. Default 50, as `serve`. */
+  subrequests?: number;
+  /** Bucket binding operations per request (0: none); the config's `[limits]` may lower it. Default 1000, as `serve`. */
+  bucketSubrequests?: number;
   /** Plain-text variables on env (besides the config's `vars`). */
   vars?: Record<string, string>;
   /** CIDRs the script may fetch besides public addresses. */
@@ -78,6 +82,7 @@ function definition(opts: DevServerOptions, config: ScriptConfig): DevScript {
   return {
     name: config.name ?? path.basename(script).replace(/\.[^.]+$/, ''), main: script,
     compatibilityDate: config.compatibilityDate, compatibilityFlags: config.compatibilityFlags, bindings: bindings(config, opts.vars ?? {}),
+    limits: config.limits,
   };
 }
 
@@ -93,6 +98,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<RunningDev
     listen: opts.http, catalog, logger: opts.logger, exposeErrors: true,
     bucketFor: (_account, name, options) => store.bucket(name, options),
     cpuMs: timeoutMs, wallMs: opts.wallTimeoutMs ?? 0, memoryMb: opts.memoryLimitMb ?? 1024,
+    ...(opts.subrequests !== undefined ? { subrequests: opts.subrequests } : {}),
+    ...(opts.bucketSubrequests !== undefined ? { bucketSubrequests: opts.bucketSubrequests } : {}),
     // The served version and one being loaded beside it.
     maxVersions: 2,
     ...(onRequest ? { access: (records: EdgeAccessRecord[]) => records.forEach(onRequest) } : {}),

@@ -34,6 +34,20 @@ import { holdListeningSocket, type HeldSocket } from './workerd/socket-holder.js
 import { Watchdog } from './watchdog.js';
 import { FrontDoor } from './front/front-door.js';
 import { edgeAccessRecorder } from './edge-access.js';
+import { CpuBudgets } from './cpu-budgets.js';
+
+/** The lowest CPU limit the watchdog holds a generation to (its ping's precision on a busy machine), ms. */
+export const MIN_OWN_CPU_MS = 50;
+
+/** Version id -> its own CPU limit, for the versions whose `limits.cpu_ms` is below the node's (`cpuMs`). */
+function ownCpuLimits(versions: Iterable<ScriptBundle>, cpuMs: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const b of versions) {
+    const own = b.limits?.cpuMs === undefined ? undefined : Math.max(MIN_OWN_CPU_MS, b.limits.cpuMs);
+    if (own !== undefined && own < cpuMs) out[b.versionId] = own;
+  }
+  return out;
+}
 
 /** Options of {@link EdgeRuntime}. */
 export interface EdgeRuntimeOptions {
@@ -109,6 +123,8 @@ export class EdgeRuntime {
   private unsubscribe: (() => void) | undefined;
   private watchdog: Watchdog | undefined;
   private readonly log: Logger;
+  /** Requests in flight of versions with their own, lower CPU limit (the watchdog holds the generation to it). */
+  private readonly cpuBudgets = new CpuBudgets();
   /** Generations replaced because one died, hung or grew too large. */
   restarts = 0;
 
@@ -154,7 +170,7 @@ export class EdgeRuntime {
     this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger });
     this.control = await startControlService(this.secret, {
       catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, originTlsPort: this.opts.originTlsPort ?? 443, logger: this.opts.logger, bucketFor: this.opts.bucketFor,
-      access: this.opts.access ?? edgeAccessRecorder(this.opts.logger),
+      access: this.opts.access ?? edgeAccessRecorder(this.opts.logger), cpuBudgets: this.cpuBudgets,
     });
     this.services = {
       control: this.control.address, store: this.store.address, secret: this.secret,
@@ -172,7 +188,7 @@ export class EdgeRuntime {
     this.watchdog = new Watchdog({
       cpuMs: this.opts.cpuMs ?? 30_000, memoryMb: this.opts.memoryMb ?? 1024, secret: this.secret, logger: this.log,
       target: () => this.current?.process, onFailure: (why) => this.replace(why),
-      draining: () => this.draining,
+      draining: () => this.draining, budget: () => this.cpuBudgets.smallest(),
       onDrainingFailure: (p, why) => { this.restarts++; this.log.error({ pid: p.pid, reason: why }, 'draining generation failed; killing it'); p.kill(); },
     });
   }
@@ -265,6 +281,7 @@ export class EdgeRuntime {
       versions: Object.fromEntries([...versions.keys()].map((v) => [v, versionBindingName(v)])),
       secret: this.secret, cacheMs: 30_000, wallMs: this.opts.wallMs ?? 0,
       maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', exposeErrors: this.opts.exposeErrors ?? false,
+      cpuMs: ownCpuLimits(versions.values(), this.opts.cpuMs ?? 30_000),
     };
     const bundles = [...versions.values()].map((b) => this.clampDate(b));
     const file = writeGenerationConfig({ dir, supervisorSource: supervisorSource(), supervisorConfig: config, versions: bundles, services: this.services });
@@ -311,6 +328,7 @@ export class EdgeRuntime {
     this.restarts++;
     this.log.error({ generation: g.n, reason: why }, 'generation failed; replacing it');
     g.process.kill();
+    this.cpuBudgets.clear();
     this.current = undefined;
     const relaunch = async (): Promise<void> => {
       for (let delay = 100; !this.closed; delay = Math.min(delay * 2, 5_000)) {

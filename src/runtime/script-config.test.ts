@@ -47,6 +47,15 @@ describe('script config', () => {
     check({ vars: ['x'] }, 'w.toml: vars must be a table');
     check({ name: 'a b' }, 'w.toml: name must be a script name');
     check([], 'w.toml: (top level) must be a table/object');
+    check({ limits: { cpu_ms: 0 } }, 'w.toml: limits.cpu_ms must be a whole number from 1 to 300000, got 0');
+    check({ limits: { subrequests: 'x' } }, 'w.toml: limits.subrequests must be a whole number from 1 to 10000000, got "x"');
+    check({ limits: { memory: 5 } }, 'w.toml: limits.memory is not a limit Stratus knows');
+  });
+
+  it('reads [limits] (cpu_ms, subrequests) as the runtime applies them', () => {
+    expect(validateScriptConfig({ limits: { cpu_ms: 50, subrequests: 20 } }, 'w.toml', '/').limits).toEqual({ cpuMs: 50, subrequests: 20 });
+    expect(validateScriptConfig({ limits: { cpu_ms: 50 } }, 'w.toml', '/').limits).toEqual({ cpuMs: 50 });
+    expect(validateScriptConfig({}, 'w.toml', '/').limits).toBeUndefined();
   });
 
   it("reads a real project's wrangler.toml: r2_buckets, vars, deploy-only keys accepted, unknown keys as warnings", () => {

@@ -2,7 +2,8 @@
  * The edge-script configuration file, in the production tooling's shape (wrangler.toml, wrangler.json,
  * wrangler.jsonc): `name`, `main`, `compatibility_date`, `compatibility_flags`, `vars`, and bucket bindings
  * under production's `r2_buckets` or `store_buckets` (`[{ binding, bucket_name }]`). Keys only deploys use
- * (`routes`, `workers_dev`, `account_id`, ...) are accepted; a key Stratus does not know is a warning naming
+ * (`routes`, `workers_dev`, `account_id`, ...) are accepted; `[limits]` (`cpu_ms`, `subrequests`) is checked as
+ * an upload's `limits` is and applied as on the edge; a key Stratus does not know is a warning naming
  * it. A value of a known key that is wrong is an error naming the file and the key, e.g.
  * `wrangler.toml: r2_buckets[0].binding ...`.
  */
@@ -10,6 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { isCalendarDate } from '../config/config.js';
+import type { ScriptLimits } from '../edge/types.js';
+import { parseLimits, runtimeLimits } from '../scripts/limits.js';
 
 /** One `store_buckets` entry: the script sees `env[binding]`, backed by the bucket `bucketName`. */
 export interface BucketBinding {
@@ -26,6 +29,8 @@ export interface ScriptConfig {
   buckets: BucketBinding[];
   /** `[vars]`: strings become text bindings, other values JSON bindings (as production). */
   vars?: Record<string, unknown>;
+  /** `[limits]`: the script's own limits, which the node's flags cap. */
+  limits?: ScriptLimits;
   /** Keys Stratus does not know, one message each (printed as warnings). */
   warnings?: string[];
 }
@@ -35,10 +40,10 @@ export class ScriptConfigError extends Error {
   override name = 'ScriptConfigError';
 }
 
-const KNOWN_KEYS = new Set(['name', 'main', 'compatibility_date', 'compatibility_flags', 'store_buckets', 'r2_buckets', 'vars']);
+const KNOWN_KEYS = new Set(['name', 'main', 'compatibility_date', 'compatibility_flags', 'store_buckets', 'r2_buckets', 'vars', 'limits']);
 /** Keys of the production tooling that matter only to deploys or to its bundler: accepted, not used by `stratus dev`. */
 const DEPLOY_KEYS = new Set(['$schema', 'account_id', 'workers_dev', 'preview_urls', 'route', 'routes', 'env', 'triggers', 'usage_model',
-  'limits', 'placement', 'observability', 'logpush', 'tail_consumers', 'upload_source_maps', 'minify', 'keep_vars', 'send_metrics',
+  'placement', 'observability', 'logpush', 'tail_consumers', 'upload_source_maps', 'minify', 'keep_vars', 'send_metrics',
   'build', 'rules', 'no_bundle', 'find_additional_modules', 'base_dir', 'preserve_file_names', 'keep_names', 'dev', 'site', 'assets',
   'node_compat', 'define', 'alias', 'jsx_factory', 'jsx_fragment', 'tsconfig', 'legacy_env', 'first_party_worker', 'logfwdr',
   'migrations', 'compliance_region', 'unsafe', 'wasm_modules', 'text_blobs', 'data_blobs', 'containers', 'secrets', 'python_modules']);
@@ -146,7 +151,15 @@ export function validateScriptConfig(raw: unknown, label: string, baseDir: strin
       buckets.push({ binding: e.binding as string, bucketName: e.bucket_name as string });
     });
   }
-  return { name, main, compatibilityDate, compatibilityFlags, buckets, ...(vars ? { vars } : {}), warnings };
+  let limits: ScriptLimits | undefined;
+  if (obj.limits !== undefined) {
+    try {
+      limits = runtimeLimits(parseLimits(obj.limits, 'limits'));
+    } catch (err) {
+      throw new ScriptConfigError(`${label}: ${(err as Error).message}`);
+    }
+  }
+  return { name, main, compatibilityDate, compatibilityFlags, buckets, ...(vars ? { vars } : {}), ...(limits ? { limits } : {}), warnings };
 }
 
 /** JSONC to JSON: drops // and /* *\/ comments and trailing commas outside strings. */

@@ -2,7 +2,9 @@
  * Watches the live workerd generation: a ping to its internal socket must be answered within the CPU limit
  * (a script in a synchronous loop blocks the whole process, so this is how a runaway script is caught), and
  * its resident memory must stay under the memory limit (read from /proc). A failing check calls `onFailure`.
- * Generations that are draining after a replacement are held to the same memory limit.
+ * Generations that are draining after a replacement are held to the same memory limit. While requests of
+ * versions with their own, lower CPU limit are in flight (`budget()`, cpu-budgets.ts), the ping must be answered
+ * within the smallest of them, and is sent more often (every half of it, at least every 10 ms).
  */
 import fs from 'node:fs';
 import type { Logger } from '../shared/logger.js';
@@ -20,6 +22,8 @@ export interface WatchdogOptions {
   draining?(): Iterable<WorkerdProcess>;
   /** A draining generation over the memory limit (the runtime kills it). */
   onDrainingFailure?(process: WorkerdProcess, reason: string): void;
+  /** The smallest own CPU limit (ms) of the requests in flight, if any is lower than `cpuMs`. */
+  budget?(): number | undefined;
 }
 
 const INTERVAL_MS = 250;
@@ -35,11 +39,24 @@ function rssMb(pid: number): number | undefined {
 
 /** Periodic liveness and memory checks of the live generation. */
 export class Watchdog {
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | undefined;
   private inFlight = false;
+  private stopped = false;
 
   constructor(private readonly opts: WatchdogOptions) {
-    this.timer = setInterval(() => void this.check(), INTERVAL_MS);
+    this.schedule();
+  }
+
+  /** The CPU limit now: the node's, or a lower own limit of a request in flight. */
+  private limitMs(): number {
+    const own = this.opts.budget?.();
+    return own !== undefined && own < this.opts.cpuMs ? own : this.opts.cpuMs;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const interval = Math.max(10, Math.min(INTERVAL_MS, Math.floor(this.limitMs() / 2)));
+    this.timer = setTimeout(() => { void this.check(); this.schedule(); }, interval);
     this.timer.unref();
   }
 
@@ -57,19 +74,30 @@ export class Watchdog {
       return;
     }
     this.inFlight = true;
+    // The limit is read again while the ping waits: a request with its own lower limit may start meanwhile.
+    const controller = new AbortController();
+    const sent = Date.now();
+    let limit = this.limitMs();
+    const tick = setInterval(() => {
+      limit = Math.min(limit, this.limitMs());
+      if (Date.now() - sent >= limit) controller.abort();
+    }, Math.max(5, Math.min(50, Math.floor(limit / 4))));
+    tick.unref();
     try {
       const res = await fetch(`http://127.0.0.1:${p.internalPort}/`, {
-        headers: { 'x-stratus-internal': this.opts.secret, 'x-stratus-op': 'ping' }, signal: AbortSignal.timeout(this.opts.cpuMs),
+        headers: { 'x-stratus-internal': this.opts.secret, 'x-stratus-op': 'ping' }, signal: AbortSignal.any([controller.signal, AbortSignal.timeout(limit)]),
       });
       await res.arrayBuffer();
     } catch (err) {
-      if (p === this.opts.target() && p.alive) this.opts.onFailure(`no answer within the CPU limit of ${this.opts.cpuMs} ms (${(err as Error).name})`);
+      if (p === this.opts.target() && p.alive) this.opts.onFailure(`no answer within the CPU limit of ${limit} ms (${(err as Error).name})`);
     } finally {
+      clearInterval(tick);
       this.inFlight = false;
     }
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
   }
 }

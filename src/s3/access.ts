@@ -11,7 +11,7 @@ import { S3Error } from './errors.js';
 const BUCKETS_READ = new Set(['ListBuckets']);
 const BUCKETS_EDIT = new Set(['CreateBucket', 'DeleteBucket', 'PutBucketCors', 'DeleteBucketCors']);
 const ITEMS_READ = new Set(['GetBucketCors', 'GetBucketLocation', 'GetBucketVersioning', 'HeadBucket', 'ListMultipartUploads', 'ListObjectVersions',
-  'ListObjectsV2', 'ListObjects', 'GetObjectTagging', 'ListParts', 'GetObject', 'HeadObject']);
+  'ListObjectsV2', 'ListObjects', 'GetObjectTagging', 'ListParts', 'GetObject', 'HeadObject', 'GetObjectAttributes']);
 const ITEMS_EDIT = new Set(['DeleteObjects', 'DeleteObjectTagging', 'UploadPart', 'PutObject', 'AbortMultipartUpload', 'DeleteObject',
   'CreateMultipartUpload', 'CompleteMultipartUpload', 'CopyObject', 'UploadPartCopy']);
 

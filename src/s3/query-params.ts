@@ -52,6 +52,7 @@ export const OPERATION_PARAMS: Record<string, readonly string[]> = {
   DeleteObjects: ['delete'],
   GetObject: ['partNumber', 'versionId', ...RESPONSE_OVERRIDE_PARAMS],
   HeadObject: ['partNumber', 'versionId', ...RESPONSE_OVERRIDE_PARAMS],
+  GetObjectAttributes: ['attributes', 'versionId'],
   PutObject: [],
   CopyObject: [],
   DeleteObject: ['versionId'],

@@ -10,6 +10,7 @@ import * as objects from './operations/objects.js';
 import * as multipart from './operations/multipart.js';
 import * as tagging from './operations/tagging.js';
 import * as cors from './operations/cors.js';
+import * as attributes from './operations/attributes.js';
 import { refuseUnsupportedHeaders } from './unsupported-headers.js';
 import { checkQueryParams, checkVersionId, subresourceOf } from './query-params.js';
 
@@ -42,7 +43,7 @@ export function route(r: S3Request): Operation {
 }
 
 /** Subresources some operation here reads: with another method they are MethodNotAllowed, not NotImplemented. */
-const IMPLEMENTED = new Set(['cors', 'delete', 'uploads', 'uploadId', 'location', 'versions', 'list-type', 'partNumber', 'versionId', 'tagging']);
+const IMPLEMENTED = new Set(['cors', 'delete', 'uploads', 'uploadId', 'location', 'versions', 'list-type', 'partNumber', 'versionId', 'tagging', 'attributes']);
 
 function choose(r: S3Request): Operation {
   const method = r.req.method;
@@ -84,6 +85,7 @@ function choose(r: S3Request): Operation {
   switch (method) {
     case 'GET':
       if (q.has('uploadId')) return op('ListParts', multipart.listParts);
+      if (q.has('attributes')) return op('GetObjectAttributes', attributes.getObjectAttributes);
       return op('GetObject', objects.getObject);
     case 'HEAD': return op('HeadObject', objects.headObject);
     case 'PUT':

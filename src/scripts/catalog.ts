@@ -26,6 +26,7 @@ import type { SecretBox } from './secret-box.js';
 import { readEdgeSerial, type EdgeChanges } from './edge-serial.js';
 import { loadRouteSnapshot, pickVersion, type RouteSnapshot } from './route-snapshot.js';
 import { runtimeBinding, type StoredBinding } from './bindings.js';
+import { runtimeLimits, type StoredLimits } from './limits.js';
 import { versionModules } from './script-rows.js';
 import { findOriginRecord, type OriginRecord } from './origin-record.js';
 import { UUID } from './scripts-service.js';
@@ -139,7 +140,7 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
     if (!UUID.test(versionId)) return null;
     const row = await this.opts.db.selectFrom('workers_versions').innerJoin('workers_scripts', 'workers_scripts.id', 'workers_versions.script_id')
       .select(['workers_versions.id', 'workers_versions.script_id', 'workers_versions.main_module', 'workers_versions.compatibility_date',
-        'workers_versions.compatibility_flags', 'workers_versions.bindings', 'workers_scripts.account_id', 'workers_scripts.name'])
+        'workers_versions.compatibility_flags', 'workers_versions.bindings', 'workers_versions.limits', 'workers_scripts.account_id', 'workers_scripts.name'])
       .where('workers_versions.id', '=', versionId).executeTakeFirst();
     if (!row) return null;
     const stored = JSON.parse(row.bindings) as StoredBinding[];
@@ -152,6 +153,7 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
       compatibilityDate: row.compatibility_date,
       compatibilityFlags: JSON.parse(row.compatibility_flags) as string[],
       bindings: stored.map((b) => runtimeBinding(b, (_name, sealed) => this.open(sealed, row.script_id, row.name))),
+      limits: runtimeLimits(JSON.parse(row.limits) as StoredLimits),
     };
   }
 

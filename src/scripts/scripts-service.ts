@@ -15,6 +15,7 @@ import type { ScriptModule } from '../edge/types.js';
 import { WORKERS_CODES, scriptNotFound } from './errors.js';
 import { validateBindings, type StoredBinding } from './bindings.js';
 import { compatibilityDate, stringList, type ParsedUpload } from './upload.js';
+import { parseLimits, type StoredLimits } from './limits.js';
 import type { SecretBox } from './secret-box.js';
 import { bumpEdgeSerial, type EdgeChanges } from './edge-serial.js';
 import {
@@ -166,6 +167,7 @@ export class ScriptsService {
     const upload: ParsedUpload = {
       mainModule: latest.main_module, modules, compatibilityDate: latest.compatibility_date,
       compatibilityFlags: JSON.parse(latest.compatibility_flags) as string[], bindings: [], keepBindings: [], annotations: {},
+      limits: JSON.parse(latest.limits) as StoredLimits,
     };
     await this.commit(async (trx) => {
       const version = await this.addVersion(trx, script, actor, upload, next, { 'workers/triggered_by': 'secret' });
@@ -190,15 +192,15 @@ export class ScriptsService {
   }
 
   /**
-   * `PATCH …/settings`: `bindings` (validated as at upload, against the served version), `compatibility_date`
-   * and `compatibility_flags` make a copy of the served version, deployed at once; `logpush`, `tags`,
+   * `PATCH …/settings`: `bindings` (validated as at upload, against the served version), `compatibility_date`,
+   * `compatibility_flags` and `limits` make a copy of the served version, deployed at once; `logpush`, `tags`,
    * `tail_consumers` and `observability` update the script's own settings.
    */
   async editSettings(actor: Actor, accountId: string, name: string, settings: Record<string, unknown>, today: string): Promise<ScriptRow> {
     const script = await this.require(accountId, name);
     const served = await this.currentVersion(script);
     if (!served) throw scriptNotFound();
-    const versioned = ['bindings', 'compatibility_date', 'compatibility_flags'].some((k) => settings[k] !== undefined);
+    const versioned = ['bindings', 'compatibility_date', 'compatibility_flags', 'limits'].some((k) => settings[k] !== undefined);
     if (versioned) {
       const previous = JSON.parse(served.bindings) as StoredBinding[];
       const bindings = settings.bindings === undefined ? previous : await validateBindings(settings.bindings, {
@@ -211,6 +213,7 @@ export class ScriptsService {
         compatibilityDate: settings.compatibility_date === undefined ? served.compatibility_date : compatibilityDate(settings.compatibility_date, today),
         compatibilityFlags: stringList(settings.compatibility_flags, 'compatibility_flags') ?? JSON.parse(served.compatibility_flags) as string[],
         bindings: [], keepBindings: [], annotations: {},
+        limits: settings.limits === undefined ? JSON.parse(served.limits) as StoredLimits : parseLimits(settings.limits, 'settings.limits'),
       };
       await this.commit(async (trx) => {
         const version = await this.addVersion(trx, script, actor, upload, bindings, { 'workers/triggered_by': 'version_settings' });
@@ -262,6 +265,7 @@ export class ScriptsService {
       id: randomUUID(), script_id: script.id, number: Number(bumped.version_count), main_module: upload.mainModule,
       compatibility_date: upload.compatibilityDate, compatibility_flags: JSON.stringify(upload.compatibilityFlags),
       bindings: JSON.stringify(bindings), annotations: JSON.stringify({ ...upload.annotations, 'workers/triggered_by': 'upload', ...extra }),
+      limits: JSON.stringify(upload.limits),
       etag: etagOf(upload.modules), source: actor.source, author_id: actor.userId, author_email: actor.email, created_on: now,
     };
     await insertVersion(trx, row, upload.modules);

@@ -43,9 +43,29 @@ describe('script uploads', () => {
     expect(up.modules.map((m) => m.name)).toEqual(['main.js', 'lib/x.txt']);
   });
 
+  it('reads a Service Worker upload (body_part, an application/javascript script) and the limits, the SDK\'s bracketed ones too', async () => {
+    const form = new FormData();
+    form.set('metadata', JSON.stringify({ body_part: 'worker.js', limits: { cpu_ms: 50, subrequests: 20 } }));
+    form.set('worker.js', file("addEventListener('fetch', (e) => e.respondWith(new Response('hi')))", 'worker.js', 'application/javascript'));
+    const up = await parseUpload(form, TODAY);
+    expect(up).toMatchObject({ mainModule: 'worker.js', limits: { cpu_ms: 50, subrequests: 20 } });
+    expect(up.modules.map((m) => m.type)).toEqual(['commonjs']);
+    const sdk = new FormData();
+    sdk.append('metadata[main_module]', 'a.js');
+    sdk.append('metadata[limits][cpu_ms]', '30');
+    sdk.append('files[]', file('export default {}', 'a.js', 'application/javascript+module'));
+    expect((await parseUpload(sdk, TODAY)).limits).toEqual({ cpu_ms: 30 });
+  });
+
   it.each([
     [{}, 'metadata.main_module'],
-    [{ body_part: 'a.js' }, 'Service Worker syntax'],
+    [{ body_part: 'a.js' }, 'The Service Worker script "a.js" must have content type application/javascript'],
+    [{ body_part: 'b.js' }, 'metadata.body_part must name one of the uploaded parts'],
+    [{ main_module: 'a.js', limits: { cpu_ms: 0 } }, 'metadata.limits.cpu_ms must be a whole number from 1 to 300000, got 0'],
+    [{ main_module: 'a.js', limits: { subrequests: 1.5 } }, 'metadata.limits.subrequests must be a whole number from 1 to 10000000, got 1.5'],
+    [{ main_module: 'a.js', limits: { subrequests: 10_000_001 } }, 'metadata.limits.subrequests must be a whole number from 1 to 10000000'],
+    [{ main_module: 'a.js', limits: { memory_mb: 5 } }, 'metadata.limits.memory_mb is not a limit Stratus knows'],
+    [{ main_module: 'a.js', limits: [50] }, 'metadata.limits must be an object'],
     [{ main_module: 'a.js', compatibility_date: '2025-13-01' }, 'Invalid compatibility_date'],
     [{ main_module: 'a.js', compatibility_date: '2025-06-02' }, 'future'],
     [{ main_module: 'a.js', compatibility_flags: 'x' }, 'compatibility_flags must be an array of strings'],

@@ -17,13 +17,17 @@
  * The official SDK sends `metadata` flattened into bracketed fields (`metadata[main_module]`,
  * `metadata[bindings][][name]`, …) and modules as `files[]` parts named by their file name; both forms are read.
  *
- * Service-worker scripts (`body_part` instead of `main_module`) and Python modules are refused with a clear
- * error. Modules are kept byte for byte.
+ * Service-worker scripts (`body_part` instead of `main_module`: what wrangler sends for a script without ES
+ * exports) are kept the same way, their main part a CommonJS-typed script (`application/javascript`); the runtime
+ * gives them their bindings as globals and their `fetch` events (`runtime/workerd/limits-shim.ts`). The
+ * metadata's `limits` (`cpu_ms`, `subrequests`) are checked and kept with the version (`limits.ts`). Python
+ * modules are refused with a clear error. Modules are kept byte for byte.
  */
 import type { ScriptModule } from '../edge/types.js';
 import { isCalendarDate } from '../config/config.js';
 import { AppError } from '../shared/errors.js';
 import { WORKERS_CODES, invalidUpload } from './errors.js';
+import { parseLimits, type StoredLimits } from './limits.js';
 
 /** Most bytes of modules (source maps included) one version may have. */
 export const MAX_SCRIPT_BYTES = 32 * 1024 * 1024;
@@ -42,6 +46,8 @@ export interface ParsedUpload {
   /** The metadata's `keep_bindings` (binding types to carry over from the latest version), if given. */
   keepBindings: string[] | undefined;
   annotations: Record<string, string>;
+  /** The metadata's `limits`, checked (`{}` when none). */
+  limits: StoredLimits;
 }
 
 const MODULE_TYPES: Record<string, ScriptModule['type']> = {
@@ -64,10 +70,9 @@ export function moduleMimeType(type: ScriptModule['type']): string {
 /** Reads and checks an upload body. `today` bounds the compatibility date. */
 export async function parseUpload(form: FormData, today: string): Promise<ParsedUpload> {
   const metadata = form.has('metadata') ? await readMetadata(form.get('metadata')) : bracketed(form, 'metadata');
-  if (metadata.body_part !== undefined && metadata.main_module === undefined) {
-    throw invalidUpload('Service Worker syntax (metadata.body_part) is not supported by Stratus: upload an ES module Worker (metadata.main_module)');
-  }
-  if (typeof metadata.main_module !== 'string' || metadata.main_module === '') throw invalidUpload('metadata.main_module must name the entry module of the upload');
+  const serviceWorker = metadata.main_module === undefined && metadata.body_part !== undefined;
+  const entry = serviceWorker ? metadata.body_part : metadata.main_module;
+  if (typeof entry !== 'string' || entry === '') throw invalidUpload(serviceWorker ? 'metadata.body_part must name the script part of the upload' : 'metadata.main_module must name the entry module of the upload');
   const modules: ScriptModule[] = [];
   let total = 0;
   for (const [field, part] of form.entries()) {
@@ -87,8 +92,10 @@ export async function parseUpload(form: FormData, today: string): Promise<Parsed
     if (total > MAX_SCRIPT_BYTES) throw new AppError(WORKERS_CODES.tooLarge, `Your Worker exceeded the size limit of ${MAX_SCRIPT_BYTES / 1024 / 1024} MiB`, 400);
     modules.push({ name, type, content });
   }
-  const main = modules.find((m) => m.name === metadata.main_module);
-  if (!main) throw invalidUpload(`No such module "${metadata.main_module}": metadata.main_module must name one of the uploaded parts`);
+  const main = modules.find((m) => m.name === entry);
+  const field = serviceWorker ? 'metadata.body_part' : 'metadata.main_module';
+  if (!main) throw invalidUpload(`No such module "${entry}": ${field} must name one of the uploaded parts`);
+  if (serviceWorker && main.type !== 'commonjs') throw invalidUpload(`The Service Worker script "${main.name}" must have content type application/javascript`);
   if (main.type !== 'esm' && main.type !== 'commonjs') throw invalidUpload(`The main module "${main.name}" must be JavaScript (application/javascript+module)`);
   return {
     mainModule: main.name,
@@ -98,6 +105,7 @@ export async function parseUpload(form: FormData, today: string): Promise<Parsed
     bindings: metadata.bindings ?? [],
     keepBindings: stringList(metadata.keep_bindings, 'keep_bindings'),
     annotations: annotations(metadata.annotations),
+    limits: parseLimits(metadata.limits),
   };
 }
 

@@ -4,6 +4,7 @@ import { bindingView } from './bindings.js';
 import type { DeploymentRow, ScriptRow, VersionRow } from './script-rows.js';
 import { traffic } from './script-rows.js';
 import { scriptSettings } from './scripts-service.js';
+import type { StoredLimits } from './limits.js';
 
 /** The Script object (list, upload and services answers). */
 export function scriptView(s: ScriptRow, current: VersionRow | undefined): Record<string, unknown> {
@@ -47,7 +48,7 @@ export function versionView(s: ScriptRow, v: VersionRow): Record<string, unknown
         compatibility_date: v.compatibility_date,
         compatibility_flags: JSON.parse(v.compatibility_flags) as string[],
         usage_model: 'standard',
-        limits: {},
+        limits: JSON.parse(v.limits) as StoredLimits,
       },
       bindings: (JSON.parse(v.bindings) as StoredBinding[]).map(bindingView),
     },
@@ -80,6 +81,6 @@ export function settingsView(s: ScriptRow, v: VersionRow | undefined): Record<st
     tags: settings.tags ?? [],
     tail_consumers: settings.tail_consumers ?? null,
     usage_model: 'standard',
-    limits: {},
+    limits: v ? JSON.parse(v.limits) as StoredLimits : {},
   };
 }

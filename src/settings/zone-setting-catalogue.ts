@@ -6,9 +6,12 @@
  * description's `zones_zone_settings_response_collection` (plus `privacy_pass` until its removal date, see the
  * schedule), with the defaults that description gives (the setting's `default`, else its value's); the
  * value domains are the description's and the official SDK's (`cloudflare/resources/zones/settings.d.ts`,
- * whose union also names the settings served one by one only: `listed: false`). Two defaults differ on purpose:
- * `security_header` (the description's example turns HSTS on; a new zone has it off) and `brotli` (on for every
- * zone since the 2024-08-15 schedule row). `cname_flattening` is not a row: it is the projection of the DNS
+ * whose union also names the settings served one by one only: `listed: false`). Three defaults differ on purpose:
+ * `security_header` (the description's example turns HSTS on; a new zone has it off), `brotli` (on for every
+ * zone since the 2024-08-15 schedule row) and `ssl`: `flexible`, not `off`, because a new zone has Universal SSL
+ * and Automatic SSL/TLS (`ssl_automatic_mode: auto`, production's default since October 2024,
+ * https://developers.cloudflare.com/ssl/origin-configuration/ssl-modes/), so it serves HTTPS from the start;
+ * Stratus has no SSL/TLS Recommender to raise that to `full` or `strict`, which the zone's owner sets. `cname_flattening` is not a row: it is the projection of the DNS
  * setting `flatten_all_cnames` (`legacy.ts`).
  */
 import { bool, intRange, nullable, numberIn, objectOf, onOff, oneOf, stringList, text, type ValueCheck } from './setting-values.js';
@@ -110,7 +113,8 @@ export const ZONE_SETTING_ROWS: readonly ZoneSettingSpec[] = [
   row('server_side_exclude', ON, onOff, { scheduleId: 'zone-setting-server-side-exclude' }),
   row('sha1_support', OFF, onOff),
   row('sort_query_string_for_cache', OFF, onOff),
-  row('ssl', OFF, oneOf('off', 'flexible', 'full', 'strict')),
+  row('ssl', 'flexible', oneOf('off', 'flexible', 'full', 'strict')),
+  row('ssl_automatic_mode', 'auto', oneOf('auto', 'custom'), { listed: false }),
   row('ssl_recommender', false, bool, { field: 'enabled' }),
   row('tls_1_2_only', OFF, onOff),
   row('tls_1_3', OFF, oneOf('on', 'off', 'zrt')),

@@ -28,6 +28,7 @@ export type {
   StoreMultipartUpload,
   StoreObject,
   StoreObjectBody,
+  StoreObjectLayout,
   StoreObjects,
   StorePartValue,
   StorePutOptions,

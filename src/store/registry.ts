@@ -9,7 +9,7 @@ import type { StoreContext } from './context.js';
 import { UPLOAD_MAX_AGE_MS } from './gc.js';
 import { checkKey, coerceKey } from './keys.js';
 import type { BucketRecord } from './ports.js';
-import type { BucketCorsRule, BucketInfo, CreateBucketOptions, PartListing, StorageClass, UploadInfo, UploadListOptions, UploadOutcome, ConditionalDelete } from './types.js';
+import type { BucketCorsRule, BucketInfo, CreateBucketOptions, PartListing, StorageClass, UploadInfo, UploadListOptions, UploadOutcome, ConditionalDelete, StoreObjectLayout } from './types.js';
 import { defaultLifecycleRules } from './lifecycle/rules.js';
 import { HeadResult } from './value/object.js';
 
@@ -159,11 +159,12 @@ export async function deleteObjectsIf(ctx: StoreContext, bucket: string, entries
 }
 
 /** The etag and part sizes of the key's object (`BucketStore.objectParts`). */
-export async function objectParts(ctx: StoreContext, bucket: string, key: string): Promise<{ etag: string; partSizes: number[] | null } | null> {
+export async function objectParts(ctx: StoreContext, bucket: string, key: string): Promise<StoreObjectLayout | null> {
   const k = coerceKey(key);
   checkKey(k);
   const rec = await ctx.meta.getObject(String(bucket), k);
   if (!rec) return null;
-  const partSizes = rec.body.kind === 'parts' ? (rec.body.parts ?? []).map((p) => p.size) : null;
-  return { etag: rec.etag, partSizes };
+  if (rec.body.kind !== 'parts') return { etag: rec.etag, partSizes: null };
+  const parts = rec.body.parts ?? [];
+  return { etag: rec.etag, partSizes: parts.map((p) => p.size), partChecksums: parts.map((p) => p.checksums ?? {}) };
 }

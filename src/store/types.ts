@@ -69,6 +69,15 @@ export interface StoreObject {
   writeHttpMetadata(headers: Headers): void;
 }
 
+/** The part layout of a stored object (`BucketStore.objectParts`). */
+export interface StoreObjectLayout {
+  etag: string;
+  /** Sizes of a multipart object's parts in order; null for a single-part object. */
+  partSizes: number[] | null;
+  /** Checksums of those parts (lowercase hex by algorithm, `{}` for a part without any); null for a single-part object. */
+  partChecksums?: Array<Readonly<Record<string, string>>> | null;
+}
+
 /** A stored object with its body (returned by `get` when the preconditions hold). */
 export interface StoreObjectBody extends StoreObject {
   readonly body: ReadableStream<Uint8Array>;
@@ -309,9 +318,11 @@ export interface BucketNamespace {
   deleteObjectsIf(bucket: string, entries: ConditionalDelete[]): Promise<Array<{ key: string; outcome: 'deleted' | 'missing' | 'mismatch' }>>;
   /**
    * The etag of the key's object and, for an object made by a multipart upload, the sizes of its parts in
-   * order (null for a single-part object); null when the key has no object. For S3's `partNumber` reads.
+   * order (null for a single-part object) with each part's verified flexible checksums (lowercase hex by
+   * algorithm, `{}` when it has none); null when the key has no object. For S3's `partNumber` reads and
+   * GetObjectAttributes.
    */
-  objectParts(bucket: string, key: string): Promise<{ etag: string; partSizes: number[] | null } | null>;
+  objectParts(bucket: string, key: string): Promise<StoreObjectLayout | null>;
   /** The bucket's lifecycle rules ([] when it has none), or null when the bucket does not exist. */
   getBucketLifecycle(name: string): Promise<LifecycleRule[] | null>;
   /** Replaces the bucket's lifecycle rules (validated by the caller: `parseLifecycleRules`); 'missing' when the bucket does not exist. */

@@ -28,6 +28,8 @@ export interface RecordBodyContext {
   apiDate: string;
   serviceRanges: readonly string[];
   plan: PlanLimits;
+  /** True when an SOA line is taken (the zone-file import of a pre-signed zone). */
+  soaAllowed?: boolean;
 }
 
 /** Raised when a body is invalid; the edge may wrap it (`1004` + `error_chain` for old api dates). */
@@ -48,7 +50,8 @@ export function validateRecordBody(body: Record<string, unknown>, ctx: RecordBod
   const type = body.type;
   let recordType: RecordType | undefined;
   if (type === undefined || type === null || type === '') errors.add(1107, 'Missing record type: send "type", e.g. "A"');
-  else if (type === 'SOA') errors.add(1108, SOA_MESSAGE);
+  // SOA is a record only in a pre-signed zone (checked with the zone: zones/dnssec-record-rules.ts).
+  else if (type === 'SOA' && ctx.soaAllowed !== true) errors.add(1108, SOA_MESSAGE);
   else if (!isRecordType(type)) errors.add(1107, `Invalid record type ${JSON.stringify(type)}: use one of A, AAAA, CAA, CERT, CNAME, DNSKEY, DS, HTTPS, LOC, MX, NAPTR, NS, OPENPGPKEY, PTR, SMIMEA, SRV, SSHFP, SVCB, TLSA, TXT, URI`);
   else recordType = type;
 

@@ -16,6 +16,7 @@
  *   The rule is checked when the proxied CNAME is written, not again when its target changes later.
  */
 import { AppError } from '../shared/errors.js';
+import { PRESIGNED_TYPES } from '../dns/record.js';
 import type { RecordDraft } from './record-body.js';
 import { TXT_NAME_MAX_CHARACTERS, txtCharacters } from '../dns/record-types/index.js';
 import { TXT_NAME_TOO_LONG, message } from '../dns/record-types/errors.js';
@@ -35,7 +36,12 @@ export const MAX_CHAIN = 16;
 const SAME_NAME_DOC = 'https://developers.cloudflare.com/dns/manage-dns-records/troubleshooting/records-with-same-name/';
 
 /** Checks the draft against the other records at its name (the record being replaced excluded). */
-export function checkNameConflicts(draft: RecordDraft, others: readonly ExistingRecord[], zoneName: string): void {
+export function checkNameConflicts(draft: RecordDraft, all: readonly ExistingRecord[], zoneName: string): void {
+  // RRSIG and NSEC live beside any data, a CNAME and a delegation's NS included (RFC 4035 §2.5, §2.3).
+  const others = PRESIGNED_TYPES.has(draft.type) ? [] : all.filter((r) => !PRESIGNED_TYPES.has(r.type));
+  if (PRESIGNED_TYPES.has(draft.type) && all.some((r) => r.type === draft.type && r.content.toLowerCase() === draft.content.toLowerCase())) {
+    throw new AppError(81058, 'An identical record already exists.');
+  }
   if (draft.type === 'CNAME' && others.length > 0) {
     const types = [...new Set(others.map((r) => r.type))].join(', ');
     throw new AppError(81053, others.some((r) => r.type === 'A' || r.type === 'AAAA' || r.type === 'CNAME')

@@ -13,7 +13,7 @@ import type { PlanLimits } from '../config/config.js';
 import type { Database } from '../db/schema.js';
 import { QueryTemplate } from '../db/query-template.js';
 import { MultiRowInsert } from '../db/multi-row-insert.js';
-import type { DnsRecord } from '../dns/record.js';
+import { PRESIGNED_TYPES, type DnsRecord } from '../dns/record.js';
 import { AppError } from '../shared/errors.js';
 import { isoTimestamp, type Clock } from '../shared/clock.js';
 import { isId, newOrderedId } from '../shared/ids.js';
@@ -23,10 +23,10 @@ import { checkNameConflicts, checkProxiedCname } from './record-rules.js';
 import { RECORD_META, recordToRow, rowToRecord, servedRecord, type RecordRow } from './record-rows.js';
 import type { RecordChange } from './change-feed.js';
 import { faultOf } from '../shared/faults.js';
-import { parseZoneDnssec } from '../dns/dnssec/config.js';
+import { parseZoneDnssec, type ZoneDnssec } from '../dns/dnssec/config.js';
+import { checkDnssecRecord } from './dnssec-record-rules.js';
 
-/** Code of a DNSKEY record written while the zone's multi-signer DNSSEC is off (Stratus's own). */
-export const DNSKEY_NEEDS_MULTI_SIGNER = 1117;
+export { DNSKEY_NEEDS_MULTI_SIGNER } from './dnssec-record-rules.js';
 
 /** The zone a record operation acts on (already checked to belong to the caller). */
 export interface ZoneRef {
@@ -66,7 +66,7 @@ export class RecordsTransaction {
   /** True once an NS record was written or removed (delegations of names below the zone may have changed). */
   nsChanged = false;
   /** The zone's `dnssec_multi_signer`, read once when a DNSKEY record is written. */
-  private multiSigner: boolean | undefined;
+  private dnssec: ZoneDnssec | undefined;
 
   constructor(
     /** The open transaction (plain reads may pass the database itself). */
@@ -77,10 +77,10 @@ export class RecordsTransaction {
   ) {}
 
   /** Validates a body (full or merged) against the zone. */
-  validate(body: Record<string, unknown>, ctx: RecordRequestContext): RecordDraft {
+  validate(body: Record<string, unknown>, ctx: RecordRequestContext, soaAllowed = false): RecordDraft {
     const clean = { ...body };
     for (const key of IGNORED_KEYS) delete clean[key];
-    return validateRecordBody(clean, { zoneName: this.zone.name, apiDate: ctx.apiDate, serviceRanges: this.deps.serviceRanges, plan: this.deps.plan }, ctx.warnings);
+    return validateRecordBody(clean, { zoneName: this.zone.name, apiDate: ctx.apiDate, serviceRanges: this.deps.serviceRanges, plan: this.deps.plan, soaAllowed }, ctx.warnings);
   }
 
   /** Creates a record from a body. */
@@ -137,8 +137,8 @@ export class RecordsTransaction {
         const atName = await at(draft.name);
         if (skipIdentical && atName.some((r) => sameValue(r, draft))) { out.push(null); continue; }
         if (this.startCount + this.countDelta + 1 > this.deps.plan.recordsPerZone) throw new AppError(81045, 'Record quota exceeded.');
+        await this.checkDnssecTypes(draft, atName, null);
         checkNameConflicts(draft, atName, this.zone.name);
-        await this.checkDnskey(draft);
         await checkProxiedCname(draft, this.zone.name, at);
         const record: DnsRecord = {
           id: newOrderedId(), zoneId: this.zone.id, ...draft, meta: { ...RECORD_META }, createdOn: now, modifiedOn: now,
@@ -190,6 +190,13 @@ export class RecordsTransaction {
     return current;
   }
 
+  /** Deletes every record of these types (the signed-zone records a new signed zone replaces); returns how many. */
+  async deleteTypes(types: readonly string[]): Promise<number> {
+    const rows = await this.trx.selectFrom('dns_records').select('id').where('zone_id', '=', this.zone.id).where('type', 'in', [...types]).execute();
+    for (const { id } of rows) await this.delete(id);
+    return rows.length;
+  }
+
   /** Writes the zone's record count; call once, last. */
   async finish(): Promise<void> {
     if (this.countDelta === 0) return;
@@ -215,17 +222,18 @@ export class RecordsTransaction {
     return saved;
   }
 
-  /**
-   * Production accepts DNSKEY records (other than its own keys, which are never records) only with
-   * multi-signer DNSSEC on: creating one, or changing a record into one, is refused otherwise.
-   */
-  private async checkDnskey(draft: RecordDraft): Promise<void> {
-    if (draft.type !== 'DNSKEY') return;
-    if (this.multiSigner === undefined) {
+  /** DNSKEY and the pre-signed types need the zone's DNSSEC settings to allow them (dnssec-record-rules.ts). */
+  private async checkDnssecTypes(draft: RecordDraft, atName: readonly { id: string; type: string }[], selfId: string | null): Promise<void> {
+    if (draft.type === 'DNSKEY' || PRESIGNED_TYPES.has(draft.type)) checkDnssecRecord(draft, await this.dnssecSettings(), this.zone.name, atName, selfId);
+  }
+
+  /** The zone's DNSSEC settings, read once per transaction (DNSKEY and pre-signed records depend on them). */
+  async dnssecSettings(): Promise<ZoneDnssec> {
+    if (this.dnssec === undefined) {
       const row = await this.trx.selectFrom('zones').select('dnssec').where('id', '=', this.zone.id).executeTakeFirst();
-      this.multiSigner = parseZoneDnssec(row?.dnssec).multiSigner;
+      this.dnssec = parseZoneDnssec(row?.dnssec);
     }
-    if (!this.multiSigner) throw new AppError(DNSKEY_NEEDS_MULTI_SIGNER, 'DNSKEY records can only be added with multi-signer DNSSEC on: PATCH /zones/:zone_id/dnssec with {"dnssec_multi_signer": true} first');
+    return this.dnssec;
   }
 
   private recordsAt(name: string): Promise<{ id: string; type: string; content: string; priority: number | null }[]> {
@@ -233,8 +241,8 @@ export class RecordsTransaction {
   }
 
   private async checkRules(draft: RecordDraft, atName: { id: string; type: string; content: string; priority: number | null }[], selfId: string | null): Promise<void> {
+    await this.checkDnssecTypes(draft, atName, selfId);
     checkNameConflicts(draft, atName.filter((r) => r.id !== selfId), this.zone.name);
-    await this.checkDnskey(draft);
     await checkProxiedCname(draft, this.zone.name, async (name) => (await this.recordsAt(name)).filter((r) => r.id !== selfId));
   }
 }

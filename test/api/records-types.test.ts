@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createZone } from '../helpers/api.js';
 import { recordSamples } from './record-samples.js';
-import { RECORD_TYPES } from '../../src/dns/record.js';
+import { PRESIGNED_TYPES, RECORD_TYPES } from '../../src/dns/record.js';
 
 const ZONE = 'types.example';
 type Any = any;
@@ -22,7 +22,8 @@ describe('every record type through the SDK', () => {
   afterAll(async () => { await server.stop(); });
 
   it('covers all types', () => {
-    expect(recordSamples(ZONE).map((s) => s.type).sort()).toEqual([...RECORD_TYPES].sort());
+    // The pre-signed types (RRSIG, NSEC, NSEC3, NSEC3PARAM, SOA) need a pre-signed zone: test/dns-server/dnssec-presigned.test.ts.
+    expect(recordSamples(ZONE).map((s) => s.type).sort()).toEqual(RECORD_TYPES.filter((t) => !PRESIGNED_TYPES.has(t)).sort());
   });
 
   for (const sample of recordSamples(ZONE)) {

@@ -49,7 +49,8 @@ describe('zone settings', () => {
     expect(byId.always_online).toEqual({ id: 'always_online', value: 'on', editable: true, modified_on: null });
     expect(byId.advanced_ddos).toMatchObject({ value: 'off', editable: false });
     expect(byId.browser_cache_ttl!.value).toBe(14400);
-    expect(byId.ssl!.value).toBe('off');
+    expect(byId.ssl!.value).toBe('flexible'); // a new zone has Universal SSL and Automatic SSL/TLS
+    expect(await cf.zones.settings.get('ssl_automatic_mode', { zone_id: zoneId })).toMatchObject({ id: 'ssl_automatic_mode', value: 'auto' });
     expect(byId.min_tls_version!.value).toBe('1.0');
     expect(byId.security_level!.value).toBe('medium');
     expect(byId.ciphers!.value).toEqual([]);

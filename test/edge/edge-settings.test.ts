@@ -82,7 +82,14 @@ describe('--edge-tls', () => {
 });
 
 describe('the edge acts on zone settings', () => {
-  it('ssl off (a new zone): HTTPS requests are redirected to http://, with no HSTS', async () => {
+  it('a new zone (ssl flexible, automatic mode) serves HTTPS with plain HTTP to the origin; ssl off redirects HTTPS to http://', async () => {
+    const settings = (await v4(admin, 'GET', `/zones/${zoneA}/settings/ssl_automatic_mode`)).json;
+    expect(settings.result).toMatchObject({ id: 'ssl_automatic_mode', value: 'auto' });
+    const served = await secure(`www.${A}`, '/new?x=1');
+    expect(served.status).toBe(200);
+    expect(JSON.parse(served.body)).toMatchObject({ url: '/new?x=1', proto: 'https', tls: false });
+    expect(served.headers['strict-transport-security']).toBeUndefined();
+    await setting(admin, zoneA, 'ssl', 'off');
     const res = await eventually(async () => {
       const r = await secure(`www.${A}`, '/page?x=1');
       expect(r.status).toBe(301);
@@ -91,6 +98,8 @@ describe('the edge acts on zone settings', () => {
     expect(res.headers.location).toBe(`http://www.${A}:${edgePort}/page?x=1`);
     expect(res.headers['strict-transport-security']).toBeUndefined();
     expect((await plain(`www.${A}`, '/p')).status).toBe(200);
+    // the other account's new zone is not affected: it still serves HTTPS
+    expect((await secure(`www.${B}`, '/b')).status).toBe(200);
   });
 
   it('always_use_https on: plain HTTP gets a 301 to https:// on the HTTPS edge port; HTTPS reaches the origin as https', async () => {

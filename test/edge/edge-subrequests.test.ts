@@ -109,6 +109,42 @@ describe('edge: subrequest limits per request', () => {
     expect(JSON.parse(res.body)).toEqual([...Array(6).fill('ok'), 'Too many subrequests.', 'fetch ok']);
   });
 
+  it('counts a Service Worker script (CommonJS main): fetch() and its bucket binding, a global, each per request', async () => {
+    h.catalog.deploy('sw.example.com', `addEventListener('fetch', (event) => { event.respondWith(handle(event.request)); });
+      async function handle(request) {
+        const out = [];
+        for (let i = 0; i < 7; i++) { try { await FILES.put('sw' + i, 'v'); out.push('ok'); } catch (e) { out.push(e.message); } }
+        for (let i = 0; i < 6; i++) { try { await (await fetch('${to}')).text(); out.push('fetch ok'); } catch (e) { out.push(e.constructor.name + ': ' + e.message); } }
+        return new Response(JSON.stringify(out), { headers: { 'content-type': 'application/json' } });
+      }`, { mainType: 'commonjs', bindings: [{ type: 'r2_bucket', name: 'FILES', bucketName: 'sw-files' }] });
+    const expected = [...Array(6).fill('ok'), 'Too many subrequests.', ...Array(5).fill('fetch ok'), 'Error: Too many subrequests.'];
+    const [a, b] = await Promise.all([edgeRequest(h.edge.url, 'sw.example.com'), edgeRequest(h.edge.url, 'sw.example.com')]);
+    expect(a.status).toBe(200);
+    expect(JSON.parse(a.body)).toEqual(expected);
+    expect(JSON.parse(b.body)).toEqual(expected);
+    expect(await (await h.store.bucket('acct-1--sw-files')).head('sw6')).toBeNull();
+  });
+
+  it('counts a CommonJS main module exporting { fetch } the same way', async () => {
+    h.catalog.deploy('cjs.example.com', `module.exports = { async fetch(request) {
+        const out = [];
+        for (let i = 0; i < 6; i++) { try { await (await fetch('${to}')).text(); out.push('ok'); } catch (e) { out.push(e.message); } }
+        return Response.json(out);
+      } };`, { mainType: 'commonjs' });
+    expect(JSON.parse((await edgeRequest(h.edge.url, 'cjs.example.com')).body)).toEqual([...Array(5).fill('ok'), 'Too many subrequests.']);
+  });
+
+  it("applies a version's own limits.subrequests under the node's limits: lower wins, higher is capped", async () => {
+    h.catalog.deploy('low.example.com', FETCHES, { limits: { subrequests: 2 } });
+    h.catalog.deploy('high.example.com', FETCHES, { limits: { subrequests: 500 } });
+    h.catalog.deploy('lowfiles.example.com', BUCKET_OPS, { limits: { subrequests: 3 }, bindings: [{ type: 'r2_bucket', name: 'FILES', bucketName: 'low-files' }] });
+    expect(await fetches('low.example.com', 3)).toEqual(['ok', 'ok', 'Error: Too many subrequests.']);
+    expect(await fetches('high.example.com', 6)).toEqual([...Array(5).fill('ok'), 'Error: Too many subrequests.']);
+    expect(JSON.parse((await edgeRequest(h.edge.url, 'lowfiles.example.com', { path: '/?n=4&prefix=l' })).body)).toEqual(['ok', 'ok', 'ok', 'Too many subrequests.']);
+    // Other scripts keep their own budget meanwhile.
+    expect(await fetches('fetcher.example.com', 5)).toEqual(Array(5).fill('ok'));
+  });
+
   it("carries the ray id on a script's own response and on one it passes through unchanged (immutable headers)", async () => {
     h.catalog.deploy('proxy.example.com', `export default { fetch(request) { return new URL(request.url).pathname === '/own' ? new Response('own') : fetch('${to}'); } }`);
     for (const path of ['/own', '/through']) {

@@ -2,7 +2,7 @@
  * An in-memory EdgeCatalog for the runtime's own tests (the seam between control and data plane; the real
  * catalog is the control plane's, tested end to end with wrangler at merge).
  */
-import type { EdgeCatalog, EdgeTarget, ScriptBinding, ScriptBundle, ScriptModule } from '../../src/edge/types.js';
+import type { EdgeCatalog, EdgeTarget, ScriptBinding, ScriptBundle, ScriptLimits, ScriptModule } from '../../src/edge/types.js';
 
 /** A catalog whose hosts and versions tests set directly. */
 export class MemoryCatalog implements EdgeCatalog {
@@ -25,12 +25,17 @@ export class MemoryCatalog implements EdgeCatalog {
   }
 
   /** Adds a version of a one-module script and routes `host` to it. */
-  deploy(host: string, source: string, opts: { accountId?: string; bindings?: ScriptBinding[]; flags?: string[]; date?: string; modules?: ScriptModule[] } = {}): ScriptBundle {
+  deploy(host: string, source: string, opts: {
+    accountId?: string; bindings?: ScriptBinding[]; flags?: string[]; date?: string; modules?: ScriptModule[];
+    /** The main module's type (default `esm`; `commonjs`: a Service Worker script or a `module.exports` main). */
+    mainType?: 'esm' | 'commonjs'; limits?: ScriptLimits;
+  } = {}): ScriptBundle {
     const versionId = `v${++this.n}-${Math.random().toString(16).slice(2, 10)}`;
     const bundle: ScriptBundle = {
       accountId: opts.accountId ?? 'acct-1', scriptName: host.split('.')[0]!, versionId, mainModule: 'index.js',
-      modules: [{ name: 'index.js', type: 'esm', content: new TextEncoder().encode(source) }, ...(opts.modules ?? [])],
+      modules: [{ name: 'index.js', type: opts.mainType ?? 'esm', content: new TextEncoder().encode(source) }, ...(opts.modules ?? [])],
       compatibilityDate: opts.date ?? '2025-01-01', compatibilityFlags: opts.flags ?? [], bindings: opts.bindings ?? [],
+      ...(opts.limits ? { limits: opts.limits } : {}),
     };
     this.bundles.set(versionId, bundle);
     this.hosts.set(host, { kind: 'script', accountId: bundle.accountId, scriptName: bundle.scriptName, versionId });

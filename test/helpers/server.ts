@@ -5,6 +5,10 @@
  * (request rate, failed-authentication throttle) are off unless `flags` set them: suites make thousands of
  * requests, and failed authentications on purpose, from one address.
  *
+ * STRATUS_TEST_DIST=1 starts the compiled build (dist/, `npm run build` first) instead: its DNS thread answers
+ * (a worker thread runs only compiled code), UDP through the native addon when built (`npm run build:native`)
+ * unless the test's flags say `dns-native-udp: off` or STRATUS_TEST_DIST=js forces the JavaScript path.
+ *
  * Shape (stable; other test suites rely on it):
  * `startTestServer(opts?) -> { url, apiBase, email, key, dataDir, dnsPort?, sdk(), stop() }`.
  */
@@ -13,10 +17,13 @@ import os from 'node:os';
 import path from 'node:path';
 import Cloudflare from 'cloudflare';
 import { loadConfig, type Config } from '../../src/config/config.js';
-import { startStratus, type RunningStratus } from '../../src/main.js';
+import { startStratus as startFromSource, type RunningStratus } from '../../src/main.js';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { EdgeCatalog } from '../../src/edge/types.js';
+
+/** The compiled build's entry (STRATUS_TEST_DIST). */
+const DIST_MAIN = new URL('../../dist/main.js', import.meta.url).href;
 
 /** Default admin e-mail of a test server. */
 export const TEST_EMAIL = 'admin@example.com';
@@ -81,7 +88,15 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...rest,
     plan: { ...base.plan, ...plan },
   };
+  const dist = process.env.STRATUS_TEST_DIST;
+  if (dist === 'js') config.dnsNativeUdp = false;
+  const startStratus: typeof startFromSource = dist ? ((await import(DIST_MAIN)) as { startStratus: typeof startFromSource }).startStratus : startFromSource;
   const running = await startStratus(config, opts.logger ?? silentLogger(), opts.clock, opts.edgeCatalog);
+  const wanted = dist === 'js' || config.dnsNativeUdp === false || config.dnsWorkers === 0 ? 'js' : 'native';
+  if (dist && running.dnsUdp.udp !== wanted) {
+    await running.close();
+    throw new Error(`STRATUS_TEST_DIST: UDP on the ${running.dnsUdp.udp} path, not ${wanted} (${running.dnsUdp.why ?? ''})`);
+  }
   const url = running.httpUrl;
   const apiBase = `${url}/client/v4`;
   const dnsPort = (running as RunningStratus & { dnsPort?: number }).dnsPort;

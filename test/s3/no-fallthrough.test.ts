@@ -84,7 +84,7 @@ describe('unknown subresources and parameters never fall through', () => {
     ['DELETE', '/nft/k?uploads', undefined],
     ['DELETE', '/nft/k?acl', undefined],
     ['GET', '/nft/k?acl', undefined],
-    ['GET', '/nft/k?attributes', undefined],
+    ['PUT', '/nft/k?attributes', 'overwritten'],
     ['HEAD', '/nft/k?legal-hold', undefined],
     ['POST', '/nft/k?restore', '<RestoreRequest/>'],
     ['POST', '/nft/k?select&select-type=2', '<SelectObjectContentRequest/>'],

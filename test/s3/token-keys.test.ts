@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
-  DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand,
+  DeleteObjectsCommand, GetObjectAttributesCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -66,6 +66,7 @@ describe('S3 key pairs of API tokens', () => {
     expect(await s3Failure(other.send(new DeleteObjectsCommand({ Bucket: 'tok-two', Delete: { Objects: [{ Key: 'guarded.txt', ETag: etag }] } })))).toEqual({ name: 'AccessDenied', status: 403 });
     expect(await s3Failure(other.send(new GetObjectCommand({ Bucket: 'tok-two', Key: 'guarded.txt', PartNumber: 1 })))).toEqual({ name: 'AccessDenied', status: 403 });
     expect(await s3Failure(other.send(new HeadObjectCommand({ Bucket: 'tok-two', Key: 'guarded.txt', PartNumber: 1 })))).toMatchObject({ status: 403 });
+    expect(await s3Failure(other.send(new GetObjectAttributesCommand({ Bucket: 'tok-two', Key: 'guarded.txt', ObjectAttributes: ['ETag', 'ObjectSize'] })))).toEqual({ name: 'AccessDenied', status: 403 });
     const { UploadId } = await admin().send(new CreateMultipartUploadCommand({ Bucket: 'tok-two', Key: 'up.bin' }));
     expect(await s3Failure(other.send(new CompleteMultipartUploadCommand({ Bucket: 'tok-two', Key: 'up.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: '"x"' }] }, IfNoneMatch: '*' })))).toEqual({ name: 'AccessDenied', status: 403 });
     expect(await s3Failure(other.send(new AbortMultipartUploadCommand({ Bucket: 'tok-two', Key: 'up.bin', UploadId })))).toEqual({ name: 'AccessDenied', status: 403 });
@@ -75,6 +76,7 @@ describe('S3 key pairs of API tokens', () => {
     // A reader may read parts but not delete conditionally.
     const reader = keysOf(await token('two-part-reader', [BUCKET_ITEM_READ], { [bucketKey('tok-two')]: '*' }));
     expect(await (await reader.send(new GetObjectCommand({ Bucket: 'tok-two', Key: 'guarded.txt', PartNumber: 1 }))).Body!.transformToString()).toBe('guarded');
+    expect((await reader.send(new GetObjectAttributesCommand({ Bucket: 'tok-two', Key: 'guarded.txt', ObjectAttributes: ['ETag', 'ObjectSize'] }))).ObjectSize).toBe(7);
     expect(await s3Failure(reader.send(new DeleteObjectCommand({ Bucket: 'tok-two', Key: 'guarded.txt', IfMatch: etag })))).toEqual({ name: 'AccessDenied', status: 403 });
   });
 

@@ -117,9 +117,9 @@ describe('uploads', () => {
     expect(res.body.errors[0]!.message).toContain(message);
   });
 
-  it('refuses Service Worker syntax, unknown module types, bad names, and non-multipart bodies', async () => {
+  it('refuses a Service Worker body_part that is an ES module, unknown module types, bad names, and non-multipart bodies', async () => {
     const sw = await upload('refused', { body_part: 'index.js' }, [okModule]);
-    expect(sw.body.errors[0]).toMatchObject({ code: 10021, message: expect.stringContaining('Service Worker syntax') });
+    expect(sw.body.errors[0]).toMatchObject({ code: 10021, message: expect.stringContaining('must have content type application/javascript') });
     const py = await upload('refused', { main_module: 'index.js' }, [okModule, ['x.py', 'text/x-python', 'print(1)']]);
     expect(py.body.errors[0]!.message).toContain('Python modules are not supported');
     const name = await upload('Bad.Name', { main_module: 'index.js' }, [okModule]);

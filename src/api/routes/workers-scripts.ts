@@ -14,6 +14,7 @@ import type { Clock } from '../../shared/clock.js';
 import { MAX_SCRIPT_BYTES, bracketed, moduleMimeType, parseUpload, readMetadata, type ParsedUpload } from '../../scripts/upload.js';
 import { WORKERS_CODES, invalidUpload } from '../../scripts/errors.js';
 import { scriptView, settingsView } from '../../scripts/views.js';
+import type { StoredLimits } from '../../scripts/limits.js';
 import { routeView } from '../../scripts/routes-service.js';
 import { actorOf, requireWorkersAccount, latestCompatibilityDate } from '../workers-access.js';
 
@@ -92,7 +93,9 @@ export function workersScriptRoutes(clock: Clock): Hono<ApiEnv> {
   app.get('/accounts/:account_id/workers/services/:script_name', async (c) => {
     const accountId = requireWorkersAccount(c);
     const script = await svc(c).require(accountId, c.req.param('script_name'));
-    const view = scriptView(script, await svc(c).currentVersion(script));
+    const current = await svc(c).currentVersion(script);
+    // wrangler reads the served version's limits here (`default_environment.script.limits`).
+    const view = { ...scriptView(script, current), limits: current ? JSON.parse(current.limits) as StoredLimits : {} };
     return ok(c, {
       id: script.name, created_on: script.created_on, modified_on: script.modified_on,
       default_environment: { environment: 'production', created_on: script.created_on, modified_on: script.modified_on, script: view },

@@ -11,6 +11,7 @@ import {
   base64Bytes, characterString, hexBytes, ipv4Bytes, ipv6Bytes, parseCharacterStrings,
 } from '../wire/text.js';
 import { locRdata } from './loc.js';
+import { presignedRdata } from './presigned.js';
 
 /** The fields of a stored record that determine its RDATA. */
 export interface RdataSource {
@@ -79,6 +80,8 @@ export function recordRdata(rec: RdataSource): RdataPart[] {
       return [u8(d.algorithm, 'SSHFP algorithm'), u8(d.type, 'SSHFP type'), hexBytes(str(d, 'fingerprint'))];
     case 'URI':
       return [u16(rec.priority ?? d.priority, 'URI priority'), u16(d.weight, 'URI weight'), Buffer.from(str(d, 'target'), 'utf8')];
+    case 'RRSIG': case 'NSEC': case 'NSEC3': case 'NSEC3PARAM': case 'SOA':
+      return presignedRdata(rec.type, d);
     default: {
       const never: never = rec.type;
       throw new RangeError(`no RDATA encoder for ${String(never)}`);

@@ -29,6 +29,11 @@ const CASES: [RecordType, string, string, string, string][] = [
   ['SSHFP', 'host.example.com', `4 2 ${sha256}`, `4 2 ${sha256}`, `4 2 ${sha256}`],
   ['SRV', '_sip._tcp.example.com', '10 5 5060 sip', '5 5060 sip.example.com', '10 5 5060 sip.example.com.'],
   ['URI', '_http._tcp.example.com', '10 1 "https://example.com/"', '1 "https://example.com/"', '10 1 "https://example.com/"'],
+  ['RRSIG', 'www.example.com', 'A 13 3 300 20261224005544 1795654544 27955 example.com. ( lPI+ tLQ= )', 'A 13 3 300 20261224005544 20261126005544 27955 example.com lPI+tLQ=', 'A 13 3 300 20261224005544 20261126005544 27955 example.com. lPI+tLQ='],
+  ['NSEC', 'www.example.com', '*.wild A rrsig NSEC TYPE1234', '*.wild.example.com A RRSIG NSEC TYPE1234', '*.wild.example.com. A RRSIG NSEC TYPE1234'],
+  ['NSEC3', 'v32ghl1j1n8trnjioh65d2lf0od35ait.example.com', '1 0 2 ab12 avc4sf6vltn6pce8uftnm517enoi4n1r NS SOA', '1 0 2 AB12 AVC4SF6VLTN6PCE8UFTNM517ENOI4N1R NS SOA', '1 0 2 AB12 AVC4SF6VLTN6PCE8UFTNM517ENOI4N1R NS SOA'],
+  ['NSEC3PARAM', 'example.com', '1 0 0 -', '1 0 0 -', '1 0 0 -'],
+  ['SOA', 'example.com', 'ns1 hostmaster.example.com. 2026112601 7200 3600 1209600 300', 'ns1.example.com hostmaster.example.com 2026112601 7200 3600 1209600 300', 'ns1.example.com. hostmaster.example.com. 2026112601 7200 3600 1209600 300'],
 ];
 
 describe('zone-file presentation', () => {

@@ -45,6 +45,9 @@ async function runScript(request, env, target, ray, forwarded) {
   const binding = CONFIG.versions[target.versionId];
   if (!binding) return handOff(request, env, target, ray, forwarded);
   try {
+    // A version with its own CPU limit: Node's watchdog holds the generation to it while the request runs.
+    const cpuMs = CONFIG.cpuMs && CONFIG.cpuMs[target.versionId];
+    if (cpuMs) await (await env.CONTROL.fetch('http://control/cpu', { method: 'POST', headers: { 'x-ray': ray, 'x-ms': String(cpuMs) } })).arrayBuffer();
     const res = await withTimeout(env[binding].fetch(new Request(request, { headers: forwarded })), CONFIG.wallMs);
     // The version's entry stamps the ray on a response it may change (limits-shim.ts); copying a response costs
     // more than the rest of this worker's work together, so only one with immutable headers is copied.
@@ -250,4 +253,6 @@ export interface SupervisorConfig {
   colo: string;
   /** Error pages carry the script's exception (`stratus dev`). */
   exposeErrors: boolean;
+  /** Version id -> its own CPU limit (ms), for versions whose limit is below the node's (cpu-budgets.ts). */
+  cpuMs?: Record<string, number>;
 }

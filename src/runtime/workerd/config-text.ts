@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ScriptBundle, ScriptModule } from '../../edge/types.js';
-import { LIMITS_ENTRY_MODULE, LIMITS_SETUP_MODULE, limitModules, limitsApply, type SubrequestLimits } from './limits-shim.js';
+import { effectiveLimits, limitModules, type SubrequestLimits } from './limits-shim.js';
 
 /** Addresses and secrets shared by every generation of one runtime. */
 export interface GenerationServices {
@@ -103,18 +103,13 @@ function versionService(bundle: ScriptBundle, files: FileWriter, services: Gener
       }
     }
   });
-  let compatibilityFlags = bundle.compatibilityFlags;
+  // Every version runs behind the entry modules (limits-shim.ts): subrequest counters, Service Worker scripts.
   const mainType = bundle.modules.find((m) => m.name === bundle.mainModule)?.type;
-  if (limitsApply(mainType)) {
-    const buckets = bundle.bindings.filter((b) => b.type === 'r2_bucket').map((b) => b.name);
-    const shim = limitModules(bundle.mainModule, buckets, services.subrequests ?? { fetch: 0, bucket: 0 }, compatibilityFlags);
-    modules.unshift(
-      `(name = ${capnpString(LIMITS_ENTRY_MODULE)}, esModule = ${files.embed(shim.entry)})`,
-      `(name = ${capnpString(LIMITS_SETUP_MODULE)}, esModule = ${files.embed(shim.setup)})`,
-    );
-    compatibilityFlags = shim.flags;
-  }
-  const flags = compatibilityFlags.map(capnpString).join(', ');
+  const buckets = bundle.bindings.filter((b) => b.type === 'r2_bucket').map((b) => b.name);
+  const limits = effectiveLimits(services.subrequests ?? { fetch: 0, bucket: 0 }, bundle.limits);
+  const shim = limitModules(bundle.mainModule, mainType, buckets, limits, bundle.compatibilityFlags);
+  modules.unshift(...shim.modules.map((m) => `(name = ${capnpString(m.name)}, esModule = ${files.embed(m.source)})`));
+  const flags = shim.flags.map(capnpString).join(', ');
   return `(name = ${capnpString(`s:${bundle.versionId}`)}, worker = (modules = [${modules.join(', ')}], ` +
     `compatibilityDate = ${capnpString(bundle.compatibilityDate)}, compatibilityFlags = [${flags}], ` +
     `bindings = [${bindings.join(', ')}], globalOutbound = "script-network"))`;

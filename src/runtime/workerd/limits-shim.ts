@@ -15,7 +15,16 @@
  * The entry also sets the edge's `CF-Ray` on the script's response when its headers may change, which spares
  * the supervisor a copy of the response, and reads a request body the script did not read before answering.
  * `AsyncLocalStorage` needs workerd's `nodejs_als` flag, added when the script has neither it nor `nodejs_compat`.
+ *
+ * A CommonJS main module (a Service Worker script, what wrangler uploads as `body_part` for a script without ES
+ * exports, or a `module.exports = { fetch }` main) cannot be workerd's main module, so it is always loaded behind
+ * the entry, with a third module evaluated before it: the version's bindings become globals (counted like env's,
+ * as production gives a Service Worker its bindings) and `addEventListener('fetch', …)` listeners are kept; the
+ * entry dispatches each request to them as a `fetch` event (`respondWith`, `waitUntil`,
+ * `passThroughOnException`), inside the same per-request counters.
+ * https://developers.cloudflare.com/workers/reference/migrate-to-module-workers/
  */
+import type { ScriptLimits } from '../../edge/types.js';
 
 /** The limits per request (0: none). */
 export interface SubrequestLimits {
@@ -25,9 +34,19 @@ export interface SubrequestLimits {
   bucket: number;
 }
 
-/** Names of the two modules; chosen so they cannot be mistaken for a script's own. */
+/** The limits a version runs with: the node's (`--script-subrequests`, …), lowered by the version's own `limits.subrequests`. */
+export function effectiveLimits(node: SubrequestLimits, own: ScriptLimits | undefined): SubrequestLimits {
+  const cap = (limit: number): number => {
+    if (own?.subrequests === undefined) return limit;
+    return limit <= 0 ? own.subrequests : Math.min(limit, own.subrequests);
+  };
+  return { fetch: cap(node.fetch), bucket: cap(node.bucket) };
+}
+
+/** Names of the modules; chosen so they cannot be mistaken for a script's own. */
 export const LIMITS_SETUP_MODULE = '__stratus_limits_setup__.mjs';
 export const LIMITS_ENTRY_MODULE = '__stratus_limits_entry__.mjs';
+export const SERVICE_WORKER_MODULE = '__stratus_service_worker__.mjs';
 
 const SETUP = String.raw`
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -45,21 +64,7 @@ globalThis.fetch = function fetch(input, init) {
   const error = over('fetch');
   return error ? Promise.reject(error) : realFetch(input, init);
 };
-`;
-
-/** The setup module when both limits are off: nothing is counted, no AsyncLocalStorage, no extra flag. */
-const SETUP_NONE = String.raw`
-export const requests = { run: (_counts, f) => f() };
-export function over() { return undefined; }
-`;
-
-const ENTRY = String.raw`
-import { requests, over } from './${LIMITS_SETUP_MODULE}';
-import * as script from __MAIN__;
-export * from __MAIN__;
 const BUCKETS = __BUCKETS__;
-const fresh = () => ({ fetch: 0, bucket: 0 });
-
 function counting(target, wrapResult) {
   return new Proxy(target, {
     get(t, prop) {
@@ -77,7 +82,8 @@ function counting(target, wrapResult) {
 }
 const upload = (u) => counting(u, false);
 const wrapped = new WeakMap();
-function withCountedBuckets(env) {
+/** env with its bucket bindings counting each operation (one copy per env object). */
+export function withCountedBuckets(env) {
   if (BUCKETS.length === 0 || env === null || typeof env !== 'object') return env;
   let out = wrapped.get(env);
   if (!out) {
@@ -87,6 +93,53 @@ function withCountedBuckets(env) {
   }
   return out;
 }
+`;
+
+/** The setup module when both limits are off: nothing is counted, no AsyncLocalStorage, no extra flag. */
+const SETUP_NONE = String.raw`
+export const requests = { run: (_counts, f) => f() };
+export function over() { return undefined; }
+export function withCountedBuckets(env) { return env; }
+`;
+
+/** Evaluated before a CommonJS main module: bindings as globals, `fetch` listeners kept for the entry. */
+const SERVICE_WORKER = String.raw`
+import { env } from 'cloudflare:workers';
+import { withCountedBuckets } from './${LIMITS_SETUP_MODULE}';
+export const listeners = [];
+const bound = withCountedBuckets(env);
+for (const name of Object.keys(bound)) globalThis[name] = bound[name];
+const add = globalThis.addEventListener;
+globalThis.addEventListener = function addEventListener(type, listener, options) {
+  if (type === 'fetch') { listeners.push(listener); return; }
+  return add?.call(globalThis, type, listener, options);
+};
+`;
+
+/** The entry's dispatch of a request to a Service Worker script's listeners, as a fetch event. */
+const DISPATCH = String.raw`
+class StratusFetchEvent extends Event {
+  constructor(request, ctx, settle) { super('fetch'); this.request = request; this._ctx = ctx; this._settle = settle; }
+  respondWith(answer) { if (this._answered) throw new Error('respondWith() was already called'); this._answered = true; this._settle(answer); }
+  waitUntil(promise) { this._ctx.waitUntil(promise); }
+  passThroughOnException() { this._ctx.passThroughOnException?.(); }
+}
+function dispatch(request, ctx) {
+  return new Promise((resolve, reject) => {
+    const event = new StratusFetchEvent(request, ctx, (answer) => Promise.resolve(answer).then(resolve, reject));
+    try { for (const l of listeners) typeof l === 'function' ? l.call(globalThis, event) : l.handleEvent(event); }
+    catch (e) { reject(e); return; }
+    if (!event._answered) reject(new Error('No fetch event listener called respondWith()'));
+  });
+}
+`;
+
+const ENTRY = String.raw`
+import { requests, withCountedBuckets } from './${LIMITS_SETUP_MODULE}';
+__LISTENERS__
+import * as script from __MAIN__;
+export * from __MAIN__;
+const fresh = () => ({ fetch: 0, bucket: 0 });
 
 /**
  * The edge's ray id on the script's response, when its headers may change (the supervisor copies it otherwise);
@@ -107,7 +160,9 @@ async function stamped(request, ctx, answer) {
 
 const base = script.default;
 let entry = base;
-if (typeof base === 'function') {
+if (typeof dispatch === 'function' && listeners.length > 0) {
+  entry = { fetch(request, env, ctx) { return stamped(request, ctx, requests.run(fresh(), () => dispatch(request, ctx))); } };
+} else if (typeof base === 'function') {
   entry = class extends base {
     constructor(ctx, env) { super(ctx, withCountedBuckets(env)); }
   };
@@ -120,21 +175,28 @@ if (typeof base === 'function') {
 export default entry;
 `;
 
-/** The two modules for one script version, and the compatibility flags it runs with. */
-export function limitModules(mainModule: string, bucketBindings: string[], limits: SubrequestLimits, flags: string[]): { setup: string; entry: string; flags: string[] } {
-  const specifier = JSON.stringify(`./${mainModule}`);
-  if (limits.fetch <= 0 && limits.bucket <= 0) {
-    return { setup: SETUP_NONE, entry: ENTRY.replaceAll('__MAIN__', specifier).replace('__BUCKETS__', '[]'), flags };
-  }
-  if (limits.bucket <= 0) bucketBindings = [];
-  return {
-    setup: SETUP.replace('__LIMITS__', JSON.stringify({ fetch: limits.fetch, bucket: limits.bucket })),
-    entry: ENTRY.replaceAll('__MAIN__', specifier).replace('__BUCKETS__', JSON.stringify(bucketBindings)),
-    flags: flags.includes('nodejs_compat') || flags.includes('nodejs_als') ? flags : [...flags, 'nodejs_als'],
-  };
+/** The modules put in front of one script version's own, by name, and the compatibility flags it runs with. */
+export interface LimitModules {
+  modules: { name: string; source: string }[];
+  flags: string[];
 }
 
-/** Whether a version gets the entry modules: its main module is an ES module (whatever the limits). */
-export function limitsApply(mainModuleType: string | undefined): boolean {
-  return mainModuleType === 'esm';
+/**
+ * The modules for one script version (the entry first: workerd runs the first module): `mainType` is its main
+ * module's type (`commonjs` adds the Service Worker module), `limits` the effective limits (`effectiveLimits`).
+ */
+export function limitModules(mainModule: string, mainType: string | undefined, bucketBindings: string[], limits: SubrequestLimits, flags: string[]): LimitModules {
+  const specifier = JSON.stringify(`./${mainModule}`);
+  const counting = limits.fetch > 0 || limits.bucket > 0;
+  const serviceWorker = mainType === 'commonjs';
+  const buckets = counting && limits.bucket > 0 ? bucketBindings : [];
+  const entry = ENTRY.replaceAll('__MAIN__', specifier)
+    .replace('__LISTENERS__', serviceWorker ? `import { listeners } from './${SERVICE_WORKER_MODULE}';\n${DISPATCH}` : '');
+  const modules = [
+    { name: LIMITS_ENTRY_MODULE, source: entry },
+    { name: LIMITS_SETUP_MODULE, source: counting ? SETUP.replace('__LIMITS__', JSON.stringify(limits)).replace('__BUCKETS__', JSON.stringify(buckets)) : SETUP_NONE },
+    ...(serviceWorker ? [{ name: SERVICE_WORKER_MODULE, source: SERVICE_WORKER }] : []),
+  ];
+  const als = counting && !flags.includes('nodejs_compat') && !flags.includes('nodejs_als');
+  return { modules, flags: als ? [...flags, 'nodejs_als'] : flags };
 }

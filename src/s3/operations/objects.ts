@@ -127,21 +127,28 @@ export async function getObject(r: S3Request): Promise<Response> {
   return new Response(obj.body, { status: cr ? 206 : 200, headers });
 }
 
-/** HEAD /bucket/key (no body; SSE-C objects need their key, as on GET; `partNumber`: one part's length). */
-export async function headObject(r: S3Request): Promise<Response> {
+/**
+ * The key's object without its body; NoSuchKey when there is none. S3 needs the key to read an encrypted
+ * object's metadata (the binding's head does not): the same check as a get, on the metadata alone.
+ */
+export async function headWithKey(r: S3Request): Promise<StoreObject> {
   const bucket = await existingBucket(r);
-  const part = await selectPart(r);
   const key = ssecKeyFrom(r.headers);
   let obj: StoreObject | null;
   try {
     obj = await bucket.head(keyOf(r));
-    // S3 needs the key to read an encrypted object's metadata (the binding's head does not): the same check
-    // as a get, on the metadata alone.
     if (obj?.ssecKeyMd5) checkReadKey(obj.ssecKeyMd5, parseSsecKey(key));
   } catch (err) {
     throw toS3Error(err);
   }
-  if (!obj) throw s3Error('NoSuchKey', 404);
+  if (!obj) throw s3Error('NoSuchKey', 404, { Key: keyOf(r) });
+  return obj;
+}
+
+/** HEAD /bucket/key (no body; SSE-C objects need their key, as on GET; `partNumber`: one part's length). */
+export async function headObject(r: S3Request): Promise<Response> {
+  const part = await selectPart(r);
+  const obj = await headWithKey(r);
   const outcome = evaluateReadPreconditions(r.headers, obj);
   if (outcome !== 'ok') return preconditionAnswer(outcome, obj);
   if (part && obj.etag !== part.etag) throw changedDuringRead();

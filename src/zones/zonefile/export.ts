@@ -2,7 +2,8 @@
  * Zone-file export (reference dns-api.md §6.2): the zone's records through the records service, the SOA
  * and NS the DNS server serves (the same settings reader, `dns/snapshot-settings.ts`, with the defaults of
  * the DNS settings: SOA ttl 3600, refresh 10000, retry 2400, expire 604800, min_ttl 1800, mname the first
- * name server, rname `dns.<domain of the first name server>`, ns_ttl 86400), written by writer.ts.
+ * name server, rname `dns.<domain of the first name server>`, ns_ttl 86400), written by writer.ts; a
+ * pre-signed zone's stored SOA and apex NS instead of those.
  */
 import { PROXIABLE_TYPES, type DnsRecord } from '../../dns/record.js';
 import { toPresentation } from '../../dns/record-types/index.js';
@@ -46,12 +47,19 @@ export async function exportZoneFile(records: RecordsService, zone: ExportZone, 
   const { records: all } = await records.list(zone, { conditions: [], match: 'all', order: 'type', direction: 'asc', page: 1, perPage: PER_PAGE.max });
   const ns = nameServers(zone.name_servers);
   const settings = readServingSettings(zone.dns_settings, zone.zone_settings, ns);
+  // A pre-signed zone stores its signer's SOA and apex NS (the ones it serves): those are exported instead.
+  const stored = all.find((r) => r.type === 'SOA');
+  const d = (stored?.data ?? {}) as Record<string, number | string>;
+  const soa = stored
+    ? { ttl: stored.ttl, mname: String(d.mname), rname: String(d.rname), serial: Number(d.serial), refresh: Number(d.refresh), retry: Number(d.retry), expire: Number(d.expire), minTtl: Number(d.minimum) }
+    : { ...settings.soa, serial: zone.serial };
+  const ownApexNs = stored !== undefined && all.some((r) => r.type === 'NS' && r.name === zone.name);
   return writeZoneFile({
     zoneName: zone.name,
     exportedAt: now,
-    soa: { ...settings.soa, serial: zone.serial },
-    nameServers: ns,
+    soa,
+    nameServers: ownApexNs ? [] : ns,
     nsTtl: settings.nsTtl,
-    records: all.map(exportRecord),
+    records: all.filter((r) => r !== stored).map(exportRecord),
   });
 }

@@ -5,7 +5,9 @@
  *
  * Decisions:
  * - SOA lines and NS lines at the apex are skipped (Stratus serves its own SOA and name servers); they are
- *   neither errors nor counted.
+ *   neither errors nor counted. A pre-signed zone (`dnssec_presigned`) keeps them: its signatures cover the
+ *   signer's SOA and apex NS, which it then serves (docs/dns-server.md "Pre-signed zones"); a file with an SOA
+ *   line is a new signed zone and replaces the zone's SOA, DNSKEY, RRSIG, NSEC, NSEC3 and NSEC3PARAM records.
  * - A record identical to one already in the zone (or to an earlier line) is counted in
  *   `total_records_parsed` but not added again (not in `recs_added`), so importing the same file twice is
  *   harmless.
@@ -23,6 +25,9 @@ import { RecordValidationError } from '../record-body.js';
 import type { RecordRequestContext, RecordsService, ZoneRef } from '../records-service.js';
 import { lineError } from './errors.js';
 import { parseZoneFile, type ParsedRecord } from './parser.js';
+
+/** The records a new signed zone replaces in a pre-signed zone (docs/dns-server.md "Pre-signed zones"). */
+const SIGNED_ZONE_TYPES = ['SOA', 'DNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM'];
 
 /** Largest zone file accepted, in bytes (production: 256 KiB). */
 export const MAX_ZONE_FILE_BYTES = 262_144;
@@ -74,20 +79,25 @@ function inZone(name: string, zone: string): boolean {
 
 /** Imports a zone file's text into the zone. */
 export async function importZoneFile(records: RecordsService, zone: ZoneRef, text: string, opts: ImportOptions): Promise<ImportResult> {
-  const parsed = parseZoneFile(text, zone.name).filter((r) => r.type !== 'SOA' && !(r.type === 'NS' && r.name.toLowerCase() === zone.name));
-  for (const r of parsed) {
+  const all = parseZoneFile(text, zone.name);
+  for (const r of all) {
     if (!inZone(r.name, zone.name)) throw lineError(r.line, `owner name ${r.name} is outside the zone ${zone.name}`);
   }
-  const ordered = [...parsed.filter((r) => r.type !== 'CNAME'), ...parsed.filter((r) => r.type === 'CNAME')];
-  const bodies = ordered.map((r) => ({ line: r.line, body: lineToBody(r, opts.proxied) }));
+  let parsed = all;
   const created = await records.transaction(zone, async (tx) => {
+    const presigned = (await tx.dnssecSettings()).presigned;
+    if (!presigned) parsed = all.filter((r) => r.type !== 'SOA' && !(r.type === 'NS' && r.name.toLowerCase() === zone.name));
+    // A new signed zone (it has an SOA) replaces the signer's records of the last one: re-signing leaves no stale signature.
+    else if (all.some((r) => r.type === 'SOA')) await tx.deleteTypes(SIGNED_ZONE_TYPES);
+    const ordered = [...parsed.filter((r) => r.type !== 'CNAME'), ...parsed.filter((r) => r.type === 'CNAME')];
+    const bodies = ordered.map((r) => ({ line: r.line, body: lineToBody(r, opts.proxied) }));
     // Validate every line; apply the ones before the first invalid line, so that the error reported is the
     // first one in application order whether it is a validation error or a conflict with the zone.
     const drafts = [];
     let invalid: unknown;
     for (const { line, body } of bodies) {
       try {
-        drafts.push(tx.validate(body, opts.ctx));
+        drafts.push(tx.validate(body, opts.ctx, presigned));
       } catch (err) {
         invalid = atLine(err, line);
         break;

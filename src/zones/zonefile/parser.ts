@@ -14,7 +14,7 @@
  * Every problem is an AppError naming the line.
  */
 import { fromZoneFileName } from '../../dns/names.js';
-import { RECORD_TYPES } from '../../dns/record.js';
+import { PRESIGNED_TYPES, RECORD_TYPES } from '../../dns/record.js';
 import { parseAttributes, type LineAttributes } from './attributes.js';
 import { lineError, ZONEFILE_CODES } from './errors.js';
 import { MAX_GENERATED, parseRange, rangeValues, substitute } from './generate.js';
@@ -37,6 +37,8 @@ export interface ParsedRecord extends LineAttributes {
 }
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set([...RECORD_TYPES, 'SOA']);
+/** The types any zone takes (the pre-signed ones, SOA included, only a pre-signed zone). */
+const GENERAL_TYPES = RECORD_TYPES.filter((t) => !PRESIGNED_TYPES.has(t));
 const CLASSES = new Set(['IN', 'CH', 'CS', 'HS', 'ANY']);
 const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
 
@@ -138,7 +140,7 @@ function ttlClassType(entry: ZoneEntry, tokens: string[], at: number, state: Sta
   if (typeToken === undefined) throw lineError(entry.line, 'the record has no type');
   const type = typeToken.toUpperCase();
   if (!KNOWN_TYPES.has(type)) {
-    throw lineError(entry.line, `unsupported record type ${JSON.stringify(typeToken)}: use one of ${RECORD_TYPES.join(', ')}`);
+    throw lineError(entry.line, `unsupported record type ${JSON.stringify(typeToken)}: use one of ${GENERAL_TYPES.join(', ')}`);
   }
   if (ttl !== null && ttl > 0x7fffffff) throw lineError(entry.line, `TTL ${ttl} is too large`);
   return { ttl: ttl ?? state.ttl, type, rdataAt: i + 1 };

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { CpuBudgets } from './cpu-budgets.js';
+
+describe('CPU budgets of requests in flight', () => {
+  it('gives the smallest own limit in flight, forgets answered requests, and entries whose answer never came', () => {
+    let now = 0;
+    const b = new CpuBudgets(() => now);
+    expect(b.smallest()).toBeUndefined();
+    b.begin('r1', 500);
+    b.begin('r2', 100);
+    expect(b.smallest()).toBe(100);
+    b.end(['r2', 'unknown']);
+    expect(b.smallest()).toBe(500);
+    now = 16 * 60_000;
+    b.begin('r3', 800);
+    expect(b.smallest()).toBe(800); // r1 went stale
+    b.clear();
+    expect(b.smallest()).toBeUndefined();
+  });
+});

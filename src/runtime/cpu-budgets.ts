@@ -1,0 +1,44 @@
+/**
+ * Requests in flight of script versions with their own CPU limit (`limits.cpu_ms` below the node's
+ * `--script-cpu-ms`), by ray id. The supervisor tells Node before such a request runs (`POST /cpu` of the
+ * control service); its access record, sent when it answers, ends it. While any is in flight the watchdog holds
+ * the generation to the smallest of their limits: workerd runs every script on one thread, so a request that
+ * keeps the runtime busy longer than its own limit is caught the way the node's limit catches any (the
+ * generation is replaced and the requests in flight get the 1102 page).
+ */
+
+/** An entry whose access record never came (a lost report) stops counting after this long, ms. */
+const STALE_MS = 15 * 60_000;
+
+/** Budgets of the requests in flight. */
+export class CpuBudgets {
+  private readonly inFlight = new Map<string, { ms: number; since: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** A request of a version with its own CPU limit (ms) starts. */
+  begin(ray: string, ms: number): void {
+    if (this.inFlight.size < 100_000) this.inFlight.set(ray, { ms, since: this.now() });
+  }
+
+  /** These requests answered. */
+  end(rays: Iterable<string>): void {
+    for (const ray of rays) this.inFlight.delete(ray);
+  }
+
+  /** The generation was replaced: its requests are gone. */
+  clear(): void {
+    this.inFlight.clear();
+  }
+
+  /** The smallest own limit among the requests in flight, or undefined when none has one. */
+  smallest(): number | undefined {
+    let min: number | undefined;
+    const now = this.now();
+    for (const [ray, { ms, since }] of this.inFlight) {
+      if (now - since > STALE_MS) this.inFlight.delete(ray);
+      else if (min === undefined || ms < min) min = ms;
+    }
+    return min;
+  }
+}

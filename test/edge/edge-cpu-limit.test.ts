@@ -1,0 +1,45 @@
+/**
+ * A script version's own CPU limit (`limits.cpu_ms`, below the node's --script-cpu-ms): a request of it that
+ * keeps the runtime busy past its limit gets production's 1102 page (503) long before the node's limit, while
+ * waiting (timers, I/O) does not count; the node keeps serving that script and the others afterwards.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEdgeHarness, type EdgeHarness } from './harness.js';
+import { edgeRequest } from './request.js';
+
+const SPIN = `export default {
+  async fetch(request) {
+    const path = new URL(request.url).pathname;
+    if (path === '/spin') { for (;;) {} }
+    if (path === '/wait') { await new Promise((r) => setTimeout(r, 3000)); return new Response('waited'); }
+    return new Response('spin ok');
+  },
+};`;
+
+describe('edge: a version\'s own CPU limit', () => {
+  let h: EdgeHarness;
+
+  beforeAll(async () => {
+    // The node's own limit is far beyond the test's time: only the version's limit can stop the loop.
+    h = await startEdgeHarness({ cpuMs: 900_000 });
+    h.catalog.deploy('spin.example.com', SPIN, { limits: { cpuMs: 1000 } });
+    h.catalog.deploy('other.example.com', 'export default { fetch() { return new Response("other ok"); } };');
+  }, 60_000);
+  afterAll(async () => { await h?.close(); });
+
+  it('lets a request wait longer than its CPU limit (waiting is not CPU time)', async () => {
+    const res = await edgeRequest(h.edge.url, 'spin.example.com', { path: '/wait' });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('waited');
+    expect(h.edge.runtime.restarts).toBe(0);
+  });
+
+  it('answers a request over its CPU limit with the 1102 page (503); the script and the others keep serving', async () => {
+    const res = await edgeRequest(h.edge.url, 'spin.example.com', { path: '/spin' });
+    expect(res.status).toBe(503);
+    expect(res.body).toContain('1102');
+    expect(h.edge.runtime.restarts).toBe(1);
+    expect((await edgeRequest(h.edge.url, 'other.example.com')).body).toBe('other ok');
+    expect((await edgeRequest(h.edge.url, 'spin.example.com')).body).toBe('spin ok');
+  }, 120_000);
+});
