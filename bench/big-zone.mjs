@@ -126,7 +126,7 @@ async function startStratus(dnsPort) {
   fs.mkdirSync(path.join(tmp, 'loop'));
   const child = start(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), '--expose-gc', '--import', path.join(ROOT, 'bench', 'lib', 'loop-delay.mjs'), path.join(out, 'cli.js'), 'serve',
     '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--dns', `127.0.0.1:${dnsPort}`, '--auth-email', EMAIL, '--auth-key', KEY, '--rate-limit', '0', '--auth-failure-limit', '0',
-    '--edge', 'off', '--admin', '127.0.0.1:0', '--log-level', 'warn', '--records-per-zone', String(RECORDS * 2 + 100_000)], { env: { ...process.env, STRATUS_LOOP_DELAY_DIR: path.join(tmp, 'loop') } });
+    '--edge', 'off', '--admin', '127.0.0.1:0', '--log-level', 'warn', '--records-per-zone', String(RECORDS + 2_000_000)], { env: { ...process.env, STRATUS_LOOP_DELAY_DIR: path.join(tmp, 'loop') } });
   const base = await waitFor('Stratus to listen', async () => /v4 API listening on (\S+)/.exec(child.output)?.[1], 60_000);
   const admin = await waitFor('the admin listener', async () => /admin listening on (http[^\s"]+)/.exec(child.output)?.[1], 60_000);
   return { base: `${base}/client/v4`.replace('/client/v4/client/v4', '/client/v4'), pid: child.pid, admin };
