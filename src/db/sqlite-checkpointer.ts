@@ -6,7 +6,9 @@
  * copy of its own pages. Here the connection that writes never checkpoints (`wal_autocheckpoint = 0`); a
  * worker thread with its own connection runs a PASSIVE checkpoint every {@link INTERVAL_MS}, which copies what
  * it can without taking any lock a reader or writer waits for (https://www.sqlite.org/wal.html#ckpt). The next
- * writer after a complete checkpoint starts the log over; `journal_size_limit` then truncates it.
+ * writer after a complete checkpoint starts the log over. The log file is not truncated (no `journal_size_limit`,
+ * SQLite's default): the commit that starts the log over would truncate it on the thread serving the API, and
+ * freeing a big import's log took hundreds of milliseconds there; the file keeps its largest size instead.
  *
  * Durability is SQLite's own and unchanged: a commit is in the log when the call returns, the checkpoint only
  * moves it. If the thread cannot start or ends, the connection goes back to checkpointing itself.
@@ -17,8 +19,6 @@ import type SQLite from 'better-sqlite3';
 
 /** Time between two background checkpoints (ms). */
 const INTERVAL_MS = 250;
-/** The log is truncated to this size after it starts over (bytes). */
-const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 /** SQLite's default auto-checkpoint threshold (pages), restored when the thread is gone. */
 const AUTO_CHECKPOINT_PAGES = 1000;
 
@@ -52,7 +52,6 @@ export interface Checkpointer {
 
 /** Moves `sqlite`'s checkpoints (database `file`, in WAL mode) to a worker thread; `onError` hears of a failing checkpoint once until one succeeds. */
 export function startCheckpointer(sqlite: SQLite.Database, file: string, onError: (message: string) => void = () => {}): Checkpointer {
-  sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
   const module = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(THREAD_CODE, { eval: true, workerData: { module, file, intervalMs: INTERVAL_MS } });
   worker.unref();
