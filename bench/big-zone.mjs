@@ -15,7 +15,9 @@
  * RSS of Stratus (the whole process, its DNS thread included) after each phase; event-loop delay of the main
  * thread, the one serving the v4 API (perf_hooks.monitorEventLoopDelay), per phase.
  *
- *   node bench/big-zone.mjs   (BENCH_RECORDS=100000 BENCH_SECONDS=15 BENCH_QPS=2000 BENCH_WRITES=100)
+ *   node bench/big-zone.mjs   (BENCH_RECORDS=100000 BENCH_SECONDS=15 BENCH_QPS=2000 BENCH_WRITES=100;
+ *   BENCH_NICE=<n>: the DNS thread and Knot's threads at that nice value;
+ *   BENCH_SMAPS=<file>: copies of Stratus's /proc/<pid>/smaps, loaded and at the end, to <file>.loaded and .end)
  */
 import { execFile, spawn } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -43,7 +45,7 @@ else main().catch((err) => { console.error(err); for (const c of children) conso
 const tmp = isMainThread ? fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-big-zone-')) : '';
 const children = [];
 if (isMainThread) process.on('exit', () => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL'); });
-const log = (msg) => process.stdout.write(`[big-zone] ${msg}\n`);
+const log = (msg) => process.stdout.write(`[big-zone] ${msg} (load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})\n`);
 
 function start(cmd, args, opts = {}) {
   const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], ...opts });
@@ -96,27 +98,60 @@ function anonMiB(pid) {
   return Number(/RssAnon:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 }
 
-/** The pids of a process's children (the UDP workers). */
-function childPids(pid) {
-  const out = [];
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(d));
-    } catch { /* gone */ }
+/**
+ * Where a process's resident memory is (MiB), from /proc/<pid>/smaps: anonymous memory (V8 heaps, malloc: the
+ * SQLite page cache, buffers), of it the brk heap, the SQLite files mapped (the database, its -shm), the node
+ * binary, and other files.
+ */
+function rssBreakdown(pid) {
+  const out = { anon: 0, brk: 0, sqlite: 0, node: 0, other: 0 };
+  let kind = 'anon';
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (head) {
+      const file = head[1];
+      kind = !file || file.startsWith('[') ? 'anon' : /stratus\.sqlite/.test(file) ? 'sqlite' : file === process.execPath || /\/node$/.test(file) ? 'node' : 'other';
+      if (file === '[heap]') kind = 'brk';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) {
+      out[kind] += Number(rss[1]) / 1024;
+      if (kind === 'brk') out.anon += Number(rss[1]) / 1024;
+    }
   }
   return out;
 }
 
-/** Event-loop delay (ms) of the Stratus main process since the last call, and the V8 heap of it and its workers (MiB). */
+/**
+ * Event-loop delay (ms) and GC pauses of the Stratus main thread since the last call, the same for its DNS
+ * thread (`dns`), and the V8 heap of each (MiB; used after a full GC, and committed).
+ */
 async function loopDelay(pid) {
-  const pids = [pid, ...childPids(pid)];
-  const files = pids.map((p) => path.join(tmp, 'loop', `${p}.json`));
-  for (const f of files) fs.rmSync(f, { force: true });
-  for (const p of pids) process.kill(p, 'SIGUSR2');
-  const figures = await waitFor('event-loop figures', async () => files.every((f) => fs.existsSync(f)) && files.map((f) => JSON.parse(fs.readFileSync(f, 'utf8'))), 5000);
-  return { ...figures[0], heap: figures.reduce((n, f) => n + f.heapMiB, 0) };
+  const dir = path.join(tmp, 'loop');
+  for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true });
+  process.kill(pid, 'SIGUSR2');
+  const main = await waitFor('event-loop figures', async () => fs.existsSync(path.join(dir, `${pid}.json`)) && JSON.parse(fs.readFileSync(path.join(dir, `${pid}.json`), 'utf8')), 5000);
+  const threads = await waitFor('DNS thread figures', async () => {
+    const files = fs.readdirSync(dir).filter((f) => f.startsWith(`${pid}-`));
+    return files.length >= main.threads && files.map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+  }, 10_000);
+  return { ...main, heap: main.heapMiB, dns: threads[0] };
+}
+
+/** Stratus's own count of UDP answers by handling time (cumulative, per bucket bound in seconds), from /metrics. */
+function handlingTimes(admin) {
+  return histogram(admin, 'stratus_dns_query_duration_seconds', 'transport="udp"');
+}
+
+/** The percentile of what a histogram counted between two {@link histogram} readings: 'under <bound>'. */
+function handlingPercentile(before, after, p) {
+  const total = (after.get('+Inf') ?? 0) - (before.get('+Inf') ?? 0);
+  if (total <= 0) return '-';
+  for (const [le, n] of after) {
+    if ((n - (before.get(le) ?? 0)) / total >= p / 100) return le === '+Inf' ? 'over 1 s' : `under ${Number(le) * 1000} ms`;
+  }
+  return '-';
 }
 
 async function startStratus(dnsPort) {
@@ -128,7 +163,7 @@ async function startStratus(dnsPort) {
     '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--dns', `127.0.0.1:${dnsPort}`, '--auth-email', EMAIL, '--auth-key', KEY, '--rate-limit', '0', '--auth-failure-limit', '0',
     '--edge', 'off', '--admin', '127.0.0.1:0', '--log-level', 'warn', '--records-per-zone', String(RECORDS + 2_000_000)], { env: { ...process.env, STRATUS_LOOP_DELAY_DIR: path.join(tmp, 'loop') } });
   const base = await waitFor('Stratus to listen', async () => /v4 API listening on (\S+)/.exec(child.output)?.[1], 60_000);
-  const admin = await waitFor('the admin listener', async () => /admin listening on (http[^\s"]+)/.exec(child.output)?.[1], 60_000);
+  const admin = await waitFor('the admin listener', async () => /admin listening on (\S+)/.exec(child.output)?.[1], 60_000);
   return { base: `${base}/client/v4`.replace('/client/v4/client/v4', '/client/v4'), pid: child.pid, admin };
 }
 
@@ -224,13 +259,29 @@ async function histogram(admin, name, match = '') {
   return out;
 }
 
-/** The smallest bucket bound (ms) holding the `q` quantile of what a histogram counted between two readings. */
-function bucketQuantile(before, after, q) {
-  const bounds = [...after.keys()];
-  const total = (after.get('+Inf') ?? 0) - (before.get('+Inf') ?? 0);
-  if (total <= 0) return '-';
-  for (const le of bounds) if ((after.get(le) ?? 0) - (before.get(le) ?? 0) >= q * total) return le === '+Inf' ? '> 30 s' : `<= ${Number(le) * 1000} ms`;
-  return '-';
+/**
+ * Write-to-visible for a server that applies writes in the order sent (Knot, fed by one knsupdate): one loop
+ * polls the oldest write not seen yet, every 5 ms, and gives up on a write 5 s after it was sent. Polling every
+ * write separately would send hundreds of queries per millisecond to a server that falls behind (Knot here),
+ * a load of the benchmark's own making on the shared cores that every latency figure would then carry.
+ */
+function orderedVisibility(sock, port) {
+  const queue = [];
+  let running = false;
+  const run = async () => {
+    running = true;
+    while (queue.length) {
+      const w = queue[0];
+      if (performance.now() - w.t > 5000) { queue.shift(); w.resolve(NaN); continue; }
+      if ((await answerCount(sock, port, w.name)) > 0) { queue.shift(); w.resolve(performance.now() - w.t); continue; }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    running = false;
+  };
+  return (name, t) => new Promise((resolve) => {
+    queue.push({ name, t, resolve });
+    if (!running) void run();
+  });
 }
 
 async function underWrites(s, kPort, sPort, names, knsupdate) {
@@ -246,6 +297,7 @@ async function underWrites(s, kPort, sPort, names, knsupdate) {
   const kSock = await bind();
   const createRoute = '/zones/:zone_id/dns_records",method="POST"';
   const server0 = { http: await histogram(s.admin, 'stratus_http_request_duration_seconds', createRoute), group: await histogram(s.admin, 'stratus_zone_write_group_duration_seconds') };
+  const knotVisible = orderedVisibility(kSock, kPort);
   const vis = { stratus: [], knot: [] };
   const apiMs = [];
   let stale = 0;
@@ -264,7 +316,7 @@ async function underWrites(s, kPort, sPort, names, knsupdate) {
     const t = performance.now();
     knsupdate.stdin.write(`update add ${name}. 300 A ${content}\nsend\n`);
     const p = (async () => {
-      const k = visible(kSock, kPort, name, t);
+      const k = knotVisible(name, t);
       try {
         await api(s.base, 'POST', `/zones/${s.zoneId}/dns_records`, { type: 'A', name, content, ttl: 300 });
         apiMs.push(performance.now() - t);
@@ -288,8 +340,8 @@ async function underWrites(s, kPort, sPort, names, knsupdate) {
   await Promise.all(inflight);
   const server1 = { http: await histogram(s.admin, 'stratus_http_request_duration_seconds', createRoute), group: await histogram(s.admin, 'stratus_zone_write_group_duration_seconds') };
   const server = {
-    http: [50, 99].map((q) => bucketQuantile(server0.http, server1.http, q / 100)),
-    group: [50, 99].map((q) => bucketQuantile(server0.group, server1.group, q / 100)),
+    http: [50, 99].map((p) => handlingPercentile(server0.http, server1.http, p)),
+    group: [50, 99].map((p) => handlingPercentile(server0.group, server1.group, p)),
   };
   const [sq, kq] = await load;
   rss.push(rssMiB(s.pid));
@@ -352,6 +404,8 @@ async function main() {
   const loadLoop = await loopDelay(stratus.pid);
   const rssLoaded = rssMiB(stratus.pid);
   const anonLoaded = anonMiB(stratus.pid);
+  const partsLoaded = rssBreakdown(stratus.pid);
+  if (process.env.BENCH_SMAPS) fs.writeFileSync(`${process.env.BENCH_SMAPS}.loaded`, fs.readFileSync(`/proc/${stratus.pid}/smaps`));
   log(`loaded in ${(loadMs / 1000).toFixed(1)} s; RSS ${rssLoaded.toFixed(0)} MiB (empty ${rssEmpty.toFixed(0)} MiB)`);
   const { stdout: axfr } = await run('dig', ['@127.0.0.1', '-p', String(sPort), ZONE, 'AXFR', '+nocmd', '+nostats', '+nocomments'], { maxBuffer: 1 << 30 });
   const zoneFile = path.join(tmp, `${ZONE}.zone`);
@@ -360,6 +414,13 @@ async function main() {
   const knot = await startKnot(zoneFile, kPort);
   await waitFor('Knot to serve the zone', async () => (await answerCount(sock, kPort, `h${RECORDS - 1}.${ZONE}`)) > 0, 300_000);
   const knotRssLoaded = rssMiB(knot.pid);
+  if (process.env.BENCH_NICE) {
+    // An experiment on scheduling: the DNS thread and every thread of Knot at the same nice value (root only below 0).
+    const nice = Number(process.env.BENCH_NICE);
+    os.setPriority(loadLoop.dns.tid, nice);
+    for (const tid of fs.readdirSync(`/proc/${knot.pid}/task`)) os.setPriority(Number(tid), nice);
+    log(`DNS thread ${loadLoop.dns.tid} and Knot's threads at nice ${nice}`);
+  }
   const knsupdate = start('knsupdate', []);
   knsupdate.once('exit', (code) => { if (code !== null) log(`knsupdate exited (${code}): ${knsupdate.output.slice(-1000)}`); });
   knsupdate.stdin.on('error', () => {});
@@ -369,10 +430,14 @@ async function main() {
   const names = Array.from({ length: 5000 }, (_, i) => (i % 10 === 9 ? `nx${i}.${ZONE}` : `h${(i * 7919) % RECORDS}.${ZONE}`));
   log(`quiet: ${QPS} queries/s for ${SECONDS} s against each`);
   await loopDelay(stratus.pid);
+  const quietHandled0 = await handlingTimes(stratus.admin);
   const [sq, kq] = await Promise.all([queries(sPort, SECONDS, QPS, names), queries(kPort, SECONDS, QPS, names)]);
+  const quietHandled = [quietHandled0, await handlingTimes(stratus.admin)];
   const quietLoop = await loopDelay(stratus.pid);
   log(`under writes: ${WRITES} creates/s and ${QPS} queries/s for ${SECONDS} s against each`);
+  const writeHandled0 = await handlingTimes(stratus.admin);
   const w = await underWrites({ ...stratus, zoneId }, kPort, sPort, names, knsupdate);
+  const writeHandled = [writeHandled0, await handlingTimes(stratus.admin)];
   const writeLoop = await loopDelay(stratus.pid);
   log('sustained batches of 100 creates');
   const knsBatch = start('knsupdate', []);
@@ -382,14 +447,18 @@ async function main() {
   const batchLoop = await loopDelay(stratus.pid);
   const rssEnd = rssMiB(stratus.pid);
   const anonEnd = anonMiB(stratus.pid);
+  const partsEnd = rssBreakdown(stratus.pid);
+  if (process.env.BENCH_SMAPS) fs.writeFileSync(`${process.env.BENCH_SMAPS}.end`, fs.readFileSync(`/proc/${stratus.pid}/smaps`));
 
   const perRecord = (mib) => `${((mib * 1024 * 1024) / RECORDS).toFixed(0)} B/record`;
-  console.log(`\n${RECORDS.toLocaleString('en')} records, ${QPS} queries/s, ${WRITES} API writes/s, ${SECONDS} s phases (${os.cpus().length} cores shared by both servers and this client)\n`);
+  console.log(`\n${RECORDS.toLocaleString('en')} records, ${QPS} queries/s, ${WRITES} API writes/s, ${SECONDS} s phases (${os.cpus().length} cores shared by both servers and this client; load average at the end ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})\n`);
   console.log('| | Stratus | Knot 3 |');
   console.log('|---|---|---|');
   console.log(`| load through the API (import, 256 KiB files) | ${(loadMs / 1000).toFixed(1)} s, first answer ${ms(firstAnswerMs)} after | zone file from Stratus's AXFR |`);
   console.log(`| DNS latency quiet, p50 / p99 | ${ms(pct(sq.lat, 50))} / ${ms(pct(sq.lat, 99))} (lost ${sq.lost}) | ${ms(pct(kq.lat, 50))} / ${ms(pct(kq.lat, 99))} (lost ${kq.lost}) |`);
   console.log(`| DNS latency under ${WRITES} writes/s, p50 / p99 | ${ms(pct(w.sq.lat, 50))} / ${ms(pct(w.sq.lat, 99))} (lost ${w.sq.lost}) | ${ms(pct(w.kq.lat, 50))} / ${ms(pct(w.kq.lat, 99))} (lost ${w.kq.lost}) |`);
+  const handled = ([a, b]) => `p50 ${handlingPercentile(a, b, 50)}, p99 ${handlingPercentile(a, b, 99)}, p99.9 ${handlingPercentile(a, b, 99.9)}`;
+  console.log(`| handling time inside the DNS thread (stratus_dns_query_duration_seconds, UDP): quiet; under writes | ${handled(quietHandled)}; ${handled(writeHandled)} | |`);
   console.log(`| writes completed per second (${WRITES}/s offered) | ${w.writesPerSec.toFixed(0)} (${w.failed} failed) | (dynamic updates, not awaited) |`);
   console.log(`| API create call latency p50 / p99 (part of write-to-visible) | ${ms(pct(w.apiMs, 50))} / ${ms(pct(w.apiMs, 99))} | |`);
   console.log(`| the same calls inside Stratus (arrival to last byte; histogram buckets) p50 / p99; their group commits p50 / p99 | ${w.server.http.join(' / ')}; ${w.server.group.join(' / ')} | |`);
@@ -397,8 +466,18 @@ async function main() {
   console.log(`| stale answers right after the API call returned | ${w.stale} of ${w.vis.stratus.length} (${w.slow} not answered within 1 s) | - |`);
   console.log(`| sustained creates/s in batches of 100 | ${b.stratus.toFixed(0)} (API batch) | ${b.knot.toFixed(0)} (one update message each) |`);
   console.log(`| RSS empty -> loaded -> end (the whole process, DNS thread included) | ${rssEmpty.toFixed(0)} -> ${rssLoaded.toFixed(0)} -> ${rssEnd.toFixed(0)} MiB (${perRecord(rssLoaded - rssEmpty)} over empty; ${perRecord(rssLoaded)} in all) | loaded ${knotRssLoaded.toFixed(0)} MiB, end ${rssMiB(knot.pid).toFixed(0)} MiB |`);
-  console.log(`| anonymous RSS (without mapped files: SQLite maps its database) empty -> loaded -> end, main process | ${anonEmpty.toFixed(0)} -> ${anonLoaded.toFixed(0)} -> ${anonEnd.toFixed(0)} MiB (${perRecord(anonLoaded - anonEmpty)} over empty; ${perRecord(anonLoaded)} in all) | |`);
-  console.log(`| V8 heap used after a GC, main thread only (the DNS thread's is in the RSS): empty -> loaded -> end | ${emptyLoop.heap.toFixed(0)} -> ${loadLoop.heap.toFixed(0)} -> ${batchLoop.heap.toFixed(0)} MiB (${perRecord(loadLoop.heap - emptyLoop.heap)} over empty) | |`);
+  console.log(`| anonymous RSS (the memory the process owns, without the pages of files it maps) empty -> loaded -> end | ${anonEmpty.toFixed(0)} -> ${anonLoaded.toFixed(0)} -> ${anonEnd.toFixed(0)} MiB (${perRecord(anonLoaded - anonEmpty)} over empty; ${perRecord(anonLoaded)} in all) | |`);
   console.log(`| RSS during the write phase, each second | ${w.rss.map((v) => v.toFixed(0)).join(' ')} MiB | |`);
+  const parts = (b) => `anonymous ${b.anon.toFixed(0)} (brk heap ${b.brk.toFixed(0)}), SQLite files mapped ${b.sqlite.toFixed(0)}, node binary ${b.node.toFixed(0)}, other files ${b.other.toFixed(0)} MiB`;
+  console.log(`| RSS by kind (/proc/pid/smaps), loaded; end | ${parts(partsLoaded)}; ${parts(partsEnd)} | |`);
+  const heaps = (l) => `${l.heap.toFixed(0)} / ${l.heapCommittedMiB.toFixed(0)}, DNS thread ${l.dns ? `${l.dns.heapMiB.toFixed(0)} / ${l.dns.heapCommittedMiB.toFixed(0)}` : '-'}`;
+  console.log(`| V8 heap used after a GC / committed (MiB), main thread and DNS thread: empty; loaded; end | ${heaps(emptyLoop)}; ${heaps(loadLoop)}; ${heaps(batchLoop)} (DNS thread ${loadLoop.dns ? perRecord(loadLoop.dns.heapMiB - (emptyLoop.dns?.heapMiB ?? 0)) : '-'} over empty) | |`);
+  const gcs = (l) => (l.dns ? `${l.dns.gc.count} (${l.dns.gc.over1ms} over 1 ms, max ${l.dns.gc.max.toFixed(1)} ms; ${Object.entries(l.dns.gc.byKind).map(([k, v]) => `${k} ${v.n}/${v.total.toFixed(0)} ms`).join(' ')})` : '-');
+  console.log(`| DNS thread GC pauses: quiet; writes | ${gcs(quietLoop)}; ${gcs(writeLoop)} | |`);
+  console.log(`| DNS thread event loop delay p99 / max: quiet; writes | ${quietLoop.dns ? `${quietLoop.dns.p99} / ${quietLoop.dns.max}; ${writeLoop.dns.p99} / ${writeLoop.dns.max} ms` : '-'} | |`);
+  const sched = (l) => (l.dns ? `${l.dns.sched.cpuMs} ms on a CPU, ${l.dns.sched.runnableWaitMs} ms runnable waiting for one, ${l.dns.sched.slices} times scheduled in ${l.dns.sched.wallMs} ms` : '-');
+  console.log(`| DNS thread scheduling (schedstat): quiet; writes | ${sched(quietLoop)}; ${sched(writeLoop)} | |`);
+  const mainSched = (l) => `${l.sched.cpuMs} ms on a CPU, ${l.sched.runnableWaitMs} ms runnable waiting`;
+  console.log(`| main thread scheduling: quiet; writes; batches | ${mainSched(quietLoop)}; ${mainSched(writeLoop)}; ${mainSched(batchLoop)} | |`);
   console.log(`| main event loop delay p99 / max: load, quiet, writes, batches | ${[loadLoop, quietLoop, writeLoop, batchLoop].map((l) => `${l.p99} / ${l.max}`).join(', ')} ms | |`);
 }

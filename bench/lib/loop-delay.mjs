@@ -1,21 +1,37 @@
 /**
- * Preloaded into a Stratus process by bench/big-zone.mjs (`node --import`): measures the event loop's delay
- * with perf_hooks.monitorEventLoopDelay and, on SIGUSR2, writes p50/p99/max (ms) since the last signal and the
- * V8 heap in use (MiB, after a full GC when started with --expose-gc) to `<STRATUS_LOOP_DELAY_DIR>/<pid>.json`,
- * then starts over.
+ * Preloaded into a Stratus process by bench/big-zone.mjs (`node --import`): measures the main thread's event-loop
+ * delay with perf_hooks.monitorEventLoopDelay, and starts every worker thread (the DNS thread) through
+ * thread-probe.mjs, which measures the same in the thread plus its GC pauses. On SIGUSR2 each thread writes, to
+ * `<STRATUS_LOOP_DELAY_DIR>/<pid>[-<threadId>].json`, its p50/p99/max delay (ms) since the last signal, its GC
+ * pauses, and its V8 heap (used after a full GC when started with --expose-gc, and committed), then starts over.
  */
 import fs from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { syncBuiltinESMExports } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import workerThreads from 'node:worker_threads';
+import { startProbe } from './thread-probe-core.mjs';
 
 const dir = process.env.STRATUS_LOOP_DELAY_DIR;
 if (dir) {
-  const h = monitorEventLoopDelay({ resolution: 1 });
-  h.enable();
+  const probe = startProbe();
+  const channel = new workerThreads.BroadcastChannel('stratus-bench-probe');
+  channel.unref();
+  let threads = 0;
   process.on('SIGUSR2', () => {
-    const ms = (ns) => Math.round(ns / 1e4) / 100;
-    globalThis.gc?.();
-    const heapMiB = process.memoryUsage().heapUsed / 1048576;
-    fs.writeFileSync(`${dir}/${process.pid}.json`, JSON.stringify({ p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max), heapMiB }));
-    h.reset();
+    fs.writeFileSync(`${dir}/${process.pid}.json`, JSON.stringify({ ...probe.take(), threads }));
+    channel.postMessage({ dir, pid: process.pid });
   });
+  const wrapper = fileURLToPath(new URL('./thread-probe.mjs', import.meta.url));
+  const Original = workerThreads.Worker;
+  workerThreads.Worker = class ProbedWorker extends Original {
+    constructor(script, opts = {}) {
+      if (opts.eval || typeof script !== 'string') super(script, opts);
+      else {
+        super(wrapper, { ...opts, argv: [...(opts.argv ?? []), '--bench-probe-script', script] });
+        threads++;
+        this.once('exit', () => { threads--; });
+      }
+    }
+  };
+  syncBuiltinESMExports();
 }

@@ -2,15 +2,16 @@
  * A zone tree's served rrsets as they are NOW, readable later in slices while the tree keeps changing: what a
  * zone transfer (AXFR, RFC 5936 §2.2: one version of the zone) needs without deriving and encoding every
  * record of a big zone at once. Freezing costs three references per name; it relies on the tree replacing,
- * never mutating, a node's record array (`src`), its explicit rrsets (`fixed`; the apex SOA is the one
+ * never mutating, a name's packed records (`src`, a string), its explicit rrsets (`fixed`; the apex SOA is the one
  * exception, which transfers take from the frozen SOA), its SOA RRset and its zone fields, so the references
  * taken keep describing this version. Names are re-derived from them (zone-node.ts) with this version's zone
  * fields when read.
  */
-import type { RRset, SnapshotRecord, SnapshotZone, ZoneNode, ZoneSnapshot } from './snapshot.js';
+import type { RRset, SnapshotZone, ZoneNode, ZoneSnapshot } from './snapshot.js';
 import type { WireRecord } from './wire/message.js';
 import { TYPE } from './wire/constants.js';
 import { deriveNode } from './zone-node.js';
+import { unpackRecords } from './packed-records.js';
 import type { ZoneTree } from './zone-tree.js';
 
 const NO_RRSETS: Map<number, RRset> = new Map();
@@ -23,7 +24,7 @@ export class FrozenZone {
   private readonly image: Pick<ZoneSnapshot, 'zoneId' | 'origin' | 'serial' | 'soa' | 'negativeSoa'>;
   private readonly cuts: ReadonlySet<string>;
   readonly names: string[] = [];
-  private readonly srcs: SnapshotRecord[][] = [];
+  private readonly srcs: string[] = [];
   private readonly fixeds: (Map<number, RRset> | undefined)[] = [];
   private next = 0;
 
@@ -33,11 +34,11 @@ export class FrozenZone {
     this.edge = tree.edgeAddresses;
     this.image = { zoneId: tree.zoneId, origin: tree.origin, serial: tree.serial, soa: tree.soa, negativeSoa: tree.negativeSoa };
     this.cuts = new Set(tree.cuts);
-    for (const node of tree.nodes.values()) {
-      this.names.push(node.name);
-      this.srcs.push(node.src);
-      this.fixeds.push(node.fixed);
-    }
+    tree.forEachName((name, src, fixed) => {
+      this.names.push(name);
+      this.srcs.push(src);
+      this.fixeds.push(fixed);
+    });
   }
 
   /** Names not read by {@link take} yet. */
@@ -48,7 +49,8 @@ export class FrozenZone {
   /** The served rrsets of the i-th name. */
   rrsetsAt(i: number): Map<number, RRset> {
     const src = this.srcs[i]!;
-    return this.fixeds[i] ?? (src.length ? deriveNode(this.zone, this.names[i]!, src, this.edge).rrsets : NO_RRSETS);
+    const name = this.names[i]!;
+    return this.fixeds[i] ?? (src !== '' ? deriveNode(this.zone, name, unpackRecords(src, name), this.edge).rrsets : NO_RRSETS);
   }
 
   /** The records of the next `count` names in transfer order (the apex SOA left out), or fewer at the end. */

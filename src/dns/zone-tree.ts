@@ -6,6 +6,10 @@
  * re-derived (zone-node.ts), with their ancestors (empty non-terminals appear and disappear), the delegation
  * set and the flattened CNAMEs that read them (zone-flatten.ts).
  *
+ * Memory: a name's records are kept packed in one string (packed-records.ts), and a plain name (nearly every name
+ * of a big zone) is nothing else: a million-record zone is a map of a million names to a million short strings,
+ * about 130 bytes a record, with almost nothing for the garbage collector to trace (zone-tree-node.ts).
+ *
  * Consistency: the tree is patched in place, one changeset at a time, by synchronous steps. A small changeset
  * is applied in one go, so no query (they are answered synchronously too) sees half of it. A large one
  * ({@link ZoneTree.applySteps}) is applied in slices between which the owner (the zone cache) keeps queries
@@ -13,12 +17,12 @@
  * (test: zone-tree.test.ts), with records of one rrset possibly in another order.
  */
 import { TYPE } from './wire/constants.js';
-import { RECORD_TYPES, type RecordType } from './record.js';
 import type { WireRecord } from './wire/message.js';
 import { inZone, type EdgeAddresses, type RRset, type SnapshotRecord, type SnapshotZone, type ZoneSnapshot } from './snapshot.js';
-import { deriveNode, soaRecord, type FlattenSpec } from './zone-node.js';
+import { deriveNode, soaRecord } from './zone-node.js';
 import { flattened, type DraftView, type Reads } from './zone-flatten.js';
-import { link, TreeNode, unlink, type NodeDeriver } from './zone-tree-node.js';
+import { link, NodesView, TreeNode, unlink, type NodeDeriver, type Slot } from './zone-tree-node.js';
+import { unpackRecords, withoutRecord, withRecord } from './packed-records.js';
 
 /** One record's change: the record before (null: created) and after (null: deleted). */
 export interface RecordChange {
@@ -42,12 +46,7 @@ function parent(name: string): string {
   return dot < 0 ? '' : name.slice(dot + 1);
 }
 
-const EMPTY: SnapshotRecord[] = [];
 const NO_RRSETS: Map<number, RRset> = new Map();
-/** One string per record type, instead of one per record read from the database or IPC. */
-const TYPE_NAMES = new Map<string, RecordType>(RECORD_TYPES.map((t) => [t, t]));
-/** Shared by every record without per-record settings (most), instead of one empty object each. */
-const NO_SETTINGS: SnapshotRecord['settings'] = Object.freeze({});
 
 /** Names whose rrsets changed (`content`) and names that appeared or disappeared (`exists`, also in `content`). */
 interface Seen {
@@ -60,14 +59,16 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   readonly zoneId: string;
   readonly origin: string;
   serial: number;
-  readonly nodes = new Map<string, TreeNode>();
+  /** Every existing name: its packed records when plain, else its node. */
+  private readonly slots = new Map<string, Slot>();
+  readonly nodes: NodesView;
   readonly cuts = new Set<string>();
   soa!: RRset;
   negativeSoa!: WireRecord;
   /** Records not served, by id, with the reason. */
   private readonly skippedById = new Map<string, string>();
-  /** Stored records of names that do not exist (all their records fail to encode). */
-  private readonly dormant = new Map<string, SnapshotRecord[]>();
+  /** Packed records of names that do not exist (all their records fail to encode). */
+  private readonly dormant = new Map<string, string>();
   private readonly proxiedNames = new Set<string>();
   private readonly cnameNames = new Set<string>();
   /** Flattened CNAME name -> the names its resolution read (rrsets, or only existence); and the reverse. */
@@ -75,29 +76,29 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   private readonly readers = new Map<string, Set<string>>();
   private readonly probers = new Map<string, Set<string>>();
   private readonly view: DraftView;
-  /** Bumped whenever any node changes; the last derivation is reused while it stays. */
-  private version = 0;
-  private memo: { node: TreeNode; version: number; rrsets: Map<number, RRset> } | undefined;
+  /** The last derivation, reused while the name, its records and the zone fields stay. */
+  private memo: { name: string; src: string; zone: SnapshotZone; rrsets: Map<number, RRset> } | undefined;
 
   constructor(private zone: SnapshotZone, private readonly edge: EdgeAddresses) {
     this.zoneId = zone.id;
     this.origin = zone.name;
     this.serial = zone.serial;
+    this.nodes = new NodesView(this.slots, this);
     this.view = {
       origin: this.origin,
       node: (name) => this.nodes.get(name),
-      draft: (node, type) => (node as TreeNode).unflattened.get(type),
+      draft: (node, type) => (node instanceof TreeNode ? node.unflattened : node.rrsets).get(type),
     };
     for (const _ of this.settle(new Set([this.origin]), { names: new Set(), wholeZone: false })) { /* one name */ }
   }
 
-  /** The served rrsets of a node without explicit ones, from its records. */
-  derive(node: TreeNode): Map<number, RRset> {
-    if (node.src.length === 0) return NO_RRSETS;
+  /** The served rrsets of a name without explicit ones, from its packed records. */
+  derive(name: string, src: string): Map<number, RRset> {
+    if (src === '') return NO_RRSETS;
     const m = this.memo;
-    if (m && m.node === node && m.version === this.version) return m.rrsets;
-    const rrsets = deriveNode(this.zone, node.name, node.src, this.edge).rrsets;
-    this.memo = { node, version: this.version, rrsets };
+    if (m && m.src === src && m.name === name && m.zone === this.zone) return m.rrsets;
+    const rrsets = deriveNode(this.zone, name, unpackRecords(src, name), this.edge).rrsets;
+    this.memo = { name, src, zone: this.zone, rrsets };
     return rrsets;
   }
 
@@ -116,6 +117,17 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     return this.edge;
   }
 
+  /**
+   * Calls `fn` with every name, its packed records and its explicit rrsets (a zone transfer freezes these:
+   * zone-tree-transfer.ts; both are replaced, never changed, when the name changes, but the apex's SOA).
+   */
+  forEachName(fn: (name: string, src: string, fixed: Map<number, RRset> | undefined) => void): void {
+    for (const [name, slot] of this.slots) {
+      if (typeof slot === 'string') fn(name, slot, undefined);
+      else fn(name, slot.src, slot.fixed);
+    }
+  }
+
   /** The zone fields the tree was last given. */
   get zoneFields(): SnapshotZone {
     return this.zone;
@@ -123,8 +135,8 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
 
   /** Every stored record held (for copying the tree elsewhere, e.g. to a DNS worker). */
   *records(): Iterable<SnapshotRecord> {
-    for (const node of this.nodes.values()) yield* node.src;
-    for (const list of this.dormant.values()) yield* list;
+    for (const [name, slot] of this.slots) yield* unpackRecords(typeof slot === 'string' ? slot : slot.src, name);
+    for (const [name, src] of this.dormant) yield* unpackRecords(src, name);
   }
 
   /** Applies a changeset at once; `serial` is the zone's serial after it. */
@@ -172,7 +184,6 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   *setZoneSteps(zone: SnapshotZone): Generator<void, ChangeReport> {
     const report: ChangeReport = { names: new Set(), wholeZone: true };
     this.zone = { ...zone, name: this.origin, id: this.zoneId, serial: this.serial };
-    this.version++;
     const touched = new Set<string>([this.origin, ...this.proxiedNames, ...this.cnameNames]);
     yield* this.settle(touched, report);
     this.setSerial(zone.serial, report);
@@ -185,10 +196,10 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     this.serial = serial;
     this.zone = { ...this.zone, serial };
     // A pre-signed zone serves its signer's SOA, whatever Stratus's serial.
-    if (this.zone.dnssec?.presigned === true && this.nodes.get(this.origin)!.src.some((r) => r.type === 'SOA')) return;
+    if (this.zone.dnssec?.presigned === true && unpackRecords(this.apex().src, this.origin).some((r) => r.type === 'SOA')) return;
     const s = this.zone.settings.soa;
     const set: RRset = { type: TYPE.SOA, ttl: s.ttl, records: [soaRecord(this.zone, s.ttl)] };
-    const apex = this.nodes.get(this.origin)!;
+    const apex = this.apex();
     apex.fixed!.set(TYPE.SOA, set);
     apex.draft?.set(TYPE.SOA, set);
     this.setSoa(set);
@@ -214,7 +225,8 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     }
     const again = new Set<string>();
     for (const name of seen.content) {
-      if (this.nodes.get(name)?.flatten) again.add(name);
+      const slot = this.slots.get(name);
+      if (slot instanceof TreeNode && slot.flatten) again.add(name);
       const readers = this.readers.get(name);
       if (readers) for (const r of readers) again.add(r);
     }
@@ -226,58 +238,73 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
       this.reflatten(name, report);
       if (++work % SLICE === 0) yield;
     }
-    this.setSoa(this.nodes.get(this.origin)!.rrsets.get(TYPE.SOA)!);
+    this.setSoa(this.apex().rrsets.get(TYPE.SOA)!);
   }
 
-  private srcOf(name: string): SnapshotRecord[] {
-    return this.nodes.get(name)?.src ?? this.dormant.get(name) ?? EMPTY;
+  /** The apex node (always a node: it holds its rrsets). */
+  private apex(): TreeNode {
+    return this.slots.get(this.origin) as TreeNode;
   }
 
-  private setSrc(name: string, src: SnapshotRecord[]): void {
-    this.version++;
-    const node = this.nodes.get(name);
-    if (node) { node.src = src; return; }
-    if (src.length) this.dormant.set(name, src);
+  /** The node of an existing name, made one if it was plain. */
+  private promote(name: string): TreeNode | undefined {
+    const slot = this.slots.get(name);
+    if (typeof slot !== 'string') return slot;
+    const node = new TreeNode(name, slot, this);
+    this.slots.set(name, node);
+    return node;
+  }
+
+  /** Keeps a name that needs nothing but its records as its packed records alone. */
+  private compact(name: string): void {
+    const slot = this.slots.get(name);
+    if (slot instanceof TreeNode && slot.plain && name !== this.origin) this.slots.set(name, slot.src);
+  }
+
+  private srcOf(name: string): string {
+    const slot = this.slots.get(name);
+    if (slot === undefined) return this.dormant.get(name) ?? '';
+    return typeof slot === 'string' ? slot : slot.src;
+  }
+
+  private setSrc(name: string, src: string): void {
+    const slot = this.slots.get(name);
+    if (slot instanceof TreeNode) slot.src = src;
+    else if (slot !== undefined) this.slots.set(name, src);
+    else if (src !== '') this.dormant.set(name, src);
     else this.dormant.delete(name);
   }
 
   private removeSource(name: string, id: string): void {
     const src = this.srcOf(name);
-    const i = src.findIndex((r) => r.id === id);
-    if (i < 0) return;
-    this.setSrc(name, src.length === 1 ? EMPTY : [...src.slice(0, i), ...src.slice(i + 1)]);
+    const next = withoutRecord(src, id);
+    if (next === src) return;
+    this.setSrc(name, next);
     this.skippedById.delete(id);
   }
 
-  /** Stores a record (replacing the one with its id), sharing the strings and objects many records have alike. */
+  /** Stores a record (replacing the one with its id). */
   private putSource(record: SnapshotRecord): void {
-    const rec: SnapshotRecord = {
-      ...record,
-      name: this.nodes.get(record.name)?.name ?? record.name,
-      type: TYPE_NAMES.get(record.type) ?? record.type,
-      settings: record.settings && Object.keys(record.settings).length === 0 ? NO_SETTINGS : record.settings,
-    };
-    // Arrays sized exactly: a pushed-to array keeps room for 16 more elements (about 130 bytes per name).
-    const held = this.srcOf(rec.name);
-    const src = held.length === 0 ? [rec] : held.filter((r) => r.id !== rec.id).concat(rec);
-    this.setSrc(rec.name, src);
-    this.skippedById.delete(rec.id);
+    this.setSrc(record.name, withRecord(withoutRecord(this.srcOf(record.name), record.id), record));
+    this.skippedById.delete(record.id);
   }
 
   /** Derives one name from its records; creates or removes the node (and empty non-terminals above it). */
   private rederive(name: string, report: ChangeReport, seen: Seen): void {
     const src = this.srcOf(name);
-    const d = deriveNode(this.zone, name, src, this.edge);
+    const records = unpackRecords(src, name);
+    const d = deriveNode(this.zone, name, records, this.edge);
+    // Settings may have made a record servable again (a paused zone's proxied records are encoded, others not).
+    if (this.skippedById.size) for (const r of records) this.skippedById.delete(r.id);
     for (const s of d.skipped) this.skippedById.set(s.id, s.reason);
     this.mark(this.proxiedNames, name, d.proxied);
     this.mark(this.cnameNames, name, d.cname);
-    let node = this.nodes.get(name);
-    if (!node && !d.exists) { this.setSrc(name, src); return; }
-    this.version++;
+    let node = this.promote(name);
+    if (!node && !d.exists) return;
     if (!node) {
       node = new TreeNode(name, src, this);
       this.dormant.delete(name);
-      this.nodes.set(name, node);
+      this.slots.set(name, node);
       seen.exists.add(name);
       this.addChild(parent(name), report, seen);
     }
@@ -289,6 +316,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     seen.content.add(name);
     this.markCut(name, d.rrsets.has(TYPE.NS), report);
     if (!node.own && node.kids === 0 && name !== this.origin) this.dropNode(node, report, seen);
+    else this.compact(name);
   }
 
   private mark(set: Set<string>, name: string, on: boolean): void {
@@ -306,14 +334,13 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
 
   private addChild(name: string, report: ChangeReport, seen: Seen): void {
     if (!inZone(name, this.origin) || (name === '' && this.origin !== '')) return;
-    const node = this.nodes.get(name);
+    const node = this.promote(name);
     if (node) { node.kids++; return; }
-    const ent = new TreeNode(name, this.dormant.get(name) ?? EMPTY, this);
+    const ent = new TreeNode(name, this.dormant.get(name) ?? '', this);
     ent.kids = 1;
     ent.own = false;
-    this.version++;
     this.dormant.delete(name);
-    this.nodes.set(name, ent);
+    this.slots.set(name, ent);
     report.names.add(name);
     seen.content.add(name);
     seen.exists.add(name);
@@ -321,19 +348,19 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   }
 
   private dropNode(node: TreeNode, report: ChangeReport, seen: Seen): void {
-    this.nodes.delete(node.name);
-    this.version++;
-    if (node.src.length) this.dormant.set(node.name, node.src);
+    this.slots.delete(node.name);
+    if (node.src !== '') this.dormant.set(node.name, node.src);
     this.markCut(node.name, false, report);
     this.unflatten(node.name);
     report.names.add(node.name);
     seen.content.add(node.name);
     seen.exists.add(node.name);
     const up = parent(node.name);
-    const p = this.nodes.get(up);
-    if (!p || !inZone(up, this.origin)) return;
+    const p = this.slots.get(up);
+    if (!(p instanceof TreeNode) || !inZone(up, this.origin)) return;
     p.kids--;
     if (p.kids === 0 && !p.own && up !== this.origin) this.dropNode(p, report, seen);
+    else this.compact(up);
   }
 
   /** Forgets what a flattened name read. */
@@ -348,14 +375,13 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   /** Recomputes the served rrsets of a name with a flattened CNAME (or restores its draft if it has none now). */
   private reflatten(name: string, report: ChangeReport): void {
     this.unflatten(name);
-    const node = this.nodes.get(name);
+    const node = this.promote(name);
     if (!node) return;
     const draft = node.unflattened;
-    this.version++;
     node.draft = undefined;
     node.fixed = name === this.origin ? draft : undefined;
     report.names.add(name);
-    if (!node.flatten) return;
+    if (!node.flatten) { this.compact(name); return; }
     const reads: Reads = { content: new Set(), exists: new Set() };
     const served = flattened(this.view, name, draft, node.flatten.ttl, reads);
     const kept = { content: [...reads.content], exists: [...reads.exists] };
