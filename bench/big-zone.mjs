@@ -140,17 +140,11 @@ async function loopDelay(pid) {
 }
 
 /** Stratus's own count of UDP answers by handling time (cumulative, per bucket bound in seconds), from /metrics. */
-async function handlingTimes(admin) {
-  const text = await (await fetch(`${admin}/metrics`)).text();
-  const out = new Map();
-  for (const m of text.matchAll(/^stratus_dns_query_duration_seconds_bucket\{([^}]*)\} (\S+)$/gm)) {
-    if (!/transport="udp"/.test(m[1])) continue;
-    out.set(/le="([^"]+)"/.exec(m[1])[1], Number(m[2]));
-  }
-  return out;
+function handlingTimes(admin) {
+  return histogram(admin, 'stratus_dns_query_duration_seconds', 'transport="udp"');
 }
 
-/** The handling-time percentile of the answers between two {@link handlingTimes} readings: 'under <bound>'. */
+/** The percentile of what a histogram counted between two {@link histogram} readings: 'under <bound>'. */
 function handlingPercentile(before, after, p) {
   const total = (after.get('+Inf') ?? 0) - (before.get('+Inf') ?? 0);
   if (total <= 0) return '-';
@@ -167,7 +161,7 @@ async function startStratus(dnsPort) {
   fs.mkdirSync(path.join(tmp, 'loop'));
   const child = start(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), '--expose-gc', '--import', path.join(ROOT, 'bench', 'lib', 'loop-delay.mjs'), path.join(out, 'cli.js'), 'serve',
     '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--dns', `127.0.0.1:${dnsPort}`, '--auth-email', EMAIL, '--auth-key', KEY, '--rate-limit', '0', '--auth-failure-limit', '0',
-    '--edge', 'off', '--admin', '127.0.0.1:0', '--log-level', 'warn', '--records-per-zone', String(RECORDS * 2 + 100_000)], { env: { ...process.env, STRATUS_LOOP_DELAY_DIR: path.join(tmp, 'loop') } });
+    '--edge', 'off', '--admin', '127.0.0.1:0', '--log-level', 'warn', '--records-per-zone', String(RECORDS + 2_000_000)], { env: { ...process.env, STRATUS_LOOP_DELAY_DIR: path.join(tmp, 'loop') } });
   const base = await waitFor('Stratus to listen', async () => /v4 API listening on (\S+)/.exec(child.output)?.[1], 60_000);
   const admin = await waitFor('the admin listener', async () => /admin listening on (\S+)/.exec(child.output)?.[1], 60_000);
   return { base: `${base}/client/v4`.replace('/client/v4/client/v4', '/client/v4'), pid: child.pid, admin };
@@ -253,6 +247,18 @@ async function visible(sock, port, name, t0) {
   return NaN;
 }
 
+/** Cumulative bucket counts (le -> count) of a Prometheus histogram on Stratus's admin listener, summed over the series whose labels contain `match`. */
+async function histogram(admin, name, match = '') {
+  const text = await (await fetch(`${admin}/metrics`)).text();
+  const out = new Map();
+  for (const line of text.split('\n')) {
+    const m = new RegExp(`^${name}_bucket\\{([^}]*)\\} (\\S+)$`).exec(line);
+    const le = m && /le="([^"]+)"/.exec(m[1])?.[1];
+    if (le && m[1].includes(match)) out.set(le, (out.get(le) ?? 0) + Number(m[2]));
+  }
+  return out;
+}
+
 /**
  * Write-to-visible for a server that applies writes in the order sent (Knot, fed by one knsupdate): one loop
  * polls the oldest write not seen yet, every 5 ms, and gives up on a write 5 s after it was sent. Polling every
@@ -289,6 +295,8 @@ async function underWrites(s, kPort, sPort, names, knsupdate) {
   };
   const sock = await bind();
   const kSock = await bind();
+  const createRoute = '/zones/:zone_id/dns_records",method="POST"';
+  const server0 = { http: await histogram(s.admin, 'stratus_http_request_duration_seconds', createRoute), group: await histogram(s.admin, 'stratus_zone_write_group_duration_seconds') };
   const knotVisible = orderedVisibility(kSock, kPort);
   const vis = { stratus: [], knot: [] };
   const apiMs = [];
@@ -330,6 +338,11 @@ async function underWrites(s, kPort, sPort, names, knsupdate) {
     if (i % WRITES === 0) rss.push(rssMiB(s.pid));
   }
   await Promise.all(inflight);
+  const server1 = { http: await histogram(s.admin, 'stratus_http_request_duration_seconds', createRoute), group: await histogram(s.admin, 'stratus_zone_write_group_duration_seconds') };
+  const server = {
+    http: [50, 99].map((p) => handlingPercentile(server0.http, server1.http, p)),
+    group: [50, 99].map((p) => handlingPercentile(server0.group, server1.group, p)),
+  };
   const [sq, kq] = await load;
   rss.push(rssMiB(s.pid));
   sock.close();
@@ -339,7 +352,7 @@ async function underWrites(s, kPort, sPort, names, knsupdate) {
     v.sort((a, b) => a - b);
   }
   apiMs.sort((a, b) => a - b);
-  return { sq, kq, vis, apiMs, stale, slow, failed, writesPerSec: done / SECONDS, rss };
+  return { sq, kq, vis, apiMs, stale, slow, failed, writesPerSec: done / SECONDS, rss, server };
 }
 
 /** As many batches of 100 creates as Stratus (API) and Knot (one knsupdate message each) take in SECONDS. */
@@ -448,6 +461,7 @@ async function main() {
   console.log(`| handling time inside the DNS thread (stratus_dns_query_duration_seconds, UDP): quiet; under writes | ${handled(quietHandled)}; ${handled(writeHandled)} | |`);
   console.log(`| writes completed per second (${WRITES}/s offered) | ${w.writesPerSec.toFixed(0)} (${w.failed} failed) | (dynamic updates, not awaited) |`);
   console.log(`| API create call latency p50 / p99 (part of write-to-visible) | ${ms(pct(w.apiMs, 50))} / ${ms(pct(w.apiMs, 99))} | |`);
+  console.log(`| the same calls inside Stratus (arrival to last byte; histogram buckets) p50 / p99; their group commits p50 / p99 | ${w.server.http.join(' / ')}; ${w.server.group.join(' / ')} | |`);
   console.log(`| write-to-visible p50 / p99 (from just before the API call) | ${ms(pct(w.vis.stratus, 50))} / ${ms(pct(w.vis.stratus, 99))} | ${ms(pct(w.vis.knot, 50))} / ${ms(pct(w.vis.knot, 99))} |`);
   console.log(`| stale answers right after the API call returned | ${w.stale} of ${w.vis.stratus.length} (${w.slow} not answered within 1 s) | - |`);
   console.log(`| sustained creates/s in batches of 100 | ${b.stratus.toFixed(0)} (API batch) | ${b.knot.toFixed(0)} (one update message each) |`);

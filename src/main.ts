@@ -125,7 +125,10 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
 /** Opens the stores and starts the public listeners (v4 API, DNS, S3, edge), registering their readiness probes. */
 async function startServices(config: Config, logger: Logger, clock: Clock, readiness: Readiness, edgeCatalog: EdgeCatalog | undefined, tls: TlsMaterial | undefined): Promise<RunningStratus> {
   const health = new HealthState(logger);
-  const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl, health, queryTimeoutMs: config.databaseTimeoutMs });
+  const database = await openDatabase({
+    dataDir: config.dataDir, url: config.databaseUrl, health, queryTimeoutMs: config.databaseTimeoutMs,
+    backgroundCheckpoints: true, onCheckpointError: (message) => logger.warn({ message }, 'background WAL checkpoint failed'),
+  });
   readiness.add(['database', 'migrations'], () => probeDatabase(database.db));
   const blobProbe = blobStoreProbe(config.blobsDir, config.blobsS3);
   readiness.add(['blob-store'], blobProbe.probe);

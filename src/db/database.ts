@@ -14,6 +14,7 @@ import { NO_FAULT_REPORTER, type FaultReporter } from '../shared/faults.js';
 import type { Database } from './schema.js';
 import { migrateToLatest } from './migrations.js';
 import { withUniqueViolations } from './unique-violation.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 
 /** An open relational store. */
 export interface OpenDatabase {
@@ -34,6 +35,10 @@ export interface DatabaseOptions {
   health?: FaultReporter;
   /** A PostgreSQL query without an answer this long breaks its connection (ms; default 30 000). */
   queryTimeoutMs?: number;
+  /** SQLite: checkpoint the write-ahead log in a worker thread instead of inside commits (sqlite-checkpointer.ts). */
+  backgroundCheckpoints?: boolean;
+  /** Told when the background checkpoint fails (once until one succeeds again). */
+  onCheckpointError?: (message: string) => void;
 }
 
 
@@ -65,7 +70,14 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase>
   sqlite.pragma(`mmap_size = ${MMAP_BYTES}`);
   const db = new Kysely<Database>({ dialect: withFaults(withUniqueViolations(new SqliteDialect({ database: cachingStatements(sqlite) })), opts.health, 'sqlite') });
   await migrateToLatest(db);
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const checkpointer = opts.backgroundCheckpoints ? startCheckpointer(sqlite, file, opts.onCheckpointError) : undefined;
+  return {
+    db, dialect: 'sqlite',
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 /** The dialect, translating faults (and reporting them when a health state listens). */

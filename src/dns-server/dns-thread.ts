@@ -12,6 +12,8 @@ import type { ThreadCommand, ThreadInit, ThreadReport, UdpPath, UpdateBatch } fr
 
 /** Longest run of update posting per event-loop turn (ms). */
 const FLUSH_MS = 4;
+/** How often {@link DnsThread.synced} looks whether every update is posted (ms). */
+const SYNC_POLL_MS = 10;
 
 /**
  * The thread's young generation (MiB). V8 would grow it to 128 MiB while a big zone loads and keep its pages for
@@ -34,7 +36,9 @@ export class DnsThread {
   private told = '';
   private exitedWith: number | undefined;
   private readonly waiting: Array<(m: ThreadReport) => boolean> = [];
-  private readonly asks = new Map<number, (out: Responses) => void>();
+  private readonly asks = new Map<number, (out: Responses, more?: boolean) => void>();
+  /** Streamed transfers waiting for their next part. */
+  private readonly parts = new Map<number, (out: Buffer[] | undefined, more: boolean) => void>();
   private askId = 0;
 
   constructor(
@@ -58,6 +62,8 @@ export class DnsThread {
       for (const w of this.waiting.splice(0)) w({ t: 'bind-failed', message: `DNS thread exited with ${code}` });
       for (const done of this.asks.values()) done([]);
       this.asks.clear();
+      for (const done of this.parts.values()) done(undefined, false);
+      this.parts.clear();
       onExit(code, thrown);
     });
   }
@@ -72,7 +78,11 @@ export class DnsThread {
       if (m.t === 'reply') {
         const done = this.asks.get(m.id);
         this.asks.delete(m.id);
-        done?.(m.out.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
+        done?.(buffers(m.out), m.more);
+      } else if (m.t === 'part') {
+        const done = this.parts.get(m.id);
+        this.parts.delete(m.id);
+        done?.(buffers(m.out), m.more);
       } else if (m.t === 'stats') queryStats.add(m.counts);
       else {
         const i = this.waiting.findIndex((w) => w(m));
@@ -136,6 +146,18 @@ export class DnsThread {
     this.setBusy();
   }
 
+  /**
+   * Resolves once the thread has applied every update queued so far and no zone has work queued, with the
+   * number of names it holds (undefined: it ended first).
+   */
+  async synced(): Promise<number | undefined> {
+    while (this.unsent.length > 0 && !this.exited) await new Promise((resolve) => setTimeout(resolve, SYNC_POLL_MS));
+    const done = this.next((m): m is Extract<ThreadReport, { t: 'synced' }> => m.t === 'synced');
+    this.command({ t: 'sync' });
+    const r = await done;
+    return r.t === 'synced' ? r.names : undefined;
+  }
+
   /** Binds the thread's UDP socket; says which UDP path serves it. */
   async bind(host: string, port: number): Promise<{ host: string; port: number } & UdpPath> {
     const bound = this.next((m): m is Extract<ThreadReport, { t: 'bound' }> => m.t === 'bound');
@@ -158,9 +180,24 @@ export class DnsThread {
     if (this.exited) return Promise.resolve([]);
     const id = ++this.askId;
     return new Promise<Responses>((resolve) => {
-      this.asks.set(id, resolve);
+      this.asks.set(id, (out, more) => resolve(more ? Object.assign(out, { more: this.nextParts(id) }) : out));
       this.command({ t: 'ask', id, msg, address: origin.address });
     });
+  }
+
+  /** The `more` of a streamed transfer answering ask `id`: asks the thread for each next part. */
+  private nextParts(id: number): NonNullable<Responses['more']> {
+    let finished = false;
+    return () => {
+      if (finished || this.exited) return undefined;
+      return new Promise<Buffer[] | undefined>((resolve) => {
+        this.parts.set(id, (out, more) => {
+          if (!more) finished = true;
+          resolve(out);
+        });
+        this.command({ t: 'more', id });
+      });
+    };
   }
 
   private command(c: ThreadCommand): void {
@@ -171,4 +208,9 @@ export class DnsThread {
   async terminate(): Promise<void> {
     await this.worker.terminate();
   }
+}
+
+/** Buffers over the bytes of posted replies (no copy). */
+function buffers(out: Uint8Array[]): Buffer[] {
+  return out.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
 }

@@ -13,11 +13,11 @@ import { lookup } from '../dns/lookup.js';
 import type { ZoneSnapshot } from '../dns/snapshot.js';
 import type { LookupResult } from '../dns/lookup.js';
 import type { Invalidation } from './zone-set.js';
-import { axfrMessages } from './axfr.js';
+import { axfrStream, streamTransfer, transferView } from './axfr.js';
 import { isTransferAllowed } from './acl.js';
 import { PacketCache, packetKey, questionNameEnd, type AnswerDeps } from './packet-cache.js';
 import type { ZoneSigning } from './signing.js';
-import { signedTransfer } from './signing-transfer.js';
+import { signedTransferBatches } from './signing-transfer.js';
 import { DNSSEC_TYPE } from '../dns/dnssec/denial.js';
 
 /** Where the handler finds zones (the zone cache on the main thread with `--dns-workers 0`, the DNS thread's trees otherwise). */
@@ -61,8 +61,12 @@ export interface QueryOrigin {
   address: string;
 }
 
-/** Zero or more response messages (several for AXFR). */
-export type Responses = Buffer[];
+/**
+ * Zero or more response messages (several for AXFR). A streamed zone transfer carries `more`: each call gives
+ * the next messages (possibly none yet, possibly after a wait), undefined when the transfer is complete; the
+ * sender calls it again once the connection has taken what it has (axfr.ts).
+ */
+export type Responses = Buffer[] & { more?: () => Buffer[] | undefined | Promise<Buffer[] | undefined> };
 
 /**
  * Told of every UDP answer the packet cache holds, as it is stored or served (the native UDP path caches
@@ -213,9 +217,9 @@ export class DnsHandler {
         return this.reply(msg, from, RCODE.REFUSED, q);
       }
       const keys = this.signing?.keysFor(zone);
-      if (!keys) return axfrMessages(zone, msg.id, q);
-      // Signed in slices first (a big zone's first signed transfer takes a while), then read at once.
-      return signedTransfer(zone, keys, this.signing!.cache).then((records) => axfrMessages(zone, msg.id, q, undefined, records));
+      // Streamed: signed (a big zone's first signed transfer takes a while) and sent a part at a time (axfr.ts).
+      const { first, more } = keys ? streamTransfer(msg.id, q, signedTransferBatches(transferView(zone), keys, this.signing!.cache)) : axfrStream(zone, msg.id, q);
+      return more ? Object.assign(first, { more }) : first;
     }
     const result = this.signing ? this.signing.answer(zone, qname, q.type, msg.edns?.dnssecOk === true) : lookup(zone, qname, q.type);
     this.deps = answerDeps(zone, result);

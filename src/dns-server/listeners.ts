@@ -77,12 +77,29 @@ function serveTcpConnection(conn: net.Socket, handler: QueryHandler, opts: Liste
   conn.setTimeout(opts.tcpIdleMs, () => conn.destroy());
   conn.on('error', () => conn.destroy());
   const address = conn.remoteAddress ?? '';
-  const send = (responses: Responses) => {
-    if (conn.destroyed) return;
+  const write = (responses: readonly Buffer[]): boolean => {
+    let room = true;
     for (const r of responses) {
       const head = Buffer.alloc(2);
       head.writeUInt16BE(r.length, 0);
-      conn.write(Buffer.concat([head, r]));
+      room = conn.write(Buffer.concat([head, r]));
+    }
+    return room;
+  };
+  const send = (responses: Responses) => {
+    if (conn.destroyed) return;
+    const room = write(responses);
+    if (responses.more) void stream(responses.more, room).catch((err: unknown) => { logger.error({ err }, 'zone transfer failed'); conn.destroy(); });
+  };
+  // A streamed transfer: the next messages are made once the connection has taken the previous ones.
+  const stream = async (more: NonNullable<Responses['more']>, room: boolean) => {
+    for (;;) {
+      if (!room) await new Promise<void>((resolve) => { conn.once('drain', resolve); conn.once('close', resolve); });
+      else await new Promise<void>((resolve) => setImmediate(resolve));
+      if (conn.destroyed) return;
+      const next = await more();
+      if (!next || conn.destroyed) return;
+      room = write(next);
     }
   };
   conn.on('data', (chunk: Buffer) => {

@@ -25,48 +25,25 @@ function occluded(s: ZoneSnapshot, name: string): boolean {
   return false;
 }
 
-/** RRsets signed between two yields of {@link signedTransferSteps}. */
+/** RRsets (or chain records) signed per batch of {@link signedTransferBatches}. */
 const SLICE = 64;
-/** Longest run of signing between two event-loop turns (ms). */
-const SLICE_MS = 4;
-
-/**
- * The signed transfer without holding the event loop: the zone is signed in slices of about {@link SLICE_MS}.
- * When the zone's serial moved meanwhile (a changeset was applied between two slices), its records are read
- * again in one synchronous pass, which finds the signatures cached but those of the records changed, so the
- * transfer is always one version of the zone.
- */
-export async function signedTransfer(s: ZoneSnapshot, keys: ZoneKeys, cache: SignatureCache): Promise<WireRecord[]> {
-  const serial = s.serial;
-  const steps = signedTransferSteps(s, keys, cache);
-  for (;;) {
-    const end = performance.now() + SLICE_MS;
-    for (;;) {
-      const r = steps.next();
-      if (r.done) return s.serial === serial ? r.value : signedTransferRecords(s, keys, cache);
-      if (performance.now() >= end) break;
-    }
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-}
 
 /** Every record of the signed zone in transfer order (see the module comment), at once. */
 export function signedTransferRecords(s: ZoneSnapshot, keys: ZoneKeys, cache: SignatureCache): WireRecord[] {
-  const steps = signedTransferSteps(s, keys, cache);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
+  const out: WireRecord[] = [];
+  for (const batch of signedTransferBatches(s, keys, cache)) for (const r of batch) out.push(r);
+  return out;
 }
 
 /**
- * {@link signedTransferRecords} in steps (it yields every {@link SLICE} signatures), so the transfer of a big
- * zone that is not yet in the signature cache is signed in slices between which queries are answered.
+ * {@link signedTransferRecords} in batches of about {@link SLICE} signed RRsets, made as they are taken, so the
+ * transfer of a big zone is signed and sent a slice at a time (axfr.ts) with queries answered in between.
+ * `s` must not change while the batches are read (a frozen version of a tree: zone-tree-transfer.ts).
  */
-export function* signedTransferSteps(s: ZoneSnapshot, keys: ZoneKeys, cache: SignatureCache): Generator<void, WireRecord[]> {
+export function* signedTransferBatches(s: ZoneSnapshot, keys: ZoneKeys, cache: SignatureCache): Generator<WireRecord[], void> {
   let work = 0;
   const soa = s.soa.records[0]!;
-  const out: WireRecord[] = [soa, cache.rrsig(keys.signer, [soa])];
+  let out: WireRecord[] = [soa, cache.rrsig(keys.signer, [soa])];
   const ttl = s.negativeSoa.ttl;
   const names = [...s.nodes.keys()].filter((n) => !occluded(s, n)).sort(compareNames);
   const extra = apexRrsets(s, keys);
@@ -78,27 +55,29 @@ export function* signedTransferSteps(s: ZoneSnapshot, keys: ZoneKeys, cache: Sig
     for (const set of sets) {
       out.push(...set);
       if (!(cut && set[0]!.type === TYPE.NS)) out.push(cache.rrsig(keys.signer, set));
-      if (++work % SLICE === 0) yield;
+      if (++work % SLICE === 0) { yield out; out = []; }
     }
   }
-  for (const name of [...s.nodes.keys()].filter((n) => occluded(s, n))) {
+  for (const name of s.nodes.keys()) {
+    if (!occluded(s, name)) continue;
     for (const set of s.nodes.get(name)!.rrsets.values()) out.push(...set.records);
   }
   if (keys.nsec3) {
-    const hashed = names.map((n) => ({ h: nsec3Hash(n), types: nodeTypes(s, s.nodes.get(n), keys) })).sort((a, b) => Buffer.compare(a.h, b.h));
+    // Hashes first (their order is the chain's), the owner's types when its NSEC3 is made.
+    const hashed = names.map((n) => ({ h: nsec3Hash(n), n })).sort((a, b) => Buffer.compare(a.h, b.h));
     for (const [i, e] of hashed.entries()) {
-      const rec = nsec3(s.origin, e.h, hashed[(i + 1) % hashed.length]!.h, e.types, ttl);
+      const rec = nsec3(s.origin, e.h, hashed[(i + 1) % hashed.length]!.h, nodeTypes(s, s.nodes.get(e.n), keys), ttl);
       out.push(rec, cache.rrsig(keys.signer, [rec]));
-      if (++work % SLICE === 0) yield;
+      if (++work % SLICE === 0) { yield out; out = []; }
     }
   } else {
     const owning = names.filter((n) => s.nodes.get(n)!.rrsets.size > 0);
     for (const [i, n] of owning.entries()) {
       const rec = nsec(n, owning[(i + 1) % owning.length]!, nodeTypes(s, s.nodes.get(n), keys), ttl);
       out.push(rec, cache.rrsig(keys.signer, [rec]));
-      if (++work % SLICE === 0) yield;
+      if (++work % SLICE === 0) { yield out; out = []; }
     }
   }
   out.push(soa);
-  return out;
+  yield out;
 }

@@ -10,7 +10,8 @@ import { keyContext, type ZoneDnssec } from '../dns/dnssec/config.js';
 import { SecretBox } from '../scripts/secret-box.js';
 import { silentLogger } from '../shared/logger.js';
 import { ZoneSigning } from './signing.js';
-import { signedTransferRecords } from './signing-transfer.js';
+import { signedTransferBatches, signedTransferRecords } from './signing-transfer.js';
+import { transferView } from './axfr.js';
 
 const NS = ['ns1.stratus.test', 'ns2.stratus.test'];
 const box = new SecretBox(randomBytes(32));
@@ -77,4 +78,21 @@ describe('ZoneSigning', () => {
     expect(covered).not.toContain(`sub.example.com/${TYPE.NS}`);
     expect(covered).toContain(`sub.example.com/${TYPE.DS}`);
   });
+
+  it('a streamed signed transfer of a tree is the version at its start, whatever the tree applies between parts', () => {
+    const signing = new ZoneSigning((sealed, c) => box.open(sealed, c), silentLogger());
+    const many = Array.from({ length: 3000 }, (_, i) => rec(`h${i}.example.com`, 'A', `192.0.2.${i % 250}`));
+    const tree = new ZoneTree(zone(dnssec()), edge);
+    tree.apply([...records, ...many].map((r) => ({ id: r.id, before: null, after: r })), 2);
+    const show = (recs: { name: string; type: number; rdata: readonly unknown[] }[]) => recs.map((r) => `${r.name} ${r.type} ${r.type === TYPE.RRSIG ? (r.rdata[0] as Buffer).readUInt16BE(0) : JSON.stringify(r.rdata)}`);
+    const expected = show(signedTransferRecords(tree, signing.keysFor(tree)!, signing.cache));
+    const parts = signedTransferBatches(transferView(tree), signing.keysFor(tree)!, signing.cache);
+    const got = [...parts.next().value!];
+    tree.apply(many.slice(0, 1000).map((r) => ({ id: r.id, before: r, after: null })), 3);
+    tree.apply([{ id: 'late', before: null, after: rec('zzz.example.com', 'A', '192.0.2.99') }], 4);
+    for (const batch of parts) got.push(...batch);
+    expect(show(got.map((r) => r))).toEqual(expected);
+    expect(show(signedTransferRecords(tree, signing.keysFor(tree)!, signing.cache))).not.toEqual(expected);
+  });
 });
+

@@ -19,7 +19,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import { DnsHandler, type SnapshotSource } from './handler.js';
+import { DnsHandler, type Responses, type SnapshotSource } from './handler.js';
 import { literalLookup } from './listeners.js';
 import { createLogger } from '../shared/logger.js';
 import { ZoneTree } from '../dns/zone-tree.js';
@@ -38,6 +38,11 @@ class WorkerZones implements SnapshotSource {
 
   find(qname: string): ZoneTree | undefined {
     return this.zones.find(qname);
+  }
+
+  /** The zones served. */
+  all(): ZoneTree[] {
+    return this.zones.all();
   }
 
   pendingFor(): undefined {
@@ -184,6 +189,43 @@ function query(q: Waiting): void {
   answerWaiting();
 }
 
+/** A streamed transfer is dropped when the main thread has not asked for its next part for this long (ms). */
+const STREAM_IDLE_MS = 60_000;
+/** Streamed zone transfers (axfr.ts) whose next parts the main thread asks for, by the id of their query. */
+const streams = new Map<number, { more: NonNullable<Responses['more']>; timer: NodeJS.Timeout }>();
+
+/** Posts a TCP query's reply; a streamed transfer's next parts wait for the main thread's `more`. */
+function replyStreaming(id: number, out: Uint8Array[] & Pick<Responses, 'more'>): void {
+  if (out.more) keepStream(id, out.more);
+  parent.postMessage({ t: 'reply', id, out: [...out], more: out.more !== undefined });
+}
+
+function keepStream(id: number, more: NonNullable<Responses['more']>): void {
+  clearTimeout(streams.get(id)?.timer);
+  streams.set(id, { more, timer: setTimeout(() => streams.delete(id), STREAM_IDLE_MS).unref() });
+}
+
+/** Makes and posts the next part of a streamed transfer (no more parts once it returns none). */
+function morePart(id: number): void {
+  const s = streams.get(id);
+  if (!s) { parent.postMessage({ t: 'part', id, out: [], more: false }); return; }
+  keepStream(id, s.more);
+  Promise.resolve(s.more()).then((out) => {
+    if (!out) { clearTimeout(s.timer); streams.delete(id); }
+    parent.postMessage({ t: 'part', id, out: out ?? [], more: out !== undefined });
+  }, (err: unknown) => {
+    logger.error({ err }, 'zone transfer failed');
+    streams.delete(id);
+    parent.postMessage({ t: 'part', id, out: [], more: false });
+  });
+}
+
+/** Reports `synced` once every update posted is applied and no zone has work queued (udp-workers.ts: readiness). */
+function reportSynced(): void {
+  if (catchUp() && blocking.ids.size === 0 && !blocking.unborn) parent.postMessage({ t: 'synced', names: zones.all().reduce((n, z) => n + z.nodes.size, 0) });
+  else setTimeout(reportSynced, RECHECK_MS);
+}
+
 /** The UDP socket: Node's `dgram`, or the native batched path (native-udp.ts) unless --dns-native-udp off. */
 let socket: dgram.Socket | undefined;
 let native: NativeUdp | undefined;
@@ -269,7 +311,9 @@ function unbind(): void {
 
 parent.on('message', (m: ThreadCommand) => {
   try {
-    if (m.t === 'ask') query({ msg: m.msg, address: m.address, transport: 'tcp', reply: (out) => parent.postMessage({ t: 'reply', id: m.id, out }) });
+    if (m.t === 'ask') query({ msg: m.msg, address: m.address, transport: 'tcp', reply: (out) => replyStreaming(m.id, out) });
+    else if (m.t === 'more') morePart(m.id);
+    else if (m.t === 'sync') reportSynced();
     else if (m.t === 'bind') bind(m.host, m.port);
     else if (m.t === 'unbind') unbind();
   } catch (err) {

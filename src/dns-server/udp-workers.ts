@@ -71,7 +71,11 @@ export interface UpdateBatch {
 export type ThreadCommand =
   | { t: 'bind'; host: string; port: number }
   | { t: 'unbind' }
-  | { t: 'ask'; id: number; msg: Uint8Array; address: string };
+  | { t: 'ask'; id: number; msg: Uint8Array; address: string }
+  /** The next part of a streamed zone transfer answering ask `id`. */
+  | { t: 'more'; id: number }
+  /** Answer `synced` once every update posted so far is applied and no zone has work queued. */
+  | { t: 'sync' };
 
 /** Reports from the thread. */
 export type ThreadReport =
@@ -79,7 +83,11 @@ export type ThreadReport =
   | ({ t: 'bound'; host: string; port: number } & UdpPath)
   | { t: 'bind-failed'; message: string; code?: string }
   | { t: 'unbound' }
-  | { t: 'reply'; id: number; out: Uint8Array[] }
+  /** `more`: a streamed zone transfer, whose next parts come as `part` reports when asked for. */
+  | { t: 'reply'; id: number; out: Uint8Array[]; more?: boolean }
+  | { t: 'part'; id: number; out: Uint8Array[]; more: boolean }
+  /** `names`: the names of every zone the thread holds. */
+  | { t: 'synced'; names: number }
   | { t: 'stats'; counts: QueryCounts };
 
 /** A running DNS thread. */
@@ -166,11 +174,14 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
       if (!(await next.started()) || closing) return; // its exit handler started the next attempt
       try {
         if (address) path = await next.bind(address.host, address.port);
+        down = `the DNS thread restarted; reloading its ${opts.cache.all().length} zones`;
         next.flush();
         await opts.cache.reloadAll();
-        if (thread !== next || next.exited) return;
+        // Ready once the thread itself holds every zone (the reload's updates are posted over several turns).
+        const names = await next.synced();
+        if (names === undefined || thread !== next || next.exited) return;
         down = undefined;
-        opts.logger.info({ zones: opts.cache.all().length }, 'DNS thread answering again');
+        opts.logger.info({ zones: opts.cache.all().length, names }, 'DNS thread answering again');
         return;
       } catch (err) {
         opts.logger.error({ err }, 'the restarted DNS thread could not bind its UDP address; trying again');

@@ -112,6 +112,22 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     return this.zone.dnssec;
   }
 
+  /** The edge addresses proxied records are served with (fixed for the tree's life). */
+  get edgeAddresses(): EdgeAddresses {
+    return this.edge;
+  }
+
+  /**
+   * Calls `fn` with every name, its packed records and its explicit rrsets (a zone transfer freezes these:
+   * zone-tree-transfer.ts; both are replaced, never changed, when the name changes, but the apex's SOA).
+   */
+  forEachName(fn: (name: string, src: string, fixed: Map<number, RRset> | undefined) => void): void {
+    for (const [name, slot] of this.slots) {
+      if (typeof slot === 'string') fn(name, slot, undefined);
+      else fn(name, slot.src, slot.fixed);
+    }
+  }
+
   /** The zone fields the tree was last given. */
   get zoneFields(): SnapshotZone {
     return this.zone;

@@ -12,10 +12,11 @@ import { sql, type Kysely } from 'kysely';
 import type { PlanLimits } from '../config/config.js';
 import type { Database } from '../db/schema.js';
 import { QueryTemplate } from '../db/query-template.js';
+import { MultiRowInsert } from '../db/multi-row-insert.js';
 import { PRESIGNED_TYPES, type DnsRecord } from '../dns/record.js';
 import { AppError } from '../shared/errors.js';
 import { isoTimestamp, type Clock } from '../shared/clock.js';
-import { isId, newId } from '../shared/ids.js';
+import { isId, newOrderedId } from '../shared/ids.js';
 import { validateRecordBody, type RecordDraft } from './record-body.js';
 import type { RecordWarning } from './record-name.js';
 import { checkNameConflicts, checkProxiedCname } from './record-rules.js';
@@ -95,7 +96,7 @@ export class RecordsTransaction {
     await this.checkRules(draft, atName, null);
     const now = isoTimestamp(this.deps.clock.now());
     const record: DnsRecord = {
-      id: newId(), zoneId: this.zone.id, ...draft, meta: { ...RECORD_META },
+      id: newOrderedId(), zoneId: this.zone.id, ...draft, meta: { ...RECORD_META },
       createdOn: now, modifiedOn: now,
       commentModifiedOn: draft.comment !== null ? now : null,
       tagsModifiedOn: draft.tags.length > 0 ? now : null,
@@ -140,7 +141,7 @@ export class RecordsTransaction {
         checkNameConflicts(draft, atName, this.zone.name);
         await checkProxiedCname(draft, this.zone.name, at);
         const record: DnsRecord = {
-          id: newId(), zoneId: this.zone.id, ...draft, meta: { ...RECORD_META }, createdOn: now, modifiedOn: now,
+          id: newOrderedId(), zoneId: this.zone.id, ...draft, meta: { ...RECORD_META }, createdOn: now, modifiedOn: now,
           commentModifiedOn: draft.comment !== null ? now : null, tagsModifiedOn: draft.tags.length > 0 ? now : null,
         };
         atName.push({ id: record.id, name: record.name, type: record.type, content: record.content, priority: record.priority });
@@ -152,7 +153,7 @@ export class RecordsTransaction {
         throw faultOf(err) ? err : wrap(i, err); // a store fault is no problem of draft i
       }
     }
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await this.trx.insertInto('dns_records').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+    await INSERT_RECORDS.execute(this.trx, rows);
     if (rows.length > 0) this.changed = true;
     if (rows.some((r) => r.type === 'NS')) this.nsChanged = true;
     return out;
@@ -256,15 +257,18 @@ const INSERT_RECORD = new QueryTemplate<RecordRow, never>((db, p) => db.insertIn
   ttl: p('ttl'), proxied: p('proxied'), comment: p('comment'), tags: p('tags'), settings: p('settings'), meta: p('meta'),
   created_on: p('created_on'), modified_on: p('modified_on'), comment_modified_on: p('comment_modified_on'), tags_modified_on: p('tags_modified_on'),
 }));
+const INSERT_RECORDS = new MultiRowInsert<RecordRow>('dns_records', [
+  'id', 'zone_id', 'name', 'type', 'content', 'data', 'priority', 'ttl', 'proxied', 'comment', 'tags', 'settings', 'meta',
+  'created_on', 'modified_on', 'comment_modified_on', 'tags_modified_on',
+]);
 const ADD_RECORD_COUNT = new QueryTemplate<{ zoneId: string; delta: number }, never>((db, p) => db.updateTable('zones')
   .set({ record_count: sql<number>`record_count + ${p('delta')}` }).where('id', '=', p('zoneId')));
 
 /** A stored record as the rules see it. */
 type ExistingRow = { id: string; name?: string; type: string; content: string; priority: number | null };
 
-/** Names looked up per statement, and rows inserted per statement (17 columns each; well under SQLite's 32,766 variables). */
+/** Names looked up per statement. */
 const LOOKUP_CHUNK = 500;
-const INSERT_CHUNK = 500;
 
 /** True when a stored record has the draft's type and value (what 81058 calls identical). */
 function sameValue(r: ExistingRow, draft: RecordDraft): boolean {

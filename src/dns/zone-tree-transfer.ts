@@ -1,0 +1,124 @@
+/**
+ * A zone tree's served rrsets as they are NOW, readable later in slices while the tree keeps changing: what a
+ * zone transfer (AXFR, RFC 5936 §2.2: one version of the zone) needs without deriving and encoding every
+ * record of a big zone at once. Freezing costs three references per name; it relies on the tree replacing,
+ * never mutating, a name's packed records (`src`, a string), its explicit rrsets (`fixed`; the apex SOA is the one
+ * exception, which transfers take from the frozen SOA), its SOA RRset and its zone fields, so the references
+ * taken keep describing this version. Names are re-derived from them (zone-node.ts) with this version's zone
+ * fields when read.
+ */
+import type { RRset, SnapshotZone, ZoneNode, ZoneSnapshot } from './snapshot.js';
+import type { WireRecord } from './wire/message.js';
+import { TYPE } from './wire/constants.js';
+import { deriveNode } from './zone-node.js';
+import { unpackRecords } from './packed-records.js';
+import type { ZoneTree } from './zone-tree.js';
+
+const NO_RRSETS: Map<number, RRset> = new Map();
+
+/** One version of a tree's names, read in slices. */
+export class FrozenZone {
+  readonly soa: WireRecord;
+  private readonly zone: SnapshotZone;
+  private readonly edge: ZoneTree['edgeAddresses'];
+  private readonly image: Pick<ZoneSnapshot, 'zoneId' | 'origin' | 'serial' | 'soa' | 'negativeSoa'>;
+  private readonly cuts: ReadonlySet<string>;
+  readonly names: string[] = [];
+  private readonly srcs: string[] = [];
+  private readonly fixeds: (Map<number, RRset> | undefined)[] = [];
+  private next = 0;
+
+  constructor(tree: ZoneTree) {
+    this.soa = tree.soa.records[0]!;
+    this.zone = tree.zoneFields;
+    this.edge = tree.edgeAddresses;
+    this.image = { zoneId: tree.zoneId, origin: tree.origin, serial: tree.serial, soa: tree.soa, negativeSoa: tree.negativeSoa };
+    this.cuts = new Set(tree.cuts);
+    tree.forEachName((name, src, fixed) => {
+      this.names.push(name);
+      this.srcs.push(src);
+      this.fixeds.push(fixed);
+    });
+  }
+
+  /** Names not read by {@link take} yet. */
+  get remaining(): number {
+    return this.names.length - this.next;
+  }
+
+  /** The served rrsets of the i-th name. */
+  rrsetsAt(i: number): Map<number, RRset> {
+    const src = this.srcs[i]!;
+    const name = this.names[i]!;
+    return this.fixeds[i] ?? (src !== '' ? deriveNode(this.zone, name, unpackRecords(src, name), this.edge).rrsets : NO_RRSETS);
+  }
+
+  /** The records of the next `count` names in transfer order (the apex SOA left out), or fewer at the end. */
+  take(count: number): WireRecord[] {
+    const out: WireRecord[] = [];
+    const end = Math.min(this.names.length, this.next + count);
+    for (; this.next < end; this.next++) {
+      const name = this.names[this.next]!;
+      for (const set of this.rrsetsAt(this.next).values()) {
+        if (set.type === TYPE.SOA && name === this.zone.name) continue;
+        for (const r of set.records) out.push(r);
+      }
+    }
+    return out;
+  }
+
+  /** This version as a snapshot (for signing a transfer): its nodes derived when read, never all at once. */
+  snapshot(): ZoneSnapshot {
+    return { ...this.image, nodes: new FrozenNodes(this), cuts: this.cuts, skipped: [], dnssec: this.zone.dnssec };
+  }
+}
+
+/** The names of a {@link FrozenZone} as a read-only map; a node's rrsets are derived on each read. */
+class FrozenNodes implements ReadonlyMap<string, ZoneNode> {
+  private index: Map<string, number> | undefined;
+
+  constructor(private readonly z: FrozenZone) {}
+
+  get size(): number {
+    return this.z.names.length;
+  }
+
+  private at(i: number): ZoneNode {
+    const z = this.z;
+    return { name: z.names[i]!, get rrsets() { return z.rrsetsAt(i); } };
+  }
+
+  private position(name: string): number | undefined {
+    this.index ??= new Map(this.z.names.map((n, i) => [n, i]));
+    return this.index.get(name);
+  }
+
+  get(name: string): ZoneNode | undefined {
+    const i = this.position(name);
+    return i === undefined ? undefined : this.at(i);
+  }
+
+  has(name: string): boolean {
+    return this.position(name) !== undefined;
+  }
+
+  *keys(): MapIterator<string> {
+    yield* this.z.names;
+  }
+
+  *values(): MapIterator<ZoneNode> {
+    for (let i = 0; i < this.z.names.length; i++) yield this.at(i);
+  }
+
+  *entries(): MapIterator<[string, ZoneNode]> {
+    for (let i = 0; i < this.z.names.length; i++) yield [this.z.names[i]!, this.at(i)];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, ZoneNode]> {
+    return this.entries();
+  }
+
+  forEach(fn: (value: ZoneNode, key: string, map: ReadonlyMap<string, ZoneNode>) => void): void {
+    for (const [k, v] of this.entries()) fn(v, k, this);
+  }
+}
