@@ -14,29 +14,12 @@
  */
 import { RCODE, TYPE } from '../wire/constants.js';
 import type { WireRecord } from '../wire/message.js';
+import { closestEncloser, groupRrsets, nextCloser } from './answer-names.js';
 import { inZone, type ZoneSnapshot } from '../snapshot.js';
 import { lookup, type LookupResult } from '../lookup.js';
 import { ChainIndex } from './presigned-chain.js';
 
 const DENIAL = new Set<number>([TYPE.RRSIG, TYPE.NSEC, TYPE.NSEC3]);
-
-function parent(name: string): string {
-  const dot = name.indexOf('.');
-  return dot < 0 ? '' : name.slice(dot + 1);
-}
-
-/** The closest existing ancestor of a name that does not exist. */
-function closestEncloser(s: ZoneSnapshot, name: string): string {
-  let n = parent(name);
-  while (!s.nodes.has(n) && n !== s.origin && n !== '') n = parent(n);
-  return n;
-}
-
-/** The child of `ancestor` on the way down to `name`. */
-function nextCloser(name: string, ancestor: string): string {
-  const keep = ancestor === '' ? 1 : ancestor.split('.').length + 1;
-  return name.split('.').slice(-keep).join('.');
-}
 
 /** The stored RRSIGs at `at` covering `type`, owned by `owner`. */
 function signaturesOf(s: ZoneSnapshot, at: string, type: number, owner: string): WireRecord[] {
@@ -47,18 +30,6 @@ function signaturesOf(s: ZoneSnapshot, at: string, type: number, owner: string):
     if (((head[0]! << 8) | head[1]!) === type) out.push(owner === r.name ? r : { ...r, name: owner });
   }
   return out;
-}
-
-/** Groups records into RRsets (same owner and type), keeping order. */
-function rrsets(records: readonly WireRecord[]): WireRecord[][] {
-  const out = new Map<string, WireRecord[]>();
-  for (const r of records) {
-    const k = `${r.name}|${r.type}`;
-    const set = out.get(k);
-    if (set) set.push(r);
-    else out.set(k, [r]);
-  }
-  return [...out.values()];
 }
 
 /** The answer of a pre-signed zone (see the module comment). */
@@ -83,7 +54,7 @@ export function presignedAnswer(s: ZoneSnapshot, qname: string, qtype: number, d
   };
 
   const answer: WireRecord[] = [];
-  for (const set of rrsets(r.answer)) {
+  for (const set of groupRrsets(r.answer)) {
     answer.push(...set);
     const owner = set[0]!.name;
     const type = set[0]!.type;

@@ -14,16 +14,12 @@
  */
 import { RCODE, TYPE } from '../wire/constants.js';
 import type { WireRecord } from '../wire/message.js';
+import { closestEncloser, groupRrsets, nextCloser } from './answer-names.js';
 import { inZone, type ZoneNode, type ZoneSnapshot } from '../snapshot.js';
 import { lookup, type LookupResult } from '../lookup.js';
 import type { SignatureCache } from './rrsig.js';
 import { DNSSEC_TYPE, coveringNsec3, matchingNsec3, nsec, predecessor, subtreeEnd, successor } from './denial.js';
 import { apexRrsets, type ZoneKeys } from './zone-keys.js';
-
-function parent(name: string): string {
-  const dot = name.indexOf('.');
-  return dot < 0 ? '' : name.slice(dot + 1);
-}
 
 /** `lookup`, plus the apex records of a signing zone (DNSKEY, CDS, CDNSKEY, NSEC3PARAM; also in ANY). */
 export function lookupSigning(s: ZoneSnapshot, qname: string, qtype: number, keys: ZoneKeys): LookupResult {
@@ -39,19 +35,6 @@ export function lookupSigning(s: ZoneSnapshot, qname: string, qtype: number, key
     }
   }
   return lookup(s, qname, qtype);
-}
-
-/** The closest existing ancestor of a name that does not exist. */
-function closestEncloser(s: ZoneSnapshot, name: string): string {
-  let n = parent(name);
-  while (!s.nodes.has(n) && n !== s.origin && n !== '') n = parent(n);
-  return n;
-}
-
-/** The child of `ancestor` on the way down to `name`. */
-function nextCloser(name: string, ancestor: string): string {
-  const keep = ancestor === '' ? 1 : ancestor.split('.').length + 1;
-  return name.split('.').slice(-keep).join('.');
 }
 
 /**
@@ -71,18 +54,6 @@ export function nodeTypes(s: ZoneSnapshot, node: ZoneNode | undefined, keys: Zon
   return [...types, TYPE.RRSIG];
 }
 
-/** Groups records into RRsets (same owner and type), keeping order. */
-function rrsets(records: readonly WireRecord[]): WireRecord[][] {
-  const out = new Map<string, WireRecord[]>();
-  for (const r of records) {
-    const k = `${r.name}|${r.type}`;
-    const set = out.get(k);
-    if (set) set.push(r);
-    else out.set(k, [r]);
-  }
-  return [...out.values()];
-}
-
 /** Signs a lookup result of a signing zone for a DO query (see the module comment). */
 export function signResult(s: ZoneSnapshot, qname: string, qtype: number, r: LookupResult, keys: ZoneKeys, cache: SignatureCache): LookupResult {
   if (r.rcode !== RCODE.NOERROR && r.rcode !== RCODE.NXDOMAIN) return r;
@@ -100,7 +71,7 @@ export function signResult(s: ZoneSnapshot, qname: string, qtype: number, r: Loo
     authority.push(rec, sign([rec]));
   };
 
-  for (const set of rrsets(r.answer)) {
+  for (const set of groupRrsets(r.answer)) {
     answer.push(...set);
     const owner = set[0]!.name;
     if (inZone(owner, s.origin) && !s.nodes.has(owner)) {
