@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
 import { openDatabase } from './database.js';
@@ -33,4 +35,35 @@ it('with background checkpoints, commits never checkpoint; the thread moves the 
   const count = await again.db.selectFrom('accounts').select((e) => e.fn.countAll<number>().as('n')).where('id', 'like', 'a%-%').executeTakeFirstOrThrow();
   expect(Number(count.n)).toBe(1000);
   await again.close();
+});
+
+it('stopping settles in a process with nothing else to do (the thread is held while it stops)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-ckpt-exit-'));
+  dirs.push(dir);
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const file = path.join(dir, 'x.sqlite');
+  // The thread is unreferenced while it runs; a script whose last step is `await stop()` must still finish
+  // (an unsettled top-level await would exit with code 13 before printing).
+  const script = path.join(dir, 'stop.mjs');
+  fs.writeFileSync(script, `
+    import { createRequire } from 'node:module';
+    import fs from 'node:fs';
+    const Database = createRequire(${JSON.stringify(path.join(here, 'database.ts'))})('better-sqlite3');
+    const { startCheckpointer } = await import(${JSON.stringify(path.join(here, 'sqlite-checkpointer.ts'))});
+    const file = ${JSON.stringify(file)};
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.exec('create table t (v text)');
+    const checkpointer = startCheckpointer(db, file);
+    const before = fs.statSync(file).size;
+    const insert = db.prepare('insert into t values (?)');
+    db.transaction(() => { for (let i = 0; i < 500; i++) insert.run('x'.repeat(4000)); })();
+    // Running: the thread has moved the log into the file.
+    while (fs.statSync(file).size < before + 1_000_000) await new Promise((r) => setTimeout(r, 20));
+    await checkpointer.stop();
+    db.close();
+    console.log('stopped');
+  `);
+  const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 120_000 });
+  expect({ status: run.status, out: run.stdout.trim() }, run.stderr).toEqual({ status: 0, out: 'stopped' });
 });

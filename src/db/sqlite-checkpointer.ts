@@ -69,6 +69,9 @@ export function startCheckpointer(sqlite: SQLite.Database, file: string, onError
     async stop() {
       if (!running) return;
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      // Held until it exits: an unreferenced thread would let a process with nothing else to do end with this
+      // promise unsettled (a library user's `await running.close()`).
+      worker.ref();
       worker.postMessage('stop');
       await exited;
     },
