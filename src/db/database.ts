@@ -15,6 +15,7 @@ import type { Database } from './schema.js';
 import { migrateToLatest } from './migrations.js';
 import { withUniqueViolations } from './unique-violation.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
+import { enableWal } from '../shared/sqlite-wal.js';
 
 /** An open relational store. */
 export interface OpenDatabase {
@@ -61,7 +62,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase>
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const file = path.join(opts.dataDir, 'stratus.sqlite');
   const sqlite = new SQLite(file);
-  sqlite.pragma('journal_mode = WAL');
+  enableWal(sqlite);
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');

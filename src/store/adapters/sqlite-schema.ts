@@ -6,6 +6,7 @@
  * is UTF-8 byte order too.
  */
 import type { Database } from 'better-sqlite3';
+import { enableWal } from '../../shared/sqlite-wal.js';
 
 /**
  * Statements creating the tables; idempotent, safe to run from several processes at once. `store_buckets` is
@@ -150,7 +151,7 @@ export function adoptLegacyBuckets(db: Database, accountId: string): number {
 /** Sets the pragmas and creates the tables, then runs the later schema steps. */
 export function prepareDatabase(db: Database): void {
   db.pragma('busy_timeout = 30000');
-  db.pragma('journal_mode = WAL');
+  enableWal(db);
   // In WAL mode NORMAL survives a killed process (only power loss can drop the last commits).
   db.pragma('synchronous = NORMAL');
   db.transaction(() => {
