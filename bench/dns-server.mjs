@@ -17,13 +17,12 @@
  *   node bench/dns-server.mjs   (BENCH_SECONDS=10 per run, BENCH_ROUNDS=3, BENCH_CLIENTS=4, BENCH_RECORDS=1000)
  */
 import { execFile, spawn } from 'node:child_process';
-import dgram from 'node:dgram';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { freePort, waitFor } from './lib/big-zone-dns.mjs';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -40,20 +39,6 @@ let buildDir;
 
 const log = (msg) => process.stdout.write(`[dns-bench] ${msg}\n`);
 
-async function freePort() {
-  for (;;) {
-    const udp = dgram.createSocket('udp4');
-    await new Promise((r) => udp.bind(0, '127.0.0.1', r));
-    const port = udp.address().port;
-    const ok = await new Promise((resolve) => {
-      const srv = net.createServer();
-      srv.once('error', () => resolve(false));
-      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-    });
-    udp.close();
-    if (ok) return port;
-  }
-}
 
 function start(cmd, args, opts = {}) {
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
@@ -64,15 +49,6 @@ function start(cmd, args, opts = {}) {
   return child;
 }
 
-async function waitFor(what, fn, ms = 30_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const soaAt = async (port) => (await run('dig', ['@127.0.0.1', '-p', String(port), '+short', '+norec', '+time=1', '+tries=1', ZONE, 'SOA'])).stdout.trim();
 

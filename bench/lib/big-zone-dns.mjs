@@ -1,4 +1,4 @@
-/** Small DNS client helpers of bench/big-zone.mjs: free ports, query packets, "does this name answer". */
+/** Small DNS client helpers of the DNS benches (big-zone.mjs, dns-server.mjs): free ports, query packets, "does this name answer", polling. */
 import dgram from 'node:dgram';
 import net from 'node:net';
 
