@@ -140,6 +140,18 @@ describe('zone settings', () => {
     await expect(other.sdk().zones.settings.edit('ssl', { zone_id: zoneId, value: 'off' })).rejects.toBeInstanceOf(Cloudflare.NotFoundError);
     const bulk = await api(server, 'GET', `/zones/${zoneId}/settings`, undefined, { 'x-auth-email': other.email, 'x-auth-key': other.key });
     expect(bulk.status).toBe(404);
+    // The second user's own token, with Zone Settings Write over every zone: the first account's zone is still not found.
+    const otherAuth = { 'x-auth-email': other.email, 'x-auth-key': other.key };
+    const otherToken = (await api(server, 'POST', '/user/tokens', {
+      name: 'other-settings', policies: [{ effect: 'allow', resources: { 'com.cloudflare.api.account.zone.*': '*' }, permission_groups: [{ id: SETTINGS_WRITE }] }],
+    }, otherAuth)).body.result.value as string;
+    const asOther = new Cloudflare({ apiToken: otherToken, baseURL: server.apiBase, maxRetries: 0 });
+    await expect(asOther.zones.settings.get('ssl_automatic_mode', { zone_id: zoneId })).rejects.toBeInstanceOf(Cloudflare.NotFoundError);
+    await expect(asOther.zones.settings.edit('ssl', { zone_id: zoneId, value: 'off' })).rejects.toBeInstanceOf(Cloudflare.NotFoundError);
+    const tokenBulk = await api(server, 'GET', `/zones/${zoneId}/settings`, undefined, { 'x-auth-email': undefined, 'x-auth-key': undefined, authorization: `Bearer ${otherToken}` });
+    expect(tokenBulk.status).toBe(404);
+    expect(JSON.stringify(tokenBulk.body)).not.toMatch(/"value"|ssl_automatic_mode|flexible/);
+    expect(((await cf.zones.settings.get('ssl', { zone_id: zoneId })) as { value?: unknown }).value).not.toBe('off');
 
     const make = async (group: string) => (await api(server, 'POST', '/user/tokens', {
       name: `settings-${group}`, policies: [{ effect: 'allow', resources: { [`com.cloudflare.api.account.zone.${zoneId}`]: '*' }, permission_groups: [{ id: group }] }],
