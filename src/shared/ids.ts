@@ -5,15 +5,20 @@ const POOL_BYTES = 16 * 256;
 const pool = Buffer.allocUnsafe(POOL_BYTES);
 let offset = POOL_BYTES;
 
-/** A new 32-character lowercase hex identifier (128 random bits), the shape the v4 API uses for zones, records and accounts. */
-export function newId(): string {
-  if (offset + 16 > POOL_BYTES) {
+/** `bytes` random bytes from the pool, as lowercase hex. */
+function randomHex(bytes: number): string {
+  if (offset + bytes > POOL_BYTES) {
     randomFillSync(pool);
     offset = 0;
   }
-  const id = pool.toString('hex', offset, offset + 16);
-  offset += 16;
-  return id;
+  const hex = pool.toString('hex', offset, offset + bytes);
+  offset += bytes;
+  return hex;
+}
+
+/** A new 32-character lowercase hex identifier (128 random bits), the shape the v4 API uses for zones, records and accounts. */
+export function newId(): string {
+  return randomHex(16);
 }
 
 let lastMs = 0;
@@ -30,13 +35,7 @@ let sequence = 0;
 export function newOrderedId(now = Date.now()): string {
   if (now > lastMs) { lastMs = now; sequence = 0; }
   else if (++sequence > 0xffff) { lastMs++; sequence = 0; }
-  if (offset + 8 > POOL_BYTES) {
-    randomFillSync(pool);
-    offset = 0;
-  }
-  const random = pool.toString('hex', offset, offset + 8);
-  offset += 8;
-  return lastMs.toString(16).padStart(12, '0').slice(-12) + sequence.toString(16).padStart(4, '0') + random;
+  return lastMs.toString(16).padStart(12, '0').slice(-12) + sequence.toString(16).padStart(4, '0') + randomHex(8);
 }
 
 /** True when the string has the shape of a v4 identifier (1 to 32 lowercase hex characters). */
