@@ -36,7 +36,8 @@ const PAIRS = Number(args.pairs ?? 2000);
 const SCRIPTS = Number(args.scripts ?? 20);
 const log = (line) => process.stdout.write(`${line}\n`);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-bench-edge-'));
-const WITH_WRANGLER = args.wrangler !== 'off';
+const ONLY = new Set((args.only ?? 'hello,bucket,deploy').split(','));
+const WITH_WRANGLER = args.wrangler !== 'off' && ONLY.has('hello');
 
 const HELLO = 'export default { fetch() { return new Response("hello world"); } };';
 const PAIRS_SCRIPT = `export default {
@@ -136,11 +137,25 @@ const catalog = new BenchCatalog();
 const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000 });
 // The same runtime without its front process (--edge-front off), on the same catalog.
 const direct = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: false });
-const plain = await startPlainWorkerd(root, HELLO);
-const floor = await startTwoProcessFloor(root, HELLO);
+const plain = ONLY.has('hello') ? await startPlainWorkerd(root, HELLO) : undefined;
+const floor = ONLY.has('hello') ? await startTwoProcessFloor(root, HELLO) : undefined;
 const wranglerDev = WITH_WRANGLER ? await startWranglerDev(root, HELLO, await freePort()) : undefined;
 try {
   // 1. Hello world.
+  if (ONLY.has('hello')) await helloWorld();
+  if (ONLY.has('bucket')) await bucketPairs();
+  if (ONLY.has('deploy')) await deploys();
+} finally {
+  await plain?.close();
+  await floor?.close();
+  await wranglerDev?.close();
+  await edge.close();
+  await direct.close();
+  await store.close();
+  fs.rmSync(root, { recursive: true, force: true });
+}
+
+async function helloWorld() {
   catalog.deploy('hello.bench', HELLO);
   await get(edge.port, 'hello.bench');
   await get(direct.port, 'hello.bench');
@@ -171,8 +186,10 @@ try {
   log(`  ratio edge/workerd alone ${(best.edge.rps / best.plain.rps).toFixed(2)}x (target >= 0.8x)`);
   if (best.wrangler) log(`  ratio edge/wrangler dev  ${(best.edge.rps / best.wrangler.rps).toFixed(2)}x`);
   log('  (the Node process line counts the load generator too)');
+}
 
-  // 2. Bucket binding pairs.
+/** 2. Bucket binding pairs. */
+async function bucketPairs() {
   catalog.deploy('pairs.bench', PAIRS_SCRIPT, [{ type: 'r2_bucket', name: 'B', bucketName: 'bench' }]);
   const mf = new Miniflare({ modules: true, script: PAIRS_SCRIPT, compatibilityDate: '2025-01-01', r2Buckets: ['B'], r2Persist: path.join(root, 'mf') });
   await mf.ready;
@@ -196,8 +213,10 @@ try {
   log(`  Miniflare in-script    ${bestMf.toFixed(0).padStart(7)} pairs/s`);
   log(`  Stratus edge script    ${bestEdge.toFixed(0).padStart(7)} pairs/s`);
   log(`  ratio Stratus/Miniflare ${(bestEdge / bestMf).toFixed(2)}x (target >= 5x)`);
+}
 
-  // 3. Deploy to serve, memory per script.
+/** 3. Deploy to serve, memory per script. */
+async function deploys() {
   const deployTimes = [];
   for (let i = 0; i < 5; i++) {
     const started = performance.now();
@@ -214,12 +233,4 @@ try {
   const after = rssMb(edge.runtime.pid);
   log(`deploys: new version to first answer, median ${deployTimes[2].toFixed(0)} ms (min ${deployTimes[0].toFixed(0)}, max ${deployTimes[4].toFixed(0)})`);
   log(`memory: workerd RSS ${before.toFixed(0)} MiB with ${versionsBefore} versions, ${after.toFixed(0)} MiB with ${catalog.n}: ${((after - before) / SCRIPTS).toFixed(2)} MiB per script`);
-} finally {
-  await plain.close();
-  await floor.close();
-  await wranglerDev?.close();
-  await edge.close();
-  await direct.close();
-  await store.close();
-  fs.rmSync(root, { recursive: true, force: true });
 }

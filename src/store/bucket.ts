@@ -3,7 +3,7 @@
  * first (TypeError/RangeError/Error with the runtime's texts), then runs the "server side" checks in the
  * reference's order (§2.3), and reports service failures as `"<action>: <message> (<code>)"`.
  */
-import { randomBytes } from 'node:crypto';
+import { newId } from '../shared/ids.js';
 import type { StoreContext, BucketSettings } from './context.js';
 import { MAX_PUT_BYTES, resolveStorageClass } from './context.js';
 import { fail } from './errors.js';
@@ -122,7 +122,7 @@ export class Bucket implements StoreBucket {
     }
     const record: ObjectRecord = {
       key: k,
-      version: randomBytes(16).toString('hex'),
+      version: newId(),
       size: src.length,
       etag: checksums.md5!,
       uploaded: this.ctx.clock.now().getTime(),

@@ -23,6 +23,7 @@ import type {
 } from '../ports.js';
 import { adoptLegacyBuckets, prepareDatabase, UploadState } from './sqlite-schema.js';
 import { SqliteBuckets } from './sqlite-buckets.js';
+import { GroupCommit } from './sqlite-group-commit.js';
 import { listUploadRows } from './sqlite-uploads.js';
 import { dropGarbageRows, referencedBlobRows, takeGarbageRows } from './sqlite-garbage.js';
 import { lastKeyRow, scanObjectRows } from './sqlite-object-scan.js';
@@ -35,12 +36,14 @@ export class SqliteMetadataStore implements MetadataStore {
   private readonly db: Database;
   private readonly stmts = new Map<string, Statement>();
   private readonly buckets: SqliteBuckets;
+  private readonly swaps: GroupCommit<[string, ObjectRecord, (current: ObjectRecord | null) => boolean], SwapResult>;
 
   constructor(file: string) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     this.db = new SQLite(file);
     prepareDatabase(this.db);
     this.buckets = new SqliteBuckets(this.db);
+    this.swaps = new GroupCommit(this.db, (bucket, record, check) => this.swapOne(bucket, record, check));
   }
 
   /** Opens the store file inside a data folder. */
@@ -104,23 +107,21 @@ export class SqliteMetadataStore implements MetadataStore {
     return (this.q('SELECT * FROM store_parts WHERE upload_id = ? ORDER BY part_number').all(uploadId) as PartRow[]).map(toPart);
   }
 
-  /** The conditional swap, compiled once (the hot path of every put). */
-  private readonly swapTx = (): ((bucket: string, record: ObjectRecord, check: (current: ObjectRecord | null) => boolean) => SwapResult) => {
-    const tx = this.db.transaction((bucket: string, record: ObjectRecord, check: (current: ObjectRecord | null) => boolean): SwapResult => {
-      const current = this.readObject(bucket, record.key);
-      if (!check(current)) return { ok: false, current };
-      if (current) this.discardBody(bucket, current, record.uploaded);
-      this.writeObject(bucket, record);
-      this.registerBucket(bucket, record.uploaded);
-      return { ok: true, replaced: current };
-    });
-    return (bucket, record, check) => tx.immediate(bucket, record, check);
-  };
-  private swap?: ReturnType<SqliteMetadataStore['swapTx']>;
+  /**
+   * The conditional swap (the hot path of every put), group-committed: puts in flight together share one
+   * transaction and one commit, each checked against what the puts before it wrote.
+   */
+  private swapOne(bucket: string, record: ObjectRecord, check: (current: ObjectRecord | null) => boolean): SwapResult {
+    const current = this.readObject(bucket, record.key);
+    if (!check(current)) return { ok: false, current };
+    if (current) this.discardBody(bucket, current, record.uploaded);
+    this.writeObject(bucket, record);
+    this.registerBucket(bucket, record.uploaded);
+    return { ok: true, replaced: current };
+  }
 
-  async putObject(bucket: string, record: ObjectRecord, check: (current: ObjectRecord | null) => boolean): Promise<SwapResult> {
-    this.swap ??= this.swapTx();
-    return this.swap(bucket, record, check);
+  putObject(bucket: string, record: ObjectRecord, check: (current: ObjectRecord | null) => boolean): Promise<SwapResult> {
+    return this.swaps.run(bucket, record, check);
   }
 
   async deleteObjects(bucket: string, keys: string[], check?: DeleteCheck): Promise<Array<{ key: string; current: ObjectRecord | null }>> {
