@@ -92,6 +92,8 @@ interface Segment {
 export interface OpenedBody {
   chunks: AsyncIterator<Uint8Array>;
   release: () => Promise<void>;
+  /** The whole range's bytes when they are already in memory (an inline body): the same bytes `chunks` yields. */
+  whole?: Uint8Array;
 }
 
 function decrypting(key: Buffer | undefined, iv: string | null, offset: number, source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
@@ -108,10 +110,11 @@ export async function openBody(meta: MetadataStore, blobs: BlobStore, bucket: st
   if (body.kind === 'inline') {
     const slice = body.data.subarray(range.offset, range.offset + range.length);
     const out = key && rec.ssec ? ctrDecipherAt(key, rec.ssec.iv, range.offset).update(slice) : Buffer.from(slice);
+    const whole = new Uint8Array(out);
     const it = (async function* () {
-      if (out.byteLength > 0) yield new Uint8Array(out);
+      if (whole.byteLength > 0) yield whole;
     })();
-    return { chunks: it, release: async () => undefined };
+    return { chunks: it, release: async () => undefined, whole };
   }
   const segments: Segment[] = [];
   if (body.kind === 'blob') {

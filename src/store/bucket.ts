@@ -72,7 +72,7 @@ export class Bucket implements StoreBucket {
       checkReadKey(rec.ssec?.keyMd5, ssec);
       const range = resolveRange(rangeReq, rec.size);
       const body = await openBody(this.ctx.meta, this.ctx.blobs, this.settings.name, rec, range, ssec?.key);
-      return new GetResult(rec, range, body.chunks, body.release);
+      return new GetResult(rec, range, body.chunks, body.release, body.whole);
     });
   }
 

@@ -172,4 +172,27 @@ describe('object values', () => {
     expect(got.bodyUsed).toBe(true);
     expect(await rejection(got.text())).toBeInstanceOf(TypeError);
   });
+
+  it('a small (inline) and a large body read the same way: whole, ranged, and used once with a locked stream after', async () => {
+    for (const size of [1024, 100_000]) {
+      const value = new Uint8Array(size).map((_, i) => i % 251);
+      await b.put('v', value);
+      const got = (await b.get('v')) as StoreObjectBody;
+      const bytes = new Uint8Array(await got.arrayBuffer());
+      expect(bytes).toEqual(value);
+      expect(bytes.buffer.byteLength).toBe(size); // an ArrayBuffer of exactly the value, not a pool slice
+      expect(got.bodyUsed).toBe(true);
+      expect(got.body.locked).toBe(true);
+      expect(await rejection(got.bytes())).toEqual(new TypeError('Body has already been used. It can only be used once. Use tee() first if you need to read it twice.'));
+      const ranged = (await b.get('v', { range: { offset: 10, length: 20 } })) as StoreObjectBody;
+      expect(await ranged.bytes()).toEqual(value.subarray(10, 30));
+      // The stream asked for first, then read whole through it.
+      const streamed = (await b.get('v')) as StoreObjectBody;
+      const chunks: Uint8Array[] = [];
+      for await (const c of streamed.body) chunks.push(c);
+      expect(Buffer.concat(chunks)).toEqual(Buffer.from(value));
+      expect(streamed.bodyUsed).toBe(true);
+      expect(await rejection(streamed.text())).toBeInstanceOf(TypeError);
+    }
+  });
 });

@@ -82,15 +82,31 @@ function releaser(release: () => Promise<void>): () => Promise<void> {
 
 /** A stored object with a body that can be read once. */
 export class GetResult extends HeadResult implements StoreObjectBody {
-  readonly #body: ReadableStream<Uint8Array>;
+  #stream: ReadableStream<Uint8Array> | undefined;
   #used = false;
+  readonly #chunks: AsyncIterator<Uint8Array>;
+  readonly #finish: () => Promise<void>;
+  /** The bytes when they are in memory and the stream was never asked for: `bytes()` then takes them as they are. */
+  #whole: Uint8Array | undefined;
 
-  /** `chunks` yields exactly `range.length` bytes; `release` runs once the body is finished or abandoned. */
-  constructor(rec: ObjectRecord, range: { offset: number; length: number }, chunks: AsyncIterator<Uint8Array>, release: () => Promise<void>) {
+  /**
+   * `chunks` yields exactly `range.length` bytes; `release` runs once the body is finished or abandoned;
+   * `whole`, when given, is those same bytes already in memory (an inline body).
+   */
+  constructor(rec: ObjectRecord, range: { offset: number; length: number }, chunks: AsyncIterator<Uint8Array>, release: () => Promise<void>, whole?: Uint8Array) {
     super(rec, range);
-    const finish = releaser(release);
-    abandoned.register(this, finish, finish);
-    this.#body = withKnownLength(
+    this.#chunks = chunks;
+    this.#finish = releaser(release);
+    this.#whole = whole;
+    // Bytes in memory hold nothing to release; a blob's reader is released when the value is dropped unread.
+    if (!whole) abandoned.register(this, this.#finish, this.#finish);
+  }
+
+  #makeStream(): ReadableStream<Uint8Array> {
+    const chunks = this.#chunks;
+    const finish = this.#finish;
+    this.#whole = undefined;
+    return withKnownLength(
       new ReadableStream<Uint8Array>(
         {
           pull: async (controller) => {
@@ -116,13 +132,18 @@ export class GetResult extends HeadResult implements StoreObjectBody {
         },
         { highWaterMark: 0 },
       ),
-      range.length,
+      this.range!.length,
     );
   }
 
-  /** The value, as a stream (the same object on every access). */
+  /** The value, as a stream (the same object on every access; made on the first). */
   get body(): ReadableStream<Uint8Array> {
-    return this.#body;
+    if (!this.#stream) {
+      this.#stream = this.#makeStream();
+      // Read through `bytes()` already: the stream is as a read one is, locked to the reader that read it.
+      if (this.#used) this.#stream.getReader();
+    }
+    return this.#stream;
   }
 
   /** True once the body has been disturbed (read from or cancelled). */
@@ -131,9 +152,16 @@ export class GetResult extends HeadResult implements StoreObjectBody {
   }
 
   async bytes(): Promise<Uint8Array> {
-    if (this.#used || this.#body.locked) throw new TypeError(BODY_USED_MESSAGE);
+    if (this.#used || this.#stream?.locked) throw new TypeError(BODY_USED_MESSAGE);
+    const whole = this.#whole;
+    if (whole && !this.#stream) {
+      this.#used = true;
+      this.#whole = undefined;
+      return whole;
+    }
+    const stream = this.body;
     this.#used = true;
-    const reader = this.#body.getReader();
+    const reader = stream.getReader();
     const parts: Uint8Array[] = [];
     let total = 0;
     for (;;) {
