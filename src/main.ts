@@ -17,6 +17,7 @@ import { reconcileActiveZones, ZoneOwnership } from './zones/zone-ownership.js';
 import { startDnsServer } from './dns-server/server.js';
 import { adminAccountId, bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
 import { openServedBucketStore } from './store/served.js';
+import { bindingBucket } from './store/namespace.js';
 import { resolveS3Credentials } from './s3/credentials.js';
 import { startS3Server, type RunningS3 } from './s3/server.js';
 import { tokenPrincipals } from './s3/token-principal.js';
@@ -207,7 +208,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
         listen: config.edge, catalog: new PolicyCatalog(edgeCatalog ?? control.catalog, policies, ports), logger, originPort: config.originPort, originTlsPort: config.originTlsPort, scriptOutbound: config.scriptOutbound,
         cpuMs: config.scriptCpuMs, memoryMb: config.scriptMemoryMb,
         subrequests: config.scriptSubrequests, bucketSubrequests: config.scriptBucketSubrequests, front: config.edgeFront,
-        bucketFor: (accountId, bucketName, options) => store.forAccount(accountId).bucket(bucketName, options),
+        bucketFor: (accountId, bucketName, options) => bindingBucket(store.forAccount(accountId), bucketName, options),
       });
       ports.http = edge.port;
       if (config.edgeTls && tls) {

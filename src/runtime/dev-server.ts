@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { ListenAddress } from '../config/config.js';
 import type { ScriptBinding } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
-import { openBucketStore } from '../store/index.js';
+import { bindingBucket, openBucketStore } from '../store/index.js';
 import { DevCatalog, type DevScript } from './dev-catalog.js';
 import { watchDevScript, type ReloadEvents } from './dev-reload.js';
 import type { EdgeAccessRecord } from './control-service.js';
@@ -96,7 +96,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<RunningDev
   const onRequest = opts.onRequest;
   const runtime = new EdgeRuntime({
     listen: opts.http, catalog, logger: opts.logger, exposeErrors: true,
-    bucketFor: (_account, name, options) => store.bucket(name, options),
+    bucketFor: (_account, name, options) => bindingBucket(store, name, options),
     cpuMs: timeoutMs, wallMs: opts.wallTimeoutMs ?? 0, memoryMb: opts.memoryLimitMb ?? 1024,
     ...(opts.subrequests !== undefined ? { subrequests: opts.subrequests } : {}),
     ...(opts.bucketSubrequests !== undefined ? { bucketSubrequests: opts.bucketSubrequests } : {}),

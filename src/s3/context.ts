@@ -1,5 +1,6 @@
 /** What an S3 operation works with: the parsed request, its verified signature and the bucket store. */
 import type { BucketInfo, BucketNamespace, BucketStore, StoreBucket } from '../store/index.js';
+import { withBucketDefaults } from '../store/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { SignedRequestInfo } from './sigv4.js';
 import { s3Error } from './errors.js';
@@ -92,7 +93,7 @@ export async function requireBucket(r: S3Request, name = r.bucket!): Promise<Buc
 /** The bucket (default: the request's) as a binding with the bucket's default storage class; NoSuchBucket (404) when it does not exist. */
 export async function existingBucket(r: S3Request, name = r.bucket!): Promise<StoreBucket> {
   const info = await requireBucket(r, name);
-  return r.deps.store.bucket(name, { ...S3_BUCKET_OPTIONS, ...(info.storageClass ? { defaultStorageClass: info.storageClass } : {}) });
+  return r.deps.store.bucket(name, withBucketDefaults(info, S3_BUCKET_OPTIONS));
 }
 
 /** The request's key (object operations always have one). */

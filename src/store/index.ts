@@ -6,7 +6,7 @@
 export { openBucketStore, type OpenBucketStoreOptions } from './open.js';
 export { FixedLengthStream, withKnownLength, knownLength } from './value/known-length.js';
 export { parseLifecycleRules, defaultLifecycleRules, LifecycleRulesError, type LifecycleRule, type LifecycleCondition } from './lifecycle/rules.js';
-export { accountBucketName } from './namespace.js';
+export { accountBucketName, bindingBucket, withBucketDefaults } from './namespace.js';
 export type {
   BucketCorsRule,
   BucketInfo,

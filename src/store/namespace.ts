@@ -5,7 +5,7 @@
  * The view adds the prefix on the way in and strips it on the way out, so two accounts can each have a
  * bucket `photos` and neither can name the other's.
  */
-import type { BucketInfo, BucketNamespace } from './types.js';
+import type { BucketInfo, BucketNamespace, BucketOptions, StoreBucket } from './types.js';
 
 /** An account id as the store accepts it: 32 lowercase hex digits. */
 export const ACCOUNT_ID = /^[0-9a-f]{32}$/;
@@ -41,4 +41,17 @@ export function accountNamespace(root: BucketNamespace, listPrefixed: (prefix: s
     putBucketLifecycle: (name, rules) => root.putBucketLifecycle(n(name), rules),
     setBucketStorageClass: (name, cls) => root.setBucketStorageClass(n(name), cls),
   };
+}
+
+/** `options` with the bucket's own default storage class from its registry entry: what a put without one stores. */
+export function withBucketDefaults(info: BucketInfo | null, options: BucketOptions = {}): BucketOptions {
+  return info?.storageClass ? { ...options, defaultStorageClass: info.storageClass } : options;
+}
+
+/**
+ * The bucket `name` of `buckets` as a script's binding sees it: with the bucket's own default storage class
+ * (read now; a bucket that does not exist yet gets Standard, and each operation reports it missing).
+ */
+export async function bindingBucket(buckets: BucketNamespace, name: string, options: BucketOptions = {}): Promise<StoreBucket> {
+  return buckets.bucket(name, withBucketDefaults(await buckets.bucketInfo(name), options));
 }

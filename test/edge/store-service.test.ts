@@ -13,7 +13,10 @@ import { openBucketStore, type BucketStore } from '../../src/store/index.js';
 import { eventually } from './harness.js';
 
 const SECRET = 'test-secret-of-this-process';
-const BINDING = JSON.stringify({ accountId: 'acct', bucket: 'wire' });
+// Each request names its binding with a date of its own, so the service resolves its bucket anew (it reuses a
+// binding's bucket for a second): `received` then counts the requests that reached the bucket.
+let requests = 0;
+const binding = () => JSON.stringify({ accountId: 'acct', bucket: 'wire', compatibilityDate: `2025-01-${String(++requests).padStart(2, '0')}` });
 
 describe('store service: the bucket protocol on the wire', () => {
   let dataDir: string;
@@ -37,7 +40,7 @@ describe('store service: the bucket protocol on the wire', () => {
     const [host, port] = service.address.split(':');
     const meta = Buffer.from(JSON.stringify({ version: 1, method: 'put', object: key }));
     const socket = net.connect(Number(port), host!, () => {
-      socket.write(`PUT / HTTP/1.1\r\nHost: fake-host\r\nx-stratus-secret: ${SECRET}\r\nx-stratus-binding: ${BINDING}\r\ncf-r2-metadata-size: ${meta.length}\r\ncontent-length: ${meta.length + size}\r\n\r\n`);
+      socket.write(`PUT / HTTP/1.1\r\nHost: fake-host\r\nx-stratus-secret: ${SECRET}\r\nx-stratus-binding: ${binding()}\r\ncf-r2-metadata-size: ${meta.length}\r\ncontent-length: ${meta.length + size}\r\n\r\n`);
       socket.write(meta);
       socket.write(Buffer.alloc(sent, 1));
       if (sent < size) setTimeout(() => { socket.destroy(); resolve('aborted'); }, 100);

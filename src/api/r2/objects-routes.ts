@@ -9,7 +9,7 @@
  */
 import { Hono, type Context } from 'hono';
 import type { ApiEnv } from '../context.js';
-import { withKnownLength, type BucketStore, type StoreBucket, type StoreHTTPMetadata, type StoreObject } from '../../store/index.js';
+import { withBucketDefaults, withKnownLength, type BucketStore, type StoreBucket, type StoreHTTPMetadata, type StoreObject } from '../../store/index.js';
 import { isoTimestamp } from '../../shared/clock.js';
 import { ok } from '../respond.js';
 import { successBody } from '../envelope.js';
@@ -62,7 +62,7 @@ export function r2ObjectRoutes(store: BucketStore): Hono<ApiEnv> {
     authorizeBucketItems(c, accountId, name, level);
     const info = await buckets.bucketInfo(name);
     if (!info) throw noSuchBucket();
-    return buckets.bucket(name, { compatibilityFlags: ['store_list_honor_include'], ...(info.storageClass ? { defaultStorageClass: info.storageClass } : {}) });
+    return buckets.bucket(name, withBucketDefaults(info, { compatibilityFlags: ['store_list_honor_include'] }));
   }
 
   app.put(`${base}/:key{.+}`, async (c) => {

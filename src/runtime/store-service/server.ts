@@ -7,7 +7,9 @@
  * - Every request carries the per-process secret (injected by workerd, never seen by scripts); without it the
  *   answer is 403 and nothing is read. Headers are never logged: SSE-C keys travel in them.
  * - Which bucket a request is for comes from the binding header workerd injects per binding service; the
- *   bucket itself from the injected `bucketFor(accountId, bucketName)`.
+ *   bucket itself from the injected `bucketFor(accountId, bucketName)`, asked at most once a second per binding
+ *   (the bucket's settings, such as its default storage class, are read then; whether it exists is checked by
+ *   every operation).
  * - A put streams its value into the store; a client that goes away mid-body errors the stream, so the put
  *   never commits.
  */
@@ -23,7 +25,7 @@ import { SMALL_VALUE, splitBody } from './body.js';
 import * as dec from './decode.js';
 import { errorHeader, listJson, NO_SUCH_KEY, objectJson, PRECONDITION_FAILED, protocolError, type ProtocolError } from './encode.js';
 
-/** Resolves the bucket of a binding: the account that owns the script and the bucket name it binds. */
+/** Resolves the bucket of a binding: the account that owns the script and the bucket name it binds, with the bucket's settings. */
 export type BucketResolver = (accountId: string, bucketName: string, options: BucketOptions) => StoreBucket | Promise<StoreBucket>;
 
 /** A running store service. */
@@ -127,6 +129,11 @@ async function send(res: http.ServerResponse, a: Answer): Promise<void> {
   res.end(json);
 }
 
+/** How many bindings' parsed headers and buckets are kept (a binding is one script version's bucket). */
+const BINDINGS_KEPT = 10_000;
+/** How long a resolved bucket is reused: a change of the bucket's settings (its default storage class) reaches scripts within it. */
+const BUCKET_KEPT_MS = 1000;
+
 /** Options of {@link startStoreService}. */
 export interface StoreServiceOptions {
   secret: string;
@@ -143,20 +150,39 @@ export interface StoreServiceOptions {
 export async function startStoreService(opts: StoreServiceOptions): Promise<StoreService> {
   const secret = Buffer.from(opts.secret);
   const log = opts.logger.child({ component: 'store-service' });
+  // A binding's header is the same on each of its requests (workerd injects it): parsed and resolved once.
+  const bindings = new Map<string, Binding>();
+  const buckets = new Map<string, { bucket: StoreBucket; until: number }>();
+  const parseBinding = (header: string): Binding => {
+    const binding = JSON.parse(header) as Binding;
+    if (bindings.size >= BINDINGS_KEPT) bindings.clear();
+    bindings.set(header, binding);
+    return binding;
+  };
+  const bucketOf = async (header: string, binding: Binding): Promise<StoreBucket> => {
+    const now = Date.now();
+    const known = buckets.get(header);
+    if (known && known.until > now) return known.bucket;
+    const bucketOptions: BucketOptions = {};
+    if (binding.compatibilityDate) bucketOptions.compatibilityDate = binding.compatibilityDate;
+    if (binding.compatibilityFlags) bucketOptions.compatibilityFlags = binding.compatibilityFlags;
+    const bucket = await opts.bucketFor(binding.accountId, binding.bucket, bucketOptions);
+    if (buckets.size >= BINDINGS_KEPT) buckets.clear();
+    buckets.set(header, { bucket, until: now + BUCKET_KEPT_MS });
+    return bucket;
+  };
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const given = Buffer.from(String(req.headers[STORE_SECRET_HEADER] ?? ''));
     if (given.length !== secret.length || !crypto.timingSafeEqual(given, secret)) {
       res.writeHead(403).end();
       return;
     }
-    const binding = JSON.parse(String(req.headers[STORE_BINDING_HEADER])) as Binding;
+    const header = String(req.headers[STORE_BINDING_HEADER]);
+    const binding = bindings.get(header) ?? parseBinding(header);
     let answer: Answer;
     let action = 'unknown';
     try {
-      const bucketOptions: BucketOptions = {};
-      if (binding.compatibilityDate) bucketOptions.compatibilityDate = binding.compatibilityDate;
-      if (binding.compatibilityFlags) bucketOptions.compatibilityFlags = binding.compatibilityFlags;
-      const bucket = await opts.bucketFor(binding.accountId, binding.bucket, bucketOptions);
+      const bucket = await bucketOf(header, binding);
       if (req.method === 'GET') {
         // Node reads header values as latin1; workerd sends raw UTF-8.
         const json = JSON.parse(Buffer.from(String(req.headers['cf-r2-request'] ?? ''), 'latin1').toString('utf8'));
