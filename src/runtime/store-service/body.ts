@@ -1,5 +1,4 @@
 /** Splits a protocol PUT body (`n` bytes of JSON, then the value) without buffering the value. */
-import type { IncomingMessage } from 'node:http';
 import { withKnownLength } from '../../store/value/known-length.js';
 
 /** The request JSON and the value: bytes when small, else a stream of known length. */
@@ -12,9 +11,11 @@ export interface SplitBody {
 /** Values up to this size are read whole before the store is called (cheaper than a stream for small puts). */
 export const SMALL_VALUE = 64 * 1024;
 
-/** Reads the first `metadataSize` bytes as JSON; the rest streams on as the value (`contentLength - metadataSize` bytes). */
-export async function splitBody(req: IncomingMessage, metadataSize: number, contentLength: number): Promise<SplitBody> {
-  const it = req[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+/**
+ * Reads the first `metadataSize` bytes of the body `it` yields as JSON; the rest streams on as the value
+ * (`contentLength - metadataSize` bytes).
+ */
+export async function splitBody(it: AsyncIterator<Buffer>, metadataSize: number, contentLength: number): Promise<SplitBody> {
   const head: Buffer[] = [];
   let have = 0;
   let leftover: Buffer | undefined;

@@ -13,16 +13,14 @@
  * - A put streams its value into the store; a client that goes away mid-body errors the stream, so the put
  *   never commits.
  */
-import http from 'node:http';
 import crypto from 'node:crypto';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { BucketOptions, StoreBucket, StoreObjectBody } from '../../store/types.js';
 import type { Logger } from '../../shared/logger.js';
 import { STORE_BINDING_HEADER, STORE_SECRET_HEADER } from '../workerd/config-text.js';
 import { SMALL_VALUE, splitBody } from './body.js';
 import * as dec from './decode.js';
+import { createWireServer, type WireRequest, type WireResponse } from './wire.js';
 import { errorHeader, listJson, NO_SUCH_KEY, objectJson, PRECONDITION_FAILED, protocolError, type ProtocolError } from './encode.js';
 
 /** Resolves the bucket of a binding: the account that owns the script and the bucket name it binds, with the bucket's settings. */
@@ -104,29 +102,29 @@ async function runPut(bucket: StoreBucket, req: any, value: ReadableStream<Uint8
   }
 }
 
-async function send(res: http.ServerResponse, a: Answer): Promise<void> {
+async function send(res: WireResponse, a: Answer): Promise<void> {
   const headers: Record<string, string> = {};
   if (a.error) headers['cf-r2-error'] = errorHeader(a.error);
   if (a.meta !== undefined) {
     const meta = Buffer.from(JSON.stringify(a.meta));
     headers['cf-r2-metadata-size'] = String(meta.length);
     const bodyLength = a.body ? a.body.range?.length ?? a.body.size : 0;
-    headers['content-length'] = String(meta.length + bodyLength);
-    res.writeHead(a.status, headers);
     if (a.body && bodyLength <= SMALL_VALUE) {
-      res.end(Buffer.concat([meta, Buffer.from(await a.body.arrayBuffer())]));
+      res.send(a.status, headers, Buffer.concat([meta, new Uint8Array(await a.body.arrayBuffer())]));
     } else if (a.body) {
-      res.write(meta);
-      await pipeline(Readable.fromWeb(a.body.body as never), res);
+      await res.stream(a.status, headers, meta.length + bodyLength, prefixed(meta, a.body.body));
     } else {
-      res.end(meta);
+      res.send(a.status, headers, meta);
     }
     return;
   }
-  const json = a.json !== undefined ? Buffer.from(JSON.stringify(a.json)) : Buffer.alloc(0);
-  headers['content-length'] = String(json.length);
-  res.writeHead(a.status, headers);
-  res.end(json);
+  res.send(a.status, headers, a.json !== undefined ? Buffer.from(JSON.stringify(a.json)) : undefined);
+}
+
+/** `first`, then the chunks of `rest`. */
+async function* prefixed(first: Uint8Array, rest: ReadableStream<Uint8Array>): AsyncIterable<Uint8Array> {
+  yield first;
+  yield* rest;
 }
 
 /** How many bindings' parsed headers and buckets are kept (a binding is one script version's bucket). */
@@ -171,10 +169,10 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Stor
     buckets.set(header, { bucket, until: now + BUCKET_KEPT_MS });
     return bucket;
   };
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+  const handle = async (req: WireRequest, res: WireResponse): Promise<void> => {
     const given = Buffer.from(String(req.headers[STORE_SECRET_HEADER] ?? ''));
     if (given.length !== secret.length || !crypto.timingSafeEqual(given, secret)) {
-      res.writeHead(403).end();
+      res.send(403, {});
       return;
     }
     const header = String(req.headers[STORE_BINDING_HEADER]);
@@ -190,8 +188,7 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Stor
         answer = await runGet(bucket, json);
       } else {
         const metadataSize = Number(req.headers['cf-r2-metadata-size']);
-        const contentLength = Number(req.headers['content-length'] ?? metadataSize);
-        const body = await splitBody(req, metadataSize, contentLength);
+        const body = await splitBody(req.body, metadataSize, req.contentLength);
         action = (body.json as { method: string }).method;
         answer = await runPut(bucket, body.json, body.value);
       }
@@ -202,12 +199,19 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Stor
     }
     await send(res, answer);
   };
-  const server = http.createServer({ maxHeaderSize: 16 * 1024 * 1024, keepAliveTimeout: 60_000 }, (req, res) => {
-    handle(req, res).catch((err: unknown) => {
+  const server = createWireServer(async (req, res) => {
+    try {
+      await handle(req, res);
+    } catch (err) {
       log.error({ err }, 'store service request failed');
-      if (!res.headersSent) res.writeHead(500, { 'cf-r2-error': errorHeader(protocolError(err)) });
-      res.destroy();
-    });
+      if (!res.started) res.send(500, { 'cf-r2-error': errorHeader(protocolError(err)) });
+      else res.abort();
+    }
+  }, { maxHeaderBytes: 16 * 1024 * 1024, idleTimeoutMs: 60_000 });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -216,6 +220,9 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Stor
   });
   return {
     address: opts.socketPath !== undefined ? `unix:${opts.socketPath}` : `127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    }),
   };
 }
