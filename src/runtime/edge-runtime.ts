@@ -318,7 +318,16 @@ export class EdgeRuntime {
   /** Lets a replaced generation finish its requests (up to a minute), then it exits. */
   private retire(p: WorkerdProcess, graceMs = 60_000): void {
     this.draining.add(p);
-    void p.stop(graceMs).finally(() => this.draining.delete(p));
+    void this.tellDraining(p)
+      .then(() => p.stop(graceMs))
+      .finally(() => this.draining.delete(p));
+  }
+
+  /** Has a generation send the access records it holds, and every later one at once (its requests in flight finish after). */
+  private async tellDraining(p: WorkerdProcess): Promise<void> {
+    await fetch(`http://127.0.0.1:${p.internalPort}/`, { headers: { 'x-stratus-internal': this.secret, 'x-stratus-op': 'drain' }, signal: AbortSignal.timeout(2000) })
+      .then((res) => res.arrayBuffer())
+      .catch(() => undefined); // a generation that cannot answer is stopped all the same
   }
 
   private onExit(g: Generation, exit: { code: number | null; signal: NodeJS.Signals | null }): void {
@@ -369,7 +378,10 @@ export class EdgeRuntime {
     // The front first: it stops accepting and finishes its requests, which the generations are serving.
     await this.front?.stop(graceMs);
     const processes = [...this.draining];
-    if (this.current) processes.push(this.current.process);
+    if (this.current) {
+      processes.push(this.current.process);
+      await this.tellDraining(this.current.process); // the access records it holds reach the log
+    }
     await Promise.all(processes.map((p) => p.stop(graceMs)));
     await this.control.close();
     await this.store.close();

@@ -58,6 +58,27 @@ describe('edge access log and metrics', () => {
     for (const secret of [SECRET_BINDING, QUERY_TOKEN, AUTH_HEADER, 'edge-header-token']) expect(text).not.toContain(secret);
   });
 
+  it('logs every request of a burst (sent in batches, the last ones when requests stop) and of a generation replaced by a deploy', async () => {
+    catalog.deploy('burst.example.com', APP, { accountId: 'acct-burst', bindings: [{ type: 'plain_text', name: 'WHO', text: 'burst' }] });
+    const edge = server.running.edgeUrl!;
+    const rays = new Set<string>();
+    const send = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const res = await edgeRequest(edge, 'burst.example.com', { path: `/n${i}` });
+        expect(res.status).toBe(200);
+        rays.add(String(res.headers['cf-ray']));
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, () => send(40)));
+    // A deploy right after: a request for the new version starts a new generation, and the old one drains and exits.
+    catalog.deploy('other-burst.example.com', APP, { accountId: 'acct-burst', bindings: [{ type: 'plain_text', name: 'WHO', text: 'other' }] });
+    expect((await edgeRequest(edge, 'other-burst.example.com')).body).toBe('hello from other!');
+    const logged = () => new Set(accessLines(capture.lines(), 'edge').map((l) => String(l.requestId)));
+    await waitUntil(() => [...rays].every((r) => logged().has(r)), 20_000, 'every ray of the burst in the access log').catch(() => undefined);
+    expect([...rays].filter((r) => !logged().has(r))).toEqual([]);
+    expect(accessLines(capture.lines(), 'edge').filter((l) => rays.has(String(l.requestId))).every((l) => l.route === 'script:burst')).toBe(true);
+  });
+
   it("logs the front's own answers: a body over the limit (413) as route refused", async () => {
     const edge = new URL(server.running.edgeUrl!);
     // Refused from its Content-Length (over the default 100 MiB) before any body is sent.

@@ -98,10 +98,18 @@ async function toOrigin(request, env, target, ray, forwarded) {
   return res;
 }
 
-async function internal(request, env) {
+async function internal(request, env, ctx) {
   if (request.headers.get(INTERNAL) !== CONFIG.secret) return new Response('forbidden', { status: 403 });
   const op = request.headers.get('x-stratus-op');
-  if (op === 'ping') return new Response('pong');
+  if (op === 'ping') {
+    flushReports(ctx, env);
+    return new Response('pong');
+  }
+  if (op === 'drain') {
+    draining = true;
+    await sendReports(env);
+    return new Response('draining');
+  }
   if (op === 'flush') { cache.clear(); return new Response('flushed'); }
   if (op === 'handoff') {
     const target = JSON.parse(request.headers.get('x-stratus-target'));
@@ -118,30 +126,47 @@ async function internal(request, env) {
 }
 
 // Access records of finished requests, sent to Node's control service in batches (its access log and metrics).
+// A quiet edge sends each record at once; a busy one sends a batch once REPORT_BATCH records wait or REPORT_MS
+// passed since the last, rather than one report for every few requests (a report costs both processes far more
+// than a record). Records left waiting when requests stop are sent on the watchdog's next ping (at most 250 ms
+// later). A generation told it is draining (Node stops it next, and workerd does not wait for work left after
+// the last answer) sends what it holds before answering that, and each later record before its request's answer.
+const REPORT_BATCH = 100;
+const REPORT_MS = 50;
 function pathOf(url) {
-  const u = new URL(url);
-  return u.pathname + u.search;
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  return start < 0 ? '/' : url.slice(start);
 }
 const reports = [];
 let reportingSince = 0;
+let lastReport = 0;
+let draining = false;
+/** Keeps a record; returns a promise to await before answering when the record must be sent first (draining). */
 function report(ctx, env, record) {
   if (reports.length < 10000) reports.push(record);
-  // One sender at a time; a sender whose request context went away without finishing is replaced after 10 s.
-  if (reportingSince && Date.now() - reportingSince < 10000) return;
-  reportingSince = Date.now();
-  ctx.waitUntil(sendReports(env));
+  if (draining) return sendReports(env);
+  if (reports.length < REPORT_BATCH && Date.now() - lastReport < REPORT_MS) return undefined;
+  flushReports(ctx, env);
+  return undefined;
 }
+/** Sends the waiting records in the background unless a sender runs; one whose request context went away without finishing is replaced after 10 s. */
+function flushReports(ctx, env) {
+  if (reports.length === 0 || (reportingSince && Date.now() - reportingSince < 10000)) return;
+  reportingSince = Date.now();
+  ctx.waitUntil(sendReports(env).finally(() => { reportingSince = 0; }));
+}
+/** Sends the waiting records; records that arrive meanwhile follow at once only as a full batch (or when draining). */
 async function sendReports(env) {
   try {
-    while (reports.length > 0) {
+    do {
+      lastReport = Date.now();
       const batch = reports.splice(0, 500);
+      if (batch.length === 0) break;
       const res = await env.CONTROL.fetch('http://control/access', { method: 'POST', body: JSON.stringify(batch) });
       await res.arrayBuffer();
-    }
+    } while (reports.length >= REPORT_BATCH || (draining && reports.length > 0));
   } catch (err) {
     console.error('access report failed: ' + (err && err.message));
-  } finally {
-    reportingSince = 0;
   }
 }
 
@@ -202,7 +227,7 @@ async function serve(original, env, ray, seen) {
 
 export default {
   async fetch(request, env, ctx) {
-    if (request.headers.has(INTERNAL)) return internal(request, env);
+    if (request.headers.has(INTERNAL)) return internal(request, env, ctx);
     const started = Date.now();
     const ray = newRayId(CONFIG.colo);
     // What the request turned out to be: route label (script:NAME, origin, unserved) and the script's account.
@@ -219,7 +244,8 @@ export default {
       record(500);
       throw err;
     }
-    record(res.status, res);
+    const sending = record(res.status, res);
+    if (sending) await sending;
     return res;
   },
 };
