@@ -34,7 +34,9 @@ export class PolicyCatalog implements EdgeCatalog {
     if (scheme === 'https' && policy.ssl === 'off' && this.ports.http !== undefined) {
       return { kind: 'redirect', status: 301, location: origin('http', host, this.ports.http) };
     }
-    if (target.kind === 'origin' && (policy.ssl === 'full' || policy.ssl === 'strict')) return { ...target, ssl: policy.ssl };
+    const ssl = policy.ssl === 'full' || policy.ssl === 'strict' ? policy.ssl : undefined;
+    if (ssl && target.kind === 'origin') return { ...target, ssl };
+    if (ssl && target.kind === 'script' && target.passThrough?.kind === 'origin') return { ...target, passThrough: { ...target.passThrough, ssl } };
     return target;
   }
 

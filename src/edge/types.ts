@@ -47,7 +47,17 @@ export interface ScriptBundle {
 /** What the edge does with one request. */
 export type EdgeTarget =
   /** Run this script version (a route matched, or a workers-subdomain hostname). */
-  | { kind: 'script'; accountId: string; scriptName: string; versionId: string; zoneId?: string }
+  | {
+    kind: 'script'; accountId: string; scriptName: string; versionId: string; zoneId?: string;
+    /**
+     * Where the request goes when the script passes it on, as production sends it "to the origin as if no Worker
+     * existed": a Service Worker script none of whose listeners called `respondWith()`, or a script that threw
+     * after `passThroughOnException()`. What the hostname resolves to without script routes (an origin, a
+     * bucket's custom domain); absent (a workers-subdomain hostname, no proxied record) there is no origin, and
+     * the request gets the script's error page.
+     */
+    passThrough?: EdgeTarget;
+  }
   /** A proxied hostname without a matching route (or a no-script route): reverse-proxy to the origin. */
   | {
     kind: 'origin'; zoneId: string; hostname: string; origin: string;

@@ -120,11 +120,19 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
     const zone = facts.zone;
     if (!zone) return { kind: 'unknown', status: 530, reason: `error 1001: ${host} is not a hostname of any active zone` };
     const route = matchRoute(snap.routesByZone.get(zone.id) ?? [], scheme, host, path.startsWith('/') ? path : `/${path}`);
+    const behind = await this.behindRoutes(facts, zone, host);
     if (route?.script) {
       const script = snap.scripts.get(`${zone.account_id}/${route.script}`);
       const versionId = script && pickVersion(script.traffic);
-      if (versionId) return { kind: 'script', accountId: zone.account_id, scriptName: route.script, versionId, zoneId: zone.id };
+      if (versionId) {
+        return { kind: 'script', accountId: zone.account_id, scriptName: route.script, versionId, zoneId: zone.id, ...(behind.kind !== 'unknown' ? { passThrough: behind } : {}) };
+      }
     }
+    return behind;
+  }
+
+  /** What a hostname of a zone serves without its script routes: a bucket's custom domain, the proxied record's origin, or nothing. */
+  private async behindRoutes(facts: HostFacts, zone: ZoneRef, host: string): Promise<EdgeTarget> {
     // a bucket's custom domain in a zone of the bucket's account (Workers routes run in front of it)
     if (facts.bucket?.kind === 'bucket' && facts.bucket.accountId === zone.account_id) return facts.bucket;
     if (!facts.originKnown) {

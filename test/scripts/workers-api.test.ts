@@ -175,7 +175,9 @@ describe('zone routes', () => {
     expect((await sdk.workers.routes.get(bypass.id, { zone_id: zoneId })).pattern).toBe(`${ZONE}/static/*`);
     expect((await sdk.workers.routes.list({ zone_id: zoneId })).result.map((r) => r.pattern).sort()).toEqual([`*${ZONE}/*`, `${ZONE}/static/*`]);
 
-    expect(await catalog().resolve(ZONE, '/x')).toMatchObject({ kind: 'script', scriptName: 'sdk-script', zoneId });
+    // what a request the script passes on reaches: the hostname's own proxied record, as if no route matched
+    expect(await catalog().resolve(ZONE, '/x')).toMatchObject({ kind: 'script', scriptName: 'sdk-script', zoneId,
+      passThrough: { kind: 'origin', zoneId, hostname: ZONE, origin: '198.51.100.20' } });
     expect(await catalog().resolve(`deep.www.${ZONE}`, '/')).toMatchObject({ kind: 'script', scriptName: 'sdk-script' });
     expect(await catalog().resolve(ZONE, '/static/app.css')).toEqual({ kind: 'origin', zoneId, hostname: ZONE, origin: '198.51.100.20' });
     const moved = await sdk.workers.routes.update(bypass.id, { zone_id: zoneId, pattern: `shop.${ZONE}/*` });

@@ -49,6 +49,7 @@ async function runScript(request, env, target, ray, forwarded) {
     const cpuMs = CONFIG.cpuMs && CONFIG.cpuMs[target.versionId];
     if (cpuMs) await (await env.CONTROL.fetch('http://control/cpu', { method: 'POST', headers: { 'x-ray': ray, 'x-ms': String(cpuMs) } })).arrayBuffer();
     const res = await withTimeout(env[binding].fetch(new Request(request, { headers: forwarded })), CONFIG.wallMs);
+    if (res.headers.get('x-stratus-pass') === CONFIG.passToken) return passOn(request, env, target, ray, forwarded, res);
     // The version's entry stamps the ray on a response it may change (limits-shim.ts); copying a response costs
     // more than the rest of this worker's work together, so only one with immutable headers is copied.
     if (res.headers.get('cf-ray') === ray) return res;
@@ -60,6 +61,25 @@ async function runScript(request, env, target, ray, forwarded) {
     console.error('script ' + target.scriptName + ' (version ' + target.versionId + ') threw: ' + (err && err.stack || err));
     return page(500, 1101, 'Worker threw exception', CONFIG.exposeErrors ? String(err && err.stack || err) : 'The script threw an exception while handling the request.', ray);
   }
+}
+
+// Production sends a request its script passed on (no listener called respondWith(), or it threw after
+// passThroughOnException()) to the origin as if no Worker existed; without one (a workers-subdomain hostname),
+// or when the script had read the body, the client gets the script's error page.
+const PASS_DETAIL = {
+  'no-respond-with': 'No fetch event listener called respondWith(), and this hostname has no origin to pass the request to.',
+  exception: 'The script threw after passThroughOnException(), and this hostname has no origin to pass the request to.',
+  'body-used': 'The script passed the request on after reading its body, which can no longer be sent to the origin.',
+};
+function passOn(request, env, target, ray, forwarded, res) {
+  const reason = res.headers.get('x-stratus-pass-reason');
+  const next = target.passThrough;
+  if (!next || reason === 'body-used' || (next.kind !== 'origin' && next.kind !== 'bucket')) {
+    return page(500, 1101, 'Worker threw exception', PASS_DETAIL[reason] || PASS_DETAIL['no-respond-with'], ray);
+  }
+  const method = request.method;
+  const passed = new Request(request.url, { method, headers: forwarded, body: method === 'GET' || method === 'HEAD' ? null : res.body, redirect: 'manual' });
+  return next.kind === 'origin' ? toOrigin(passed, env, next, ray, forwarded) : toBucket(passed, env, next, ray, forwarded);
 }
 
 async function handOff(request, env, target, ray, forwarded) {
@@ -269,6 +289,8 @@ export interface SupervisorConfig {
   versions: Record<string, string>;
   /** Shared secret of internal requests (hand-off, ping, flush). */
   secret: string;
+  /** The mark of a script's answer that passes its request on (`limits-shim.ts`). */
+  passToken: string;
   /** How long a route answer is reused without a change notice (ms). */
   cacheMs: number;
   /** Wall-time limit of a script's answer (ms); 0 for none. */

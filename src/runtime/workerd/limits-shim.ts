@@ -116,20 +116,23 @@ globalThis.addEventListener = function addEventListener(type, listener, options)
 };
 `;
 
-/** The entry's dispatch of a request to a Service Worker script's listeners, as a fetch event. */
+/**
+ * The entry's dispatch of a request to a Service Worker script's listeners, as a fetch event. When no listener
+ * calls `respondWith()`, the request passes on to the origin, as production does.
+ */
 const DISPATCH = String.raw`
 class StratusFetchEvent extends Event {
-  constructor(request, ctx, settle) { super('fetch'); this.request = request; this._ctx = ctx; this._settle = settle; }
+  constructor(request, ctx, pass, settle) { super('fetch'); this.request = request; this._ctx = ctx; this._pass = pass; this._settle = settle; }
   respondWith(answer) { if (this._answered) throw new Error('respondWith() was already called'); this._answered = true; this._settle(answer); }
   waitUntil(promise) { this._ctx.waitUntil(promise); }
-  passThroughOnException() { this._ctx.passThroughOnException?.(); }
+  passThroughOnException() { this._pass.onException = true; }
 }
-function dispatch(request, ctx) {
+function dispatch(request, ctx, pass) {
   return new Promise((resolve, reject) => {
-    const event = new StratusFetchEvent(request, ctx, (answer) => Promise.resolve(answer).then(resolve, reject));
+    const event = new StratusFetchEvent(request, ctx, pass, (answer) => Promise.resolve(answer).then(resolve, reject));
     try { for (const l of listeners) typeof l === 'function' ? l.call(globalThis, event) : l.handleEvent(event); }
     catch (e) { reject(e); return; }
-    if (!event._answered) reject(new Error('No fetch event listener called respondWith()'));
+    if (!event._answered) resolve(passOn(request, 'no-respond-with'));
   });
 }
 `;
@@ -140,14 +143,45 @@ __LISTENERS__
 import * as script from __MAIN__;
 export * from __MAIN__;
 const fresh = () => ({ fetch: 0, bucket: 0 });
+const PASS_TOKEN = __PASS_TOKEN__;
+
+/**
+ * The answer that sends the request on to what the hostname serves without the script (the supervisor does it):
+ * marked with this generation's token, carrying the request's body when the script left it unread.
+ */
+function passOn(request, reason) {
+  const unread = request.body === null || (!request.bodyUsed && !request.body.locked);
+  return new Response(unread ? request.body : null, { headers: { 'x-stratus-pass': PASS_TOKEN, 'x-stratus-pass-reason': unread ? reason : 'body-used' } });
+}
+
+/** A request's pass-through state, and the ctx the script gets: its passThroughOnException() sets the state. */
+function passState(ctx) {
+  const pass = { onException: false };
+  pass.ctx = ctx && new Proxy(ctx, {
+    get(target, prop) {
+      if (prop === 'passThroughOnException') return () => { pass.onException = true; };
+      const value = Reflect.get(target, prop);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return pass;
+}
 
 /**
  * The edge's ray id on the script's response, when its headers may change (the supervisor copies it otherwise);
  * and a request body the script left unread is read to its end before the answer goes out (workerd drops a
- * connection whose body was not read, which cut the answer short on its way to the client).
+ * connection whose body was not read, which cut the answer short on its way to the client). A script that threw
+ * after passThroughOnException() passes the request on.
  */
-async function stamped(request, ctx, answer) {
-  const res = await answer;
+async function stamped(request, ctx, answer, pass) {
+  let res;
+  try {
+    res = await answer;
+  } catch (err) {
+    if (pass.onException) return passOn(request, 'exception');
+    throw err;
+  }
+  if (res instanceof Response && res.headers.get('x-stratus-pass') === PASS_TOKEN) return res; // the body travels in it
   if (request.body !== null && !request.bodyUsed && !request.body.locked) {
     await request.body.pipeTo(new WritableStream()).catch(() => undefined);
   }
@@ -159,18 +193,19 @@ async function stamped(request, ctx, answer) {
 }
 
 const base = script.default;
+const PASS = Symbol('pass-through');
 let entry = base;
 if (typeof dispatch === 'function' && listeners.length > 0) {
-  entry = { fetch(request, env, ctx) { return stamped(request, ctx, requests.run(fresh(), () => dispatch(request, ctx))); } };
+  entry = { fetch(request, env, ctx) { const pass = passState(ctx); return stamped(request, ctx, requests.run(fresh(), () => dispatch(request, ctx, pass)), pass); } };
 } else if (typeof base === 'function') {
   entry = class extends base {
-    constructor(ctx, env) { super(ctx, withCountedBuckets(env)); }
+    constructor(ctx, env) { const pass = passState(ctx); super(pass.ctx, withCountedBuckets(env)); this[PASS] = pass; }
   };
   if (typeof base.prototype.fetch === 'function') {
-    entry.prototype.fetch = function (request) { return stamped(request, this.ctx, requests.run(fresh(), () => base.prototype.fetch.call(this, request))); };
+    entry.prototype.fetch = function (request) { return stamped(request, this.ctx, requests.run(fresh(), () => base.prototype.fetch.call(this, request)), this[PASS]); };
   }
 } else if (base && typeof base.fetch === 'function') {
-  entry = { ...base, fetch(request, env, ctx) { return stamped(request, ctx, requests.run(fresh(), () => base.fetch.call(base, request, withCountedBuckets(env), ctx))); } };
+  entry = { ...base, fetch(request, env, ctx) { const pass = passState(ctx); return stamped(request, ctx, requests.run(fresh(), () => base.fetch.call(base, request, withCountedBuckets(env), pass.ctx)), pass); } };
 }
 export default entry;
 `;
@@ -183,14 +218,15 @@ export interface LimitModules {
 
 /**
  * The modules for one script version (the entry first: workerd runs the first module): `mainType` is its main
- * module's type (`commonjs` adds the Service Worker module), `limits` the effective limits (`effectiveLimits`).
+ * module's type (`commonjs` adds the Service Worker module), `limits` the effective limits (`effectiveLimits`),
+ * `passToken` the generation's mark on an answer that passes the request on (never shown to the script).
  */
-export function limitModules(mainModule: string, mainType: string | undefined, bucketBindings: string[], limits: SubrequestLimits, flags: string[]): LimitModules {
+export function limitModules(mainModule: string, mainType: string | undefined, bucketBindings: string[], limits: SubrequestLimits, flags: string[], passToken: string): LimitModules {
   const specifier = JSON.stringify(`./${mainModule}`);
   const counting = limits.fetch > 0 || limits.bucket > 0;
   const serviceWorker = mainType === 'commonjs';
   const buckets = counting && limits.bucket > 0 ? bucketBindings : [];
-  const entry = ENTRY.replaceAll('__MAIN__', specifier)
+  const entry = ENTRY.replaceAll('__MAIN__', specifier).replace('__PASS_TOKEN__', JSON.stringify(passToken))
     .replace('__LISTENERS__', serviceWorker ? `import { listeners } from './${SERVICE_WORKER_MODULE}';\n${DISPATCH}` : '');
   const modules = [
     { name: LIMITS_ENTRY_MODULE, source: entry },
