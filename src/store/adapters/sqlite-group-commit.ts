@@ -1,6 +1,7 @@
 /**
- * Group commit for SQLite writes: the writes asked for within one turn of the event loop run in one
- * `BEGIN IMMEDIATE` transaction, each inside its own savepoint, and each caller's promise settles once that
+ * Group commit for SQLite writes of better-sqlite3 (synchronous; the zones' `WriteQueue` is the same idea over
+ * Kysely's asynchronous transactions): the writes asked for within one turn of the event loop (up to
+ * {@link MAX_GROUP}) run in one `BEGIN IMMEDIATE` transaction, each inside its own savepoint, and each caller's promise settles once that
  * transaction has committed. A commit (and the WAL frames it appends) is the largest cost of a small write;
  * with several writes in flight (a script's bucket puts, S3 clients) one commit then serves them all.
  *
@@ -12,6 +13,9 @@
  *   batch stops there and every write of it is rejected, rather than letting later writes run outside it.
  */
 import type { Database, Transaction } from 'better-sqlite3';
+
+/** Most writes committed together (the zones' write queue takes the same: `zones/write-queue.ts`). */
+export const MAX_GROUP = 256;
 
 interface Queued<A extends unknown[], R> {
   args: A;
@@ -50,8 +54,8 @@ export class GroupCommit<A extends unknown[], R> {
   }
 
   private flush(): void {
-    const items = this.queue;
-    this.queue = [];
+    const items = this.queue.splice(0, MAX_GROUP);
+    if (this.queue.length > 0) setImmediate(() => this.flush());
     if (items.length === 1) {
       const only = items[0]!;
       try {
