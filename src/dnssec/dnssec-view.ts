@@ -28,9 +28,13 @@ export interface DnssecView {
   status: ZoneDnssec['status'];
 }
 
-/** The view of a zone's state. */
+/**
+ * The view of a zone's state. A pre-signed zone is signed by its owner's signer, not with Stratus's key (which
+ * it keeps for when pre-signing is turned off): its key fields are null, so no DS of a key that signs nothing is
+ * offered for the parent.
+ */
 export function dnssecView(zoneName: string, d: ZoneDnssec): DnssecView {
-  const k = d.key;
+  const k = d.presigned ? undefined : d.key;
   const digest = k ? dsDigest(zoneName, dnskeyRdata(k.flags, k.algorithm, Buffer.from(k.publicKey, 'base64')), DIGEST_SHA256) : null;
   return {
     algorithm: k ? String(k.algorithm) : null,

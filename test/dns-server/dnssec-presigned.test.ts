@@ -100,6 +100,12 @@ describe('pre-signed zones', () => {
     for (const [zone, { id: zoneId, signed: text }] of Object.entries(zones)) {
       const patched = await sdk.dns.dnssec.edit({ zone_id: zoneId, dnssec_presigned: true });
       expect(patched.dnssec_presigned).toBe(true);
+      // Stratus's own key signs nothing here: no DS or key of it is shown, even with DNSSEC active.
+      const active = await sdk.dns.dnssec.edit({ zone_id: zoneId, status: 'active' });
+      expect(active).toMatchObject({ dnssec_presigned: true, ds: null, digest: null, key_tag: null, public_key: null, algorithm: null });
+      const unpresigned = await sdk.dns.dnssec.edit({ zone_id: zoneId, dnssec_presigned: false });
+      expect(unpresigned.ds).toMatch(new RegExp(`^${zone}\\. 3600 IN DS \\d+ 13 2 [0-9A-F]{64}$`));
+      expect(await sdk.dns.dnssec.edit({ zone_id: zoneId, status: 'disabled', dnssec_presigned: true })).toMatchObject({ status: 'disabled', dnssec_presigned: true });
       if (zone.startsWith('presigned3')) {
         // NSEC3 in a pre-signed zone needs dnssec_use_nsec3 too, as production has it.
         const refusedNsec3 = await importZone(zoneId, text);
