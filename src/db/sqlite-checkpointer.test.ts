@@ -5,7 +5,9 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
+import SQLite from 'better-sqlite3';
 import { openDatabase } from './database.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 
 const dirs: string[] = [];
 afterEach(() => { for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true }); });
@@ -35,6 +37,30 @@ it('with background checkpoints, commits never checkpoint; the thread moves the 
   const count = await again.db.selectFrom('accounts').select((e) => e.fn.countAll<number>().as('n')).where('id', 'like', 'a%-%').executeTakeFirstOrThrow();
   expect(Number(count.n)).toBe(1000);
   await again.close();
+});
+
+it('an idle database is checked less and less often, and a write after the idle spell is still checkpointed', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-ckpt-idle-'));
+  dirs.push(dir);
+  const file = path.join(dir, 'idle.sqlite');
+  const db = new SQLite(file);
+  db.pragma('journal_mode = WAL');
+  db.exec('create table t (v text)');
+  const checkpointer = startCheckpointer(db, file, () => {}, { intervalMs: 10, idleMs: 400 });
+  const insert = db.prepare('insert into t values (?)');
+  const write = () => db.transaction(() => { for (let i = 0; i < 300; i++) insert.run('x'.repeat(4000)); })();
+  try {
+    write();
+    await until('the first write checkpointed', () => fs.statSync(file).size > 1_000_000);
+    // Idle well past the longest wait: the thread backs off to 400 ms between looks.
+    await new Promise((r) => setTimeout(r, 1500));
+    const before = fs.statSync(file).size;
+    write();
+    await until('the write after the idle spell checkpointed', () => fs.statSync(file).size > before + 1_000_000);
+  } finally {
+    await checkpointer.stop();
+    db.close();
+  }
 });
 
 it('stopping settles in a process with nothing else to do (the thread is held while it stops)', () => {
