@@ -4,7 +4,7 @@
  * thread restart (STRATUS_TEST_CRASH_DNS_THREAD: a query for that name throws in the thread): not ready from
  * the crash until the new thread holds every zone again, then ready, and answering the zone's records.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,19 +13,19 @@ import { promisify } from 'node:util';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dig } from './dig.js';
+import { compileProject, startCompiled, type CompiledBuild, type CompiledServer } from '../helpers/compiled-server.js';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BUILD = path.join(ROOT, 'node_modules', '.cache', `stratus-big-zone-test-${process.pid}`);
 const EMAIL = 'bigzone@example.com';
 const KEY = '0123456789abcdef0123456789abcdef01234';
 const H = { 'x-auth-email': EMAIL, 'x-auth-key': KEY };
 const CRASH = 'crash-the-dns-thread.test';
 const ZONE = 'bigthread.example';
 const RECORDS = 30_000;
-let child: ChildProcess;
-let out = '';
+let build: CompiledBuild;
+let server: CompiledServer;
 let dataDir: string;
+const out = (): string => server.output();
 let base: string;
 let admin: string;
 let dnsPort: number;
@@ -40,7 +40,7 @@ async function api(method: string, p: string, body?: unknown, form?: FormData): 
 
 async function until(what: string, cond: () => Promise<boolean> | boolean, ms = 120_000): Promise<void> {
   for (const end = Date.now() + ms; !(await cond());) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${out.slice(-3000)}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${out().slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -62,16 +62,10 @@ async function address(name: string): Promise<string[]> {
 const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 
 beforeAll(async () => {
-  await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', BUILD]).catch(() => {});
+  build = await compileProject('stratus-big-zone-test');
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-big-zone-thread-'));
-  child = spawn(process.execPath, [path.join(BUILD, 'cli.js'), 'serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--admin', '127.0.0.1:0', '--edge', 'off',
-    '--auth-email', EMAIL, '--auth-key', KEY, '--log-level', 'info', '--dns-workers', '1', '--rate-limit', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, STRATUS_TEST_CRASH_DNS_THREAD: CRASH } });
-  child.stdout!.on('data', (d: Buffer) => { out = (out + d.toString()).slice(-200_000); });
-  child.stderr!.on('data', (d: Buffer) => { out = (out + d.toString()).slice(-200_000); });
-  await until('stratus to listen', () => child.exitCode === null && /DNS listening on 127\.0\.0\.1:(\d+)/.test(out) && /admin listening on (http[^\s"]+)/.test(out), 60_000);
-  base = /v4 API listening on (http[^\s"]+)/.exec(out)![1]!;
-  dnsPort = Number(/DNS listening on 127\.0\.0\.1:(\d+)/.exec(out)![1]);
-  admin = /admin listening on (http[^\s"]+)/.exec(out)![1]!;
+  server = await startCompiled(build, { dataDir, email: EMAIL, key: KEY, flags: ['--dns-workers', '1', '--rate-limit', '0'], env: { STRATUS_TEST_CRASH_DNS_THREAD: CRASH } });
+  ({ base, dnsPort, admin } = server);
   const [account] = await api('GET', '/accounts');
   zoneId = (await api('POST', '/zones', { account: { id: account.id }, name: ZONE })).id;
   for (let i = 0; i < RECORDS;) {
@@ -84,11 +78,8 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-  }
-  fs.rmSync(BUILD, { recursive: true, force: true });
+  await server?.stop();
+  build?.remove();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -156,9 +147,9 @@ describe('a big zone in the DNS thread', () => {
     expect(seen.slice(backUp).every((s) => s.status === 200)).toBe(true);
     expect(seen.slice(firstDown, backUp).map((s) => s.body).join('\n')).toMatch(/DNS thread (ended|restarted)/);
     // Ready again only once the thread reported holding every name of the zone (its own count).
-    const back = out.split('\n').find((l) => l.includes('DNS thread answering again'));
+    const back = out().split('\n').find((l) => l.includes('DNS thread answering again'));
     expect(JSON.parse(back!).names).toBeGreaterThanOrEqual(RECORDS);
-    expect(out.indexOf('DNS thread answering again')).toBeGreaterThan(out.indexOf('DNS thread ended; starting it again'));
+    expect(out().indexOf('DNS thread answering again')).toBeGreaterThan(out().indexOf('DNS thread ended; starting it again'));
     const metrics = await (await fetch(`${admin}/metrics`)).text();
     expect(metrics).toMatch(/^stratus_dns_thread_restarts_total 1$/m);
   }, 180_000);

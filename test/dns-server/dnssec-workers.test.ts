@@ -6,7 +6,7 @@
  * server must start it again with its zones: /readyz not ready meanwhile, dig answered again, signed answers
  * validating again, the restart logged and counted.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,19 +14,19 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dig } from './dig.js';
 import { startUnbound } from './unbound.js';
+import { compileProject, startCompiled, type CompiledBuild, type CompiledServer } from '../helpers/compiled-server.js';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BUILD = path.join(ROOT, 'node_modules', '.cache', `stratus-dnssec-workers-test-${process.pid}`);
 const EMAIL = 'signing-workers@example.com';
 const KEY = '0123456789abcdef0123456789abcdef01234';
 const H = { 'x-auth-email': EMAIL, 'x-auth-key': KEY, 'content-type': 'application/json' };
 const ZONE = 'workers-signed.example';
 const CRASH = 'crash-the-dns-thread.test';
 let admin: string;
-let child: ChildProcess;
-let out = '';
+let build: CompiledBuild;
+let server: CompiledServer;
 let dataDir: string;
+const out = (): string => server.output();
 let base: string;
 let dnsPort: number;
 
@@ -38,35 +38,22 @@ async function api(method: string, p: string, body?: unknown): Promise<any> {
 }
 
 beforeAll(async () => {
-  await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', BUILD]).catch(() => {});
+  build = await compileProject('stratus-dnssec-workers-test');
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-signing-workers-'));
-  child = spawn(process.execPath, [path.join(BUILD, 'cli.js'), 'serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--admin', '127.0.0.1:0', '--edge', 'off',
-    '--auth-email', EMAIL, '--auth-key', KEY, '--log-level', 'info', '--dns-workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, STRATUS_TEST_CRASH_DNS_THREAD: CRASH } });
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-  const end = Date.now() + 60_000;
-  while (!/DNS listening on 127\.0\.0\.1:(\d+)/.test(out) || !/admin listening on (http[^\s"]+)/.test(out)) {
-    if (Date.now() > end || child.exitCode !== null) throw new Error(`stratus did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  base = /v4 API listening on (http[^\s"]+)/.exec(out)![1]!;
-  dnsPort = Number(/DNS listening on 127\.0\.0\.1:(\d+)/.exec(out)![1]);
-  admin = /admin listening on (http[^\s"]+)/.exec(out)![1]!;
+  server = await startCompiled(build, { dataDir, email: EMAIL, key: KEY, flags: ['--dns-workers', '1'], env: { STRATUS_TEST_CRASH_DNS_THREAD: CRASH } });
+  ({ base, dnsPort, admin } = server);
 }, 180_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-  }
-  fs.rmSync(BUILD, { recursive: true, force: true });
+  await server?.stop();
+  build?.remove();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms = 120_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${out.slice(-3000)}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${out().slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -88,7 +75,7 @@ let ds = '';
 
 describe('signing in the DNS thread', () => {
   it('answers from the thread validate, and its AXFR is signed', async () => {
-    expect(out).toMatch(/"dnsThread":true/);
+    expect(out()).toMatch(/"dnsThread":true/);
     const [account] = await api('GET', '/accounts');
     const zone = await api('POST', '/zones', { account: { id: account.id }, name: ZONE });
     for (const [i, name] of names.entries()) await api('POST', `/zones/${zone.id}/dns_records`, { type: 'A', name, content: `192.0.2.${i + 1}`, ttl: 300 });
@@ -96,8 +83,8 @@ describe('signing in the DNS thread', () => {
     // The thread's query log lines carry "thread":"dns"; wait until it serves the zone's keys.
     await until('the DNSKEY from the thread', async () => (await dig(dnsPort, ZONE, 'DNSKEY', { extra: ['+dnssec'] })).answer.some((l) => l.includes(' RRSIG DNSKEY ')));
     await validates(names, ds);
-    const threadLine = (name: string) => out.split('\n').some((l) => l.includes(`"name":"${name}"`) && l.includes('"thread":"dns"'));
-    expect(names.some(threadLine), out.slice(-3000)).toBe(true);
+    const threadLine = (name: string) => out().split('\n').some((l) => l.includes(`"name":"${name}"`) && l.includes('"thread":"dns"'));
+    expect(names.some(threadLine), out().slice(-3000)).toBe(true);
     const axfr = await run('dig', ['-p', String(dnsPort), '@127.0.0.1', ZONE, 'AXFR', '+nocmd', '+nostats'], { maxBuffer: 1 << 24 });
     for (const type of ['DNSKEY', 'RRSIG', 'NSEC']) expect(axfr.stdout, axfr.stdout.slice(0, 2000)).toMatch(new RegExp(`\\s${type}\\s`));
     expect(axfr.stdout).toContain(`n39.${ZONE}.`);
@@ -108,7 +95,7 @@ describe('signing in the DNS thread', () => {
     expect((await fetch(`${admin}/readyz`)).status).toBe(200);
     // Kill the thread: the query throws in the thread, outside every handler (no answer to it).
     await dig(dnsPort, CRASH, 'A', { extra: ['+tries=1', '+time=1'] }).catch(() => undefined);
-    await until('the restart in the log', () => /DNS thread ended; starting it again/.test(out));
+    await until('the restart in the log', () => /DNS thread ended; starting it again/.test(out()));
     await until('dig answered again', async () => {
       const r = await dig(dnsPort, names[7]!, 'A', { extra: ['+dnssec', '+tries=1', '+time=1'] }).catch(() => undefined);
       return r !== undefined && r.status === 'NOERROR' && r.answer.some((l) => l.includes('192.0.2.8')) && r.answer.some((l) => l.includes(' RRSIG A '));
@@ -117,7 +104,7 @@ describe('signing in the DNS thread', () => {
     await validates(names, ds);
     const metrics = await (await fetch(`${admin}/metrics`)).text();
     expect(metrics).toMatch(/^stratus_dns_thread_restarts_total 1$/m);
-    expect(out.match(/DNS thread ended; starting it again/g)).toHaveLength(1);
-    expect(child.exitCode).toBeNull();
+    expect(out().match(/DNS thread ended; starting it again/g)).toHaveLength(1);
+    expect(server.child.exitCode).toBeNull();
   }, 180_000);
 });

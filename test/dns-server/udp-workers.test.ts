@@ -4,7 +4,7 @@
  * imports big enough to be queued, answered by the main thread until applied), and so is a zone becoming
  * active or stopping being active. Builds the project into node_modules/.cache first (workers only run from compiled code).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,15 +14,14 @@ import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { upsertUser } from '../../src/accounts/users.js';
+import { compileProject, startCompiled, type CompiledBuild, type CompiledServer } from '../helpers/compiled-server.js';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BUILD = path.join(ROOT, 'node_modules', '.cache', `stratus-workers-test-${process.pid}`);
 const EMAIL = 'workers@example.com';
 const KEY = '0123456789abcdef0123456789abcdef01234';
 const H = { 'x-auth-email': EMAIL, 'x-auth-key': KEY, 'content-type': 'application/json' };
-let child: ChildProcess;
-let out = '';
+let build: CompiledBuild;
+let server: CompiledServer;
 let dataDir: string;
 let base: string;
 let dnsPort: number;
@@ -45,38 +44,26 @@ function ask(name: string, type: dnsPacket.RecordType = 'A'): Promise<dnsPacket.
 
 /** Starts the compiled server on `dataDir` (ports: free ones) and waits for its listeners. */
 async function startServer(): Promise<void> {
-  out = '';
-  child = spawn(process.execPath, [path.join(BUILD, 'cli.js'), 'serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--admin', '127.0.0.1:0', '--edge', 'off',
-    '--auth-email', EMAIL, '--auth-key', KEY, '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-  const end = Date.now() + 20_000;
-  while (!/DNS listening on 127\.0\.0\.1:(\d+)/.test(out)) {
-    if (Date.now() > end || child.exitCode !== null) throw new Error(`stratus did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  base = /v4 API listening on (http[^\s"]+)/.exec(out)![1]!;
-  dnsPort = Number(/DNS listening on 127\.0\.0\.1:(\d+)/.exec(out)![1]);
+  server = await startCompiled(build, { dataDir, email: EMAIL, key: KEY });
+  base = server.base;
+  dnsPort = server.dnsPort;
 }
 
 beforeAll(async () => {
-  await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', BUILD]).catch(() => {});
+  build = await compileProject('stratus-workers-test');
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-workers-'));
   await startServer();
 }, 90_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-  }
-  fs.rmSync(BUILD, { recursive: true, force: true });
+  await server?.stop();
+  build?.remove();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('the DNS thread', () => {
   it('starts with the server and never answers from a copy older than a returned API call', async () => {
-    expect(out).toMatch(/"dnsThread":true/);
+    expect(server.output()).toMatch(/"dnsThread":true/);
     const [account] = await api('GET', '/accounts');
     const zone = await api('POST', '/zones', { account: { id: account.id }, name: 'workers.example' });
     let stale = 0;
@@ -117,8 +104,7 @@ describe('the DNS thread', () => {
     expect(owners).toHaveLength(4500);
 
     // Started again on the same data: the zones are loaded into the thread before the first answer.
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await server.stop();
     await startServer();
     for (const i of [0, 1499]) expect(((await ask(`r1-${i}.import-workers.example`)).answers ?? []).length).toBe(1);
     expect(((await ask('nothing.import-workers.example')) as { rcode?: string }).rcode).toBe('NXDOMAIN');

@@ -5,15 +5,14 @@
  * exception "Too many subrequests." in the script, the 1102 page for CPU), and the script keeps serving. A
  * wrong `[limits]` value is an error naming the file and the key.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, runCli } from '../cli/run-cli.js';
-import { waitUntil } from '../faults/load.js';
+import { runCli } from '../cli/run-cli.js';
+import { startDev, type DevProcess } from '../helpers/dev-process.js';
 
 const WORKER = `export default {
   async fetch(request, env) {
@@ -28,9 +27,7 @@ const WORKER = `export default {
 `;
 
 let dir: string;
-let child: ChildProcess;
-let stdout = '';
-let stderr = '';
+let dev: DevProcess;
 let url: string;
 let origin: http.Server;
 let to: string;
@@ -42,24 +39,13 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-dev-limits-'));
   fs.writeFileSync(path.join(dir, 'worker.js'), WORKER);
   fs.writeFileSync(path.join(dir, 'wrangler.toml'), 'name = "limited"\nmain = "worker.js"\ncompatibility_date = "2025-01-01"\n\n[limits]\ncpu_ms = 500\nsubrequests = 3\n\n[[r2_buckets]]\nbinding = "FILES"\nbucket_name = "files"\n');
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('STRATUS_')));
   // The node allows 2 fetch() calls (lower than [limits]) and 1000 bucket operations (higher: [limits] lowers it to 3).
-  child = spawn(process.execPath, [CLI, 'dev', '--http', '127.0.0.1:0', '--data-dir', path.join(dir, '.stratus'), '--log-format', 'pretty',
-    '--script-outbound', '127.0.0.1/32', '--script-subrequests', '2', '--script-cpu-ms', '900000'], { cwd: dir, env: { ...env, STRATUS_SCRIPT_BUCKET_SUBREQUESTS: '1000' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
-  await waitUntil(() => /listening on (http:\S+)/.test(stdout) || child.exitCode !== null, 90_000, 'stratus dev to listen');
-  const m = /listening on (http:\S+)/.exec(stdout);
-  if (!m) throw new Error(`stratus dev did not start:\n${stdout}\n${stderr}`);
-  url = m[1]!;
+  dev = await startDev(dir, ['--script-outbound', '127.0.0.1/32', '--script-subrequests', '2', '--script-cpu-ms', '900000'], { STRATUS_SCRIPT_BUCKET_SUBREQUESTS: '1000' });
+  url = dev.url;
 }, 120_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await dev?.stop();
   await new Promise((r) => origin?.close(r));
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });

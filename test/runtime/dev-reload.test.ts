@@ -4,19 +4,18 @@
  * that does not load leaves the previous version serving and the error printed. Every request is one line
  * (method, path, status, time).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from '../cli/run-cli.js';
 import { waitUntil } from '../faults/load.js';
+import { startDev, type DevProcess } from '../helpers/dev-process.js';
 
 let dir: string;
-let child: ChildProcess;
-let stdout = '';
-let stderr = '';
+let dev: DevProcess;
 let url: string;
+const stdout = (): string => dev.stdout();
+const stderr = (): string => dev.stderr();
 
 const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, name), text);
 const worker = (tag: string) => `import { suffix } from './lib.mjs';\nexport default { async fetch(request, env) { return new Response(\`${tag} \${env.GREETING} \${suffix}\`); } };\n`;
@@ -36,22 +35,12 @@ beforeAll(async () => {
   write('lib.mjs', "export const suffix = 'one';\n");
   write('worker.mjs', worker('v1'));
   write('wrangler.toml', config('hello'));
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('STRATUS_')));
-  child = spawn(process.execPath, [CLI, 'dev', '--http', '127.0.0.1:0', '--data-dir', path.join(dir, '.stratus'), '--log-format', 'pretty'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
-  await waitUntil(() => /listening on (http:\S+)/.test(stdout) || child.exitCode !== null, 90_000, 'stratus dev to listen');
-  const m = /listening on (http:\S+)/.exec(stdout);
-  if (!m) throw new Error(`stratus dev did not start:\n${stdout}\n${stderr}`);
-  url = m[1]!;
+  dev = await startDev(dir);
+  url = dev.url;
 });
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await dev?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -61,13 +50,13 @@ describe('stratus dev reloads and logs requests', () => {
     const res = await fetch(`${url}/some/path?q=1`, { method: 'POST', body: 'x' });
     expect(res.status).toBe(200);
     await res.arrayBuffer();
-    await waitUntil(() => /^POST \/some\/path\?q=1 200 OK \(\d+ms\)$/m.test(stdout), 30_000, `the request line in:\n${stdout}`);
+    await waitUntil(() => /^POST \/some\/path\?q=1 200 OK \(\d+ms\)$/m.test(stdout()), 30_000, `the request line in:\n${stdout()}`);
   });
 
   it('serves a changed script, a changed imported module and a changed config', async () => {
     write('worker.mjs', worker('v2'));
     await answers('v2 hello one');
-    expect(stdout).toMatch(/^stratus dev: reloaded$/m);
+    expect(stdout()).toMatch(/^stratus dev: reloaded$/m);
     write('lib.mjs', "export const suffix = 'two';\n");
     await answers('v2 hello two');
     write('wrangler.toml', config('bonjour'));
@@ -82,11 +71,11 @@ describe('stratus dev reloads and logs requests', () => {
 
   it('keeps serving the previous version when the script or the config breaks, and prints why', async () => {
     write('worker.mjs', 'export default { async fetch( { return new Response("broken") } };\n');
-    await waitUntil(() => /reload failed, still serving the previous version: .+/.test(stderr), 60_000, `the reload failure in:\n${stderr}`);
+    await waitUntil(() => /reload failed, still serving the previous version: .+/.test(stderr()), 60_000, `the reload failure in:\n${stderr()}`);
     expect(await (await fetch(`${url}/`)).text()).toBe('v3 bonjour two');
-    const before = stderr.length;
+    const before = stderr().length;
     write('wrangler.toml', 'name = "reload-app"\nmain = \n');
-    await waitUntil(() => /reload failed, still serving the previous version: wrangler\.toml: not valid TOML/.test(stderr.slice(before)), 60_000, `the config failure in:\n${stderr}`);
+    await waitUntil(() => /reload failed, still serving the previous version: wrangler\.toml: not valid TOML/.test(stderr().slice(before)), 60_000, `the config failure in:\n${stderr()}`);
     expect(await (await fetch(`${url}/`)).text()).toBe('v3 bonjour two');
     // Fixed again: the new version serves.
     write('wrangler.toml', config('hallo'));

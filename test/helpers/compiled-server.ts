@@ -1,0 +1,80 @@
+/**
+ * The compiled `stratus serve` in a child process, for tests of what runs only from compiled code (the DNS
+ * thread is a worker thread): the project is compiled once per test file into a folder of its own under
+ * node_modules/.cache (so it resolves the project's packages), and started there on free ports.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** A compiled build of the project. */
+export interface CompiledBuild {
+  dir: string;
+  /** Removes the build. */
+  remove(): void;
+}
+
+/** Compiles the project into `node_modules/.cache/<name>-<pid>` (type errors do not stop it: the suite's tsc reports them). */
+export async function compileProject(name: string): Promise<CompiledBuild> {
+  const dir = path.join(ROOT, 'node_modules', '.cache', `${name}-${process.pid}`);
+  await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', dir]).catch(() => {});
+  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A running compiled server. */
+export interface CompiledServer {
+  child: ChildProcess;
+  /** The v4 API's address as the banner prints it (`http://127.0.0.1:PORT`). */
+  base: string;
+  dnsPort: number;
+  /** The admin listener's address. */
+  admin: string;
+  /** What the server printed so far (its last 2,000,000 characters). */
+  output(): string;
+  /** Sends SIGTERM (unless it has exited) and waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startCompiled}. */
+export interface CompiledServerOptions {
+  dataDir: string;
+  email: string;
+  key: string;
+  /** More flags of `stratus serve`. */
+  flags?: string[];
+  /** More environment variables. */
+  env?: Record<string, string>;
+}
+
+/** Starts `stratus serve` from `build` with the v4 API, DNS, S3 and admin listeners on free ports, and waits for them. */
+export async function startCompiled(build: CompiledBuild, opts: CompiledServerOptions): Promise<CompiledServer> {
+  let out = '';
+  const child = spawn(process.execPath, [path.join(build.dir, 'cli.js'), 'serve', '--data-dir', opts.dataDir, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0',
+    '--s3', '127.0.0.1:0', '--admin', '127.0.0.1:0', '--edge', 'off', '--auth-email', opts.email, '--auth-key', opts.key, '--log-level', 'info', ...(opts.flags ?? [])],
+  { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
+  const keep = (d: Buffer): void => { out = (out + d.toString()).slice(-2_000_000); };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const listening = (): boolean => /DNS listening on 127\.0\.0\.1:(\d+)/.test(out) && /admin listening on (http[^\s"]+)/.test(out);
+  for (const end = Date.now() + 60_000; !listening();) {
+    if (Date.now() > end || child.exitCode !== null) throw new Error(`stratus did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    base: /v4 API listening on (http[^\s"]+)/.exec(out)![1]!,
+    dnsPort: Number(/DNS listening on 127\.0\.0\.1:(\d+)/.exec(out)![1]),
+    admin: /admin listening on (http[^\s"]+)/.exec(out)![1]!,
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
