@@ -6,6 +6,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { stopChild } from './stop-child.js';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -70,11 +71,6 @@ export async function startCompiled(build: CompiledBuild, opts: CompiledServerOp
     dnsPort: Number(/DNS listening on 127\.0\.0\.1:(\d+)/.exec(out)![1]),
     admin: /admin listening on (http[^\s"]+)/.exec(out)![1]!,
     output: () => out,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop: () => stopChild(child),
   };
 }

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { stopChild } from './stop-child.js';
 import { CLI } from '../cli/run-cli.js';
 import { waitUntil } from '../faults/load.js';
 
@@ -37,11 +38,6 @@ export async function startDev(cwd: string, args: string[] = [], env: Record<str
     url: m[1]!,
     stdout: () => stdout,
     stderr: () => stderr,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop: () => stopChild(child),
   };
 }
