@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ScriptBundle, ScriptModule } from '../../edge/types.js';
 import { effectiveLimits, limitModules, type SubrequestLimits } from './limits-shim.js';
+import { classicScript } from './classic-script.js';
 
 /** Addresses and secrets shared by every generation of one runtime. */
 export interface GenerationServices {
@@ -80,10 +81,16 @@ function header(name: string, value: string): string {
   return `(name = ${capnpString(name)}, value = ${capnpString(value)})`;
 }
 
+/** A module's bytes as workerd gets them: a CommonJS main module (a Service Worker script) wrapped to run as a classic script. */
+function mainContent(bundle: ScriptBundle, m: ScriptModule): Uint8Array | string {
+  if (m.name !== bundle.mainModule || m.type !== 'commonjs') return m.content;
+  return classicScript(new TextDecoder().decode(m.content));
+}
+
 function versionService(bundle: ScriptBundle, files: FileWriter, services: GenerationServices, extra: string[]): string {
   const modules = bundle.modules
     .filter((m) => m.type !== 'sourcemap')
-    .map((m) => `(name = ${capnpString(m.name)}, ${MODULE_KIND[m.type as keyof typeof MODULE_KIND]} = ${files.embed(m.content)})`);
+    .map((m) => `(name = ${capnpString(m.name)}, ${MODULE_KIND[m.type as keyof typeof MODULE_KIND]} = ${files.embed(mainContent(bundle, m))})`);
   // The entry module comes first: workerd runs the first module.
   const main = bundle.modules.findIndex((m) => m.name === bundle.mainModule);
   if (main > 0) modules.unshift(...modules.splice(main, 1));
