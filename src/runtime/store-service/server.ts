@@ -14,7 +14,7 @@
  *   never commits.
  */
 import crypto from 'node:crypto';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { BucketOptions, StoreBucket, StoreObjectBody } from '../../store/types.js';
 import type { Logger } from '../../shared/logger.js';
 import { STORE_BINDING_HEADER, STORE_SECRET_HEADER } from '../workerd/config-text.js';
@@ -39,6 +39,9 @@ interface Binding {
   compatibilityDate?: string;
   compatibilityFlags?: string[];
 }
+
+/** A binding as the service keeps it: its header parsed, and its bucket until `until` (ms). */
+interface KnownBinding { binding: Binding; bucket?: StoreBucket; until: number }
 
 type Answer = { status: number; json?: unknown; error?: ProtocolError; body?: StoreObjectBody; meta?: unknown };
 
@@ -127,7 +130,7 @@ async function* prefixed(first: Uint8Array, rest: ReadableStream<Uint8Array>): A
   yield* rest;
 }
 
-/** How many bindings' parsed headers and buckets are kept (a binding is one script version's bucket). */
+/** How many bindings are kept (a binding is one script version's bucket). */
 const BINDINGS_KEPT = 10_000;
 /** How long a resolved bucket is reused: a change of the bucket's settings (its default storage class) reaches scripts within it. */
 const BUCKET_KEPT_MS = 1000;
@@ -148,26 +151,28 @@ export interface StoreServiceOptions {
 export async function startStoreService(opts: StoreServiceOptions): Promise<StoreService> {
   const secret = Buffer.from(opts.secret);
   const log = opts.logger.child({ component: 'store-service' });
-  // A binding's header is the same on each of its requests (workerd injects it): parsed and resolved once.
-  const bindings = new Map<string, Binding>();
-  const buckets = new Map<string, { bucket: StoreBucket; until: number }>();
-  const parseBinding = (header: string): Binding => {
-    const binding = JSON.parse(header) as Binding;
-    if (bindings.size >= BINDINGS_KEPT) bindings.clear();
-    bindings.set(header, binding);
-    return binding;
+  // A binding's header is the same on each of its requests (workerd injects it): parsed once, its bucket
+  // resolved again after BUCKET_KEPT_MS.
+  const bindings = new Map<string, KnownBinding>();
+  const bindingOf = (header: string): KnownBinding => {
+    let known = bindings.get(header);
+    if (!known) {
+      if (bindings.size >= BINDINGS_KEPT) bindings.clear();
+      known = { binding: JSON.parse(header) as Binding, until: 0 };
+      bindings.set(header, known);
+    }
+    return known;
   };
-  const bucketOf = async (header: string, binding: Binding): Promise<StoreBucket> => {
+  const bucketOf = async (known: KnownBinding): Promise<StoreBucket> => {
     const now = Date.now();
-    const known = buckets.get(header);
-    if (known && known.until > now) return known.bucket;
+    if (known.bucket && known.until > now) return known.bucket;
+    const { binding } = known;
     const bucketOptions: BucketOptions = {};
     if (binding.compatibilityDate) bucketOptions.compatibilityDate = binding.compatibilityDate;
     if (binding.compatibilityFlags) bucketOptions.compatibilityFlags = binding.compatibilityFlags;
-    const bucket = await opts.bucketFor(binding.accountId, binding.bucket, bucketOptions);
-    if (buckets.size >= BINDINGS_KEPT) buckets.clear();
-    buckets.set(header, { bucket, until: now + BUCKET_KEPT_MS });
-    return bucket;
+    known.bucket = await opts.bucketFor(binding.accountId, binding.bucket, bucketOptions);
+    known.until = now + BUCKET_KEPT_MS;
+    return known.bucket;
   };
   const handle = async (req: WireRequest, res: WireResponse): Promise<void> => {
     const given = Buffer.from(String(req.headers[STORE_SECRET_HEADER] ?? ''));
@@ -175,12 +180,12 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Stor
       res.send(403, {});
       return;
     }
-    const header = String(req.headers[STORE_BINDING_HEADER]);
-    const binding = bindings.get(header) ?? parseBinding(header);
+    const known = bindingOf(String(req.headers[STORE_BINDING_HEADER]));
+    const binding = known.binding;
     let answer: Answer;
     let action = 'unknown';
     try {
-      const bucket = await bucketOf(header, binding);
+      const bucket = await bucketOf(known);
       if (req.method === 'GET') {
         // Node reads header values as latin1; workerd sends raw UTF-8.
         const json = JSON.parse(Buffer.from(String(req.headers['cf-r2-request'] ?? ''), 'latin1').toString('utf8'));
@@ -208,11 +213,6 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Stor
       else res.abort();
     }
   }, { maxHeaderBytes: 16 * 1024 * 1024, idleTimeoutMs: 60_000 });
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     if (opts.socketPath !== undefined) server.listen(opts.socketPath, () => resolve());
@@ -220,9 +220,6 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Stor
   });
   return {
     address: opts.socketPath !== undefined ? `unix:${opts.socketPath}` : `127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      for (const socket of sockets) socket.destroy();
-    }),
+    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
   };
 }

@@ -106,7 +106,7 @@ class Connection {
   private closed = false;
 
   constructor(private readonly socket: net.Socket, private readonly handler: WireHandler, private readonly opts: WireServerOptions) {
-    socket.setNoDelay?.(true);
+    socket.setNoDelay(true);
     socket.setTimeout(opts.idleTimeoutMs, () => {
       if (!this.busy) socket.destroy();
     });
@@ -269,9 +269,19 @@ class Connection {
   }
 }
 
+/** A server of {@link createWireServer}. */
+export interface WireServer extends net.Server {
+  /** Closes every connection at once (with `close()`, as `node:http`'s server offers). */
+  closeAllConnections(): void;
+}
+
 /** A server speaking {@link WireHandler}'s HTTP/1.1 on whatever it listens on. */
-export function createWireServer(handler: WireHandler, opts: WireServerOptions): net.Server {
-  return net.createServer((socket) => {
+export function createWireServer(handler: WireHandler, opts: WireServerOptions): WireServer {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
     new Connection(socket, handler, opts);
   });
+  return Object.assign(server, { closeAllConnections: () => { for (const socket of sockets) socket.destroy(); } });
 }
