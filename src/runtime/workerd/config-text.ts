@@ -81,16 +81,24 @@ function header(name: string, value: string): string {
   return `(name = ${capnpString(name)}, value = ${capnpString(value)})`;
 }
 
+/** Wrapped CommonJS main modules by their bytes: a version is immutable, and every later generation holds it again. */
+const wrapped = new WeakMap<Uint8Array, string>();
+
 /** A module's bytes as workerd gets them: a CommonJS main module (a Service Worker script) wrapped to run as a classic script. */
-function mainContent(bundle: ScriptBundle, m: ScriptModule): Uint8Array | string {
+function moduleContent(bundle: ScriptBundle, m: ScriptModule): Uint8Array | string {
   if (m.name !== bundle.mainModule || m.type !== 'commonjs') return m.content;
-  return classicScript(new TextDecoder().decode(m.content));
+  let text = wrapped.get(m.content);
+  if (text === undefined) {
+    text = classicScript(new TextDecoder().decode(m.content));
+    wrapped.set(m.content, text);
+  }
+  return text;
 }
 
 function versionService(bundle: ScriptBundle, files: FileWriter, services: GenerationServices, extra: string[]): string {
   const modules = bundle.modules
     .filter((m) => m.type !== 'sourcemap')
-    .map((m) => `(name = ${capnpString(m.name)}, ${MODULE_KIND[m.type as keyof typeof MODULE_KIND]} = ${files.embed(mainContent(bundle, m))})`);
+    .map((m) => `(name = ${capnpString(m.name)}, ${MODULE_KIND[m.type as keyof typeof MODULE_KIND]} = ${files.embed(moduleContent(bundle, m))})`);
   // The entry module comes first: workerd runs the first module.
   const main = bundle.modules.findIndex((m) => m.name === bundle.mainModule);
   if (main > 0) modules.unshift(...modules.splice(main, 1));

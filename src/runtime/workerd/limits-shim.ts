@@ -154,17 +154,15 @@ function passOn(request, reason) {
   return new Response(unread ? request.body : null, { headers: { 'x-stratus-pass': PASS_TOKEN, 'x-stratus-pass-reason': unread ? reason : 'body-used' } });
 }
 
-/** A request's pass-through state, and the ctx the script gets: its passThroughOnException() sets the state. */
-function passState(ctx) {
-  const pass = { onException: false };
-  pass.ctx = ctx && new Proxy(ctx, {
+/** The ctx a script gets: its passThroughOnException() sets the request's pass-through state. */
+function passingCtx(ctx, pass) {
+  return ctx && new Proxy(ctx, {
     get(target, prop) {
       if (prop === 'passThroughOnException') return () => { pass.onException = true; };
       const value = Reflect.get(target, prop);
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  return pass;
 }
 
 /**
@@ -196,16 +194,16 @@ const base = script.default;
 const PASS = Symbol('pass-through');
 let entry = base;
 if (typeof dispatch === 'function' && listeners.length > 0) {
-  entry = { fetch(request, env, ctx) { const pass = passState(ctx); return stamped(request, ctx, requests.run(fresh(), () => dispatch(request, ctx, pass)), pass); } };
+  entry = { fetch(request, env, ctx) { const pass = { onException: false }; return stamped(request, ctx, requests.run(fresh(), () => dispatch(request, ctx, pass)), pass); } };
 } else if (typeof base === 'function') {
   entry = class extends base {
-    constructor(ctx, env) { const pass = passState(ctx); super(pass.ctx, withCountedBuckets(env)); this[PASS] = pass; }
+    constructor(ctx, env) { const pass = { onException: false }; super(passingCtx(ctx, pass), withCountedBuckets(env)); this[PASS] = pass; }
   };
   if (typeof base.prototype.fetch === 'function') {
     entry.prototype.fetch = function (request) { return stamped(request, this.ctx, requests.run(fresh(), () => base.prototype.fetch.call(this, request)), this[PASS]); };
   }
 } else if (base && typeof base.fetch === 'function') {
-  entry = { ...base, fetch(request, env, ctx) { const pass = passState(ctx); return stamped(request, ctx, requests.run(fresh(), () => base.fetch.call(base, request, withCountedBuckets(env), pass.ctx)), pass); } };
+  entry = { ...base, fetch(request, env, ctx) { const pass = { onException: false }; return stamped(request, ctx, requests.run(fresh(), () => base.fetch.call(base, request, withCountedBuckets(env), passingCtx(ctx, pass))), pass); } };
 }
 export default entry;
 `;
