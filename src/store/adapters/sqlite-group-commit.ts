@@ -30,13 +30,13 @@ export class GroupCommit<A extends unknown[], R> {
   private readonly batch: Transaction<(items: Queued<A, R>[]) => Array<{ ok: true; value: R } | { ok: false; error: unknown }>>;
 
   constructor(db: Database, write: (...args: A) => R) {
-    this.single = db.transaction(write);
-    // Called inside `batch`, a better-sqlite3 transaction function runs as a savepoint.
-    const nested = db.transaction(write);
+    const single = db.transaction(write);
+    this.single = single;
     this.batch = db.transaction((items) =>
       items.map((item) => {
         try {
-          return { ok: true as const, value: nested(...item.args) };
+          // Called inside `batch`, a better-sqlite3 transaction function runs as a savepoint.
+          return { ok: true as const, value: single(...item.args) };
         } catch (error) {
           if (!db.inTransaction) throw error; // SQLite rolled the whole transaction back: nothing of it stays
           return { ok: false as const, error };
