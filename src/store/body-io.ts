@@ -109,8 +109,8 @@ export async function openBody(meta: MetadataStore, blobs: BlobStore, bucket: st
   const body = rec.body;
   if (body.kind === 'inline') {
     const slice = body.data.subarray(range.offset, range.offset + range.length);
-    const out = key && rec.ssec ? ctrDecipherAt(key, rec.ssec.iv, range.offset).update(slice) : Buffer.from(slice);
-    const whole = new Uint8Array(out);
+    // A copy of its own (an ArrayBuffer of exactly the range), decrypted when the object is.
+    const whole = new Uint8Array(key && rec.ssec ? ctrDecipherAt(key, rec.ssec.iv, range.offset).update(slice) : slice);
     const it = (async function* () {
       if (whole.byteLength > 0) yield whole;
     })();
