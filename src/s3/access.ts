@@ -7,11 +7,14 @@
  */
 import type { S3Need, S3Principal, S3Request } from './context.js';
 import { S3Error } from './errors.js';
+import { parseCopySource, type CopySource } from './copy-source.js';
 
 const BUCKETS_READ = new Set(['ListBuckets']);
 const BUCKETS_EDIT = new Set(['CreateBucket', 'DeleteBucket', 'PutBucketCors', 'DeleteBucketCors']);
 const ITEMS_READ = new Set(['GetBucketCors', 'GetBucketLocation', 'GetBucketVersioning', 'HeadBucket', 'ListMultipartUploads', 'ListObjectVersions',
   'ListObjectsV2', 'ListObjects', 'GetObjectTagging', 'ListParts', 'GetObject', 'HeadObject', 'GetObjectAttributes']);
+/** Operations that read the object `x-amz-copy-source` names. */
+const COPIES = new Set(['CopyObject', 'UploadPartCopy']);
 const ITEMS_EDIT = new Set(['DeleteObjects', 'DeleteObjectTagging', 'UploadPart', 'PutObject', 'AbortMultipartUpload', 'DeleteObject',
   'CreateMultipartUpload', 'CompleteMultipartUpload', 'CopyObject', 'UploadPartCopy']);
 
@@ -22,8 +25,8 @@ export function needsOf(r: S3Request, operation: string): S3Need[] {
   if (ITEMS_READ.has(operation)) return [{ bucketItems: 'read', bucket: r.bucket! }];
   if (!ITEMS_EDIT.has(operation)) return [];
   const needs: S3Need[] = [{ bucketItems: 'edit', bucket: r.bucket! }];
-  const source = copySourceBucket(r.headers.get('x-amz-copy-source'));
-  if (source !== undefined) needs.push({ bucketItems: 'read', bucket: source });
+  const source = copySourceOf(r, operation);
+  if (source !== undefined) needs.push({ bucketItems: 'read', bucket: source.bucket });
   return needs;
 }
 
@@ -34,7 +37,7 @@ export function authorizeOperation(r: S3Request, operation: string): void {
   if (!needsOf(r, operation).every((need) => may(need, r.accountId))) throw new S3Error('AccessDenied', 'Access Denied', 403);
   if (!reaches || operation === 'ListBuckets') return;
   const listPrefix = r.key === undefined ? r.query.get('prefix') ?? '' : undefined;
-  const source = copySource(r.headers.get('x-amz-copy-source'));
+  const source = copySourceOf(r, operation);
   const sourceReached = source === undefined || reaches(source.bucket, source.key, undefined);
   if (!reaches(r.bucket, r.key, listPrefix) || !sourceReached) throw new S3Error('AccessDenied', 'Access Denied', 403);
 }
@@ -54,20 +57,11 @@ export function requestAccount(principal: S3Principal, hostAccount: string | und
   return hostAccount;
 }
 
-/** The bucket named by `x-amz-copy-source` (`[/]bucket/key[?versionId=…]`, URL-encoded). */
-function copySourceBucket(header: string | null): string | undefined {
-  return copySource(header)?.bucket;
-}
-
-/** Bucket and key named by `x-amz-copy-source`. */
-function copySource(header: string | null): { bucket: string; key: string } | undefined {
-  if (header === null) return undefined;
-  const path = (header.startsWith('/') ? header.slice(1) : header).replace(/\?.*$/, '');
-  const slash = path.indexOf('/');
-  if (slash <= 0) return undefined;
-  try {
-    return { bucket: decodeURIComponent(path.slice(0, slash)), key: decodeURIComponent(path.slice(slash + 1)) };
-  } catch {
-    return undefined;
-  }
+/**
+ * The object a copy reads (CopyObject, UploadPartCopy), parsed by the same function as the operation itself
+ * (`copy-source.ts`), so the bucket checked here is the bucket the copy reads, whatever the header's encoding.
+ */
+function copySourceOf(r: S3Request, operation: string): CopySource | undefined {
+  const header = r.headers.get('x-amz-copy-source');
+  return header === null || !COPIES.has(operation) ? undefined : parseCopySource(header);
 }

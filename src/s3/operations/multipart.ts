@@ -11,7 +11,7 @@ import { customMetadataFrom, httpMetadataFrom, preconditionsFrom, keyMd5Hex, s3S
 import { childrenNamed, childText, parseXml, xmlDocument, XmlSyntaxError } from '../xml.js';
 import { readSmallBody } from './small-body.js';
 import { ownerOf } from '../expected-owner.js';
-import { copySource } from './objects.js';
+import { parseCopySource } from '../copy-source.js';
 import { evaluateReadPreconditions } from '../preconditions.js';
 import { runningChecksum } from '../checksum.js';
 import { checksumElements } from '../checksum-headers.js';
@@ -278,7 +278,7 @@ export async function uploadPartCopy(r: S3Request): Promise<Response> {
   const bucket = await existingBucket(r);
   const partNumber = partNumberOf(r.query);
   const h = r.headers;
-  const source = copySource(h.get('x-amz-copy-source')!);
+  const source = parseCopySource(h.get('x-amz-copy-source')!);
   const from = await existingBucket(r, source.bucket);
   const head = await from.head(source.key).catch((err: unknown) => { throw toS3Error(err); });
   if (!head) throw s3Error('NoSuchKey', 404, { Key: source.key });

@@ -14,6 +14,7 @@ import { readSmallBody } from './small-body.js';
 import { changedDuringRead, selectPart } from './part-read.js';
 import { addChecksumHeaders } from '../checksum-headers.js';
 import { storedChecksums } from '../../store/checksums.js';
+import { parseCopySource } from '../copy-source.js';
 
 /** Headers every write answer carries: the new etag and, for SSE-C, the key's algorithm and MD5. */
 function writtenHeaders(obj: StoreObject): Headers {
@@ -228,25 +229,11 @@ export async function deleteObjects(r: S3Request): Promise<Response> {
   return new Response(body, { status: 200, headers: { 'content-type': 'application/xml' } });
 }
 
-/** `x-amz-copy-source` as bucket and key (a `versionId` other than `null` is refused: objects have one version). */
-export function copySource(value: string): { bucket: string; key: string } {
-  const version = /\?versionId=(.*)$/.exec(value)?.[1];
-  if (version !== undefined && version !== 'null') throw new S3Error('InvalidArgument', 'Invalid version id specified', 400, { ArgumentName: 'x-amz-copy-source', ArgumentValue: value });
-  const path = value.replace(/^\//, '').replace(/\?versionId=.*$/, '');
-  const slash = path.indexOf('/');
-  if (slash <= 0 || slash === path.length - 1) throw new S3Error('InvalidArgument', 'Copy Source must mention the source bucket and key: sourcebucket/sourcekey.', 400);
-  try {
-    return { bucket: decodeURIComponent(path.slice(0, slash)), key: decodeURIComponent(path.slice(slash + 1)) };
-  } catch {
-    throw new S3Error('InvalidArgument', 'The copy source is not URL-encoded correctly.', 400);
-  }
-}
-
 /** PUT /bucket/key with x-amz-copy-source: a server-side copy (metadata copied or replaced). */
 export async function copyObject(r: S3Request): Promise<Response> {
   const dest = await existingBucket(r);
   const h = r.headers;
-  const source = copySource(h.get('x-amz-copy-source')!);
+  const source = parseCopySource(h.get('x-amz-copy-source')!);
   const from: StoreBucket = await existingBucket(r, source.bucket);
   const directive = h.get('x-amz-metadata-directive') ?? 'COPY';
   if (directive !== 'COPY' && directive !== 'REPLACE') throw new S3Error('InvalidArgument', 'Unknown metadata directive.', 400);
