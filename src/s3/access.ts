@@ -1,16 +1,16 @@
 /**
  * What each S3 operation needs from the key that signed it, and the check. The instance's own key pair may
  * do everything; a key pair derived from an API token (`docs/api-tokens.md`) may do what the token's
- * R2 permission groups grant: bucket-level operations (list, create, delete buckets, set CORS) need Workers R2
- * Storage Read/Write on an account, object operations the Bucket Item groups on the bucket (or the account
+ * R2 permission groups grant: bucket-level operations (list, create, delete buckets, set CORS, lifecycle rules)
+ * need Workers R2 Storage Read/Write on an account, object operations the Bucket Item groups on the bucket (or the account
  * groups); a copy also needs to read its source bucket. A refusal is `AccessDenied` (403).
  */
 import type { S3Need, S3Principal, S3Request } from './context.js';
 import { S3Error } from './errors.js';
 import { parseCopySource, type CopySource } from './copy-source.js';
 
-const BUCKETS_READ = new Set(['ListBuckets']);
-const BUCKETS_EDIT = new Set(['CreateBucket', 'DeleteBucket', 'PutBucketCors', 'DeleteBucketCors']);
+const BUCKETS_READ = new Set(['ListBuckets', 'GetBucketLifecycleConfiguration']);
+const BUCKETS_EDIT = new Set(['CreateBucket', 'DeleteBucket', 'PutBucketCors', 'DeleteBucketCors', 'PutBucketLifecycleConfiguration', 'DeleteBucketLifecycle']);
 const ITEMS_READ = new Set(['GetBucketCors', 'GetBucketLocation', 'GetBucketVersioning', 'HeadBucket', 'ListMultipartUploads', 'ListObjectVersions',
   'ListObjectsV2', 'ListObjects', 'GetObjectTagging', 'ListParts', 'GetObject', 'HeadObject', 'GetObjectAttributes']);
 /** Operations that read the object `x-amz-copy-source` names. */

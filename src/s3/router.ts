@@ -10,6 +10,7 @@ import * as objects from './operations/objects.js';
 import * as multipart from './operations/multipart.js';
 import * as tagging from './operations/tagging.js';
 import * as cors from './operations/cors.js';
+import * as lifecycle from './operations/lifecycle.js';
 import * as attributes from './operations/attributes.js';
 import { refuseUnsupportedHeaders } from './unsupported-headers.js';
 import { checkQueryParams, checkVersionId, subresourceOf } from './query-params.js';
@@ -43,7 +44,7 @@ export function route(r: S3Request): Operation {
 }
 
 /** Subresources some operation here reads: with another method they are MethodNotAllowed, not NotImplemented. */
-const IMPLEMENTED = new Set(['cors', 'delete', 'uploads', 'uploadId', 'location', 'versions', 'list-type', 'partNumber', 'versionId', 'tagging', 'attributes']);
+const IMPLEMENTED = new Set(['cors', 'lifecycle', 'delete', 'uploads', 'uploadId', 'location', 'versions', 'list-type', 'partNumber', 'versionId', 'tagging', 'attributes']);
 
 function choose(r: S3Request): Operation {
   const method = r.req.method;
@@ -57,6 +58,12 @@ function choose(r: S3Request): Operation {
       if (method === 'GET') return op('GetBucketCors', cors.getBucketCors);
       if (method === 'PUT') return op('PutBucketCors', cors.putBucketCors);
       if (method === 'DELETE') return op('DeleteBucketCors', cors.deleteBucketCors);
+      throw s3Error('MethodNotAllowed', 405);
+    }
+    if (q.has('lifecycle')) {
+      if (method === 'GET') return op('GetBucketLifecycleConfiguration', lifecycle.getBucketLifecycle);
+      if (method === 'PUT') return op('PutBucketLifecycleConfiguration', lifecycle.putBucketLifecycle);
+      if (method === 'DELETE') return op('DeleteBucketLifecycle', lifecycle.deleteBucketLifecycle);
       throw s3Error('MethodNotAllowed', 405);
     }
     switch (method) {

@@ -56,11 +56,18 @@ describe('unknown subresources and parameters never fall through', () => {
     ['PUT', '/nft-empty?acl'],
     ['GET', '/nft-empty?policyStatus'],
     ['GET', '/nft-empty?acl'],
-    ['POST', '/nft-empty?lifecycle'],
+    ['POST', '/nft-empty?website'],
   ])('%s %s on a bucket is NotImplemented and the bucket stays', async (method, target) => {
     const res = await raw(method, target);
     expect(res.status).toBe(501);
     expect(await code(res)).toBe('NotImplemented');
+    await s3.send(new HeadBucketCommand({ Bucket: 'nft-empty' }));
+  });
+
+  it('POST on ?lifecycle (an implemented subresource) is MethodNotAllowed and the bucket stays', async () => {
+    const res = await raw('POST', '/nft-empty?lifecycle');
+    expect(res.status).toBe(405);
+    expect(await code(res)).toBe('MethodNotAllowed');
     await s3.send(new HeadBucketCommand({ Bucket: 'nft-empty' }));
   });
 

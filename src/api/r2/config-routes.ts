@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import type { ApiEnv } from '../context.js';
-import { LifecycleRulesError, parseLifecycleRules, type BucketStore } from '../../store/index.js';
+import { LifecycleRulesError, parseLifecycleRules, withoutS3Form, type BucketStore } from '../../store/index.js';
 import { AppError } from '../../shared/errors.js';
 import { readJsonObject } from '../body.js';
 import { ok } from '../respond.js';
@@ -44,7 +44,7 @@ export function r2ConfigRoutes(store: BucketStore): Hono<ApiEnv> {
     const { buckets } = accountBuckets(c, store);
     const rules = await buckets.getBucketLifecycle(bucketParam(c));
     if (!rules) throw noSuchBucket();
-    return ok(c, { rules });
+    return ok(c, { rules: rules.map(withoutS3Form) });
   });
   app.put(`${base}/lifecycle`, async (c) => {
     const { buckets } = accountBuckets(c, store);

@@ -16,6 +16,18 @@ export interface LifecycleRule {
   deleteObjectsTransition?: { condition: LifecycleCondition };
   abortMultipartUploadsTransition?: { condition: { type: 'Age'; maxAge: number } };
   storageClassTransitions?: { condition: LifecycleCondition; storageClass: 'InfrequentAccess' }[];
+  /**
+   * How the S3 API received the rule (PutBucketLifecycleConfiguration: the filter's form, the configuration's
+   * transition minimum size), kept so GetBucketLifecycleConfiguration answers the document that was sent.
+   * Opaque here, never shown by the v4 API ({@link withoutS3Form}), dropped by a v4 PUT.
+   */
+  s3Form?: Record<string, string | number>;
+}
+
+/** The rule as the v4 API shows it (without its {@link LifecycleRule.s3Form}). */
+export function withoutS3Form(rule: LifecycleRule): LifecycleRule {
+  const { s3Form: _form, ...rest } = rule;
+  return rest;
 }
 
 /** Most rules a bucket holds. */
