@@ -123,7 +123,7 @@ const R2_ENTRIES: CatalogueEntry[] = [
   e(R2_CODES.invalidBucketName, 400, 'The specified bucket name is not valid.', 'a bucket name that is not 3 to 63 lowercase letters, digits and hyphens, starting and ending with a letter or digit'),
   e(R2_CODES.noSuchBucket, 404, 'The specified bucket does not exist.', 'a bucket the account does not have (another account\'s bucket looks the same)'),
   e(R2_CODES.noSuchKey, 404, 'The specified key does not exist.', 'GET or DELETE of a missing object through …/r2/buckets/:bucket_name/objects/:key'),
-  e(R2_CODES.bucketNotEmpty, 409, 'The bucket you tried to delete is not empty.', 'DELETE of a bucket holding objects or a multipart upload in progress'),
+  e(R2_CODES.bucketNotEmpty, 409, 'The bucket you tried to delete is not empty.', 'DELETE of a bucket holding objects or a multipart upload in progress; with uploads in progress the message goes on to say how many and how to abort them'),
   e(R2_CODES.invalidArgument, 400, '<what is wrong>', 'a bucket route body or header that does not validate: storage class, location hint, jurisdiction other than default, CORS or lifecycle rules, list parameters, temporary credentials', 'stratus'),
   e(R2_CODES.noSuchDomain, 404, 'The specified custom domain does not exist for this bucket.', 'GET, PUT or DELETE …/r2/buckets/:bucket_name/domains/custom/:domain of a hostname the bucket does not have', 'stratus'),
   e(R2_CODES.domainInUse, 409, 'The hostname <name> is already a public hostname of a bucket.', 'POST …/r2/buckets/:bucket_name/domains/custom with a hostname some bucket (of any account) already has', 'stratus'),

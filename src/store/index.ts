@@ -7,6 +7,7 @@ export { openBucketStore, type OpenBucketStoreOptions } from './open.js';
 export { FixedLengthStream, withKnownLength, knownLength } from './value/known-length.js';
 export { parseLifecycleRules, defaultLifecycleRules, withoutS3Form, MAX_LIFECYCLE_RULES, LifecycleRulesError, type LifecycleRule, type LifecycleCondition } from './lifecycle/rules.js';
 export { accountBucketName, bindingBucket, withBucketDefaults } from './namespace.js';
+export { bucketContents, notEmptyMessage, type BucketContents } from './bucket-contents.js';
 export type {
   BucketCorsRule,
   BucketInfo,

@@ -8,6 +8,7 @@
 import { Hono, type Context } from 'hono';
 import type { ApiEnv } from '../context.js';
 import type { BucketInfo, BucketStore, StorageClass } from '../../store/index.js';
+import { bucketContents, notEmptyMessage } from '../../store/index.js';
 import { AppError } from '../../shared/errors.js';
 import { isoTimestamp } from '../../shared/clock.js';
 import { readJsonObject } from '../body.js';
@@ -110,9 +111,10 @@ export function r2BucketRoutes(store: BucketStore): Hono<ApiEnv> {
 
   app.delete('/accounts/:account_id/r2/buckets/:bucket_name', async (c) => {
     const { buckets } = accountBuckets(c, store);
-    const outcome = await buckets.deleteBucket(bucketParam(c));
+    const name = bucketParam(c);
+    const outcome = await buckets.deleteBucket(name);
     if (outcome === 'missing') throw noSuchBucket();
-    if (outcome === 'not-empty') throw new AppError(R2_CODES.bucketNotEmpty, 'The bucket you tried to delete is not empty.', 409);
+    if (outcome === 'not-empty') throw new AppError(R2_CODES.bucketNotEmpty, notEmptyMessage(await bucketContents(buckets, name)), 409);
     return ok(c, {});
   });
   return app;

@@ -3,6 +3,7 @@ import { requireBucket, type S3Request } from '../context.js';
 import { S3Error, s3Error } from '../errors.js';
 import { xmlDocument } from '../xml.js';
 import { ownerOf } from '../expected-owner.js';
+import { bucketContents, notEmptyMessage } from '../../store/index.js';
 
 
 /** Bucket names S3 clients can create: 3–63 lowercase letters, digits and hyphens, starting and ending with a letter or digit. */
@@ -57,11 +58,16 @@ export async function headBucket(r: S3Request): Promise<Response> {
   return new Response(null, { status: 200, headers: { 'x-amz-bucket-region': r.deps.region } });
 }
 
-/** DELETE /bucket: only an empty bucket (no objects, no multipart upload in progress). */
+/**
+ * DELETE /bucket: only an empty bucket (no objects, no multipart upload in progress); a refusal says how many
+ * uploads are in progress and how to abort them.
+ */
 export async function deleteBucket(r: S3Request): Promise<Response> {
   const outcome = await r.deps.store.deleteBucket(r.bucket!);
   if (outcome === 'missing') throw s3Error('NoSuchBucket', 404, { BucketName: r.bucket! });
-  if (outcome === 'not-empty') throw s3Error('BucketNotEmpty', 409, { BucketName: r.bucket! });
+  if (outcome === 'not-empty') {
+    throw new S3Error('BucketNotEmpty', notEmptyMessage(await bucketContents(r.deps.store, r.bucket!)), 409, { BucketName: r.bucket! });
+  }
   return new Response(null, { status: 204 });
 }
 
