@@ -85,7 +85,14 @@ export async function listenHttp(
   if (opts.ignoreUnknownExpect) server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
   const answer = opts.parserError;
   if (answer) {
+    const unfinished = watchEarlyAnswers(server as Server);
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+      // The rest of a body answered early (a 501 before the upload) ended short: the request was answered and
+      // counted; the client just stopped sending. Nothing to answer or count again.
+      if (unfinished.has(socket)) {
+        socket.destroy();
+        return;
+      }
       const status = answerParserError(err, socket, answer);
       if (status !== undefined) observer?.refusedUnparsed(status, socket.remoteAddress);
     });
@@ -127,6 +134,23 @@ function closeGracefully(server: Server, graceMs: number | undefined): Promise<v
     });
     server.closeIdleConnections();
   });
+}
+
+/**
+ * The connections whose last request was answered before its body had all arrived (Node then reads and drops
+ * the rest): a parser error on such a connection is about that body's remainder, not a new request. A
+ * connection leaves the set once the body has been read to its end.
+ */
+function watchEarlyAnswers(server: Server): WeakSet<Socket> {
+  const unfinished = new WeakSet<Socket>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    res.once('finish', () => {
+      if (req.complete) return;
+      unfinished.add(req.socket);
+      req.once('end', () => unfinished.delete(req.socket));
+    });
+  });
+  return unfinished;
 }
 
 /** Answers a request the parser refused as Node would (same statuses), with a body in the interface's format. */
