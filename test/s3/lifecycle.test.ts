@@ -8,12 +8,13 @@ import {
   CreateBucketCommand, DeleteBucketLifecycleCommand, GetBucketLifecycleConfigurationCommand, HeadObjectCommand, PutBucketLifecycleConfigurationCommand,
   PutObjectCommand, type LifecycleRule, type S3Client,
 } from '@aws-sdk/client-s3';
+import Cloudflare from 'cloudflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { accountId } from '../helpers/api.js';
 import { addUser } from '../helpers/users.js';
 import { s3Failure, testS3Client } from '../helpers/s3-sdk.js';
-import { clientWith, r2WriteKeys, tokenKeyPair, type KeyPair } from '../helpers/s3-keys.js';
+import { clientWith, R2_STORAGE_WRITE, r2WriteKeys, tokenKeyPair, type KeyPair } from '../helpers/s3-keys.js';
 import { ManualClock } from '../helpers/clock.js';
 import { openBucketStore } from '../../src/store/open.js';
 
@@ -157,8 +158,8 @@ describe('S3 lifecycle configuration', () => {
     // Its global key and its token on the v4 route: the first account is not its own.
     const sdk = second.sdk();
     await expect(sdk.r2.buckets.lifecycle.get('lc-s3', { account_id: account })).rejects.toMatchObject({ status: 404 });
-    const token = await sdk.user.tokens.create({ name: 'r2', policies: [{ effect: 'allow', permission_groups: [{ id: 'bf7481a1826f439697cb59a20b22293e' }], resources: { [`com.cloudflare.api.account.${second.accountId}`]: '*' } }] });
-    const bearer = new (sdk.constructor as new (o: object) => typeof sdk)({ apiToken: token.value, baseURL: server.apiBase, maxRetries: 0 });
+    const token = await sdk.user.tokens.create({ name: 'r2', policies: [{ effect: 'allow', permission_groups: [{ id: R2_STORAGE_WRITE }], resources: { [`com.cloudflare.api.account.${second.accountId}`]: '*' } }] });
+    const bearer = new Cloudflare({ apiToken: token.value!, baseURL: server.apiBase, maxRetries: 0 });
     await expect(bearer.r2.buckets.lifecycle.update('lc-s3', { account_id: account, rules: [] })).rejects.toMatchObject({ status: 403 });
     // The first account's rules are unchanged.
     expect((await s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: 'lc-s3' }))).Rules!.map((r) => r.ID)).toEqual(['w']);
