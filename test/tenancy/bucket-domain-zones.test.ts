@@ -24,6 +24,8 @@ import { eventually } from '../edge/harness.js';
 const ZONE = 'alpha.test';
 const HOST = `files.${ZONE}`;
 const R2_WRITE = 'bf7481a1826f439697cb59a20b22293e';
+/** Workers Routes Write (a zone permission group; B's token has it on every zone, i.e. B's zones). */
+const WORKERS_ROUTES_WRITE = '28f4b596e7d643029c524985477ae49a';
 
 let server: TestServer;
 let edge: string;
@@ -104,6 +106,34 @@ describe('a custom domain needs an active zone of the bucket account', () => {
       }
     }
     expect((await api(server, 'GET', `${custom(a, 'a-files')}/${HOST}`)).body.result).toMatchObject({ domain: HOST, enabled: true, status: { ownership: 'active' } });
+  });
+
+  it("Workers routes follow zone state: B's route on its pending zone runs nothing; B's key and token are refused on A's zone routes", async () => {
+    const form = new FormData();
+    form.set('metadata', JSON.stringify({ main_module: 'index.js' }));
+    form.set('index.js', new File(['export default { fetch() { return new Response("squatted"); } };'], 'index.js', { type: 'application/javascript+module' }));
+    const up = await fetch(`${server.apiBase}/accounts/${b.accountId}/workers/scripts/squat`, { method: 'PUT', headers: asB(), body: form });
+    expect(up.status).toBe(200);
+    const route = await api(server, 'POST', `/zones/${bZone}/workers/routes`, { pattern: `${ZONE}/*`, script: 'squat' }, asB());
+    expect(route.status).toBe(200);
+    const target = await server.running.edgeCatalog!.resolve(HOST, '/hello.txt');
+    expect(target).toMatchObject({ kind: 'bucket', accountId: a });
+    expect(await server.running.edgeCatalog!.resolve(ZONE, '/')).not.toMatchObject({ kind: 'script' });
+    expect((await edgeRequest(edge, ZONE, { path: '/' })).body).not.toBe('squatted');
+
+    const token = (await b.sdk().user.tokens.create({
+      name: 'b routes', policies: [{ effect: 'allow', permission_groups: [{ id: WORKERS_ROUTES_WRITE }], resources: { 'com.cloudflare.api.account.zone.*': '*' } }],
+    } as never) as { value: string }).value;
+    for (const auth of [asB(), { authorization: `Bearer ${token}` }]) {
+      const as: Record<string, string | undefined> = { 'x-auth-email': undefined, 'x-auth-key': undefined, ...auth };
+      for (const [method, body] of [['GET', undefined], ['POST', { pattern: `${ZONE}/*`, script: 'squat' }]] as const) {
+        const res = await api(server, method, `/zones/${aZone}/workers/routes`, body, as);
+        // A's zone is one neither B's key nor B's token can see: 404 + 7003, as for a zone id nobody has
+        expect([res.status, res.body.errors[0]?.code], method).toEqual([404, 7003]);
+        expect(res.body.result).toBeNull();
+      }
+    }
+    expect((await api(server, 'GET', `/zones/${aZone}/workers/routes`)).body.result).toEqual([]);
   });
 
   it('deleting the zone removes its custom domains; the edge stops serving them', async () => {
