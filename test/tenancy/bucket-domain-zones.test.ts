@@ -87,6 +87,17 @@ describe('a custom domain needs an active zone of the bucket account', () => {
     });
   });
 
+  it('names the most specific active zone holding the hostname: a zone below takes its names', async () => {
+    const deep = await createZone(server, `deep.${ZONE}`);
+    expect((await api(server, 'GET', `/zones/${deep}`)).body.result.status).toBe('active');
+    const viaParent = await api(server, 'POST', custom(a, 'a-files'), { domain: `x.deep.${ZONE}`, zoneId: aZone });
+    expect([viaParent.status, viaParent.body.errors[0]?.code, viaParent.body.errors[0]?.message]).toEqual([400, 10040, `x.deep.${ZONE} is not a hostname of the zone ${ZONE}`]);
+    const own = await api(server, 'POST', custom(a, 'a-files'), { domain: `x.deep.${ZONE}`, zoneId: deep });
+    expect(own.status).toBe(200);
+    expect((await api(server, 'DELETE', `/zones/${deep}`)).status).toBe(200);
+    expect((await api(server, 'GET', custom(a, 'a-files'))).body.result.domains.map((d: { domain: string }) => d.domain)).toEqual([HOST]);
+  });
+
   it("B's key and B's token are refused on A's domain routes", async () => {
     const token = (await b.sdk().user.tokens.create({
       name: 'b r2', policies: [{ effect: 'allow', permission_groups: [{ id: R2_WRITE }], resources: { [`com.cloudflare.api.account.${b.accountId}`]: '*' } }],
