@@ -78,6 +78,8 @@ describe('a custom domain needs an active zone of the bucket account', () => {
     } finally {
       await database.close();
     }
+    // a row of a zone that is not active (or not the hostname's active zone) is never served
+    expect(await server.running.edgeCatalog!.resolve(HOST, '/hello.txt')).not.toMatchObject({ kind: 'bucket' });
     const added = await api(server, 'POST', custom(a, 'a-files'), { domain: HOST, zoneId: aZone });
     expect([added.status, added.body.result]).toEqual([200, { domain: HOST, enabled: true, minTLS: '1.0' }]);
     expect((await api(server, 'GET', custom(b.accountId, 'b-files'), undefined, asB())).body.result).toEqual({ domains: [] });
