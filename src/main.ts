@@ -205,7 +205,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
       const ports: EdgePorts = {};
       // A script's binding names a bucket of the script's own account.
       edge = await startEdge({
-        listen: config.edge, catalog: new PolicyCatalog(edgeCatalog ?? control.catalog, policies, ports), logger, originPort: config.originPort, originTlsPort: config.originTlsPort, scriptOutbound: config.scriptOutbound,
+        listen: config.edge, catalog: new PolicyCatalog(edgeCatalog ?? control.catalog, policies, ports), logger, originPort: config.originPort, originTlsPort: config.originTlsPort, scriptOutbound: config.scriptOutbound, originAllow: config.originAllow,
         cpuMs: config.scriptCpuMs, memoryMb: config.scriptMemoryMb,
         subrequests: config.scriptSubrequests, bucketSubrequests: config.scriptBucketSubrequests, front: config.edgeFront,
         bucketFor: (accountId, bucketName, options) => bindingBucket(store.forAccount(accountId), bucketName, options),

@@ -115,6 +115,8 @@ export interface Config {
   originTlsPort: number;
   /** CIDRs scripts may fetch besides public addresses (`--script-outbound`). */
   scriptOutbound: string[];
+  /** CIDRs proxied origins may be in besides public addresses (`--origin-allow`). */
+  originAllow: string[];
   /** How long a script may keep the runtime from answering (CPU limit), ms (`--script-cpu-ms`). */
   scriptCpuMs: number;
   /** Memory limit of the node's script runtime (workerd), MiB (`--script-memory-mb`). */
@@ -247,6 +249,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     originPort: int('origin-port', 80, 1, 65535),
     originTlsPort: int('origin-tls-port', 443, 1, 65535),
     scriptOutbound: list('script-outbound', []).map((c) => parseCidr(c, 'script-outbound')),
+    originAllow: list('origin-allow', []).map((c) => parseCidr(c, 'origin-allow')),
     ...scriptLimitsConfig(get),
     edgeFront: onOff(get('edge-front'), 'edge-front', true),
   };

@@ -81,6 +81,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'edge', value: 'HOST:PORT|off', default: '127.0.0.1:8080', help: 'edge listener: deployed scripts on their routes and proxied hostnames (workerd); off turns it off', commands: S },
   { name: 'edge-tls', value: 'HOST:PORT|off', default: 'off', help: 'HTTPS edge listener with the --tls-cert certificate; acts on zones\' always_use_https, ssl, min_tls_version and security_header (docs/edge.md)', commands: S },
   { name: 'origin-port', value: 'PORT', default: '80', help: 'port of the origins proxied hostnames without a route are forwarded to', commands: S },
+  { name: 'origin-allow', value: 'CIDR,…', default: 'none', help: 'private ranges proxied origins may be in (public addresses always; loopback, private and Stratus itself never otherwise: error 1000)', commands: S },
   { name: 'origin-tls-port', value: 'PORT', default: '443', help: "port of origins reached over HTTPS, for zones whose ssl setting is full (any certificate) or strict (a valid one)", commands: S },
   { name: 'workers-domain', value: 'DOMAIN', default: 'workers.localhost', help: 'SCRIPT.ACCOUNT-SUBDOMAIN.DOMAIN runs a script whose workers subdomain is enabled', commands: S },
   { name: 'public-domain', value: 'DOMAIN', default: 'r2.localhost', help: "public development hostnames of buckets (pub-ID.DOMAIN) served on --edge", commands: S },

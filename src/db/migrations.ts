@@ -230,6 +230,19 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('workers_versions').addColumn('limits', 'text', (c) => c.notNull().defaultTo('{}')).execute();
     },
   },
+  '0012_zone_bound_edge_rows': {
+    // Bucket custom domains and Workers routes go with their zone (zones-service.ts deletes them with it); rows
+    // left by zones deleted before that, and custom domains whose zone is another account's, held hostnames
+    // (r2_domains) that no zone serves any more. Data only: both dialects run the same statements.
+    async up(db: Kysely<any>): Promise<void> {
+      await db.deleteFrom('r2_domains').where('kind', '=', 'custom')
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('zones').select('zones.id').whereRef('zones.id', '=', 'r2_domains.zone_id').whereRef('zones.account_id', '=', 'r2_domains.account_id'))))
+        .execute();
+      await db.deleteFrom('workers_routes')
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('zones').select('zones.id').whereRef('zones.id', '=', 'workers_routes.zone_id'))))
+        .execute();
+    },
+  },
 };
 
 /** True when the migration runs on PostgreSQL (binary columns differ: bytea there, blob on SQLite). */

@@ -14,6 +14,7 @@ import type { EdgeCatalog, EdgeTarget } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
 import { STORE_SECRET_HEADER } from './workerd/config-text.js';
 import { proxyToOrigin } from './origin-proxy.js';
+import type { AddressPolicy } from '../edge/address-policy.js';
 import { servePublicObject } from './public-bucket.js';
 import type { BucketResolver } from './store-service/server.js';
 import type { CpuBudgets } from './cpu-budgets.js';
@@ -26,6 +27,8 @@ export interface ControlHandlers {
   originPort: number;
   /** Port of origins reached over HTTPS (zone `ssl` full/strict; `--origin-tls-port`, default 443). */
   originTlsPort?: number;
+  /** Where origins may be (`--origin-allow`; edge/address-policy.ts). */
+  originPolicy: AddressPolicy;
   logger: Logger;
   /** Receives the records of finished edge requests. */
   access?: (records: EdgeAccessRecord[]) => void;
@@ -116,7 +119,7 @@ export async function startControlService(secretText: string, h: ControlHandlers
       return;
     }
     if (req.headers['x-stratus-origin'] !== undefined) {
-      proxyToOrigin(req, res, h.originPort, log, h.originTlsPort ?? 443);
+      proxyToOrigin(req, res, { port: h.originPort, tlsPort: h.originTlsPort ?? 443, policy: h.originPolicy }, log);
       return;
     }
     const run = async () => {

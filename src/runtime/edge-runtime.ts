@@ -35,6 +35,7 @@ import { Watchdog } from './watchdog.js';
 import { FrontDoor } from './front/front-door.js';
 import { edgeAccessRecorder } from './edge-access.js';
 import { CpuBudgets } from './cpu-budgets.js';
+import { AddressPolicy } from '../edge/address-policy.js';
 
 /** The lowest CPU limit the watchdog holds a generation to (its ping's precision on a busy machine), ms. */
 export const MIN_OWN_CPU_MS = 50;
@@ -61,8 +62,10 @@ export interface EdgeRuntimeOptions {
   originTlsPort?: number;
   /** CIDRs scripts may fetch besides public addresses (`--script-outbound`). */
   scriptOutbound?: string[];
-  /** CIDRs scripts may never fetch (Stratus's own listeners on public addresses). */
-  scriptDeny?: string[];
+  /** CIDRs proxied origins may be in besides public addresses (`--origin-allow`). */
+  originAllow?: string[];
+  /** This host's addresses (Stratus's own listeners): neither scripts nor origins reach them unless allowed. */
+  hostAddresses?: string[];
   /** CPU limit: longest time the generation may stop answering (a script that does not yield), ms. Default 30000. */
   cpuMs?: number;
   /** Wall-time limit of a script's answer, ms (0: none). Default 0. */
@@ -176,12 +179,13 @@ export class EdgeRuntime {
     if (this.opts.front !== false) this.generationSocket = await holdListeningSocket(`unix:${this.generationSocketPath}`, 0);
     this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger, socketPath: path.join(this.dir, 'store.sock') });
     this.control = await startControlService(this.secret, {
-      catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, originTlsPort: this.opts.originTlsPort ?? 443, logger: this.opts.logger, bucketFor: this.opts.bucketFor,
+      catalog: this.opts.catalog, ensure: (v) => this.ensure(v), originPort: this.opts.originPort ?? 80, originTlsPort: this.opts.originTlsPort ?? 443,
+      originPolicy: new AddressPolicy({ allow: this.opts.originAllow ?? [], deny: this.opts.hostAddresses ?? [] }), logger: this.opts.logger, bucketFor: this.opts.bucketFor,
       access: this.opts.access ?? edgeAccessRecorder(this.opts.logger), cpuBudgets: this.cpuBudgets,
     });
     this.services = {
       control: this.control.address, store: this.store.address, secret: this.secret,
-      scriptNetwork: { allow: ['public', ...(this.opts.scriptOutbound ?? [])], deny: this.opts.scriptDeny ?? [] },
+      scriptNetwork: new AddressPolicy({ allow: this.opts.scriptOutbound ?? [], deny: this.opts.hostAddresses ?? [] }).workerdNetwork(),
       behindFront: this.opts.front !== false,
       subrequests: { fetch: this.opts.subrequests ?? 50, bucket: this.opts.bucketSubrequests ?? 1000 },
       passToken: this.passToken,

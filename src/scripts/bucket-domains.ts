@@ -3,13 +3,16 @@
  * - the development hostname (`managed`): `pub-<id>.<--public-domain>`, where `<id>` is 32 hex digits derived
  *   from the account and bucket name (stable across enable/disable; the same bucket name in another account has
  *   another id), served once enabled;
- * - custom domains (`custom`): a hostname in one of the account's zones, unique across the instance.
+ * - custom domains (`custom`): a hostname of one of the account's active zones (the most specific active zone
+ *   holding the name), unique across the instance. A row goes with its zone: deleting the zone deletes it, and while
+ *   its zone is not active (or not the row's account's) it is not served and no longer holds the hostname (the
+ *   next attach of that hostname replaces it).
  *
  * Every write bumps the edge serial in its transaction and is announced after commit (`EdgeChanges`), so every
  * node's edge forgets what it remembered of the hostname.
  */
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database, R2DomainsTable } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
 import { bumpEdgeSerial, type EdgeChanges } from './edge-serial.js';
@@ -20,6 +23,15 @@ export type BucketDomain = R2DomainsTable;
 /** The development hostname's id of a bucket of an account. */
 export function managedDomainId(accountId: string, bucket: string): string {
   return createHash('sha256').update(`${accountId}/${bucket}`).digest('hex').slice(0, 32);
+}
+
+/** The live row of a hostname (see {@link BucketDomains.held}). */
+async function liveHolder(db: Kysely<Database> | Transaction<Database>, hostname: string): Promise<BucketDomain | undefined> {
+  const row = await db.selectFrom('r2_domains').selectAll().where('hostname', '=', hostname).executeTakeFirst();
+  if (!row || row.kind === 'managed') return row;
+  const zone = row.zone_id === null ? undefined : await db.selectFrom('zones').select('id').where('id', '=', row.zone_id)
+    .where('account_id', '=', row.account_id).where('status', '=', 'active').executeTakeFirst();
+  return zone ? row : undefined;
 }
 
 /** Reads and writes a bucket's public hostnames. */
@@ -42,6 +54,24 @@ export class BucketDomains {
     return this.db.selectFrom('r2_domains').selectAll().where('hostname', '=', hostname).executeTakeFirst();
   }
 
+  /** The most specific active zone holding a hostname (whoever owns it), or undefined. */
+  async activeZoneOf(hostname: string): Promise<{ id: string; name: string; account_id: string } | undefined> {
+    const labels = hostname.split('.');
+    const suffixes = labels.map((_, i) => labels.slice(i).join('.'));
+    const zones = await this.db.selectFrom('zones').select(['id', 'name', 'account_id']).where('name', 'in', suffixes).where('status', '=', 'active').execute();
+    return zones.sort((a, b) => b.name.length - a.name.length)[0];
+  }
+
+  /** True when the zone exists and is active. */
+  async zoneActive(zoneId: string): Promise<boolean> {
+    return (await this.db.selectFrom('zones').select('id').where('id', '=', zoneId).where('status', '=', 'active').executeTakeFirst()) !== undefined;
+  }
+
+  /** The row holding a hostname: the development hostname, or a custom domain whose zone is active and its account's. */
+  held(hostname: string): Promise<BucketDomain | undefined> {
+    return liveHolder(this.db, hostname);
+  }
+
   /** Ids of the proxied CNAME records a custom domain was created with (name and content as made). */
   async recordsOf(zoneId: string, hostname: string, content: string): Promise<string[]> {
     const rows = await this.db.selectFrom('dns_records').select('id').where('zone_id', '=', zoneId).where('name', '=', hostname)
@@ -62,10 +92,14 @@ export class BucketDomains {
     this.changes.publish();
   }
 
-  /** Adds a custom domain; false when the hostname is taken (by any account). `before` runs in the transaction. */
+  /**
+   * Adds a custom domain; false when the hostname is a live public hostname already. A custom domain row whose zone
+   * is gone, not active or not its account's holds nothing: it is replaced.
+   */
   async addCustom(row: Omit<BucketDomain, 'kind' | 'created_on'>): Promise<boolean> {
     const added = await this.db.transaction().execute(async (trx) => {
-      if (await trx.selectFrom('r2_domains').select('hostname').where('hostname', '=', row.hostname).executeTakeFirst()) return false;
+      if (await liveHolder(trx, row.hostname)) return false;
+      await trx.deleteFrom('r2_domains').where('hostname', '=', row.hostname).execute();
       await trx.insertInto('r2_domains').values({ ...row, kind: 'custom', created_on: this.clock.now().toISOString() }).execute();
       await bumpEdgeSerial(trx);
       return true;

@@ -189,9 +189,12 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
     const known = this.hosts.get(host);
     if (known && known.expires > now) return known;
     const domain = await this.opts.domains?.find(host);
-    const live = domain?.enabled === 1 && (await this.opts.bucketCreated?.(domain.account_id, domain.bucket)) === domain.bucket_created;
+    const zone = await this.zoneOf(host);
+    // a custom domain is served only while its own zone is the hostname's active zone, of the domain's account
+    const inItsZone = domain?.kind !== 'custom' || (zone !== undefined && zone.id === domain.zone_id && zone.account_id === domain.account_id);
+    const live = domain?.enabled === 1 && inItsZone && (await this.opts.bucketCreated?.(domain.account_id, domain.bucket)) === domain.bucket_created;
     const bucket: EdgeTarget | undefined = domain && live ? { kind: 'bucket', accountId: domain.account_id, bucket: domain.bucket, hostname: host } : undefined;
-    const facts: HostFacts = { expires: now + HOST_CACHE_MS, zone: await this.zoneOf(host), originKnown: false, bucket };
+    const facts: HostFacts = { expires: now + HOST_CACHE_MS, zone, originKnown: false, bucket };
     if (this.hosts.size >= HOST_CACHE_SIZE) this.hosts.clear();
     this.hosts.set(host, facts);
     return facts;

@@ -16,6 +16,7 @@ import { isId, newId } from '../shared/ids.js';
 import type { ZoneChangeFeed } from './change-feed.js';
 import { normalizeZoneName } from './zone-name.js';
 import { deleteZoneChanges } from './change-log.js';
+import { bumpEdgeSerial } from '../scripts/edge-serial.js';
 import { initialSerial } from './serial.js';
 import { initialDnsSettings } from '../settings/dns-settings.js';
 import { parseJsonObject } from '../settings/shape.js';
@@ -191,12 +192,16 @@ export class ZonesService {
   }
 
   /**
-   * Deletes the caller's zone and all its records (the caller has checked the zone with {@link get}); zones
-   * below it that its delegations kept active are decided again.
+   * Deletes the caller's zone and all its records, Workers routes and bucket custom domains (the caller has checked
+   * the zone with {@link get}; the edge serial tells every node's edge); zones below it that its delegations kept
+   * active are decided again.
    */
   async delete(zoneId: string): Promise<void> {
     const name = await this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('zones').select(['name']).where('id', '=', zoneId).executeTakeFirst();
+      await trx.deleteFrom('r2_domains').where('zone_id', '=', zoneId).execute();
+      await trx.deleteFrom('workers_routes').where('zone_id', '=', zoneId).execute();
+      await bumpEdgeSerial(trx);
       await trx.deleteFrom('dns_records').where('zone_id', '=', zoneId).execute();
       await deleteZoneChanges(trx, zoneId);
       await trx.deleteFrom('zones').where('id', '=', zoneId).execute();

@@ -70,7 +70,7 @@ describe('edge: isolation of scripts', () => {
 
   it('refuses fetch to loopback, private and link-local addresses (the target is never reached)', async () => {
     h.catalog.deploy('fetcher.example.com', FETCHER);
-    for (const to of [`http://127.0.0.1:${targetPort}/`, `http://localhost:${targetPort}/`, `http://[::1]:${targetPort}/`, 'http://10.0.0.1/', 'http://192.168.1.1/', 'http://169.254.169.254/latest/meta-data/']) {
+    for (const to of [`http://127.0.0.1:${targetPort}/`, `http://localhost:${targetPort}/`, `http://[::1]:${targetPort}/`, `http://[::ffff:127.0.0.1]:${targetPort}/`, `http://0.0.0.0:${targetPort}/`, 'http://10.0.0.1/', 'http://192.168.1.1/', 'http://169.254.169.254/latest/meta-data/']) {
       const res = await edgeRequest(h.edge.url, 'fetcher.example.com', { path: `/?to=${encodeURIComponent(to)}` });
       expect(res.body, to).toMatch(/^refused /);
     }
@@ -78,11 +78,13 @@ describe('edge: isolation of scripts', () => {
   });
 
   it('allows a range given with --script-outbound', async () => {
-    const h2 = await startEdgeHarness({ scriptOutbound: ['127.0.0.1/32'] });
+    // a whole prohibited range, allowed: its addresses are reached, and nothing outside it
+    const h2 = await startEdgeHarness({ scriptOutbound: ['127.0.0.0/8'] });
     try {
       h2.catalog.deploy('fetcher.example.com', FETCHER);
-      const res = await edgeRequest(h2.edge.url, 'fetcher.example.com', { path: `/?to=${encodeURIComponent(`http://127.0.0.1:${targetPort}/`)}` });
-      expect(res.body).toBe('reached 200');
+      const fetchTo = async (to: string) => (await edgeRequest(h2.edge.url, 'fetcher.example.com', { path: `/?to=${encodeURIComponent(to)}` })).body;
+      expect(await fetchTo(`http://127.0.0.1:${targetPort}/`)).toBe('reached 200');
+      expect(await fetchTo(`http://[::1]:${targetPort}/`)).toMatch(/^refused /);
     } finally {
       await h2.close();
     }

@@ -55,7 +55,7 @@ describe('pass-through to the origin', () => {
       });
     });
     await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-    server = await startTestServer({ flags: { edge: '127.0.0.1:0', 'origin-port': String((origin.address() as AddressInfo).port) }, edgeCatalog: catalog });
+    server = await startTestServer({ flags: { edge: '127.0.0.1:0', 'origin-port': String((origin.address() as AddressInfo).port), 'origin-allow': '127.0.0.0/8' }, edgeCatalog: catalog });
     deploy('sw.example.com', SERVICE_WORKER, { mainType: 'commonjs' });
     deploy('module.example.com', MODULE);
     deploy('class.example.com', CLASS);

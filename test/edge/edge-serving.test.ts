@@ -36,7 +36,7 @@ describe('edge: scripts and origins through --edge', () => {
     });
     await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
     originPort = (origin.address() as AddressInfo).port;
-    h = await startEdgeHarness({ originPort });
+    h = await startEdgeHarness({ originPort, originAllow: ['127.0.0.0/8'] });
   }, 60_000);
   afterAll(async () => {
     await h?.close();
@@ -169,7 +169,7 @@ describe('edge: scripts and origins through --edge', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    const h2 = await startEdgeHarness({ originPort: port });
+    const h2 = await startEdgeHarness({ originPort: port, originAllow: ['127.0.0.0/8'] });
     try {
       h2.catalog.hosts.set('down.example.com', { kind: 'origin', zoneId: 'z1', hostname: 'down.example.com', origin: '127.0.0.1' });
       const res = await edgeRequest(h2.edge.url, 'down.example.com');

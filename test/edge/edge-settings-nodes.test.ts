@@ -37,7 +37,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
   const flags = {
     'database-url': url, 'blobs-dir': path.join(dir, 'blobs'), 'secrets-key': randomBytes(32).toString('base64'),
-    edge: '127.0.0.1:0', 'edge-tls': '127.0.0.1:0', 'tls-cert': made.cert, 'tls-key': made.key, 'origin-port': String((origin.address() as AddressInfo).port),
+    edge: '127.0.0.1:0', 'edge-tls': '127.0.0.1:0', 'tls-cert': made.cert, 'tls-key': made.key, 'origin-port': String((origin.address() as AddressInfo).port), 'origin-allow': '127.0.0.0/8',
   };
   x = await startTestServer({ flags });
   y = await startTestServer({ flags });

@@ -53,7 +53,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => originTls.listen(0, '127.0.0.1', r));
   server = await startTestServer({ flags: {
     edge: '127.0.0.1:0', 'edge-tls': '127.0.0.1:0', 'tls-cert': made.cert, 'tls-key': made.key,
-    'origin-port': String((origin.address() as AddressInfo).port), 'origin-tls-port': String((originTls.address() as AddressInfo).port),
+    'origin-port': String((origin.address() as AddressInfo).port), 'origin-allow': '127.0.0.0/8', 'origin-tls-port': String((originTls.address() as AddressInfo).port),
   } });
   edgePort = Number(new URL(server.running.edgeUrl!).port);
   tlsPort = Number(new URL(server.running.edgeTlsUrl!).port);

@@ -40,6 +40,9 @@ describe('stratus serve --edge', () => {
     expect(loadConfig({ 'script-outbound': '10.0.0.0/8, 192.0.2.7,2001:db8::/32' }).scriptOutbound).toEqual(['10.0.0.0/8', '192.0.2.7/32', '2001:db8::/32']);
     expect(() => loadConfig({ 'script-outbound': '10.0.0.0/33' })).toThrow(ConfigError);
     expect(() => loadConfig({ 'script-outbound': 'example.com' })).toThrow('--script-outbound must be a list of CIDRs');
+    expect(loadConfig({}).originAllow).toEqual([]);
+    expect(loadConfig({ 'origin-allow': '127.0.0.0/8, ::1' }).originAllow).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(() => loadConfig({ 'origin-allow': 'localhost' })).toThrow('--origin-allow must be a list of CIDRs');
     expect(() => loadConfig({ 'origin-port': '0' })).toThrow('--origin-port must be a whole number from 1 to 65535');
     expect(() => loadConfig({ edge: 'nope' })).toThrow('--edge must be HOST:PORT');
     expect(loadConfig({})).toMatchObject({ scriptSubrequests: 50, scriptBucketSubrequests: 1000, edgeFront: true });

@@ -56,7 +56,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
   const originPort = (origin.address() as AddressInfo).port;
-  server = await startTestServer({ flags: { edge: '127.0.0.1:0', 'origin-port': String(originPort) } });
+  server = await startTestServer({ flags: { edge: '127.0.0.1:0', 'origin-port': String(originPort), 'origin-allow': '127.0.0.0/8' } });
   edge = server.running.edgeUrl!;
   account = await adminAccountOf(server);
   admin = { email: server.email, key: server.key };

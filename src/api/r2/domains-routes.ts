@@ -3,7 +3,9 @@
  * - `GET|PUT …/r2/buckets/:bucket_name/domains/managed` (`{enabled}`): the development hostname
  *   `pub-<id>.<--public-domain>` → `{bucketId, domain, enabled}`;
  * - `GET|POST …/domains/custom`, `GET|PUT|DELETE …/domains/custom/:domain`: a hostname in one of the account's
- *   active zones (`{domain, zoneId, enabled, minTLS}`), created with a proxied CNAME record of that name pointing
+ *   active zones (`{domain, zoneId, enabled, minTLS}`; the zone must be the most specific active zone holding the
+ *   name, as production requires a hostname of an active zone of the bucket's account; another account's zone is
+ *   answered like no zone at all), created with a proxied CNAME record of that name pointing
  *   at the development hostname (production adds a proxied record of its own for it); deleting the domain
  *   deletes that record.
  * The edge serves GET and HEAD of objects on enabled hostnames (src/runtime/public-bucket.ts).
@@ -37,7 +39,8 @@ export function r2DomainRoutes(store: BucketStore, domains: BucketDomains): Hono
     ({ bucketId: domains.managedHostname(accountId, bucket).split('.')[0]!.slice('pub-'.length), domain: domains.managedHostname(accountId, bucket), enabled });
   const customView = async (c: Context<ApiEnv>, d: BucketDomain) => {
     const zone = await c.get('services').zones.ref(c.get('user'), d.zone_id ?? '', c.req.path).catch(() => undefined);
-    return { domain: d.hostname, enabled: d.enabled === 1, status: { ownership: 'active', ssl: 'active' }, minTLS: d.min_tls ?? '1.0', zoneId: d.zone_id, zoneName: zone?.name ?? null };
+    const active = zone !== undefined && zone.account_id === d.account_id && (await domains.activeZoneOf(d.hostname))?.id === zone.id;
+    return { domain: d.hostname, enabled: d.enabled === 1, status: active ? { ownership: 'active', ssl: 'active' } : { ownership: 'pending', ssl: 'pending' }, minTLS: d.min_tls ?? '1.0', zoneId: d.zone_id, zoneName: zone?.name ?? null };
   };
   const customOf = async (c: Context<ApiEnv>) => {
     const { accountId, bucket } = await bucketOf(c);
@@ -78,10 +81,14 @@ export function r2DomainRoutes(store: BucketStore, domains: BucketDomains): Hono
     // a zone of another account (or of the caller's other accounts) is one the bucket's account does not have
     const zone = await c.get('services').zones.ref(c.get('user'), String(body.zoneId), c.req.path).catch(() => undefined);
     if (!zone || zone.account_id !== accountId) throw invalidArgument(`zoneId ${JSON.stringify(body.zoneId)} is not a zone of this account`);
-    if (hostname !== zone.name && !hostname.endsWith(`.${zone.name}`)) throw invalidArgument(`${hostname} is not a hostname of the zone ${zone.name}`);
+    const notInZone = () => invalidArgument(`${hostname} is not a hostname of the zone ${zone.name}`);
+    if (hostname !== zone.name && !hostname.endsWith(`.${zone.name}`)) throw notInZone();
+    if ((await domains.activeZoneOf(hostname))?.id !== zone.id) {
+      throw (await domains.zoneActive(zone.id)) ? notInZone() : invalidArgument(`The zone ${zone.name} is not active: a custom domain must be a hostname of an active zone of this account`);
+    }
     const enabled = body.enabled !== false;
     const minTls = body.minTLS === undefined ? null : String(body.minTLS);
-    if (await domains.find(hostname)) throw domainTaken(hostname);
+    if (await domains.held(hostname)) throw domainTaken(hostname);
     const record = await c.get('services').records.create(zone, { type: 'CNAME', name: hostname, content: domains.managedHostname(accountId, bucket), proxied: true, ttl: 1, comment: `public hostname of bucket ${bucket}` }, { apiDate: c.get('apiDate'), warnings: [] });
     if (!(await domains.addCustom({ hostname, account_id: accountId, bucket, bucket_created: created, zone_id: zone.id, enabled: enabled ? 1 : 0, min_tls: minTls }))) {
       await c.get('services').records.delete(zone, record.id);
