@@ -1,0 +1,19 @@
+/**
+ * Request framing the edge's front refuses (RFC 9112 §6.1 and §6.3): a request with both `Transfer-Encoding`
+ * and `Content-Length` (the classic request-smuggling vector), or whose `Transfer-Encoding` is anything but
+ * `chunked` once (workerd's parser passes `chunked, chunked` on; it answers the other codings itself). The
+ * server must answer 400 and close the connection. Only what the front's worker can see is checked here:
+ * what workerd's own parser does with other malformed requests is listed in `docs/edge.md` ("Framing").
+ *
+ * Embedded into the front worker by its source text: it must stay self-contained (no imports, no outer
+ * variables).
+ */
+
+/** Why the request's framing headers are refused, or undefined when they are fine. */
+export function framingFault(headers: Headers): string | undefined {
+  const te = headers.get('transfer-encoding');
+  if (te === null) return undefined;
+  if (headers.has('content-length')) return 'the request has both Transfer-Encoding and Content-Length';
+  if (te.trim().toLowerCase() !== 'chunked') return 'the request\'s Transfer-Encoding is not chunked alone';
+  return undefined;
+}
