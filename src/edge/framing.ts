@@ -17,3 +17,17 @@ export function framingFault(headers: Headers): string | undefined {
   if (te.trim().toLowerCase() !== 'chunked') return 'the request\'s Transfer-Encoding is not chunked alone';
   return undefined;
 }
+
+/**
+ * An answer sent whole, after which workerd closes the client's connection: workerd keeps a connection whose
+ * answer ended cleanly and ignores a `Connection` header a worker sets, but closes it when a body of known
+ * length fails once it is whole. `waitUntil` is the request's `ctx.waitUntil`. Only for workerd (its
+ * `FixedLengthStream`).
+ */
+export function closingAnswer(body: string, status: number, headers: Record<string, string>, waitUntil: (p: Promise<unknown>) => void): Response {
+  const bytes = new TextEncoder().encode(body);
+  const { readable, writable } = new (globalThis as unknown as { FixedLengthStream: new (n: number) => TransformStream }).FixedLengthStream(bytes.byteLength);
+  const writer = writable.getWriter();
+  waitUntil(writer.write(bytes).then(() => writer.abort(new Error('closing the connection after a framing error'))).catch(() => undefined));
+  return new Response(readable, { status, headers });
+}

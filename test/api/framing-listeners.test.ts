@@ -133,6 +133,24 @@ describe('the edge (workerd as the front)', () => {
     for (const out of [spaced, length, folded]) expect(out.closed).toBe(false);
   });
 
+  it('with --edge-front off, the generations refuse the same requests the same way', async () => {
+    const frontless = await startTestServer({ flags: { edge: '127.0.0.1:0', 'edge-front': 'off' }, edgeCatalog: catalog });
+    try {
+      const port = Number(new URL(frontless.running.edgeUrl!).port);
+      for (const name of ['Transfer-Encoding and Content-Length', 'Content-Length and Transfer-Encoding', 'Transfer-Encoding twice chunked']) {
+        const out = await probeFraming(port, MALFORMED[name]!(host, '/'), { host });
+        expect(out.status, name).toBe(400);
+        expect(out.closed, name).toBe(true);
+        expect(out.answers[0]!.body, name).toContain('The request framing is ambiguous');
+      }
+      const fine = await probeFraming(port, request('POST', '/', host, ['Content-Length: 5'], 'hello'), { host });
+      expect(fine.status).toBe(200);
+      expect(fine.answers[0]!.body).toBe('script saw POST "hello"');
+    } finally {
+      await frontless.stop();
+    }
+  }, 60_000);
+
   it('keeps the connection of a well-formed request', async () => {
     const out = await edge(request('POST', '/', host, ['Content-Length: 5'], 'hello'));
     expect(out).toMatchObject({ status: 200, closed: false });

@@ -13,7 +13,7 @@
  */
 import { errorPage } from '../../edge/error-page.js';
 import { clientAddress, newRayId } from '../../edge/forwarding.js';
-import { framingFault } from '../../edge/framing.js';
+import { closingAnswer, framingFault } from '../../edge/framing.js';
 
 const MAIN = String.raw`
 const INTERNAL = 'x-stratus-internal';
@@ -57,19 +57,12 @@ function answer(ctx, env, request, started, route, status, code, title, detail) 
   report(ctx, env, request, started, status, route, ray);
   return page(status, code, title, detail, ray);
 }
-/**
- * A request whose framing is ambiguous (edge/framing.ts): production's page with status 400, then the connection
- * closed (RFC 9112 §6.1). workerd keeps a connection whose answer ended cleanly and ignores a Connection header
- * set by a worker; an answer of a known length whose body fails once whole makes it close the connection.
- */
+/** A request whose framing is ambiguous (edge/framing.ts): production's page with status 400, then the connection closed (RFC 9112 §6.1). */
 function badFraming(ctx, env, request, started, fault) {
   const ray = newRayId(CONFIG.colo);
   report(ctx, env, request, started, 400, 'refused', ray);
-  const bytes = new TextEncoder().encode(errorPage(400, 400, 'Bad request', 'The request framing is ambiguous: ' + fault + ' (RFC 9112).', ray));
-  const { readable, writable } = new FixedLengthStream(bytes.byteLength);
-  const writer = writable.getWriter();
-  ctx.waitUntil(writer.write(bytes).then(() => writer.abort(new Error('closing after a framing error'))).catch(() => undefined));
-  return new Response(readable, { status: 400, headers: { 'content-type': 'text/html; charset=UTF-8', 'cf-ray': ray, 'cache-control': 'private, max-age=0, no-store, no-cache, must-revalidate' } });
+  return closingAnswer(errorPage(400, 400, 'Bad request', 'The request framing is ambiguous: ' + fault + ' (RFC 9112).', ray), 400,
+    { 'content-type': 'text/html; charset=UTF-8', 'cf-ray': ray, 'cache-control': 'private, max-age=0, no-store, no-cache, must-revalidate' }, (p) => ctx.waitUntil(p));
 }
 
 const tooLarge = (ctx, env, request, started) => answer(ctx, env, request, started, 'refused', 413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.');
@@ -138,6 +131,7 @@ export function frontSource(): string {
     `const newRayId = ${newRayId.toString()};`,
     `const clientAddress = ${clientAddress.toString()};`,
     `const framingFault = ${framingFault.toString()};`,
+    `const closingAnswer = ${closingAnswer.toString()};`,
     MAIN,
   ].join('\n');
 }

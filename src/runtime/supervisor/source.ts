@@ -9,6 +9,7 @@
 import { errorPage } from '../../edge/error-page.js';
 import { clientAddress, forwardingHeaders, newRayId } from '../../edge/forwarding.js';
 import { PASS_HEADER, PASS_NONCE_HEADER, PASS_REASON_HEADER } from '../workerd/limits-shim.js';
+import { closingAnswer, framingFault } from '../../edge/framing.js';
 
 const MAIN = String.raw`
 const cache = new Map();
@@ -268,6 +269,15 @@ export default {
       remote: request.headers.get('x-stratus-front') === CONFIG.secret ? request.headers.get('x-stratus-client-ip') : clientAddress(request.cf && request.cf.clientIp),
     });
     let res;
+    // Without the front process (--edge-front off) this worker is the first to see the request: it refuses
+    // ambiguous framing as the front does (edge/framing.ts).
+    const fault = framingFault(request.headers);
+    if (fault) {
+      seen.route = 'refused';
+      record(400);
+      return closingAnswer(errorPage(400, 400, 'Bad request', 'The request framing is ambiguous: ' + fault + ' (RFC 9112).', ray), 400,
+        { 'content-type': 'text/html; charset=UTF-8', 'cf-ray': ray, 'cache-control': 'private, max-age=0, no-store, no-cache, must-revalidate' }, (p) => ctx.waitUntil(p));
+    }
     try {
       res = await serve(request, env, ray, seen);
     } catch (err) {
@@ -289,6 +299,8 @@ export function supervisorSource(): string {
     `const forwardingHeaders = ${forwardingHeaders.toString()};`,
     `const clientAddress = ${clientAddress.toString()};`,
     `const newRayId = ${newRayId.toString()};`,
+    `const framingFault = ${framingFault.toString()};`,
+    `const closingAnswer = ${closingAnswer.toString()};`,
     MAIN,
   ].join('\n');
 }
