@@ -62,7 +62,9 @@ function wrapGetter(proto, name) {
 }
 function wrapConstructor(name) {
   const original = globalThis[name];
-  globalThis[name] = new Proxy(original, { construct(target, args, newTarget) { const made = Reflect.construct(target, args, newTarget === globalThis[name] ? target : newTarget); record(undefined, args, made); return made; } });
+  const proxy = new Proxy(original, { construct(target, args, newTarget) { const made = Reflect.construct(target, args, newTarget === proxy ? target : newTarget); record(undefined, args, made); return made; } });
+  // a getter on globalThis (Object.defineProperty), so each read of the global is seen too
+  define(globalThis, name, { configurable: true, get() { record(this, [], undefined); return proxy; }, set(v) { define(globalThis, name, { value: v, writable: true, configurable: true }); } });
 }
 for (const name of ['get', 'has', 'set', 'append', 'delete', 'entries', 'keys', 'values', 'forEach', 'getSetCookie', Symbol.iterator]) wrapMethod(Headers.prototype, name);
 for (const name of ['headers', 'url', 'cf', 'body']) wrapGetter(Request.prototype, name);
@@ -81,7 +83,7 @@ wrapMethod(Object, 'assign');
 wrapMethod(Reflect, 'defineProperty');
 wrapMethod(Reflect, 'get');
 wrapMethod(JSON, 'stringify');
-for (const name of ['Headers', 'Request', 'Response']) wrapConstructor(name);
+for (const name of ['Headers', 'Request', 'Response', 'ReadableStream', 'WritableStream', 'TextEncoder']) wrapConstructor(name);
 // getters every object inherits: a built-in reading a missing field of an options object, or resolving a promise
 for (const name of ['then', 'headers', 'status', 'statusText', 'body', 'cf', 'method', 'nonce', 'request', 'x-stratus-pass', 'x-stratus-pass-nonce', Symbol.iterator]) {
   for (const proto of [Object.prototype, Response.prototype, Request.prototype]) {
