@@ -7,7 +7,6 @@ import { ConfigError } from './config/config.js';
 import type { Config } from './config/config.js';
 import { openDatabase } from './db/database.js';
 import { createApiApp } from './api/app.js';
-import { httpServerOptions } from './api/middleware/deprecation-framing.js';
 import { v4ParserError } from './api/envelope.js';
 import { refuseBeforeContinue } from './api/body-limit.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -227,7 +226,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   let http: Awaited<ReturnType<typeof listenHttp>>;
   try {
     http = await listenHttp(app.fetch, config.http, {
-      serverOptions: httpServerOptions, parserError: v4ParserError, beforeContinue: refuseBeforeContinue(config.apiBodyLimit),
+      parserError: v4ParserError, beforeContinue: refuseBeforeContinue(config.apiBodyLimit),
       observe: { listener: 'v4', logger }, ...(tls ? { tls } : {}),
     });
   } catch (err) {

@@ -3,6 +3,10 @@
  * response, success or failure, is built here.
  */
 import { AppError } from '../shared/errors.js';
+import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
+import { FRAMING_CONFLICT_MESSAGE } from './middleware/deprecation-framing.js';
+import { controlByteError } from './middleware/header-bytes.js';
+import { headerWithControlByte } from '../shared/header-bytes.js';
 
 /** An entry of `errors` or `messages`. */
 export interface EnvelopeMessage {
@@ -47,8 +51,18 @@ export function pageInfo(page: number, perPage: number, count: number, totalCoun
   return { page, per_page: perPage, count, total_count: totalCount, total_pages: totalCount === 0 ? 0 : Math.ceil(totalCount / perPage) };
 }
 
-/** The v4 answer to a request Node's HTTP parser refused (`shared/http-listener.ts`): 6003 in the envelope. */
-export function v4ParserError(status: number): { contentType: string; body: string } {
+/**
+ * The v4 answer to a request Node's HTTP parser refused (`shared/http-listener.ts`): 6003 in the envelope; for
+ * a request with both Transfer-Encoding and Content-Length, with the cause (6121) in `error_chain`, as the
+ * deprecation schedule declines it (`api/middleware/deprecation-framing.ts`); for a control byte in a credential
+ * header, with that header named in `error_chain` (`api/middleware/header-bytes.ts`), the value never echoed.
+ */
+export function v4ParserError(status: number, cause?: { code?: string; reason?: string; rawHeaders?: string[] }): { contentType: string; body: string } {
+  const bad = status === 400 && cause?.rawHeaders ? headerWithControlByte(cause.rawHeaders) : undefined;
+  if (bad !== undefined) return { contentType: 'application/json', body: JSON.stringify(failureBody(errorEntries(controlByteError(bad)))) };
   const message = status === 408 ? 'Request timeout' : 'Invalid request headers';
-  return { contentType: 'application/json', body: JSON.stringify(failureBody([{ code: status === 408 ? 10000 : 6003, message }])) };
+  const both = /Transfer-Encoding/i.test(cause?.reason ?? '') && /Content-Length/i.test(cause?.reason ?? '');
+  const entry: EnvelopeMessage = { code: status === 408 ? 10000 : LIFECYCLE_CODES.invalidHeaders, message };
+  if (both) entry.error_chain = [{ code: LIFECYCLE_CODES.framingConflict, message: FRAMING_CONFLICT_MESSAGE }];
+  return { contentType: 'application/json', body: JSON.stringify(failureBody([entry])) };
 }

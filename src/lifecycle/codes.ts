@@ -10,7 +10,7 @@ export const LIFECYCLE_CODES = {
   invalidHeaders: 6003,
   /** `api-version` header that is not a valid `YYYY-MM-DD` calendar date (in `error_chain` of 6003). */
   invalidApiVersion: 6120,
-  /** Both `Transfer-Encoding` and `Content-Length` sent, api date 2023-07-01 or later (in `error_chain` of 6003). */
+  /** Both `Transfer-Encoding` and `Content-Length` sent, at every api date (in `error_chain` of 6003). */
   framingConflict: 6121,
   /** A route of the schedule that Stratus does not provide (HTTP 501, `x-should-retry: false`). */
   routeNotProvided: 7100,

@@ -14,6 +14,7 @@ function stratus(e: ScheduleEntry): string {
   if (e.kind === 'tls') return 'not applicable: Stratus never offers the draft suites';
   if (!e.served && e.routes.length === 0) return 'not applicable: Stratus has no API with this field';
   if (!e.served) return `not provided: 501 + ${LIFECYCLE_CODES.routeNotProvided}${e.removal ? `; 410 + ${LIFECYCLE_CODES.routeRemoved} from ${e.removal}` : ''}`;
+  if (e.id === 'http-te-and-cl') return 'new behaviour at every api date: Node\'s strict HTTP parser refuses the request before its api date is read (docs/compatibility.md)';
   if (e.removal === e.date) return `old behaviour before ${e.date}, new from it`;
   if (e.signal === 'usage') return 'headers and a messages notice when the old form is used';
   return `served; headers from ${e.date}${e.removal ? `; 410 + ${LIFECYCLE_CODES.routeRemoved} from ${e.removal}` : ''}`;
@@ -47,7 +48,7 @@ export function renderDeprecationsDoc(): string {
     '| code | HTTP | when |',
     '|---|---|---|',
     `| ${LIFECYCLE_CODES.invalidHeaders} + ${LIFECYCLE_CODES.invalidApiVersion} | 400 | \`api-version\` is not a calendar date YYYY-MM-DD |`,
-    `| ${LIFECYCLE_CODES.invalidHeaders} + ${LIFECYCLE_CODES.framingConflict} | 400 | both \`Transfer-Encoding\` and \`Content-Length\`, api date 2023-07-01 or later (the connection is closed) |`,
+    `| ${LIFECYCLE_CODES.invalidHeaders} + ${LIFECYCLE_CODES.framingConflict} | 400 | both \`Transfer-Encoding\` and \`Content-Length\`, at every api date (the connection is closed) |`,
     `| ${LIFECYCLE_CODES.routeNotProvided} | 501 | a schedule route Stratus does not provide (with \`x-should-retry: false\`) |`,
     `| ${LIFECYCLE_CODES.routeRemoved} | 410 | a schedule route removed at the api date |`,
     `| ${LIFECYCLE_CODES.deprecationNotice} | – | \`messages\` entry: the request used a deprecated form |`,

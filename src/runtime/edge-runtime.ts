@@ -113,8 +113,6 @@ export class EdgeRuntime {
   private control!: ControlService;
   private services!: GenerationServices;
   private readonly secret = crypto.randomBytes(24).toString('hex');
-  /** Marks a script's answer that passes its request on to the origin (scripts never see it; not the secret). */
-  private readonly passToken = crypto.randomBytes(16).toString('hex');
   private readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-edge-'));
   private current: Generation | undefined;
   /** Builds and replacements run one after another on this chain. */
@@ -188,7 +186,6 @@ export class EdgeRuntime {
       scriptNetwork: new AddressPolicy({ allow: this.opts.scriptOutbound ?? [], deny: this.opts.hostAddresses ?? [] }).workerdNetwork(),
       behindFront: this.opts.front !== false,
       subrequests: { fetch: this.opts.subrequests ?? 50, bucket: this.opts.bucketSubrequests ?? 1000 },
-      passToken: this.passToken,
     };
     this.current = await this.launch(new Map());
     if (this.opts.front !== false) this.front = await FrontDoor.start({
@@ -291,7 +288,7 @@ export class EdgeRuntime {
     const dir = path.join(this.dir, `g${n}`);
     const config: SupervisorConfig = {
       versions: Object.fromEntries([...versions.keys()].map((v) => [v, versionBindingName(v)])),
-      secret: this.secret, passToken: this.passToken, cacheMs: 30_000, wallMs: this.opts.wallMs ?? 0,
+      secret: this.secret, cacheMs: 30_000, wallMs: this.opts.wallMs ?? 0,
       maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', exposeErrors: this.opts.exposeErrors ?? false,
       cpuMs: ownCpuLimits(versions.values(), this.opts.cpuMs ?? 30_000),
     };

@@ -91,7 +91,7 @@ const API_CODES: CatalogueEntry[] = [
 /** Descriptions of the lifecycle codes (owned by lifecycle/; every code of lifecycle/codes.ts must be here). */
 const LIFECYCLE_ENTRIES: CatalogueEntry[] = [
   e(LIFECYCLE_CODES.invalidApiVersion, 0, 'Invalid api-version header …', 'in `error_chain` of 6003: `api-version` that is not a YYYY-MM-DD date', 'stratus'),
-  e(LIFECYCLE_CODES.framingConflict, 0, 'Transfer-Encoding and Content-Length …', 'in `error_chain` of 6003: both headers sent, api date 2023-07-01 or later', 'stratus'),
+  e(LIFECYCLE_CODES.framingConflict, 0, 'Transfer-Encoding and Content-Length …', 'in `error_chain` of 6003: both headers sent (at every api date)', 'stratus'),
   e(LIFECYCLE_CODES.routeNotProvided, 501, 'route of the schedule not provided by Stratus', 'a deprecated route that Stratus does not serve', 'stratus'),
   e(LIFECYCLE_CODES.routeRemoved, 410, 'route removed at the api date', 'a scheduled route past its removal date', 'stratus'),
   e(LIFECYCLE_CODES.deprecationNotice, 0, 'deprecation notice (in `messages`)', 'a request used a deprecated form', 'stratus'),

@@ -1,6 +1,6 @@
 /**
  * Control bytes in request headers. RFC 9110 §5.5 allows no control character other than HTAB in a field
- * value; Node's lenient parser (`insecureHTTPParser`, see `api/middleware/deprecation-framing.ts`) lets NUL
+ * value; a lenient HTTP parser (Node's `insecureHTTPParser`, which no listener uses any more) lets NUL
  * and other C0 bytes through, and the web `Headers` class then throws on NUL while the request is being
  * read, with the value (a key, a token) in its message. The edges check the raw header list first and answer
  * in their own format, never echoing the value.

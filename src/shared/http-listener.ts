@@ -32,6 +32,14 @@ export interface ParserErrorAnswer {
   body: string;
 }
 
+/** What Node's parser refused, for an answer that names it (`code` HPE_…, `reason` the parser's message). */
+export interface ParserErrorCause {
+  code?: string;
+  reason?: string;
+  /** Node's raw header list (name, value, …) read from the bytes the parser refused, when they hold the whole head. */
+  rawHeaders?: string[];
+}
+
 /** Options of {@link listenHttp}. */
 export interface ListenOptions {
   serverOptions?: ServerOptions;
@@ -40,7 +48,7 @@ export interface ListenOptions {
    * on a timeout), in the interface's format; the default is Node's bare status line. The request's bytes
    * are never echoed.
    */
-  parserError?: (status: number) => ParserErrorAnswer;
+  parserError?: (status: number, cause?: ParserErrorCause) => ParserErrorAnswer;
   /**
    * Decides a request that sent `Expect: 100-continue` before its body is sent: an answer refuses it (the
    * client never uploads the body); undefined lets it continue as usual (Node's default sends 100 Continue).
@@ -97,6 +105,7 @@ export async function listenHttp(
       if (status !== undefined) observer?.refusedUnparsed(status, socket.remoteAddress);
     });
   }
+  if (answer) refuseBadTargets(server as Server, answer, (req, res) => observer?.watch(req, res));
   const decide = opts.beforeContinue;
   if (decide) {
     server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
@@ -154,14 +163,64 @@ function watchEarlyAnswers(server: Server): WeakSet<Socket> {
 }
 
 /** Answers a request the parser refused as Node would (same statuses), with a body in the interface's format. */
-function answerParserError(err: NodeJS.ErrnoException, socket: Socket, answer: (status: number) => ParserErrorAnswer): number | undefined {
+function answerParserError(err: NodeJS.ErrnoException, socket: Socket, answer: NonNullable<ListenOptions['parserError']>): number | undefined {
   const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
   if (err.code === 'ECONNRESET' || !socket.writable || started) {
     socket.destroy();
     return undefined;
   }
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const { contentType, body } = answer(status);
+  const { contentType, body } = answer(status, { code: err.code, reason: (err as { reason?: string }).reason, rawHeaders: rawHeaderList((err as { rawPacket?: Buffer }).rawPacket) });
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   return status;
+}
+
+/**
+ * Requests Node's parser passes on that RFC 9112 says a server must refuse with 400 (§3.2, §3.2.3, §3.2.4): a
+ * request target in neither origin-form (`/path`) nor absolute-form (`http://host/path`, which a server must
+ * accept), other than `*` of an OPTIONS request (`GET *`, `GET ftp://…`, `GET host:80`, which the fetch handler
+ * could not even turn into a URL), and more than one Host header. Answered 400 in the interface's format, and
+ * the connection closed, before any 'request' listener sees them.
+ */
+function refuseBadTargets(server: Server, answer: (status: number) => ParserErrorAnswer, watch: (req: IncomingMessage, res: ServerResponse) => void): void {
+  const listeners = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (acceptableTarget(req) && !repeatsHost(req.rawHeaders)) {
+      for (const listener of listeners) listener.call(server, req, res);
+      return;
+    }
+    watch(req, res);
+    const { contentType, body } = answer(400);
+    res.writeHead(400, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), connection: 'close' });
+    res.end(body);
+  });
+}
+
+/** True for a request target in origin-form, absolute-form with http(s), or `*` of OPTIONS. */
+function acceptableTarget(req: IncomingMessage): boolean {
+  const target = req.url ?? '';
+  if (target.startsWith('/')) return true;
+  if (target === '*') return req.method === 'OPTIONS';
+  return /^https?:\/\/[^/?#]+/i.test(target);
+}
+
+/** True when the raw header list (name, value, …) holds Host more than once. */
+function repeatsHost(rawHeaders: readonly string[]): boolean {
+  let hosts = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'host' && ++hosts > 1) return true;
+  return false;
+}
+
+/** The header lines of a refused request's bytes as a raw header list (name, value, …), if the whole head is there. */
+function rawHeaderList(packet: Buffer | undefined): string[] | undefined {
+  if (!Buffer.isBuffer(packet)) return undefined;
+  const end = packet.indexOf('\r\n\r\n');
+  if (end < 0) return undefined;
+  const out: string[] = [];
+  for (const line of packet.subarray(0, end).toString('latin1').split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon > 0) out.push(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-/** Transfer-Encoding + Content-Length over a raw TCP socket: served before 2023-07-01, declined with an envelope from then. */
+/** Transfer-Encoding + Content-Length over a raw TCP socket: declined with an envelope (6003 / 6121) and the connection closed, at every api date. */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -65,11 +65,13 @@ describe('Transfer-Encoding together with Content-Length', () => {
     expect(res.body.errors[0].error_chain[0].message).toContain('Transfer-Encoding and Content-Length');
   });
 
-  it('is served before 2023-07-01 (the body framed by Transfer-Encoding)', async () => {
+  it('is declined the same way before 2023-07-01: Node\'s strict parser refuses it before the api date is read', async () => {
     const res = parse(await rawRequest(Number(new URL(server.url).port), request('2023-06-30', true)));
-    expect(res.status).toBe(200);
-    expect(res.body.result).toMatchObject({ id: 'brotli', value: 'off' });
+    expect(res.status).toBe(400);
     expect(res.headers).toContain('connection: close');
+    expect(res.body).toMatchObject({ success: false, errors: [{ code: 6003, error_chain: [{ code: 6121 }] }] });
+    const setting = await server.sdk().zones.settings.get('brotli', { zone_id: zoneId });
+    expect(setting).toMatchObject({ value: 'on' }); // never served
   });
 
   it('leaves requests with only one framing header alone', async () => {

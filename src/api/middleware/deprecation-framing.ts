@@ -1,26 +1,23 @@
 /**
- * Requests carrying both `Transfer-Encoding` and `Content-Length` (RFC 7230 §3.3.3: ambiguous framing, the
- * classic request-smuggling vector). Schedule row `http-te-and-cl`: served before 2023-07-01 (api date), the
- * body framed by `Transfer-Encoding` as RFC 7230 says; declined from then with 400, code 6003
- * `Invalid request headers` and the cause (6121) in `error_chain`.
+ * Requests carrying both `Transfer-Encoding` and `Content-Length` (RFC 9112 §6.1: ambiguous framing, the
+ * classic request-smuggling vector). Schedule row `http-te-and-cl`: declined from 2023-07-01 (api date) with
+ * 400, code 6003 `Invalid request headers` and the cause (6121) in `error_chain`, the connection closed.
  *
- * Node's strict HTTP parser would reject such a request itself (a bare 400 and a closed socket) before this
- * middleware could answer, so the HTTP listener runs with `insecureHTTPParser` (see `httpServerOptions`);
- * every such response closes the connection (`Connection: close`) so no later request on the socket can be
- * framed differently by a proxy in front.
+ * On the v4 listener Node's strict HTTP parser refuses such a request before any api date is read, and the
+ * listener answers it with this same envelope (`api/envelope.ts`, `v4ParserError`), at every api date: the
+ * lenient parser (`insecureHTTPParser`) that once let it through to serve it framed by `Transfer-Encoding`
+ * before 2023-07-01 also accepted `Transfer-Encoding : chunked`, obs-fold lines, a bare CR ending a chunk
+ * size and a body read to the end of the connection for `Transfer-Encoding: xchunked` (docs/compatibility.md).
+ * This middleware declines by api date what reaches the app some other way (the app's own `fetch`).
  */
 import type { MiddlewareHandler } from 'hono';
-import type { ServerOptions } from 'node:http';
 import type { ApiEnv } from '../context.js';
 import { AppError } from '../../shared/errors.js';
 import { oldBehaviourApplies } from '../../lifecycle/schedule.js';
 import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
 
-/**
- * Options for the Node HTTP server of the v4 API, so that TE+CL requests reach {@link framingMiddleware}
- * instead of being dropped by the parser (pass as `serve({ serverOptions })`).
- */
-export const httpServerOptions: ServerOptions = { insecureHTTPParser: true };
+/** The cause in `error_chain` (6121) of a request with both framing headers. */
+export const FRAMING_CONFLICT_MESSAGE = 'Requests with both Transfer-Encoding and Content-Length headers are declined since 2023-07-01 (RFC 7230 section 3.3.3): send only one of them';
 
 /** True when the request has both framing headers. */
 export function hasConflictingFraming(headers: Headers): boolean {
@@ -36,7 +33,7 @@ export function framingMiddleware(): MiddlewareHandler<ApiEnv> {
       throw new AppError(LIFECYCLE_CODES.invalidHeaders, 'Invalid request headers', 400, {
         chain: [{
           code: LIFECYCLE_CODES.framingConflict,
-          message: 'Requests with both Transfer-Encoding and Content-Length headers are declined since 2023-07-01 (RFC 7230 section 3.3.3): send only one of them',
+          message: FRAMING_CONFLICT_MESSAGE,
         }],
       });
     }

@@ -13,6 +13,7 @@
  */
 import { errorPage } from '../../edge/error-page.js';
 import { clientAddress, newRayId } from '../../edge/forwarding.js';
+import { closingAnswer, framingFault } from '../../edge/framing.js';
 
 const MAIN = String.raw`
 const INTERNAL = 'x-stratus-internal';
@@ -56,6 +57,14 @@ function answer(ctx, env, request, started, route, status, code, title, detail) 
   report(ctx, env, request, started, status, route, ray);
   return page(status, code, title, detail, ray);
 }
+/** A request whose framing is ambiguous (edge/framing.ts): production's page with status 400, then the connection closed (RFC 9112 §6.1). */
+function badFraming(ctx, env, request, started, fault) {
+  const ray = newRayId(CONFIG.colo);
+  report(ctx, env, request, started, 400, 'refused', ray);
+  return closingAnswer(errorPage(400, 400, 'Bad request', 'The request framing is ambiguous: ' + fault + ' (RFC 9112).', ray), 400,
+    { 'content-type': 'text/html; charset=UTF-8', 'cf-ray': ray, 'cache-control': 'private, max-age=0, no-store, no-cache, must-revalidate' }, (p) => ctx.waitUntil(p));
+}
+
 const tooLarge = (ctx, env, request, started) => answer(ctx, env, request, started, 'refused', 413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.');
 
 /**
@@ -83,6 +92,8 @@ export default {
   async fetch(request, env, ctx) {
     if (request.headers.get(INTERNAL) === CONFIG.secret && request.headers.get('x-stratus-op') === 'ping') return new Response('pong');
     const started = Date.now();
+    const fault = framingFault(request.headers);
+    if (fault) return badFraming(ctx, env, request, started, fault);
     const declared = request.headers.get('content-length');
     if (declared !== null && Number(declared) > CONFIG.maxRequestBytes) return tooLarge(ctx, env, request, started);
     const state = { over: false };
@@ -119,6 +130,8 @@ export function frontSource(): string {
     `const errorPage = ${errorPage.toString()};`,
     `const newRayId = ${newRayId.toString()};`,
     `const clientAddress = ${clientAddress.toString()};`,
+    `const framingFault = ${framingFault.toString()};`,
+    `const closingAnswer = ${closingAnswer.toString()};`,
     MAIN,
   ].join('\n');
 }

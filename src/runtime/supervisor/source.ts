@@ -8,11 +8,16 @@
  */
 import { errorPage } from '../../edge/error-page.js';
 import { clientAddress, forwardingHeaders, newRayId } from '../../edge/forwarding.js';
+import { PASS_HEADER, PASS_NONCE_HEADER, PASS_REASON_HEADER } from '../workerd/limits-shim.js';
+import { closingAnswer, framingFault } from '../../edge/framing.js';
 
 const MAIN = String.raw`
 const cache = new Map();
 const CACHE_LIMIT = 10000;
 const INTERNAL = 'x-stratus-internal';
+const PASS_NONCE = '${PASS_NONCE_HEADER}';
+const PASS = '${PASS_HEADER}';
+const PASS_REASON = '${PASS_REASON_HEADER}';
 // Production's pages for hostnames the edge does not serve: status -> [error code, title].
 const UNKNOWN_PAGES = { 530: [1001, 'DNS resolution error'], 403: [1003, 'Direct IP access not allowed'], 409: [1014, 'CNAME Cross-User Banned'], 404: [1001, 'DNS resolution error'] };
 
@@ -48,8 +53,14 @@ async function runScript(request, env, target, ray, forwarded) {
     // A version with its own CPU limit: Node's watchdog holds the generation to it while the request runs.
     const cpuMs = CONFIG.cpuMs && CONFIG.cpuMs[target.versionId];
     if (cpuMs) await (await env.CONTROL.fetch('http://control/cpu', { method: 'POST', headers: { 'x-ray': ray, 'x-ms': String(cpuMs) } })).arrayBuffer();
-    const res = await withTimeout(env[binding].fetch(new Request(request, { headers: forwarded })), CONFIG.wallMs);
-    if (res.headers.get('x-stratus-pass') === CONFIG.passToken) return passOn(request, env, target, ray, forwarded, res);
+    // A fresh nonce per request marks the entry's pass-on answer (limits-shim.ts): the entry takes it off the
+    // request before the script runs, so no script, and no response fetched from elsewhere, can carry it.
+    const nonce = crypto.randomUUID();
+    forwarded.set(PASS_NONCE, nonce);
+    const toScript = new Request(request, { headers: forwarded });
+    forwarded.delete(PASS_NONCE);
+    const res = await withTimeout(env[binding].fetch(toScript), CONFIG.wallMs);
+    if (res.headers.get(PASS) === nonce) return passOn(request, env, target, ray, forwarded, res);
     // The version's entry stamps the ray on a response it may change (limits-shim.ts); copying a response costs
     // more than the rest of this worker's work together, so only one with immutable headers is copied.
     if (res.headers.get('cf-ray') === ray) return res;
@@ -72,7 +83,7 @@ const PASS_DETAIL = {
   'body-used': 'The script passed the request on after reading its body, which can no longer be sent to the origin.',
 };
 function passOn(request, env, target, ray, forwarded, res) {
-  const reason = res.headers.get('x-stratus-pass-reason');
+  const reason = res.headers.get(PASS_REASON);
   const next = target.passThrough;
   if (!next || reason === 'body-used' || (next.kind !== 'origin' && next.kind !== 'bucket')) {
     return page(500, 1101, 'Worker threw exception', PASS_DETAIL[reason] || PASS_DETAIL['no-respond-with'], ray);
@@ -258,6 +269,15 @@ export default {
       remote: request.headers.get('x-stratus-front') === CONFIG.secret ? request.headers.get('x-stratus-client-ip') : clientAddress(request.cf && request.cf.clientIp),
     });
     let res;
+    // Without the front process (--edge-front off) this worker is the first to see the request: it refuses
+    // ambiguous framing as the front does (edge/framing.ts).
+    const fault = framingFault(request.headers);
+    if (fault) {
+      seen.route = 'refused';
+      record(400);
+      return closingAnswer(errorPage(400, 400, 'Bad request', 'The request framing is ambiguous: ' + fault + ' (RFC 9112).', ray), 400,
+        { 'content-type': 'text/html; charset=UTF-8', 'cf-ray': ray, 'cache-control': 'private, max-age=0, no-store, no-cache, must-revalidate' }, (p) => ctx.waitUntil(p));
+    }
     try {
       res = await serve(request, env, ray, seen);
     } catch (err) {
@@ -279,6 +299,8 @@ export function supervisorSource(): string {
     `const forwardingHeaders = ${forwardingHeaders.toString()};`,
     `const clientAddress = ${clientAddress.toString()};`,
     `const newRayId = ${newRayId.toString()};`,
+    `const framingFault = ${framingFault.toString()};`,
+    `const closingAnswer = ${closingAnswer.toString()};`,
     MAIN,
   ].join('\n');
 }
@@ -289,8 +311,6 @@ export interface SupervisorConfig {
   versions: Record<string, string>;
   /** Shared secret of internal requests (hand-off, ping, flush). */
   secret: string;
-  /** The mark of a script's answer that passes its request on (`limits-shim.ts`). */
-  passToken: string;
   /** How long a route answer is reused without a change notice (ms). */
   cacheMs: number;
   /** Wall-time limit of a script's answer (ms); 0 for none. */

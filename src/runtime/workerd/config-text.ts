@@ -27,8 +27,6 @@ export interface GenerationServices {
   behindFront?: boolean;
   /** Subrequest limits per request (`limits-shim.ts`); none when absent. */
   subrequests?: SubrequestLimits;
-  /** The mark of a script's answer that passes its request on to the origin (the supervisor's `passToken`). */
-  passToken: string;
 }
 
 /** One generation: the supervisor and the script versions it serves. */
@@ -124,7 +122,7 @@ function versionService(bundle: ScriptBundle, files: FileWriter, services: Gener
   const mainType = bundle.modules.find((m) => m.name === bundle.mainModule)?.type;
   const buckets = bundle.bindings.filter((b) => b.type === 'r2_bucket').map((b) => b.name);
   const limits = effectiveLimits(services.subrequests ?? { fetch: 0, bucket: 0 }, bundle.limits);
-  const shim = limitModules(bundle.mainModule, mainType, buckets, limits, bundle.compatibilityFlags, services.passToken);
+  const shim = limitModules(bundle.mainModule, mainType, buckets, limits, bundle.compatibilityFlags);
   modules.unshift(...shim.modules.map((m) => `(name = ${capnpString(m.name)}, esModule = ${files.embed(m.source)})`));
   const flags = shim.flags.map(capnpString).join(', ');
   return `(name = ${capnpString(`s:${bundle.versionId}`)}, worker = (modules = [${modules.join(', ')}], ` +

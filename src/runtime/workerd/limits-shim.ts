@@ -23,6 +23,15 @@
  * entry dispatches each request to them as a `fetch` event (`respondWith`, `waitUntil`,
  * `passThroughOnException`), inside the same per-request counters.
  * https://developers.cloudflare.com/workers/reference/migrate-to-module-workers/
+ *
+ * Passing a request on (to the origin, when no listener answered or the script threw after
+ * `passThroughOnException()`): the supervisor gives each request to a script a fresh random nonce in
+ * {@link PASS_NONCE_HEADER}; the entry takes it off the request before the script sees it, and marks its own
+ * pass-on answer with it (`x-stratus-pass`). The nonce lives only in the entry's closures for that request, and
+ * every built-in the entry touches it with is captured by the setup module, which evaluates before any module
+ * of the script (so a script that replaces `Headers.prototype.get`, `Request`, `Object.prototype.then`… never
+ * sees it). No module holds a secret: a script that reads the bundle's files or imports these modules finds
+ * nothing that makes an answer pass, and a `Response` fetched from elsewhere cannot carry the right nonce.
  */
 import type { ScriptLimits } from '../../edge/types.js';
 
@@ -47,9 +56,65 @@ export function effectiveLimits(node: SubrequestLimits, own: ScriptLimits | unde
 export const LIMITS_SETUP_MODULE = '__stratus_limits_setup__.mjs';
 export const LIMITS_ENTRY_MODULE = '__stratus_limits_entry__.mjs';
 export const SERVICE_WORKER_MODULE = '__stratus_service_worker__.mjs';
+/** The request header carrying the supervisor's per-request nonce to the entry (taken off before the script runs). */
+export const PASS_NONCE_HEADER = 'x-stratus-pass-nonce';
+/** The answer headers of a pass-on: the request's nonce, and why (`no-respond-with`, `exception`, `body-used`). */
+export const PASS_HEADER = 'x-stratus-pass';
+export const PASS_REASON_HEADER = 'x-stratus-pass-reason';
+
+/**
+ * Part of both setup modules: the built-ins the pass-through mark is handled with, captured before any module of
+ * the script evaluates (the setup module is the entry's first import), and the two functions that touch the
+ * nonce. Objects handed to built-ins have no prototype, so no getter a script puts on `Object.prototype` runs;
+ * the marked answer has its own `then`, so resolving a promise with it looks nothing up. Scripts may import these
+ * functions: without the request's nonce they can do nothing a script cannot do itself.
+ */
+const PASS_GUARD = String.raw`
+const uncurry = (f) => Function.prototype.call.bind(f);
+const HeadersCtor = Headers;
+const RequestCtor = Request;
+const ResponseCtor = Response;
+const headersGet = uncurry(Headers.prototype.get);
+const headersDelete = uncurry(Headers.prototype.delete);
+const defineProperty = Object.defineProperty;
+/** A getter of Request objects found on the prototype chain now (an instance property on old compatibility dates). */
+function getter(proto, name) {
+  for (let p = proto; p !== null; p = Object.getPrototypeOf(p)) {
+    const d = Object.getOwnPropertyDescriptor(p, name);
+    if (d) return d.get ? uncurry(d.get) : (o) => o[name];
+  }
+  return (o) => o[name];
+}
+const headersOf = getter(Request.prototype, 'headers');
+const bodyOf = getter(Request.prototype, 'body');
+const bodyUsedOf = getter(Request.prototype, 'bodyUsed');
+const lockedOf = getter(ReadableStream.prototype, 'locked');
+/** The request's body when the script left it unread (undefined when it read or locked it). */
+export function unreadBody(request) {
+  const body = bodyOf(request);
+  return body === null || (!bodyUsedOf(request) && !lockedOf(body)) ? body : undefined;
+}
+/** The request's pass-through nonce (null if none) and the request without it, which is all the script gets. */
+export function takeNonce(request) {
+  const headers = headersOf(request);
+  const nonce = headersGet(headers, '${PASS_NONCE_HEADER}');
+  if (nonce === null) return { __proto__: null, nonce: null, request };
+  const rest = new HeadersCtor(headers);
+  headersDelete(rest, '${PASS_NONCE_HEADER}');
+  return { __proto__: null, nonce, request: new RequestCtor(request, { __proto__: null, headers: rest }) };
+}
+/** The answer that tells the supervisor to pass the request on: marked with the request's nonce, carrying its unread body. */
+export function passAnswer(body, nonce, reason) {
+  if (nonce === null) throw new Error('this request cannot be passed on');
+  const res = new ResponseCtor(body, { __proto__: null, headers: { __proto__: null, '${PASS_HEADER}': nonce, '${PASS_REASON_HEADER}': reason } });
+  defineProperty(res, 'then', { __proto__: null, value: undefined });
+  return res;
+}
+`;
 
 const SETUP = String.raw`
 import { AsyncLocalStorage } from 'node:async_hooks';
+__PASS_GUARD__
 export const requests = new AsyncLocalStorage();
 const LIMITS = __LIMITS__;
 /** Counts one call of kind ('fetch' or 'bucket') for the request in progress; an Error past the limit. */
@@ -97,6 +162,7 @@ export function withCountedBuckets(env) {
 
 /** The setup module when both limits are off: nothing is counted, no AsyncLocalStorage, no extra flag. */
 const SETUP_NONE = String.raw`
+__PASS_GUARD__
 export const requests = { run: (_counts, f) => f() };
 export function over() { return undefined; }
 export function withCountedBuckets(env) { return env; }
@@ -132,26 +198,27 @@ function dispatch(request, ctx, pass) {
     const event = new StratusFetchEvent(request, ctx, pass, (answer) => Promise.resolve(answer).then(resolve, reject));
     try { for (const l of listeners) typeof l === 'function' ? l.call(globalThis, event) : l.handleEvent(event); }
     catch (e) { reject(e); return; }
-    if (!event._answered) resolve(passOn(request, 'no-respond-with'));
+    if (!event._answered) resolve(NO_RESPOND_WITH);
   });
 }
 `;
 
 const ENTRY = String.raw`
-import { requests, withCountedBuckets } from './${LIMITS_SETUP_MODULE}';
+import { requests, withCountedBuckets, takeNonce, passAnswer, unreadBody } from './${LIMITS_SETUP_MODULE}';
 __LISTENERS__
 import * as script from __MAIN__;
 export * from __MAIN__;
 const fresh = () => ({ fetch: 0, bucket: 0 });
-const PASS_TOKEN = __PASS_TOKEN__;
+/** What a Service Worker dispatch resolves with when no listener answered (no prototype: resolving looks nothing up). */
+const NO_RESPOND_WITH = Object.freeze({ __proto__: null });
 
 /**
  * The answer that sends the request on to what the hostname serves without the script (the supervisor does it):
- * marked with this generation's token, carrying the request's body when the script left it unread.
+ * marked with the request's nonce, carrying the request's body when the script left it unread.
  */
-function passOn(request, reason) {
-  const unread = request.body === null || (!request.bodyUsed && !request.body.locked);
-  return new Response(unread ? request.body : null, { headers: { 'x-stratus-pass': PASS_TOKEN, 'x-stratus-pass-reason': unread ? reason : 'body-used' } });
+function passOn(request, reason, nonce) {
+  const body = unreadBody(request);
+  return passAnswer(body === undefined ? null : body, nonce, body === undefined ? 'body-used' : reason);
 }
 
 /** The ctx a script gets: its passThroughOnException() sets the request's pass-through state. */
@@ -169,20 +236,19 @@ function passingCtx(ctx, pass) {
  * The edge's ray id on the script's response, when its headers may change (the supervisor copies it otherwise);
  * and a request body the script left unread is read to its end before the answer goes out (workerd drops a
  * connection whose body was not read, which cut the answer short on its way to the client). A script that threw
- * after passThroughOnException() passes the request on.
+ * after passThroughOnException(), or a Service Worker none of whose listeners answered, passes the request on.
  */
-async function stamped(request, ctx, answer, pass) {
+async function stamped(request, ctx, answer, pass, nonce) {
   let res;
   try {
     res = await answer;
   } catch (err) {
-    if (pass.onException) return passOn(request, 'exception');
+    if (pass.onException) return passOn(request, 'exception', nonce);
     throw err;
   }
-  if (res instanceof Response && res.headers.get('x-stratus-pass') === PASS_TOKEN) return res; // the body travels in it
-  if (request.body !== null && !request.bodyUsed && !request.body.locked) {
-    await request.body.pipeTo(new WritableStream()).catch(() => undefined);
-  }
+  if (res === NO_RESPOND_WITH) return passOn(request, 'no-respond-with', nonce); // the body travels in it
+  const unread = unreadBody(request);
+  if (unread) await unread.pipeTo(new WritableStream()).catch(() => undefined);
   const ray = request.headers.get('cf-ray');
   if (ray !== null && res instanceof Response) {
     try { res.headers.set('cf-ray', ray); } catch { /* immutable headers (a fetch() result): the supervisor copies it */ }
@@ -190,20 +256,34 @@ async function stamped(request, ctx, answer, pass) {
   return res;
 }
 
+/** Runs one request through a handler (call(request)), the nonce taken off first and kept here. */
+function handle(request, ctx, pass, call) {
+  const taken = takeNonce(request);
+  const inner = taken.request;
+  return stamped(inner, ctx, requests.run(fresh(), () => call(inner)), pass, taken.nonce);
+}
+
 const base = script.default;
 const PASS = Symbol('pass-through');
 let entry = base;
 if (typeof dispatch === 'function' && listeners.length > 0) {
-  entry = { fetch(request, env, ctx) { const pass = { onException: false }; return stamped(request, ctx, requests.run(fresh(), () => dispatch(request, ctx, pass)), pass); } };
+  entry = { fetch(request, env, ctx) { const pass = { onException: false }; return handle(request, ctx, pass, (r) => dispatch(r, ctx, pass)); } };
 } else if (typeof base === 'function') {
   entry = class extends base {
-    constructor(ctx, env) { const pass = { onException: false }; super(passingCtx(ctx, pass), withCountedBuckets(env)); this[PASS] = pass; }
+    constructor(ctx, env) {
+      const pass = { onException: false };
+      super(passingCtx(ctx, pass), withCountedBuckets(env));
+      this[PASS] = pass;
+      // a fetch defined as an instance field shadows the prototype's wrapper: wrapped here
+      const own = Object.getOwnPropertyDescriptor(this, 'fetch');
+      if (own && typeof own.value === 'function') this.fetch = (request) => handle(request, this.ctx, pass, (r) => own.value.call(this, r));
+    }
   };
   if (typeof base.prototype.fetch === 'function') {
-    entry.prototype.fetch = function (request) { return stamped(request, this.ctx, requests.run(fresh(), () => base.prototype.fetch.call(this, request)), this[PASS]); };
+    entry.prototype.fetch = function (request) { return handle(request, this.ctx, this[PASS], (r) => base.prototype.fetch.call(this, r)); };
   }
 } else if (base && typeof base.fetch === 'function') {
-  entry = { ...base, fetch(request, env, ctx) { const pass = { onException: false }; return stamped(request, ctx, requests.run(fresh(), () => base.fetch.call(base, request, withCountedBuckets(env), passingCtx(ctx, pass))), pass); } };
+  entry = { ...base, fetch(request, env, ctx) { const pass = { onException: false }; return handle(request, ctx, pass, (r) => base.fetch.call(base, r, withCountedBuckets(env), passingCtx(ctx, pass))); } };
 }
 export default entry;
 `;
@@ -217,18 +297,18 @@ export interface LimitModules {
 /**
  * The modules for one script version (the entry first: workerd runs the first module): `mainType` is its main
  * module's type (`commonjs` adds the Service Worker module), `limits` the effective limits (`effectiveLimits`),
- * `passToken` the generation's mark on an answer that passes the request on (never shown to the script).
+ * The modules hold no secret (the pass-through mark is a nonce per request, see the module comment).
  */
-export function limitModules(mainModule: string, mainType: string | undefined, bucketBindings: string[], limits: SubrequestLimits, flags: string[], passToken: string): LimitModules {
+export function limitModules(mainModule: string, mainType: string | undefined, bucketBindings: string[], limits: SubrequestLimits, flags: string[]): LimitModules {
   const specifier = JSON.stringify(`./${mainModule}`);
   const counting = limits.fetch > 0 || limits.bucket > 0;
   const serviceWorker = mainType === 'commonjs';
   const buckets = counting && limits.bucket > 0 ? bucketBindings : [];
-  const entry = ENTRY.replaceAll('__MAIN__', specifier).replace('__PASS_TOKEN__', JSON.stringify(passToken))
+  const entry = ENTRY.replaceAll('__MAIN__', specifier)
     .replace('__LISTENERS__', serviceWorker ? `import { listeners } from './${SERVICE_WORKER_MODULE}';\n${DISPATCH}` : '');
   const modules = [
     { name: LIMITS_ENTRY_MODULE, source: entry },
-    { name: LIMITS_SETUP_MODULE, source: counting ? SETUP.replace('__LIMITS__', JSON.stringify(limits)).replace('__BUCKETS__', JSON.stringify(buckets)) : SETUP_NONE },
+    { name: LIMITS_SETUP_MODULE, source: (counting ? SETUP.replace('__LIMITS__', JSON.stringify(limits)).replace('__BUCKETS__', JSON.stringify(buckets)) : SETUP_NONE).replace('__PASS_GUARD__', () => PASS_GUARD) },
     ...(serviceWorker ? [{ name: SERVICE_WORKER_MODULE, source: SERVICE_WORKER }] : []),
   ];
   const als = counting && !flags.includes('nodejs_compat') && !flags.includes('nodejs_als');
