@@ -205,7 +205,7 @@ describe('the pass-through mark is out of reach of scripts and of fetched respon
     });
     await new Promise<void>((r) => bServer.listen(0, '127.0.0.1', r));
     bPort = (bServer.address() as AddressInfo).port;
-    server = await startTestServer({ flags: { edge: '127.0.0.1:0', 'origin-port': String((origin.address() as AddressInfo).port), 'script-outbound': '127.0.0.1/32' }, edgeCatalog: catalog, ...(process.env.EDGE_TEST_LOG ? { logger: createLogger(process.env.EDGE_TEST_LOG) } : {}) });
+    server = await startTestServer({ flags: { edge: '127.0.0.1:0', 'origin-port': String((origin.address() as AddressInfo).port), 'script-outbound': '127.0.0.1/32', 'origin-allow': '127.0.0.1/32' }, edgeCatalog: catalog, ...(process.env.EDGE_TEST_LOG ? { logger: createLogger(process.env.EDGE_TEST_LOG) } : {}) });
     catalog.deploy('patch.b.test', PATCHING_MODULE, { accountId: 'acct-b', flags: ['nodejs_compat'] });
     catalog.deploy('sw.b.test', PATCHING_SERVICE_WORKER, { accountId: 'acct-b', mainType: 'commonjs' });
     catalog.deploy('reader.b.test', READER, { accountId: 'acct-b', flags: ['nodejs_compat'], date: '2025-12-01' });
