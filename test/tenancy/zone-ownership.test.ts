@@ -100,7 +100,7 @@ describe('names nobody may add', () => {
     for (const name of ['co.uk', 'github.io', 'in-addr.arpa', 'ip6.arpa', 'CO.UK.', 'xn--55qx5d.cn', 'blogspot.com']) {
       expect(await errorCode(b.zones.create({ account: { id: bAccount }, name, type: 'full' })), name).toBe(1099);
     }
-    for (const name of ['stratus.invalid', 'ns1.stratus.invalid', 'NS2.Stratus.Invalid.', 'x.ns1.stratus.invalid']) {
+    for (const name of ['stratus.invalid', 'ada.stratus.invalid', 'ns1.stratus.invalid', 'NS2.Stratus.Invalid.', 'x.ns1.stratus.invalid']) {
       expect(await errorCode(b.zones.create({ account: { id: bAccount }, name, type: 'full' })), name).toBe(1093);
     }
     expect(await errorCode(b.zones.create({ account: { id: bAccount }, name: 'arpa', type: 'full' }))).toBe(1100);
