@@ -126,7 +126,7 @@ describe('2. a later parent never displaces another account\'s active zone', () 
     const parent = await addZone(b, bAccount, 'parent-later.net');
     expect(parent.status).toBe('pending');
     await b.dns.records.create({ zone_id: parent.id, type: 'A', name: 'shop', content: '198.51.100.55', ttl: 300 } as never);
-    await b.dns.records.create({ zone_id: parent.id, type: 'A', name: 'www.shop', content: '198.51.100.56', ttl: 300 } as never);
+    await b.dns.records.create({ zone_id: parent.id, type: 'A', name: 'www.shop', content: '198.51.100.56', proxied: true, ttl: 1 } as never);
     await b.zones.activationCheck.trigger({ zone_id: parent.id });
     expect(await statusOf(b, parent.id)).toBe('pending');
     expect(await statusOf(a, child.id)).toBe('active');
@@ -137,6 +137,8 @@ describe('2. a later parent never displaces another account\'s active zone', () 
     expect(below.status).toBe('NXDOMAIN');
     expect(below.raw).not.toContain('198.51.100.56');
     expect((await dig(port, 'parent-later.net', 'SOA')).status).toBe('REFUSED');
+    // The edge does not send A's hostnames to B's origin either.
+    expect(await server.running.edgeCatalog.resolve('www.shop.parent-later.net', '/')).not.toMatchObject({ origin: '198.51.100.56' });
   });
 
   it('once A\'s zone is gone the names are free: B\'s activation check activates the parent', async () => {
