@@ -14,7 +14,7 @@
  *    (name-server-pool.ts), so a delegation says which account it is for; where two accounts' zones of the
  *    name hold the same pair (the pool off or given out twice, zones kept from before pairs), the delegation
  *    activates neither (a squatter can delay a subdomain setup, never take it over);
- * 4. a zone that is not active yet displaces no active zone of another account below it: each such zone that
+ * 4. (docs/security.md rule 5) a zone that is not active yet displaces no active zone of another account below it: each such zone that
  *    would have the candidate as its closest enclosing active zone must be delegated by the candidate's own NS
  *    records to its assigned name servers (a later parent waits, pending, until the names inside it are free
  *    or delegated; an active zone is never deactivated by this rule).
@@ -42,7 +42,7 @@ export interface Candidate {
   status?: string;
 }
 
-/** An active zone strictly below a candidate, as rule 4 reads it. */
+/** An active zone strictly below a candidate, as rule 4 (docs/security.md rule 5) reads it. */
 export interface ActiveBelow {
   account_id: string;
   name: string;
@@ -109,7 +109,7 @@ export function delegatesTo(nsTargets: readonly string[], assigned: readonly str
 }
 
 /**
- * Rule 4: true when making the (inactive) candidate active would put an active zone of another account
+ * Rule 4 here (docs/security.md rule 5): true when making the (inactive) candidate active would put an active zone of another account
  * below it under a parent that does not delegate to it. `below` are the active zones strictly below the
  * candidate; `candidateNs(name)` the candidate's own NS targets at a name.
  */

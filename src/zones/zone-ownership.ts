@@ -8,7 +8,7 @@
  * (creation, activation check, a change of the enclosing zone's NS records); any change may deactivate (an
  * active zone that no longer passes becomes `moved`, production's status for a zone whose delegation went
  * away). At most one zone of a name is active: the partial unique index `zones_active_name` makes the second
- * activation fail, which is read as "not activated". Rule 4 (a later zone never displaces another account's
+ * activation fail, which is read as "not activated". Rule 5 of docs/security.md (a later zone never displaces another account's
  * active zone below it) only keeps a zone from becoming active. Decisions about related names hold
  * {@link lockOwnership} (PostgreSQL), so two nodes deciding a parent and a child at once see each other. Every status change bumps the zone's serial (other nodes
  * poll serials), is written to the change log, and is announced on the change feed after commit.
