@@ -13,6 +13,8 @@ import { systemClock, type Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import { ZoneChangeFeed } from './zones/change-feed.js';
 import { reconcileActiveZones, ZoneOwnership } from './zones/zone-ownership.js';
+import { NameServerAssignments } from './zones/name-server-assignments.js';
+import { assignExistingAccounts } from './zones/name-server-upgrade.js';
 import { startDnsServer } from './dns-server/server.js';
 import { adminAccountId, bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
 import { openServedBucketStore } from './store/served.js';
@@ -148,6 +150,9 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     throw err;
   }
   const changeFeed = new ZoneChangeFeed();
+  // The admin's account keeps the instance's name servers; accounts with zones from before pairs get theirs.
+  const nameServers = new NameServerAssignments(database.db, clock, config.nameservers, config.nameServerPool);
+  await assignExistingAccounts(database.db, nameServers, adminAccount, changeFeed).catch(async (err: unknown) => { await database.close(); throw err; });
   await reconcileActiveZones(database.db, new ZoneOwnership(database.db, clock, changeFeed)).catch(async (err: unknown) => { await database.close(); throw err; });
   // The secrets key seals Worker secrets and zone signing keys: resolved before the DNS server, which opens the latter.
   let secrets: ReturnType<typeof resolveSecretsKey>;
@@ -181,7 +186,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     throw err;
   }
   const limits = openLimits({ config: config.limits, db: database.db, dialect: database.dialect, clock, logger });
-  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps, limits });
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps, limits, nameServers });
   let s3: RunningS3 | undefined;
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {

@@ -17,6 +17,7 @@ import { headerBytesMiddleware } from './middleware/header-bytes.js';
 import { bodyLimitMiddleware } from './body-limit.js';
 import type { ApiServices } from './context.js';
 import { ZonesService } from '../zones/zones-service.js';
+import { NameServerAssignments } from '../zones/name-server-assignments.js';
 import { RecordsService } from '../zones/records-service.js';
 import { accountRoutes } from './routes/accounts.js';
 import { zoneRoutes } from './routes/zones.js';
@@ -102,8 +103,9 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
 
 /** The services behind the v4 routes. */
 export function createServices(deps: ApiDeps): ApiServices {
-  const names = new NamePolicy({ nameservers: deps.config.nameservers, listenerNames: listenerNames(deps.config), allow: deps.config.zoneNameAllow });
-  const zones = new ZonesService(deps.db, deps.clock, deps.changeFeed, deps.config.nameservers, { names });
+  const names = new NamePolicy({ nameservers: [...deps.config.nameservers, ...deps.config.nameServerPool], listenerNames: listenerNames(deps.config), allow: deps.config.zoneNameAllow });
+  const assignments = deps.nameServers ?? new NameServerAssignments(deps.db, deps.clock, deps.config.nameservers, deps.config.nameServerPool);
+  const zones = new ZonesService(deps.db, deps.clock, deps.changeFeed, deps.config.nameservers, { names, assignments });
   const onNsChange = (zone: { name: string }) => zones.ownership.reconsiderBelow(zone.name, true);
   const scripts = new ScriptsService({ db: deps.db, clock: deps.clock, ...deps.edge });
   return {

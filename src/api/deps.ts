@@ -1,4 +1,5 @@
 /** What the v4 API edge is built from; `main.ts` fills it in. */
+import type { NameServerAssignments } from '../zones/name-server-assignments.js';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/schema.js';
@@ -29,4 +30,6 @@ export interface ApiDeps {
   edge: { changes: EdgeChanges; box: SecretBox; buckets: BucketDirectory; domains?: BucketDomains };
   /** Failed-authentication throttle and per-user request rate (limits/); absent: no limits. */
   limits?: Limits;
+  /** The name server pairs of accounts (the one main.ts gave the admin's pair through); absent: made from the config. */
+  nameServers?: NameServerAssignments;
 }

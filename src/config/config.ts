@@ -5,6 +5,7 @@
  */
 import net from 'node:net';
 import path from 'node:path';
+import { DEFAULT_POOL_LABELS, poolNames } from '../zones/name-server-pool.js';
 
 /** A host and port to listen on. Port 0 picks a free port. */
 export interface ListenAddress {
@@ -58,6 +59,8 @@ export interface Config {
   blobsS3: BlobsS3Config | undefined;
   /** Name servers assigned to new zones. */
   nameservers: string[];
+  /** Host names of the pool accounts are given name server pairs from (`--name-server-pool`); empty: off. */
+  nameServerPool: string[];
   /** Names (with everything below them) exempt from the rules on names nobody may add as a zone (`--zone-name-allow`). */
   zoneNameAllow: string[];
   /** Address ranges of the service's own network: A/AAAA content inside them is refused. */
@@ -194,6 +197,10 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
   if (authKey !== undefined && authKey.length < MIN_AUTH_KEY_LENGTH) throw new ConfigError(`--auth-key must be at least ${MIN_AUTH_KEY_LENGTH} characters (production's global keys are 37), got ${authKey.length}`);
   const apiToken = get('api-token');
   if (apiToken !== undefined && apiToken.length < MIN_API_TOKEN_LENGTH) throw new ConfigError(`--api-token must be at least ${MIN_API_TOKEN_LENGTH} characters (production's tokens are 40), got ${apiToken.length}`);
+  const nameservers = list('nameservers', ['ns1.stratus.invalid', 'ns2.stratus.invalid']).map((n) => n.toLowerCase().replace(/\.$/, ''));
+  const poolRaw = get('name-server-pool');
+  const nameServerPool = poolNames(poolRaw?.trim().toLowerCase() === 'off' ? 'off' : poolRaw === undefined ? DEFAULT_POOL_LABELS : poolRaw.split(','), nameservers);
+  if (typeof nameServerPool === 'string') throw new ConfigError(nameServerPool);
   return {
     dataDir,
     http: parseListen(get('http') ?? '127.0.0.1:8787', 'http'),
@@ -205,7 +212,8 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     databaseUrl: get('database-url'),
     blobsDir: path.resolve(get('blobs-dir') ?? path.join(dataDir, 'blobs')),
     blobsS3: blobsS3Config(get),
-    nameservers: list('nameservers', ['ns1.stratus.invalid', 'ns2.stratus.invalid']).map((n) => n.toLowerCase().replace(/\.$/, '')),
+    nameservers,
+    nameServerPool,
     zoneNameAllow: list('zone-name-allow', []).map((n) => n.toLowerCase().replace(/\.$/, '')),
     serviceRanges: list('service-ranges', DEFAULT_SERVICE_RANGES),
     edgeIpv4: list('edge-ipv4', ['192.0.2.10', '192.0.2.11']),

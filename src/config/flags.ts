@@ -65,6 +65,7 @@ export const FLAGS: readonly FlagSpec[] = [
   // DNS API and server.
   { name: 'api-date', value: 'YYYY-MM-DD', default: 'today', help: 'the date requests without an api-version header are served as of (docs/deprecations.md)', commands: S },
   { name: 'nameservers', value: 'A,B', default: 'ns1.stratus.invalid,ns2.stratus.invalid', help: 'name servers assigned to new zones; their domain cannot be added as a zone', commands: S },
+  { name: 'name-server-pool', value: 'LABEL,…|off', default: 'ada,bob,cruz,… (24 labels)', help: "each account's zones get a stable pair of LABEL.<domain of --nameservers> (the admin's keep --nameservers); a delegation to another account's zone must name its pair; off: every account gets --nameservers", commands: S },
   { name: 'zone-name-allow', value: 'NAME,…', default: 'none', help: 'let tenants add these names and those below them even when public suffixes or the instance\'s own (docs/security.md)', commands: S },
   { name: 'service-ranges', value: 'CIDR,…', default: "the production service's published ranges", help: 'A/AAAA content inside them is refused', commands: S },
   { name: 'edge-ipv4', value: 'IP,…', default: '192.0.2.10,192.0.2.11', help: 'IPv4 addresses proxied records answer with over DNS', commands: S },

@@ -230,6 +230,21 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('workers_versions').addColumn('limits', 'text', (c) => c.notNull().defaultTo('{}')).execute();
     },
   },
+  '0011_account_name_servers': {
+    // The name server pair each account's zones are given (zones/name-server-assignments.ts): the n-th account
+    // given a pair from the pool has ordinal n (unique, so two nodes never give one pair out twice at once);
+    // the admin's account holds the instance's --nameservers with no ordinal. Rows are written when an account
+    // first needs a pair, and at start for accounts that already have zones (the upgrade).
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema.createTable('account_name_servers')
+        .addColumn('account_id', 'text', (c) => c.primaryKey())
+        .addColumn('ordinal', 'integer')
+        .addColumn('name_servers', 'text', (c) => c.notNull())
+        .addColumn('assigned_on', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('account_name_servers_ordinal').on('account_name_servers').column('ordinal').unique().execute();
+    },
+  },
   '0012_zone_bound_edge_rows': {
     // Bucket custom domains and Workers routes go with their zone (zones-service.ts deletes them with it); rows
     // left by zones deleted before that, and custom domains whose zone is another account's, held hostnames

@@ -22,6 +22,16 @@ export interface AccountsTable {
   created_on: string;
 }
 
+/** The name servers an account's zones are given (zones/name-server-assignments.ts). */
+export interface AccountNameServersTable {
+  account_id: string;
+  /** Position in the order pairs are given from the pool; null for the instance's own names (the admin's). */
+  ordinal: number | null;
+  /** JSON string array of the pair. */
+  name_servers: string;
+  assigned_on: string;
+}
+
 /** Which users may act on which accounts. */
 export interface MembershipsTable {
   user_id: string;
@@ -251,6 +261,7 @@ export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
   accounts: AccountsTable;
+  account_name_servers: AccountNameServersTable;
   memberships: MembershipsTable;
   zones: ZonesTable;
   dns_records: DnsRecordsTable;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ancestorsOf, delegatesTo, obstacleTo, type ZoneClaim } from './ownership-rules.js';
+import { ancestorsOf, delegatesTo, displacesBelow, obstacleTo, type ZoneClaim } from './ownership-rules.js';
 
 const NS = ['ns1.stratus.invalid', 'ns2.stratus.invalid'];
 const now = new Date('2026-01-01T00:00:00Z');
@@ -39,5 +39,33 @@ describe('ownership rules', () => {
     expect(obstacleTo({ account_id: 'B', name: 'www.held.example', nameServers: NS }, [held], NS, now)).toBeUndefined();
     expect(obstacleTo({ account_id: 'B', name: 'www.held.example', nameServers: NS }, [{ ...held, hold_include_subdomains: 1 }], NS, now)).toBe('held');
     expect(obstacleTo({ account_id: 'B', name: 'www.held.example', nameServers: NS }, [{ ...held, hold_include_subdomains: 1, hold_after: '2027-01-01T00:00:00Z' }], NS, now)).toBeUndefined();
+  });
+
+  it('a delegation names one account\'s pair: another account\'s zone with its own pair is not activated by it', () => {
+    const parent = zone('p', 'A', 'alpha.test');
+    const aPair = ['ada.stratus.invalid', 'bob.stratus.invalid'];
+    const bPair = ['bob.stratus.invalid', 'cruz.stratus.invalid'];
+    const squatter = { account_id: 'B', name: 'shop.alpha.test', nameServers: bPair };
+    expect(obstacleTo(squatter, [parent], aPair, now)).toBe('not-delegated');
+    expect(obstacleTo(squatter, [parent], bPair, now)).toBeUndefined();
+    // With distinct pairs another account's pending zone of the name no longer blocks the delegated one.
+    expect(obstacleTo(squatter, [parent, zone('c', 'C', 'shop.alpha.test', { status: 'pending', name_servers: JSON.stringify(aPair) })], bPair, now)).toBeUndefined();
+    // The same pair in two accounts (pool off or given twice) is still ambiguous.
+    expect(obstacleTo(squatter, [parent, zone('c', 'C', 'shop.alpha.test', { status: 'pending', name_servers: JSON.stringify(bPair) })], bPair, now)).toBe('ambiguous-delegation');
+  });
+
+  it('a later parent does not displace another account\'s active zone below it unless it delegates to it', () => {
+    const kid = { account_id: 'A', name: 'shop.parent-later.net', name_servers: JSON.stringify(NS) };
+    const parent = { account_id: 'B', name: 'parent-later.net', nameServers: ['x.stratus.invalid', 'y.stratus.invalid'] };
+    expect(displacesBelow(parent, [kid], () => [])).toBe(true);
+    expect(obstacleTo(parent, [], [], now, [kid], () => [])).toBe('occupied-below');
+    expect(obstacleTo(parent, [], [], now, [kid], (n) => (n === kid.name ? NS : []))).toBeUndefined();
+    // The same account's zones below need nothing; an active zone already is never displaced by this rule.
+    expect(displacesBelow({ ...parent, account_id: 'A' }, [kid], () => [])).toBe(false);
+    expect(displacesBelow({ ...parent, status: 'active' }, [kid], () => [])).toBe(false);
+    // A zone with an active zone between it and the candidate keeps that one as its parent.
+    const mid = { account_id: 'C', name: 'shop.parent-later.net', name_servers: JSON.stringify(NS) };
+    const deep = { account_id: 'A', name: 'x.shop.parent-later.net', name_servers: JSON.stringify(NS) };
+    expect(displacesBelow(parent, [mid, deep], (n) => (n === mid.name ? NS : []))).toBe(false);
   });
 });

@@ -8,18 +8,34 @@
  * (creation, activation check, a change of the enclosing zone's NS records); any change may deactivate (an
  * active zone that no longer passes becomes `moved`, production's status for a zone whose delegation went
  * away). At most one zone of a name is active: the partial unique index `zones_active_name` makes the second
- * activation fail, which is read as "not activated". Every status change bumps the zone's serial (other nodes
+ * activation fail, which is read as "not activated". Rule 5 of docs/security.md (a later zone never displaces another account's
+ * active zone below it) only keeps a zone from becoming active. Decisions about related names hold
+ * {@link lockOwnership} (PostgreSQL), so two nodes deciding a parent and a child at once see each other. Every status change bumps the zone's serial (other nodes
  * poll serials), is written to the change log, and is announced on the change feed after commit.
  */
-import { sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { isoTimestamp, type Clock } from '../shared/clock.js';
 import type { ZoneChangeFeed } from './change-feed.js';
-import { ancestorsOf, assignedNameServers, closestEnclosingActive, obstacleTo, type Candidate, type Obstacle, type ZoneClaim } from './ownership-rules.js';
+import { ancestorsOf, assignedNameServers, closestEnclosingActive, obstacleTo, type ActiveBelow, type Candidate, type Obstacle, type ZoneClaim } from './ownership-rules.js';
 import { isUniqueViolation } from './unique-violation.js';
 import { logChange } from './change-log.js';
 
 const CLAIM_COLUMNS = ['id', 'account_id', 'name', 'status', 'name_servers', 'hold_after', 'hold_include_subdomains'] as const;
+/** Advisory lock class of ownership decisions on PostgreSQL (two-`int4` key space; the store's are 0x5354000n). */
+const OWNERSHIP_LOCK = 0x53540010;
+
+/**
+ * Serialises ownership decisions about related names across nodes sharing PostgreSQL: a transaction-scoped
+ * advisory lock on the name's top-level label (a zone and every zone above or below it share it), taken before
+ * the rules read anything, so a parent and a child decided at once on two nodes see each other. SQLite runs
+ * one write transaction at a time already.
+ */
+export async function lockOwnership(db: Kysely<Database>, name: string): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  const tld = name.slice(name.lastIndexOf('.') + 1);
+  await sql`SELECT pg_advisory_xact_lock(${sql.lit(OWNERSHIP_LOCK)}, hashtext(${tld}))`.execute(db);
+}
 
 /** Reads and applies the ownership rules. */
 export class ZoneOwnership {
@@ -39,7 +55,15 @@ export class ZoneOwnership {
     const claims = await this.claimsAround(db, candidate.name);
     const parent = closestEnclosingActive(candidate.name, claims);
     const ns = parent && parent.account_id !== candidate.account_id ? await nsTargets(db, parent.id, candidate.name) : [];
-    return obstacleTo(candidate, claims, ns, this.clock.now());
+    let below: ActiveBelow[] = [];
+    let own: Map<string, string[]> = new Map();
+    if (candidate.status !== 'active') {
+      below = await db.selectFrom('zones').select(['account_id', 'name', 'name_servers'])
+        .where('name', 'like', `%.${candidate.name}`).where('status', '=', 'active').execute();
+      below = below.filter((z) => z.name.endsWith(`.${candidate.name}`));
+      if (candidate.id !== undefined && below.some((z) => z.account_id !== candidate.account_id)) own = await allNs(db, candidate.id);
+    }
+    return obstacleTo(candidate, claims, ns, this.clock.now(), below, (n) => own.get(n) ?? []);
   }
 
   /**
@@ -52,7 +76,8 @@ export class ZoneOwnership {
       changed = await this.db.transaction().execute(async (trx) => {
         const zone = await trx.selectFrom('zones').select([...CLAIM_COLUMNS]).where('id', '=', zoneId).executeTakeFirst();
         if (!zone) return undefined;
-        const blocked = await this.obstacle(trx, { id: zone.id, account_id: zone.account_id, name: zone.name, nameServers: assignedNameServers(zone) });
+        await lockOwnership(trx, zone.name);
+        const blocked = await this.obstacle(trx, { id: zone.id, account_id: zone.account_id, name: zone.name, nameServers: assignedNameServers(zone), status: zone.status });
         const next = blocked === undefined ? (mayActivate ? 'active' : zone.status) : zone.status === 'active' ? 'moved' : zone.status;
         if (next === zone.status) return undefined;
         const stamp = isoTimestamp(this.clock.now());
@@ -105,4 +130,12 @@ export async function reconcileActiveZones(db: Kysely<Database>, ownership: Zone
 async function nsTargets(db: Kysely<Database>, zoneId: string, name: string): Promise<string[]> {
   const rows = await db.selectFrom('dns_records').select('content').where('zone_id', '=', zoneId).where('type', '=', 'NS').where('name', '=', name).execute();
   return rows.map((r) => r.content);
+}
+
+/** Every NS record of the zone `zoneId`, targets by name. */
+async function allNs(db: Kysely<Database>, zoneId: string): Promise<Map<string, string[]>> {
+  const rows = await db.selectFrom('dns_records').select(['name', 'content']).where('zone_id', '=', zoneId).where('type', '=', 'NS').execute();
+  const out = new Map<string, string[]>();
+  for (const r of rows) out.set(r.name, [...(out.get(r.name) ?? []), r.content]);
+  return out;
 }

@@ -21,7 +21,8 @@ import { initialSerial } from './serial.js';
 import { initialDnsSettings } from '../settings/dns-settings.js';
 import { parseJsonObject } from '../settings/shape.js';
 import { NamePolicy } from './name-policy.js';
-import { ZoneOwnership } from './zone-ownership.js';
+import { ZoneOwnership, lockOwnership } from './zone-ownership.js';
+import { NameServerAssignments } from './name-server-assignments.js';
 import { isHeldAgainst } from './ownership-rules.js';
 import { heldName } from './zone-holds.js';
 import { isUniqueViolation } from './unique-violation.js';
@@ -76,16 +77,19 @@ export class ZonesService {
   /** Status transitions by the ownership rules (shared with the records service and the routes). */
   readonly ownership: ZoneOwnership;
   private readonly names: NamePolicy;
+  /** The name server pair each account's zones are given. */
+  readonly assignments: NameServerAssignments;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly changeFeed: ZoneChangeFeed,
-    private readonly nameservers: readonly string[],
-    opts: { names?: NamePolicy; ownership?: ZoneOwnership } = {},
+    nameservers: readonly string[],
+    opts: { names?: NamePolicy; ownership?: ZoneOwnership; assignments?: NameServerAssignments } = {},
   ) {
     this.names = opts.names ?? new NamePolicy({ nameservers, listenerNames: [], allow: [] });
     this.ownership = opts.ownership ?? new ZoneOwnership(db, clock, changeFeed);
+    this.assignments = opts.assignments ?? new NameServerAssignments(db, clock, nameservers, []);
   }
 
   /**
@@ -111,12 +115,13 @@ export class ZonesService {
     if (errors.length > 0) throw new AppError(errors[0]!.code, errors[0]!.message, 400, { others: errors.slice(1) });
 
     const id = newId();
+    const nameServers = await this.assignments.forAccount(accountId as string);
     let status = '';
     // A unique violation means a concurrent create won: of this account and name (1061 on the next pass),
     // or of the active zone of this name (this one is then created pending on the next pass).
     for (let attempt = 0; ; attempt++) {
       try {
-        status = await this.insert(id, name!, accountId as string, type as string);
+        status = await this.insert(id, name!, accountId as string, type as string, nameServers);
         break;
       } catch (err) {
         if (!isUniqueViolation(err) || attempt >= 3) throw err;
@@ -128,19 +133,20 @@ export class ZonesService {
   }
 
   /** One attempt at inserting the zone; returns its status. */
-  private async insert(id: string, name: string, accountId: string, type: string): Promise<string> {
+  private async insert(id: string, name: string, accountId: string, type: string, nameServers: readonly string[]): Promise<string> {
     const now = this.clock.now();
     const stamp = isoTimestamp(now);
     return this.db.transaction().execute(async (trx) => {
+      await lockOwnership(trx, name);
       const claims = await this.ownership.claimsAround(trx, name);
       if (claims.some((c) => c.name === name && c.account_id === accountId)) throw new AppError(1061, `${name} already exists`, 400);
       if (isHeldAgainst({ account_id: accountId, name }, claims, now)) throw heldName();
-      const blocked = await this.ownership.obstacle(trx, { account_id: accountId, name, nameServers: this.nameservers });
+      const blocked = await this.ownership.obstacle(trx, { account_id: accountId, name, nameServers });
       const status = blocked === undefined ? 'active' : 'pending';
       const account = await trx.selectFrom('accounts').select('settings').where('id', '=', accountId).executeTakeFirst();
       await trx.insertInto('zones').values({
         id, account_id: accountId, name, status, type,
-        name_servers: JSON.stringify(this.nameservers), serial: initialSerial(now), dns_settings: initialDnsSettings(parseJsonObject(account?.settings), this.nameservers), zone_settings: '{}',
+        name_servers: JSON.stringify(nameServers), serial: initialSerial(now), dns_settings: initialDnsSettings(parseJsonObject(account?.settings), nameServers), zone_settings: '{}',
         created_on: stamp, modified_on: stamp, activated_on: status === 'active' ? stamp : null,
       }).execute();
       return status;

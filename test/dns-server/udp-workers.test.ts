@@ -115,6 +115,11 @@ describe('the DNS thread', () => {
     const other = await upsertUser(database.db, { email: 'workers-other@example.com' }).finally(() => database.close());
     const otherH = { 'x-auth-email': other.email, 'x-auth-key': other.key, 'content-type': 'application/json' };
     const [account] = await api('GET', '/accounts');
+    // Another account's zone above it delegates `app` to the admin's name servers: the child is active.
+    const parent = await api('POST', '/zones', { account: { id: other.accountId }, name: 'late-workers.example' }, otherH);
+    expect(parent.status).toBe('active');
+    const ns: string[] = [];
+    for (const content of ['ns1.stratus.invalid', 'ns2.stratus.invalid']) ns.push((await api('POST', `/zones/${parent.id}/dns_records`, { type: 'NS', name: 'app', content, ttl: 1 }, otherH)).id);
     const child = await api('POST', '/zones', { account: { id: account.id }, name: 'app.late-workers.example' });
     expect(child.status).toBe('active');
     await api('POST', `/zones/${child.id}/dns_records`, { type: 'A', name: 'www.app.late-workers.example', content: '192.0.2.7' });
@@ -127,9 +132,8 @@ describe('the DNS thread', () => {
       return [...new Set(out)];
     };
     expect(await seen()).toEqual(['NOERROR/1']);
-    // Another account's zone above it takes the names back: the child is moved and answers nothing.
-    const parent = await api('POST', '/zones', { account: { id: other.accountId }, name: 'late-workers.example' }, otherH);
-    expect(parent.status).toBe('active');
+    // The parent takes the delegation back: the child is moved and answers nothing.
+    for (const id of ns) await api('DELETE', `/zones/${parent.id}/dns_records/${id}`, undefined, otherH);
     expect((await api('GET', `/zones/${child.id}`)).status).toBe('moved');
     expect(await seen(), 'the parent answers').toEqual(['NXDOMAIN/0']);
     await api('DELETE', `/zones/${parent.id}`, undefined, otherH);

@@ -171,23 +171,34 @@ describe('zone cache', () => {
   });
 
   it('polling drops a zone that stops being active and loads it when it is active again; status changes are logged', async () => {
-    const child = await createZone(server, 'app.follow-status.example');
-    await addA(child, 'www', '192.0.2.9');
-    const { cache } = await follower();
-    const idle = () => new Promise<void>((resolve) => { if (!cache.busy) resolve(); else cache.onIdle(resolve); });
-    const first = cache.get(child)!.serial;
+    // The other account's parent delegates `app` to the admin's pair; the admin's child is active by it.
     const other = await addUser(server, 'follow-status@example.org');
     const headers = { 'x-auth-email': other.email, 'x-auth-key': other.key };
     const parent = await api(server, 'POST', '/zones', { name: 'follow-status.example', account: { id: other.accountId } }, headers);
     expect(parent.status).toBe(200);
+    const parentId = parent.body.result.id as string;
+    const delegateApp = async (targets: string[]) => {
+      const ids: string[] = [];
+      for (const content of targets) ids.push((await api(server, 'POST', `/zones/${parentId}/dns_records`, { type: 'NS', name: 'app', content, ttl: 1 }, headers)).body.result.id);
+      return ids;
+    };
+    const pair = ['ns1.stratus.invalid', 'ns2.stratus.invalid'];
+    const ns = await delegateApp(pair);
+    const child = await createZone(server, 'app.follow-status.example');
+    expect((await api(server, 'GET', `/zones/${child}`)).body.result).toMatchObject({ status: 'active', name_servers: pair });
+    await addA(child, 'www', '192.0.2.9');
+    const { cache } = await follower();
+    const idle = () => new Promise<void>((resolve) => { if (!cache.busy) resolve(); else cache.onIdle(resolve); });
+    const first = cache.get(child)!.serial;
+    for (const id of ns) expect((await api(server, 'DELETE', `/zones/${parentId}/dns_records/${id}`, undefined, headers)).status).toBe(200);
     const moved = await api(server, 'GET', `/zones/${child}`);
     expect(moved.body.result.status).toBe('moved');
     await cache.poll();
     await idle();
     expect(cache.get(child), 'a moved zone is not served').toBeUndefined();
-    expect(cache.find('www.app.follow-status.example')?.zoneId).toBe(parent.body.result.id);
-    expect((await api(server, 'DELETE', `/zones/${parent.body.result.id}`, undefined, headers)).status).toBe(200);
-    expect((await api(server, 'PUT', `/zones/${child}/activation_check`)).status).toBe(200);
+    expect(cache.find('www.app.follow-status.example')?.zoneId).toBe(parentId);
+    await delegateApp(pair);
+    expect((await api(server, 'GET', `/zones/${child}`)).body.result.status).toBe('active');
     await cache.poll();
     await idle();
     expect(answers(cache, 'www.app.follow-status.example')).toBe(1);

@@ -2,7 +2,9 @@
  * Names have owners on two nodes sharing one PostgreSQL database: racing creates of one zone name by one
  * account give exactly one zone and 1061 for every other (never a 500); racing creates of one name by two
  * accounts give one active zone and one pending; a delegation written on one node activates the child on the
- * other node's DNS server. Migration 0004 carries existing zones over.
+ * other node's DNS server (the delegation names the child's own pair); accounts given pairs at once on both
+ * nodes each get their own; a parent and a child of two accounts created at once never both end up active
+ * without a delegation (an advisory lock serialises the decisions). Migration 0004 carries existing zones over.
  */
 import Cloudflare from 'cloudflare';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -75,7 +77,7 @@ describe('two nodes on one PostgreSQL', () => {
     const child = await bSdk.zones.create({ account: { id: b.accountId }, name: 'kid.pg-parent.com', type: 'full' });
     expect(child.status).toBe('pending');
     await bSdk.dns.records.create({ zone_id: child.id, type: 'TXT', name: '@', content: 'kid', ttl: 300 } as never);
-    for (const content of ['ns1.stratus.invalid', 'ns2.stratus.invalid']) await a.dns.records.create({ zone_id: parent.id, type: 'NS', name: 'kid', content, ttl: 1 } as never);
+    for (const content of child.name_servers) await a.dns.records.create({ zone_id: parent.id, type: 'NS', name: 'kid', content, ttl: 1 } as never);
     expect((await bSdk.zones.get({ zone_id: child.id })).status).toBe('active');
     const deadline = Date.now() + 20_000;
     let answer = await dig(n2.dnsPort!, 'kid.pg-parent.com', 'TXT');
@@ -85,6 +87,42 @@ describe('two nodes on one PostgreSQL', () => {
     }
     expect(answer.answer).toEqual(['kid.pg-parent.com. 300 IN TXT "kid"']);
     expect(answer.flags).toContain('aa');
+  });
+});
+
+describe('two nodes racing on name server pairs and parents', () => {
+  it('accounts given pairs at once on both nodes each get their own pair, never a 500', async () => {
+    const users = await Promise.all(Array.from({ length: 8 }, (_, i) => addUser(n1, `pg-pair-${i}@example.org`, undefined, { databaseUrl: url })));
+    const made = await Promise.all(users.map(async (u, i) => {
+      const res = await fetch(`${(i % 2 ? n2 : n1).apiBase}/zones`, {
+        method: 'POST', headers: { 'x-auth-email': u.email, 'x-auth-key': u.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `pair-${i}.pg-pairs.example`, account: { id: u.accountId } }),
+      });
+      return { status: res.status, pair: ((await res.json()) as { result: { name_servers: string[] } }).result?.name_servers };
+    }));
+    expect(made.map((m) => m.status)).toEqual(users.map(() => 200));
+    expect(new Set(made.map((m) => m.pair!.join())).size).toBe(users.length);
+    // Both nodes read the stored pair: a second zone of each account, on the other node, has the same one.
+    for (const [i, u] of users.entries()) {
+      const res = await fetch(`${(i % 2 ? n1 : n2).apiBase}/zones`, {
+        method: 'POST', headers: { 'x-auth-email': u.email, 'x-auth-key': u.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `again-${i}.pg-pairs.example`, account: { id: u.accountId } }),
+      });
+      expect(((await res.json()) as { result: { name_servers: string[] } }).result.name_servers).toEqual(made[i]!.pair);
+    }
+  });
+
+  it('a parent and a child of two accounts created at once on two nodes: never both active without a delegation', async () => {
+    for (let round = 0; round < 8; round++) {
+      const parent = `race-parent-${round}.net`;
+      const [kid, top] = await Promise.all([
+        create(round % 2 ? n1 : n2, n1.email, n1.key, aAccount, `shop.${parent}`),
+        create(round % 2 ? n2 : n1, b.email, b.key, b.accountId, parent),
+      ]);
+      expect([kid.status, top.status]).toEqual([200, 200]);
+      // Whichever committed first is active; the other waits (a later parent, or a child below another's zone).
+      expect([kid.zone, top.zone].sort()).toEqual(['active', 'pending']);
+    }
   });
 });
 

@@ -66,20 +66,27 @@ describe('a delegated child that is a zone of the instance', () => {
     const b = other.sdk();
     const child = await addZone(b, other.accountId, 'kid.parent-a.com');
     await b.dns.records.create({ zone_id: child.id, type: 'A', name: 'www', content: '198.51.100.20', ttl: 300 } as never);
-    const ids = await delegate(a, parent, 'kid', ['ns1.stratus.invalid']);
+    // B's zone has B's pair: the instance's names (the admin's) do not activate it.
+    const pair = (await b.zones.get({ zone_id: child.id })).name_servers;
+    const wrong = await delegate(a, parent, 'kid', ['ns1.stratus.invalid', 'ns2.stratus.invalid']);
+    expect(await statusOf(b, child.id)).toBe('pending');
+    for (const id of wrong) await a.dns.records.delete(id, { zone_id: parent });
+    const ids = await delegate(a, parent, 'kid', pair.slice(0, 1));
     expect(await statusOf(b, child.id)).toBe('pending');
     const before = await dig(port, 'www.kid.parent-a.com', 'A');
     expect(before.flags).not.toContain('aa');
-    expect(before.authority).toEqual(['kid.parent-a.com. 300 IN NS ns1.stratus.invalid.']);
+    expect(before.authority).toEqual([`kid.parent-a.com. 300 IN NS ${pair[0]}.`]);
     expect(before.raw).not.toContain('198.51.100.20');
 
-    ids.push(...await delegate(a, parent, 'kid', ['ns2.stratus.invalid']));
+    ids.push(...await delegate(a, parent, 'kid', pair.slice(1)));
     expect(await statusOf(b, child.id)).toBe('active');
     const after = await dig(port, 'www.kid.parent-a.com', 'A');
     expect(after.flags).toContain('aa');
     expect(after.answer).toEqual(['www.kid.parent-a.com. 300 IN A 198.51.100.20']);
     const soa = await dig(port, 'kid.parent-a.com', 'SOA');
-    expect(soa.answer[0]).toMatch(/^kid\.parent-a\.com\. \d+ IN SOA ns1\.stratus\.invalid\. /);
+    // The child's SOA MNAME and apex NS are its own pair, served by the same listener.
+    expect(soa.answer[0]).toMatch(new RegExp(`^kid\\.parent-a\\.com\\. \\d+ IN SOA ${pair[0]!.replace(/\./g, '\\.')}\\. `));
+    expect((await dig(port, 'kid.parent-a.com', 'NS')).answer.sort()).toEqual(pair.map((n) => `kid.parent-a.com. 86400 IN NS ${n}.`).sort());
 
     for (const id of ids) await a.dns.records.delete(id, { zone_id: parent });
     expect(await statusOf(b, child.id)).toBe('moved');

@@ -125,3 +125,108 @@ describe('no zone is ever active over another account\'s name', () => {
     }
   });
 });
+
+/**
+ * Property over generated orders of creates, delegations (NS records naming one account's pair), removals of
+ * delegations, deletes and activation checks by three accounts over a small tree of names: after every step
+ * at most one zone of a name is active; every active zone below another account's active zone is delegated
+ * by it to exactly its own pair; no step but a removal of a delegation or a delete ever deactivates a zone
+ * (a later parent never displaces an active zone, a delegation to one pair never activates another account's
+ * zone). At the end, DNS answers each name from the active zone that owns it, never from another.
+ */
+describe('generated create/delegate orders keep one owner per name', () => {
+  const NAMES = ['order.test', 'a.order.test', 'b.a.order.test', 'c.order.test', 'd.c.order.test'];
+  type Who = { sdk: Cloudflare; account: string; pair: string[] };
+  type Zone = { id: string; name: string; owner: number; status: string };
+
+  it(`holds for generated orders (seed ${SEED})`, async () => {
+    const next = rng(SEED + 1);
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+    const who: Who[] = [];
+    for (let i = 0; i < 3; i++) {
+      const user = await addUser(server, `order-${i}@example.org`);
+      const sdk = user.sdk();
+      const pair = (await sdk.zones.create({ account: { id: user.accountId }, name: `pair-${i}.elsewhere.test`, type: 'full' })).name_servers;
+      who.push({ sdk, account: user.accountId, pair });
+    }
+    expect(new Set(who.map((w) => w.pair.join())).size).toBe(3);
+    const zones: Zone[] = [];
+    const refresh = async () => {
+      for (const z of zones) z.status = (await who[z.owner]!.sdk.zones.get({ zone_id: z.id })).status as string;
+    };
+    const nsAt = async (z: Zone, name: string) => (await who[z.owner]!.sdk.dns.records.list({ zone_id: z.id, type: 'NS', name: { exact: name } } as never)).result;
+    const check = async (step: string, before: Map<string, string>, mayDeactivate: boolean) => {
+      await refresh();
+      const active = zones.filter((z) => z.status === 'active');
+      expect(new Set(active.map((z) => z.name)).size, step).toBe(active.length);
+      for (const z of active) {
+        const parent = NAMES.filter((n) => z.name.endsWith(`.${n}`)).sort((x, y) => y.length - x.length)
+          .map((n) => active.find((p) => p.name === n)).find((p) => p !== undefined);
+        if (parent && parent.owner !== z.owner) {
+          const targets = (await nsAt(parent, z.name)).map((r) => r.content).sort();
+          expect(targets, `${step}: ${z.name} of ${z.owner} below ${parent.name} of ${parent.owner}`).toEqual([...who[z.owner]!.pair].sort());
+        }
+      }
+      if (!mayDeactivate) for (const z of zones) if (before.get(z.id) === 'active') expect(z.status, `${step}: ${z.name} of ${z.owner}`).toBe('active');
+    };
+    const steps: string[] = [];
+    for (let i = 0; i < 45; i++) {
+      const before = new Map(zones.map((z) => [z.id, z.status]));
+      const kind = next();
+      let mayDeactivate = false;
+      let step: string;
+      if (kind < 0.4 || zones.length === 0) {
+        const owner = Math.floor(next() * 3);
+        const name = pick(NAMES);
+        step = `create ${name} by ${owner}`;
+        if (!zones.some((z) => z.name === name && z.owner === owner)) {
+          const made = await who[owner]!.sdk.zones.create({ account: { id: who[owner]!.account }, name, type: 'full' });
+          zones.push({ id: made.id, name, owner, status: made.status as string });
+          await who[owner]!.sdk.dns.records.create({ zone_id: made.id, type: 'TXT', name: '@', content: `owner-${owner}`, ttl: 300 } as never);
+        }
+      } else if (kind < 0.7) {
+        const parent = pick(zones);
+        const below = NAMES.filter((n) => n.endsWith(`.${parent.name}`));
+        const target = Math.floor(next() * 3);
+        step = `delegate in ${parent.name} of ${parent.owner} to ${target}`;
+        if (below.length > 0) {
+          const name = pick(below);
+          step += ` at ${name}`;
+          const taken = (await who[parent.owner]!.sdk.dns.records.list({ zone_id: parent.id, name: { exact: name } } as never)).result;
+          if (taken.length === 0) for (const content of who[target]!.pair) await who[parent.owner]!.sdk.dns.records.create({ zone_id: parent.id, type: 'NS', name, content, ttl: 1 } as never);
+        }
+      } else if (kind < 0.8) {
+        const parent = pick(zones);
+        step = `undelegate in ${parent.name} of ${parent.owner}`;
+        mayDeactivate = true;
+        const ns = (await who[parent.owner]!.sdk.dns.records.list({ zone_id: parent.id, type: 'NS' } as never)).result.filter((r) => r.name !== parent.name);
+        if (ns.length > 0) {
+          const victim = pick(ns);
+          for (const r of ns.filter((x) => x.name === victim.name)) await who[parent.owner]!.sdk.dns.records.delete(r.id!, { zone_id: parent.id });
+        }
+      } else if (kind < 0.88) {
+        const gone = pick(zones);
+        step = `delete ${gone.name} of ${gone.owner}`;
+        mayDeactivate = true;
+        await who[gone.owner]!.sdk.zones.delete({ zone_id: gone.id });
+        zones.splice(zones.indexOf(gone), 1);
+      } else {
+        const z = pick(zones);
+        step = `activation check ${z.name} of ${z.owner}`;
+        await who[z.owner]!.sdk.zones.activationCheck.trigger({ zone_id: z.id });
+      }
+      steps.push(step);
+      await check(steps.join('; '), before, mayDeactivate);
+    }
+    // Both sides were exercised: some zones are active, some are waiting.
+    expect(zones.some((z) => z.status === 'active')).toBe(true);
+    expect(zones.some((z) => z.status !== 'active')).toBe(true);
+    for (const name of NAMES) {
+      const owner = zones.find((z) => z.name === name && z.status === 'active');
+      const res = await dig(server.dnsPort!, name, 'TXT');
+      const marks = res.answer.filter((r) => r.includes('"owner-'));
+      if (owner) expect(marks, name).toEqual([`${name}. 300 IN TXT "owner-${owner.owner}"`]);
+      else expect(marks, name).toEqual([]);
+    }
+  });
+});

@@ -11,7 +11,6 @@ import { addUser } from '../helpers/users.js';
 import { dig } from '../dns-server/dig.js';
 import { addZone, delegate, errorCode, statusOf } from './helpers.js';
 
-const NS = ['ns1.stratus.invalid', 'ns2.stratus.invalid'];
 const HOLD_MESSAGE = 'The zone name provided is subject to a hold which disallows the creation of this zone. Please contact the domain owner to have this hold removed.';
 let server: TestServer;
 let a: Cloudflare;
@@ -65,7 +64,7 @@ describe('zone holds', () => {
 
   it('a held subdomain setup is not activated by a delegation', async () => {
     const free = (await b.zones.list({ name: 'free.held-a.com' })).result[0]!;
-    await delegate(a, held, 'free', NS);
+    await delegate(a, held, 'free', free.name_servers);
     await b.zones.activationCheck.trigger({ zone_id: free.id });
     expect(await statusOf(b, free.id)).toBe('pending');
     expect((await dig(server.dnsPort!, 'free.held-a.com', 'A')).flags).not.toContain('aa');
