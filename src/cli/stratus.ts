@@ -19,7 +19,7 @@ import { AppError } from '../shared/errors.js';
 import { IncidentLog } from '../shared/incident-log.js';
 import { devCommand } from '../runtime/dev-command.js';
 import { preflight } from './preflight.js';
-import { listenFailure } from './start-errors.js';
+import { checkListeners, listenFailure } from './start-errors.js';
 import { formatCredentials, readSavedCredentials } from './credentials-command.js';
 import { packageVersion } from './version.js';
 import { stopWithNpmParent } from './parent-watch.js';
@@ -58,11 +58,13 @@ async function main(argv: string[]): Promise<number> {
   return serveCommand(flags);
 }
 
-/** `stratus serve`: checks the stores, starts, prints the listeners (and generated credentials), stops on a signal. */
+/** `stratus serve`: checks the listeners' addresses and the stores, starts, prints the listeners (and generated credentials), stops on a signal. */
 async function serveCommand(flags: Record<string, string>): Promise<number> {
   const config = loadConfig(flags, process.env);
   const format = config.logFormat ?? defaultLogFormat(process.stdout.isTTY);
   const logger = createLogger(config.logLevel, format);
+  // Every address is tried before anything is written (the data folder, the database, generated credentials).
+  await checkListeners(config);
   await preflight(config);
   let running: RunningStratus;
   try {
