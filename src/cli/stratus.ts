@@ -94,7 +94,8 @@ async function serveCommand(flags: Record<string, string>): Promise<number> {
       process.exit(0);
     }, (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });
   };
-  if (config.tls) process.on('SIGHUP', () => reloadCertificate(running, banner, logger));
+  // SIGHUP (the terminal closed) stops as SIGINT does; with TLS it reloads the certificate instead (docs/operations.md).
+  process.on('SIGHUP', () => (config.tls ? reloadCertificate(running, banner, logger) : stop('SIGHUP')));
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   stopWithNpmParent(process.env, () => stop('parent process (npm) exited'));
