@@ -21,6 +21,7 @@ import { devCommand } from '../runtime/dev-command.js';
 import { preflight } from './preflight.js';
 import { checkListeners, listenFailure } from './start-errors.js';
 import { formatCredentials, readSavedCredentials } from './credentials-command.js';
+import { formatEnv } from './credentials-env.js';
 import { packageVersion } from './version.js';
 import { stopWithNpmParent } from './parent-watch.js';
 import { zoneCommand, zoneHelp } from './zone-command.js';
@@ -161,11 +162,13 @@ async function userCommand(args: string[], flags: Record<string, string>): Promi
   }
 }
 
-/** `stratus credentials [--data-dir DIR] [--json]`. */
-function credentialsCommand(args: string[], flags: Record<string, string>): number {
+/** `stratus credentials [--data-dir DIR] [--json | --env]`. */
+async function credentialsCommand(args: string[], flags: Record<string, string>): Promise<number> {
   if (args.length > 0) throw new ConfigError(`stratus credentials takes no arguments, got "${args.join(' ')}"; see stratus credentials --help`);
+  if (flags.json === 'true' && flags.env === 'true') throw new ConfigError('stratus credentials takes --json or --env, not both');
   const config = loadConfig({ ...flags }, process.env);
-  process.stdout.write(formatCredentials(readSavedCredentials(config.dataDir), flags.json === 'true'));
+  const saved = readSavedCredentials(config.dataDir);
+  process.stdout.write(flags.env === 'true' ? await formatEnv(saved, config) : formatCredentials(saved, flags.json === 'true'));
   return 0;
 }
 
