@@ -105,7 +105,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'log-level', value: 'LEVEL', default: 'info', help: 'fatal, error, warn, info, debug, trace or silent', commands: ['serve', 'dev'] },
   { name: 'shutdown-timeout', value: 'S', default: '30', help: 'on SIGTERM or SIGINT, requests in flight get S seconds to finish', commands: S },
   // stratus dev.
-  { name: 'config', value: 'FILE', default: './stratus.toml, ./wrangler.toml or ./wrangler.json', help: 'script config (TOML or JSON: main, compatibility_date, compatibility_flags, store_buckets)', commands: ['dev'], env: false },
+  { name: 'config', value: 'FILE', default: './stratus.toml, ./wrangler.toml, ./wrangler.json or ./wrangler.jsonc', help: 'script config (TOML or JSON: main, compatibility_date, compatibility_flags, store_buckets)', commands: ['dev'], env: false },
   { name: 'timeout-ms', value: 'N', default: '30000', help: 'older name of --script-cpu-ms', commands: ['dev'], env: false },
   { name: 'memory-mb', value: 'N', default: '1024', help: 'older name of --script-memory-mb', commands: ['dev'], env: false },
   // stratus user add.

@@ -13,8 +13,8 @@ export interface CommandSpec {
 
 /** Every command, in the order help lists them. */
 export const COMMANDS: readonly CommandSpec[] = [
-  { name: 'serve', usage: 'stratus serve [flags]', summary: 'run the DNS API, the DNS server and the buckets (v4 API, DNS, S3) on the configured stores' },
-  { name: 'dev', usage: 'stratus dev [SCRIPT] [flags]', summary: 'run an edge script (export default { fetch(request, env, ctx) }) with the buckets of its config' },
+  { name: 'serve', usage: 'stratus serve [flags]', summary: 'run the v4 API, the DNS server, the S3 API and the edge listener (deployed scripts and proxied hostnames, in workerd) on the configured stores' },
+  { name: 'dev', usage: 'stratus dev [SCRIPT] [flags]', summary: "run a wrangler project's edge script from its folder (wrangler.toml, wrangler.json or wrangler.jsonc there, or --config) with the buckets of its config" },
   { name: 'user', usage: 'stratus user add --email EMAIL [--key KEY] [flags]', summary: "create a user with an account of its own (or set an existing user's key); prints the e-mail, key and account id" },
   { name: 'credentials', usage: 'stratus credentials [--data-dir DIR] [--json | --env]', summary: 'print the admin e-mail, key and API token and the S3 key pair generated into the data folder (--env: as export lines for the AWS CLI and wrangler)' },
   { name: 'zone import', usage: 'stratus zone import --zone NAME FILE [flags]', summary: "import a BIND zone file of any size into a zone of a running Stratus over the v4 API (split into requests under the API's 256 KiB cap)" },
