@@ -1,7 +1,7 @@
 /**
  * The flag table: every flag of every `stratus` command, with its environment variable, value, default and
  * one-line help. It drives parsing (unknown flags and missing values are refused, src/config/args.ts), each
- * command's `--help` (src/config/help.ts) and the README's flags table (checked by a test). A flag read in
+ * command's `--help` (src/config/help.ts) and the flags table of docs/configuration.md (checked by a test). A flag read in
  * config.ts (`get('name')`) needs a row here with `serve` among its commands; src/config/flags.test.ts fails
  * otherwise. Keep rows grouped by area; add a row next to its neighbours.
  */
@@ -114,7 +114,7 @@ export const FLAGS: readonly FlagSpec[] = [
   // stratus credentials.
   { name: 'json', default: 'off', help: 'print them as one JSON object', commands: ['credentials'], env: false },
   { name: 'env', default: 'off', help: 'print them as export lines for the AWS CLI and wrangler (eval "$(stratus credentials --env)"); the URLs name --http and --s3', commands: ['credentials'], env: false },
-  // stratus zone import / export: a client of a running Stratus, configured as wrangler is (README, "Zone files").
+  // stratus zone import / export: a client of a running Stratus, configured as wrangler is (docs/clients.md, "Zone files of any size").
   { name: 'zone', value: 'NAME', default: 'required', help: 'the zone (its name, e.g. example.com)', commands: ZONE, env: false },
   { name: 'api-url', value: 'URL', default: 'http://127.0.0.1:8787/client/v4', help: 'base URL of the v4 API of the running Stratus', commands: ZONE, env: 'CLOUDFLARE_API_BASE_URL' },
   { name: 'token', value: 'TOKEN', default: 'none', help: 'API token (Authorization: Bearer); wins over --api-email/--api-key', commands: ZONE, env: 'CLOUDFLARE_API_TOKEN' },

@@ -1,5 +1,5 @@
 /**
- * `stratus --help` and `stratus <command> --help`, and the README's flags table, all rendered from the flag
+ * `stratus --help` and `stratus <command> --help`, and the flags table of docs/configuration.md, all rendered from the flag
  * table (flags.ts) so that none of them can miss a flag.
  */
 import { envName, flagEnv, flagsOf, type FlagCommand, type FlagSpec } from './flags.js';
@@ -53,7 +53,7 @@ function flagUsage(f: FlagSpec): string {
   return f.value === undefined ? `--${f.name}` : `--${f.name} ${f.value}`;
 }
 
-/** The README's flags table of `stratus serve` (Markdown), from the flag table. */
+/** The flags table of docs/configuration.md of `stratus serve` (Markdown), from the flag table. */
 export function readmeFlagsTable(): string {
   const cell = (s: string) => s.replace(/\|/g, '\\|');
   const rows = flagsOf('serve').map((f) => `| \`${cell(flagUsage(f))}\` | \`${envName(f.name)}\` | ${cell(f.default)} | ${cell(f.help)} |`);

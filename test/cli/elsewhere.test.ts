@@ -23,7 +23,7 @@ describe('stratus from a folder outside the clone', () => {
     fs.mkdirSync(path.join(project, 'src'));
     fs.writeFileSync(path.join(project, 'src/index.js'), 'export default { fetch(request, env) { return new Response(`hello from ${env.WHO}`); } };\n');
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STRATUS_|npm_)/.test(k)));
-    // The clone's Node.js (the node devDependency) first on the PATH, as the README says for a machine whose own is older.
+    // The clone's Node.js (the node devDependency) first on the PATH, as docs/install.md says for a machine whose own is older.
     env.PATH = `${path.join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`;
     const child = spawn('npx', ['--prefix', ROOT, 'stratus', 'dev', '--http', '127.0.0.1:0', '--log-format', 'pretty'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
