@@ -16,6 +16,7 @@ import { ZoneChangeFeed } from './zones/change-feed.js';
 import { reconcileActiveZones, ZoneOwnership } from './zones/zone-ownership.js';
 import { startDnsServer } from './dns-server/server.js';
 import { adminAccountId, bootstrapCredentials, type GeneratedCredentials } from './accounts/bootstrap.js';
+import { forgetGenerated, type GeneratedAtStart } from './accounts/forget-generated.js';
 import { openServedBucketStore } from './store/served.js';
 import { bindingBucket } from './store/namespace.js';
 import { resolveS3Credentials } from './s3/credentials.js';
@@ -105,10 +106,16 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
   const readiness = new Readiness();
   const admin = config.admin ? await startAdminServer(config.admin, readiness) : undefined;
   let running: RunningStratus;
+  const generated: GeneratedAtStart = { files: [] };
   try {
-    running = await startServices(config, logger, clock, readiness, edgeCatalog, tls);
+    running = await startServices(config, logger, clock, readiness, edgeCatalog, tls, generated);
   } catch (err) {
     await admin?.close();
+    // Credentials are made only by a start that succeeds: the next one generates (and prints) them afresh.
+    if (generated.adminUserId !== undefined || generated.files.length > 0) {
+      const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl });
+      await forgetGenerated(database.db, generated).finally(() => database.close());
+    }
     throw err;
   }
   readiness.serving();
@@ -124,7 +131,7 @@ export async function startStratus(config: Config, logger: Logger, clock: Clock 
 }
 
 /** Opens the stores and starts the public listeners (v4 API, DNS, S3, edge), registering their readiness probes. */
-async function startServices(config: Config, logger: Logger, clock: Clock, readiness: Readiness, edgeCatalog: EdgeCatalog | undefined, tls: TlsMaterial | undefined): Promise<RunningStratus> {
+async function startServices(config: Config, logger: Logger, clock: Clock, readiness: Readiness, edgeCatalog: EdgeCatalog | undefined, tls: TlsMaterial | undefined, generated: GeneratedAtStart): Promise<RunningStratus> {
   const health = new HealthState(logger);
   const database = await openDatabase({
     dataDir: config.dataDir, url: config.databaseUrl, health, queryTimeoutMs: config.databaseTimeoutMs,
@@ -143,6 +150,10 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   let adminAccount: string;
   try {
     generatedCredentials = await bootstrapCredentials(database.db, { dataDir: config.dataDir, authEmail: config.authEmail, authKey: config.authKey, apiToken: config.apiToken, clock });
+    if (generatedCredentials) {
+      generated.adminUserId = generatedCredentials.userId;
+      generated.files.push(generatedCredentials.file);
+    }
     adminAccount = await adminAccountId(database.db, config.authEmail);
   } catch (err) {
     await database.close();
@@ -154,6 +165,8 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   let secrets: ReturnType<typeof resolveSecretsKey>;
   try {
     secrets = resolveSecretsKey({ dataDir: config.dataDir, configured: config.secretsKey });
+    // A key generated on an empty store seals nothing yet; one generated beside existing data stays.
+    if (secrets.generatedFile !== undefined && generatedCredentials) generated.files.push(secrets.generatedFile);
   } catch (err) {
     await database.close();
     throw err;
@@ -196,7 +209,10 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   try {
     if (config.s3) {
       const credentials = resolveS3Credentials({ dataDir: config.dataDir, accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey });
-      if (credentials.generatedFile) s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
+      if (credentials.generatedFile) {
+        s3Generated = { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, file: credentials.generatedFile };
+        generated.files.push(credentials.generatedFile);
+      }
       s3 = await startS3Server({ listen: config.s3, store, credentials, adminAccountId: adminAccount, tempCredentials, tokenPrincipal: tokenPrincipals(new TokensService(database.db, clock), clock), region: config.s3Region, domain: config.s3Domain, tls, logger, clock, limits });
     }
     if (config.edge) {
