@@ -3,7 +3,7 @@
  * the admin user and its account are created or updated. Without them, the first start on an empty store
  * generates a key and a full-access API token, writes `{email, key, api_token}` to
  * `<dataDir>/credentials.json` (mode 0600) and reports them once so that the CLI can print them; later
- * starts find the user and report nothing. A configured `apiToken` (`STRATUS_API_TOKEN`) is stored as a
+ * starts find the user and report nothing (a start that fails undoes the generation: forget-generated.ts). A configured `apiToken` (`STRATUS_API_TOKEN`) is stored as a
  * full-access token of the admin user (the configured one, else the first user).
  */
 import { writeSecretJson } from '../shared/secret-file.js';
@@ -28,6 +28,8 @@ export interface GeneratedCredentials {
   apiToken: string;
   /** Where they were saved. */
   file: string;
+  /** The generated admin user's id. */
+  userId: string;
 }
 
 /** Options of {@link bootstrapCredentials}. */
@@ -67,7 +69,7 @@ export async function bootstrapCredentials(db: Kysely<Database>, opts: Bootstrap
   await tokens.ensure(created.userId, ADMIN_TOKEN_NAME, apiToken, fullAccessPolicies(created.userId));
   const file = path.join(opts.dataDir, CREDENTIALS_FILE);
   writeSecretJson(file, { email: created.email, key: created.key, api_token: apiToken });
-  return { email: created.email, key: created.key, apiToken, file };
+  return { email: created.email, key: created.key, apiToken, file, userId: created.userId };
 }
 
 /**

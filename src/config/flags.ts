@@ -1,7 +1,7 @@
 /**
  * The flag table: every flag of every `stratus` command, with its environment variable, value, default and
  * one-line help. It drives parsing (unknown flags and missing values are refused, src/config/args.ts), each
- * command's `--help` (src/config/help.ts) and the README's flags table (checked by a test). A flag read in
+ * command's `--help` (src/config/help.ts) and the flags table of docs/configuration.md (checked by a test). A flag read in
  * config.ts (`get('name')`) needs a row here with `serve` among its commands; src/config/flags.test.ts fails
  * otherwise. Keep rows grouped by area; add a row next to its neighbours.
  */
@@ -46,9 +46,9 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'blobs-s3-secret-access-key', value: 'SECRET', default: 'AWS credential chain', help: 'secret access key of the blob store', commands: S },
   { name: 'blobs-s3-path-style', value: 'true|false', default: 'true with --blobs-s3-endpoint', help: 'path-style requests to the blob store', commands: S },
   // Listeners.
-  { name: 'http', value: 'HOST:PORT', default: '127.0.0.1:8787', help: 'HTTP listener (the v4 API; the script under stratus dev); port 0 picks a free port', commands: ['serve', 'dev'] },
+  { name: 'http', value: 'HOST:PORT', default: '127.0.0.1:8787', help: 'HTTP listener (the v4 API; the script under stratus dev); port 0 picks a free port', commands: ['serve', 'dev', 'credentials'] },
   { name: 'dns', value: 'HOST:PORT', default: '127.0.0.1:1053', help: 'DNS listener, UDP and TCP; port 0 picks a free port', commands: S },
-  { name: 's3', value: 'HOST:PORT|off', default: '127.0.0.1:8788', help: 'S3-compatible API listener; off turns it off', commands: S },
+  { name: 's3', value: 'HOST:PORT|off', default: '127.0.0.1:8788', help: 'S3-compatible API listener; off turns it off', commands: ['serve', 'credentials'] },
   { name: 'tls-cert', value: 'FILE', default: 'off (plain HTTP)', help: 'HTTPS on the v4 API and S3 listeners (and --edge-tls) with this PEM certificate chain (with --tls-key); SIGHUP reloads both files', commands: S },
   { name: 'tls-key', value: 'FILE', default: 'off', help: 'the PEM private key of --tls-cert', commands: S },
   { name: 'dns-workers', value: 'N', default: '1', help: '1 (any N from 1 to 16 counts as 1): one DNS thread holds the zones and answers every DNS query (UDP, TCP, AXFR, signing) off the API thread, and is restarted if it dies; 0: the main thread holds the zones and answers', commands: S },
@@ -60,7 +60,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 's3-access-key-id', value: 'ID', default: 'generated', help: 'the S3 key id (with --s3-secret-access-key; generated ones are saved in DATA_DIR/s3-credentials.json)', commands: S },
   { name: 's3-secret-access-key', value: 'SECRET', default: 'generated', help: 'the S3 secret access key', commands: S },
   // S3 API.
-  { name: 's3-region', value: 'NAME', default: 'auto', help: 'region the S3 API reports; requests may be signed for any region', commands: S },
+  { name: 's3-region', value: 'NAME', default: 'auto', help: 'region the S3 API reports; requests may be signed for any region', commands: ['serve', 'credentials'] },
   { name: 's3-domain', value: 'DOMAIN', default: 'path-style only', help: 'also address buckets virtual-hosted style: Host BUCKET.DOMAIN', commands: S },
   // DNS API and server.
   { name: 'api-date', value: 'YYYY-MM-DD', default: 'today', help: 'the date requests without an api-version header are served as of (docs/deprecations.md)', commands: S },
@@ -107,7 +107,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'log-level', value: 'LEVEL', default: 'info', help: 'fatal, error, warn, info, debug, trace or silent', commands: ['serve', 'dev'] },
   { name: 'shutdown-timeout', value: 'S', default: '30', help: 'on SIGTERM or SIGINT, requests in flight get S seconds to finish', commands: S },
   // stratus dev.
-  { name: 'config', value: 'FILE', default: './stratus.toml, ./wrangler.toml or ./wrangler.json', help: 'script config (TOML or JSON: main, compatibility_date, compatibility_flags, store_buckets)', commands: ['dev'], env: false },
+  { name: 'config', value: 'FILE', default: './stratus.toml, ./wrangler.toml, ./wrangler.json or ./wrangler.jsonc', help: 'script config (TOML or JSON: main, compatibility_date, compatibility_flags, store_buckets)', commands: ['dev'], env: false },
   { name: 'timeout-ms', value: 'N', default: '30000', help: 'older name of --script-cpu-ms', commands: ['dev'], env: false },
   { name: 'memory-mb', value: 'N', default: '1024', help: 'older name of --script-memory-mb', commands: ['dev'], env: false },
   // stratus user add.
@@ -115,7 +115,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'key', value: 'KEY', default: 'generated', help: "the user's global API key", commands: ['user'], env: false },
   // stratus credentials.
   { name: 'json', default: 'off', help: 'print them as one JSON object', commands: ['credentials'], env: false },
-  // stratus zone import / export: a client of a running Stratus, configured as wrangler is (README, "Zone files").
+  { name: 'env', default: 'off', help: 'print them as export lines for the AWS CLI and wrangler (eval "$(stratus credentials --env)"); the URLs name --http and --s3', commands: ['credentials'], env: false },
+  // stratus zone import / export: a client of a running Stratus, configured as wrangler is (docs/clients.md, "Zone files of any size").
   { name: 'zone', value: 'NAME', default: 'required', help: 'the zone (its name, e.g. example.com)', commands: ZONE, env: false },
   { name: 'api-url', value: 'URL', default: 'http://127.0.0.1:8787/client/v4', help: 'base URL of the v4 API of the running Stratus', commands: ZONE, env: 'CLOUDFLARE_API_BASE_URL' },
   { name: 'token', value: 'TOKEN', default: 'none', help: 'API token (Authorization: Bearer); wins over --api-email/--api-key', commands: ZONE, env: 'CLOUDFLARE_API_TOKEN' },

@@ -1,5 +1,5 @@
 /**
- * `stratus --help` and `stratus <command> --help`, and the README's flags table, all rendered from the flag
+ * `stratus --help` and `stratus <command> --help`, and the flags table of docs/configuration.md, all rendered from the flag
  * table (flags.ts) so that none of them can miss a flag.
  */
 import { envName, flagEnv, flagsOf, type FlagCommand, type FlagSpec } from './flags.js';
@@ -13,10 +13,10 @@ export interface CommandSpec {
 
 /** Every command, in the order help lists them. */
 export const COMMANDS: readonly CommandSpec[] = [
-  { name: 'serve', usage: 'stratus serve [flags]', summary: 'run the DNS API, the DNS server and the buckets (v4 API, DNS, S3) on the configured stores' },
-  { name: 'dev', usage: 'stratus dev [SCRIPT] [flags]', summary: 'run an edge script (export default { fetch(request, env, ctx) }) with the buckets of its config' },
+  { name: 'serve', usage: 'stratus serve [flags]', summary: 'run the v4 API, the DNS server, the S3 API and the edge listener (deployed scripts and proxied hostnames, in workerd) on the configured stores' },
+  { name: 'dev', usage: 'stratus dev [SCRIPT] [flags]', summary: "run a wrangler project's edge script from its folder (wrangler.toml, wrangler.json or wrangler.jsonc there, or --config) with the buckets of its config" },
   { name: 'user', usage: 'stratus user add --email EMAIL [--key KEY] [flags]', summary: "create a user with an account of its own (or set an existing user's key); prints the e-mail, key and account id" },
-  { name: 'credentials', usage: 'stratus credentials [--data-dir DIR] [--json]', summary: 'print the admin e-mail, key and API token and the S3 key pair generated into the data folder' },
+  { name: 'credentials', usage: 'stratus credentials [--data-dir DIR] [--json | --env]', summary: 'print the admin e-mail, key and API token and the S3 key pair generated into the data folder (--env: as export lines for the AWS CLI and wrangler)' },
   { name: 'zone import', usage: 'stratus zone import --zone NAME FILE [flags]', summary: "import a BIND zone file of any size into a zone of a running Stratus over the v4 API (split into requests under the API's 256 KiB cap)" },
   { name: 'zone export', usage: 'stratus zone export --zone NAME [--out FILE] [flags]', summary: "write a zone of a running Stratus as a BIND zone file (the v4 API's export)" },
   { name: 'backup', usage: 'stratus backup --to DIR [--data-dir DIR] [--blobs-dir DIR]', summary: 'copy the embedded store (SQLite databases, object bodies, generated secrets) while Stratus runs, with a manifest of checksums' },
@@ -53,7 +53,7 @@ function flagUsage(f: FlagSpec): string {
   return f.value === undefined ? `--${f.name}` : `--${f.name} ${f.value}`;
 }
 
-/** The README's flags table of `stratus serve` (Markdown), from the flag table. */
+/** The flags table of docs/configuration.md of `stratus serve` (Markdown), from the flag table. */
 export function readmeFlagsTable(): string {
   const cell = (s: string) => s.replace(/\|/g, '\\|');
   const rows = flagsOf('serve').map((f) => `| \`${cell(flagUsage(f))}\` | \`${envName(f.name)}\` | ${cell(f.default)} | ${cell(f.help)} |`);

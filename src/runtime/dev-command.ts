@@ -1,7 +1,7 @@
 /**
  * `stratus dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--data-dir DIR] [--script-cpu-ms N] [--script-memory-mb N]
  * [--script-subrequests N] [--script-bucket-subrequests N]` (the runtime flags of `serve`, read by the same code;
- * `--timeout-ms` and `--memory-mb` are their older names): serves one edge script until SIGINT/SIGTERM. Without
+ * `--timeout-ms` and `--memory-mb` are their older names): serves one edge script until SIGINT/SIGTERM/SIGHUP. Without
  * --config, the first of stratus.toml, wrangler.toml, wrangler.json, wrangler.jsonc in the current folder is used
  * when present. The script and the config are
  * reloaded when they change on disk (a version that fails to load leaves the previous one serving and prints
@@ -73,6 +73,7 @@ export async function devCommand(args: string[], flags: Record<string, string>, 
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGHUP', () => stop('SIGHUP'));
     return -1;
   } catch (err) {
     if (err instanceof ScriptConfigError || err instanceof ConfigError) return fail(err.message);

@@ -2,7 +2,8 @@
  * The edge's requests in the access log and the HTTP metrics (listener `edge`). workerd serves the edge socket,
  * so Node never sees these requests: the supervisor worker reports each one it finished to the control service
  * (control-service.ts), in batches, and they are recorded here like the v4 and S3 listeners' requests. Timing
- * and response bytes are as of the response's headers (a streamed body's own length is not counted).
+ * is as of the response's headers; the response bytes are the body's, streamed ones included (counted as they
+ * pass, the record made when the body ends).
  */
 import type { Logger } from '../shared/logger.js';
 import { recordHttpAccess } from '../ops/http-observer.js';

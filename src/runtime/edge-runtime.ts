@@ -21,7 +21,6 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { EdgeCatalog, ScriptBundle } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
@@ -31,6 +30,7 @@ import { supervisorSource, type SupervisorConfig } from './supervisor/source.js'
 import { versionBindingName, writeGenerationConfig, type GenerationServices } from './workerd/config-text.js';
 import { WorkerdProcess, WorkerdStartError, WORKERD_COMPATIBILITY_DATE } from './workerd/process.js';
 import { holdListeningSocket, type HeldSocket } from './workerd/socket-holder.js';
+import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import { Watchdog } from './watchdog.js';
 import { FrontDoor } from './front/front-door.js';
 import { edgeAccessRecorder } from './edge-access.js';
@@ -113,7 +113,7 @@ export class EdgeRuntime {
   private control!: ControlService;
   private services!: GenerationServices;
   private readonly secret = crypto.randomBytes(24).toString('hex');
-  private readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-edge-'));
+  private readonly dir = makeTempDir('stratus-edge-');
   private current: Generation | undefined;
   /** Builds and replacements run one after another on this chain. */
   private tail: Promise<void> = Promise.resolve();
@@ -172,7 +172,6 @@ export class EdgeRuntime {
 
   /** Binds the edge socket, starts the store and control services and the first generation. */
   async start(): Promise<void> {
-    fs.chmodSync(this.dir, 0o700);
     this.socket = await holdListeningSocket(this.opts.listen.host, this.opts.listen.port);
     if (this.opts.front !== false) this.generationSocket = await holdListeningSocket(`unix:${this.generationSocketPath}`, 0);
     this.store = await startStoreService({ secret: this.secret, bucketFor: this.opts.bucketFor, logger: this.opts.logger, socketPath: path.join(this.dir, 'store.sock') });
@@ -386,11 +385,15 @@ export class EdgeRuntime {
       processes.push(this.current.process);
       await this.tellDraining(this.current.process); // the access records it holds reach the log
     }
-    await Promise.all(processes.map((p) => p.stop(graceMs)));
-    await this.control.close();
-    await this.store.close();
-    await this.socket.close();
-    await this.generationSocket?.close();
-    fs.rmSync(this.dir, { recursive: true, force: true });
+    try {
+      await Promise.all(processes.map((p) => p.stop(graceMs)));
+      // After a start that failed halfway, some of these were never made.
+      await this.control?.close();
+      await this.store?.close();
+      await this.socket?.close();
+      await this.generationSocket?.close();
+    } finally {
+      removeTempDir(this.dir);
+    }
   }
 }

@@ -46,7 +46,7 @@ describe('stratus serve refuses, in one line with exit 2', () => {
   it('a bad address and an address this machine does not have', async () => {
     oneLine(await serve(['--http', 'localhost']), /^stratus: --http must be HOST:PORT, got "localhost"$/);
     oneLine(await serve(['--s3', '127.0.0.1:70000']), /^stratus: --s3 port must be at most 65535/);
-    oneLine(await serve(['--http', '192.0.2.77:8080']), /^stratus: --http cannot listen on 192\.0\.2\.77:8080: this machine has no such address/);
+    oneLine(await serve(['--http', '192.0.2.77:8080']), /^stratus: cannot start: --http 192\.0\.2\.77:8080 is not an address of this machine \(EADDRNOTAVAIL\)\. Choose other addresses/);
   });
 
   it('a TCP port in use (--http) and a UDP port in use (--dns)', async () => {
@@ -54,9 +54,9 @@ describe('stratus serve refuses, in one line with exit 2', () => {
     await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
     const busy = (tcp.address() as net.AddressInfo).port;
     try {
-      oneLine(await serve(['--http', `127.0.0.1:${busy}`]), new RegExp(`^stratus: --http cannot listen on 127\\.0\\.0\\.1:${busy}: the port is in use`));
+      oneLine(await serve(['--http', `127.0.0.1:${busy}`]), new RegExp(`^stratus: cannot start: --http 127\\.0\\.0\\.1:${busy} is in use \\(EADDRINUSE\\)\\. Stop what holds them`));
       // The admin listener's port is named as its own flag, not --http's (both on 127.0.0.1).
-      oneLine(await serve(['--admin', `127.0.0.1:${busy}`]), new RegExp(`^stratus: --admin cannot listen on 127\\.0\\.0\\.1:${busy}: the port is in use`));
+      oneLine(await serve(['--admin', `127.0.0.1:${busy}`]), new RegExp(`^stratus: cannot start: --admin 127\\.0\\.0\\.1:${busy} is in use \\(EADDRINUSE\\)\\. Stop what holds them`));
     } finally {
       tcp.close();
     }
@@ -64,7 +64,7 @@ describe('stratus serve refuses, in one line with exit 2', () => {
     const udp = dgram.createSocket('udp4');
     await new Promise<void>((resolve) => udp.bind(udpPort, '127.0.0.1', resolve));
     try {
-      oneLine(await serve(['--dns', `127.0.0.1:${udpPort}`]), new RegExp(`^stratus: --dns cannot listen on 127\\.0\\.0\\.1:${udpPort}: the port is in use`));
+      oneLine(await serve(['--dns', `127.0.0.1:${udpPort}`]), new RegExp(`^stratus: cannot start: --dns 127\\.0\\.0\\.1:${udpPort} is in use \\(UDP: EADDRINUSE\\)\\. Stop what holds them`));
     } finally {
       udp.close();
     }

@@ -1,13 +1,13 @@
-/** README.md's flags table of `stratus serve` is the rendering of the flag table (STRATUS_WRITE_DOCS=1 rewrites it). */
+/** docs/configuration.md's flags table of `stratus serve` is the rendering of the flag table (STRATUS_WRITE_DOCS=1 rewrites it). */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readmeFlagsTable } from '../../src/config/help.js';
 
-const FILE = path.resolve(import.meta.dirname, '../../README.md');
+const FILE = path.resolve(import.meta.dirname, '../../docs/configuration.md');
 const BLOCK = /(<!-- flags:serve [^\n]*-->\n)([\s\S]*?)(<!-- \/flags:serve -->)/;
 
-describe('README.md flags table', () => {
+describe('docs/configuration.md flags table', () => {
   it('equals the rendering of src/config/flags.ts', () => {
     const readme = fs.readFileSync(FILE, 'utf8');
     expect(readme).toMatch(BLOCK);

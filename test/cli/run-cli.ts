@@ -66,11 +66,11 @@ export interface RunningCli {
 }
 
 /**
- * Starts `stratus ARGS` (or `command ARGS` when given, e.g. npx) and waits until it prints that S3 listens,
+ * Starts `stratus ARGS` (or `command ARGS` when given, e.g. npx; `env` added to the environment) and waits until it prints that S3 listens,
  * or until it exits (then throws with its output).
  */
-export async function startCli(args: string[], opts: { command?: string[]; cwd?: string } = {}): Promise<RunningCli> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('STRATUS_')));
+export async function startCli(args: string[], opts: { command?: string[]; cwd?: string; env?: Record<string, string> } = {}): Promise<RunningCli> {
+  const base = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('STRATUS_'))), ...opts.env };
   const [exe, ...prefix] = opts.command ?? [process.execPath, CLI];
   const child = spawn(exe!, [...prefix, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: base, ...(opts.cwd ? { cwd: opts.cwd } : {}) });
   let out = '';

@@ -7,7 +7,7 @@
  *   `:1053` (DNS), `127.0.0.1:8790` (the README's `stratus dev`);
  * - the data folder: `--data-dir ./.stratus` (the default) is the server's;
  * - credentials: the README's example admin key, `<token>` and the "printed at first start" token, `<id>`
- *   and `<secret>` (the S3 key pair), `<account id>`.
+ *   and `<secret>` (the S3 key pair), `<account id>`; `stratus credentials` reads the server's data folder, and `--env` names its listeners.
  * `stratus serve` in a snippet stands for the test's server, already running with the generated
  * credentials; `stratus dev` runs in the background until the document is done (as in a second terminal).
  * Shell snippets of one document share variables, exports and the working folder, as one terminal session.
@@ -65,6 +65,7 @@ export interface SnippetResult {
 
 /** Prepares `dir` as a reader's folder: shims, node_modules with `stratus`, the files snippets read as the reader's own. */
 export function prepareFolder(dir: string, server: DocServer): { env: NodeJS.ProcessEnv } {
+  const hostPort = (url: string) => url.replace(/^https?:\/\//, '');
   const bin = path.join(dir, '.doc-bin');
   fs.mkdirSync(bin, { recursive: true });
   const cli = path.join(ROOT, 'dist/cli.js');
@@ -82,6 +83,8 @@ if [ "$1" = dev ]; then
   done
   echo "stratus dev did not start in 60 s"; cat "$log"; exit 1
 fi
+# \`stratus credentials\` reads the default data folder and (--env) names the default listeners: the test server's here.
+if [ "$1" = credentials ]; then export STRATUS_HTTP=${hostPort(server.http)} STRATUS_S3=${hostPort(server.s3)} STRATUS_DATA_DIR=${JSON.stringify(server.dataDir)}; fi
 exec node ${JSON.stringify(cli)} "$@"
 `, { mode: 0o755 });
   const modules = path.join(dir, 'node_modules');

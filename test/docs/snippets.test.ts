@@ -24,6 +24,11 @@ let server: DocServer;
 let work: string;
 const skipped: string[] = [];
 
+/** True when `tool` is an executable on the PATH. */
+function onPath(tool: string): boolean {
+  return (process.env.PATH ?? '').split(path.delimiter).some((d) => { try { fs.accessSync(path.join(d, tool), fs.constants.X_OK); return true; } catch { return false; } });
+}
+
 async function freePort(): Promise<number> {
   const s = net.createServer();
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
@@ -79,6 +84,8 @@ async function runDocument(doc: string, snippets: Snippet[]): Promise<string[]> 
     for (const [n, s] of snippets.entries()) {
       if (s.use.kind === 'skip') { skipped.push(`${s.doc}:${s.line}: ${s.use.reason}`); continue; }
       if (s.use.kind === 'prose') continue;
+      const absent = s.use.kind === 'run' ? (s.use.needs ?? []).filter((tool) => !onPath(tool)) : [];
+      if (absent.length > 0) { skipped.push(`${s.doc}:${s.line}: needs ${absent.join(', ')}, not installed here`); continue; }
       const text = substitute(s.text, subs);
       if (s.use.kind === 'file') {
         fs.mkdirSync(path.dirname(path.join(dir, s.use.path)), { recursive: true });

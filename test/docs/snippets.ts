@@ -7,6 +7,8 @@
  * - `<!-- doc-test: skip REASON -->`: the snippet does not run; the reason is mandatory and printed.
  * - `<!-- doc-test: file PATH -->`: the snippet is a file of the reader's project (wrangler.toml, worker.js):
  *   it is written to PATH in the document's folder instead of being run.
+ * - `<!-- doc-test: needs TOOL[,TOOL] -->`: the snippet runs where the tools are on the PATH (CI installs them,
+ *   `.ci/run`), and is listed as skipped, naming them, elsewhere.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +17,7 @@ import path from 'node:path';
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** How a snippet is used. */
-export type SnippetUse = { kind: 'run'; lang: 'sh' | 'js' | 'ts' } | { kind: 'skip'; reason: string } | { kind: 'file'; path: string } | { kind: 'prose' };
+export type SnippetUse = { kind: 'run'; lang: 'sh' | 'js' | 'ts'; needs?: string[] } | { kind: 'skip'; reason: string } | { kind: 'file'; path: string } | { kind: 'prose' };
 
 /** One fenced block. */
 export interface Snippet {
@@ -61,8 +63,10 @@ export function snippetsOf(doc: string): Snippet[] {
       } else if (word === 'file') {
         if (!arg || path.isAbsolute(arg) || arg.split('/').includes('..')) throw new Error(`${where}: <!-- doc-test: file PATH --> needs a relative PATH`);
         use = { kind: 'file', path: arg };
+      } else if (word === 'needs' && arg && RUN[lang]) {
+        use = { kind: 'run', lang: RUN[lang], needs: arg.split(',').map((t) => t.trim()).filter(Boolean) };
       } else {
-        throw new Error(`${where}: unknown doc-test directive "${word}" (skip REASON or file PATH)`);
+        throw new Error(`${where}: unknown doc-test directive "${word}" (skip REASON, file PATH or needs TOOL on a runnable snippet)`);
       }
     }
     out.push({ doc, line: start + 1, lang, text: body.join('\n') + '\n', use });

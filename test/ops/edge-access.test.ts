@@ -21,6 +21,14 @@ const APP = `export default {
   },
 };`;
 
+/** A body streamed in two chunks, 19 bytes in all, with no Content-Length. */
+const STREAM_APP = `export default {
+  async fetch() {
+    const e = new TextEncoder();
+    return new Response(new ReadableStream({ start(c) { c.enqueue(e.encode('nineteen ')); c.enqueue(e.encode('bytes body')); c.close(); } }));
+  },
+};`;
+
 const capture = captureLogger('info');
 const catalog = new MemoryCatalog();
 let server: TestServer;
@@ -58,6 +66,17 @@ describe('edge access log and metrics', () => {
     for (const secret of [SECRET_BINDING, QUERY_TOKEN, AUTH_HEADER, 'edge-header-token']) expect(text).not.toContain(secret);
   });
 
+  it('counts the bytes of a streamed answer (no Content-Length)', async () => {
+    catalog.deploy('stream.example.com', STREAM_APP, { accountId: 'acct-stream' });
+    const edge = server.running.edgeUrl!;
+    const streamed = await edgeRequest(edge, 'stream.example.com');
+    expect(streamed).toMatchObject({ status: 200, body: 'nineteen bytes body' });
+    expect(streamed.headers['content-length']).toBeUndefined();
+    await waitUntil(() => accessLines(capture.lines(), 'edge').some((l) => l.requestId === streamed.headers['cf-ray']), 20_000, 'the streamed answer in the access log');
+    expect(accessLines(capture.lines(), 'edge').find((l) => l.requestId === streamed.headers['cf-ray']))
+      .toMatchObject({ route: 'script:stream', status: 200, accountId: 'acct-stream', bytes: 19 });
+  });
+
   it('logs every request of a burst (sent in batches, the last ones when requests stop) and of a generation replaced by a deploy', async () => {
     catalog.deploy('burst.example.com', APP, { accountId: 'acct-burst', bindings: [{ type: 'plain_text', name: 'WHO', text: 'burst' }] });
     const edge = server.running.edgeUrl!;
@@ -91,7 +110,9 @@ describe('edge access log and metrics', () => {
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
     const ray = /\r\ncf-ray: ([^\r]+)\r\n/i.exec(text)![1];
     await waitUntil(() => accessLines(capture.lines(), 'edge').some((l) => l.requestId === ray), 20_000, 'the refused request in the access log');
-    expect(accessLines(capture.lines(), 'edge').find((l) => l.requestId === ray)).toMatchObject({ method: 'POST', route: 'refused', status: 413, remote: '127.0.0.1' });
+    const pageBytes = Number(/\r\ncontent-length: (\d+)\r\n/i.exec(text)![1]);
+    expect(pageBytes).toBeGreaterThan(0);
+    expect(accessLines(capture.lines(), 'edge').find((l) => l.requestId === ray)).toMatchObject({ method: 'POST', route: 'refused', status: 413, remote: '127.0.0.1', bytes: pageBytes });
   });
 
   it('counts edge requests in /metrics and names the edge runtime in /readyz', async () => {

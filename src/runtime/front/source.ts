@@ -29,10 +29,10 @@ function page(status, code, title, detail, ray) {
 // path and shape as the generations' supervisor reports; the generations report every other request).
 const reports = [];
 let reportingSince = 0;
-function report(ctx, env, request, started, status, route, ray) {
+function report(ctx, env, request, started, status, route, ray, bytesOut) {
   if (reports.length < 10000) {
     reports.push({ method: request.method, route, status, ms: Date.now() - started, requestId: ray,
-      bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut: 0, remote: clientAddress(request.cf && request.cf.clientIp) });
+      bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut, remote: clientAddress(request.cf && request.cf.clientIp) });
   }
   if (reportingSince && Date.now() - reportingSince < 10000) return;
   reportingSince = Date.now();
@@ -54,7 +54,7 @@ async function sendReports(env) {
 /** The front's own answer: an error page, reported to the access log under its route label. */
 function answer(ctx, env, request, started, route, status, code, title, detail) {
   const ray = newRayId(CONFIG.colo);
-  report(ctx, env, request, started, status, route, ray);
+  report(ctx, env, request, started, status, route, ray, new TextEncoder().encode(errorPage(status, code, title, detail, ray)).byteLength);
   return page(status, code, title, detail, ray);
 }
 /** A request whose framing is ambiguous (edge/framing.ts): production's page with status 400, then the connection closed (RFC 9112 §6.1). */

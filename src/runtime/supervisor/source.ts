@@ -263,9 +263,9 @@ export default {
     const ray = newRayId(CONFIG.colo);
     // What the request turned out to be: route label (script:NAME, origin, unserved) and the script's account.
     const seen = { route: 'unmatched' };
-    const record = (status, res) => report(ctx, env, {
-      method: request.method, path: pathOf(request.url), route: seen.route, status, ms: Date.now() - started, accountId: seen.accountId, requestId: ray,
-      bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut: res ? Number(res.headers.get('content-length')) || 0 : 0,
+    const record = (status, bytesOut, ms) => report(ctx, env, {
+      method: request.method, path: pathOf(request.url), route: seen.route, status, ms, accountId: seen.accountId, requestId: ray,
+      bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut,
       remote: request.headers.get('x-stratus-front') === CONFIG.secret ? request.headers.get('x-stratus-client-ip') : clientAddress(request.cf && request.cf.clientIp),
     });
     let res;
@@ -281,12 +281,31 @@ export default {
     try {
       res = await serve(request, env, ray, seen);
     } catch (err) {
-      record(500);
+      record(500, 0, Date.now() - started);
       throw err;
     }
-    const sending = record(res.status, res);
-    if (sending) await sending;
-    return res;
+    const length = res.headers.get('content-length');
+    if (res.body === null || length !== null || res.webSocket) {
+      const sending = record(res.status, res.body === null ? 0 : Number(length) || 0, Date.now() - started);
+      if (sending) await sending;
+      return res;
+    }
+    // A streamed body (no Content-Length): its bytes are counted as they pass, and the request is recorded when
+    // the body ends (or the client goes away); the time stays that of the headers.
+    const ms = Date.now() - started;
+    let bytes = 0;
+    let recorded = false;
+    const finish = () => {
+      if (recorded) return undefined;
+      recorded = true;
+      return record(res.status, bytes, ms);
+    };
+    const counter = new TransformStream({
+      transform(chunk, controller) { bytes += chunk.byteLength; controller.enqueue(chunk); },
+      flush() { return finish(); },
+    });
+    ctx.waitUntil(res.body.pipeTo(counter.writable).catch(() => finish()));
+    return new Response(counter.readable, res);
   },
 };
 `;
