@@ -35,9 +35,4 @@ export class RetryDelay {
   waitMs(): number {
     return Math.max(0, this.notBefore - this.now());
   }
-
-  /** Failures in a row so far. */
-  get failuresInARow(): number {
-    return this.failures;
-  }
 }
