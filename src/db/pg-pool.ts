@@ -8,6 +8,9 @@
  * A connection that stops answering (a network that drops packets, a stalled proxy) would hold its requests
  * forever: connecting gives up after `connectTimeoutMs`, and a query without an answer after `queryTimeoutMs`
  * destroys its connection, which fails that query and everything queued on the connection.
+ *
+ * Ending the pool (shutdown) fails at once the connects still waiting for a connection: pg-pool would leave
+ * them waiting until `connectTimeoutMs`, holding up every write queued behind them.
  */
 import pg from 'pg';
 import { recordConnectionError, trackPool } from '../ops/probes.js';
@@ -51,7 +54,38 @@ export function createPool(opts: PoolOptions): pg.Pool {
     client.on('error', broken);
     watchQueries(client, queryTimeoutMs);
   });
+  failWaitersOnEnd(pool);
   return pool;
+}
+
+/** pg-pool's own error for a pool used after `end()` (shared/faults.ts reads it as the database closed). */
+const ENDED = 'Cannot use a pool after calling end on the pool';
+
+/** Makes `pool.end()` fail the promise-style `connect()` calls still waiting, at once. */
+function failWaitersOnEnd(pool: pg.Pool): void {
+  const waiting = new Set<(err: Error) => void>();
+  const connect = pool.connect.bind(pool) as (cb?: unknown) => Promise<pg.PoolClient> | void;
+  (pool as unknown as { connect: typeof connect }).connect = (cb?: unknown) => {
+    if (cb !== undefined) return connect(cb);
+    return new Promise<pg.PoolClient>((resolve, reject) => {
+      let settled = false;
+      const fail = (err: Error) => {
+        waiting.delete(fail);
+        if (!settled) { settled = true; reject(err); }
+      };
+      waiting.add(fail);
+      (connect() as Promise<pg.PoolClient>).then((client) => {
+        waiting.delete(fail);
+        if (settled) client.release();
+        else { settled = true; resolve(client); }
+      }, fail);
+    });
+  };
+  const end = pool.end.bind(pool) as (cb?: unknown) => Promise<void> | void;
+  (pool as unknown as { end: typeof end }).end = (cb?: unknown) => {
+    for (const fail of [...waiting]) fail(new Error(ENDED));
+    return end(cb);
+  };
 }
 
 type AnyQuery = (...args: unknown[]) => unknown;

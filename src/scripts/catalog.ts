@@ -68,6 +68,7 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
   private built = 0;
   private building: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private closed = false;
   private readonly unsubscribe: () => void;
   private readonly hosts = new Map<string, HostFacts>();
 
@@ -86,8 +87,11 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
         if (last !== undefined && serial !== last) this.changed(); // local changes were announced already; once more is harmless
         last = serial;
       } catch (err) {
+        if (this.closed) return;
         this.opts.logger.warn({ err }, 'edge catalog: cannot read the edge serial; retrying');
       }
+      // A poll that was reading when the catalog closed does not start another.
+      if (this.closed) return;
       this.timer = setTimeout(() => void poll(), this.opts.pollMs ?? 1000);
       this.timer.unref();
     };
@@ -96,6 +100,7 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
 
   /** Stops polling and listening. */
   close(): void {
+    this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.unsubscribe();
     this.listeners.clear();

@@ -113,7 +113,7 @@ const ZONEFILE_ENTRIES: CatalogueEntry[] = [
 
 /** Faults of the backing stores (shared/faults.ts; docs/operations.md). */
 const FAULT_ENTRIES: CatalogueEntry[] = [
-  e(UNAVAILABLE_CODE, 503, 'Service temporarily unavailable: the database cannot be reached. Retry in a few seconds.', 'the database (or the S3 blob store) cannot be reached: refused, cut, not answering within --database-timeout, restarting; with `Retry-After: 5`. Nothing was changed, except that a write whose commit was cut may have been applied (its outcome is unknown)', 'stratus'),
+  e(UNAVAILABLE_CODE, 503, 'Service temporarily unavailable: the database cannot be reached. Retry in a few seconds.', 'the database (or the S3 blob store) cannot be reached: refused, cut, not answering within --database-timeout, restarting, not accepting connections (SQLSTATE classes 08 and 53, 57P01-57P03, 55000 "not currently accepting connections"), closed while the server stops; with `Retry-After: 5`. Nothing was changed, except that a write whose commit was cut may have been applied (its outcome is unknown)', 'stratus'),
   e(STORAGE_FULL_CODE, 507, 'Insufficient storage: the server\'s disk is full, nothing was changed. Retry once space is freed.', 'a write while the disk of the embedded store (SQLite, blob files) or of PostgreSQL is full; reads keep working', 'stratus'),
 ];
 

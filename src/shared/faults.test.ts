@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asFault, faultOf, StorageFullError, UnavailableError } from './faults.js';
+import { asFault, faultOf, isClosedDatabase, StorageFullError, UnavailableError } from './faults.js';
 import { AppError } from './errors.js';
 
 const coded = (code: string, message = code) => Object.assign(new Error(message), { code });
@@ -9,6 +9,18 @@ describe('faultOf', () => {
     for (const err of [coded('57P01'), coded('57P03'), coded('08006'), coded('ECONNREFUSED'), coded('ECONNRESET'), new Error('Connection terminated unexpectedly'), new Error('timeout exceeded when trying to connect'), coded('SQLITE_IOERR_WRITE')]) {
       expect(faultOf(err), String(err)).toBe('unavailable');
     }
+  });
+
+  it('recognises PostgreSQL refusing connections: classes 08 and 53, 57P0x, 55000 "not accepting connections"; a closed database', () => {
+    for (const err of [coded('08001'), coded('08P01'), coded('53300', 'sorry, too many clients already'), coded('53000'), coded('53200'), coded('57P02'),
+      coded('55000', 'database "x" is not currently accepting connections'), new Error('driver has already been destroyed'),
+      new Error('Cannot use a pool after calling end on the pool'), new TypeError('The database connection is not open')]) {
+      expect(faultOf(err), String(err)).toBe('unavailable');
+    }
+    // 55000 for anything but a refused connection is an error of the statement.
+    expect(faultOf(coded('55000', 'currval of sequence "s" is not yet defined in this session'))).toBeUndefined();
+    expect(isClosedDatabase(new UnavailableError('database', new Error('driver has already been destroyed')))).toBe(true);
+    expect(isClosedDatabase(coded('ECONNREFUSED'))).toBe(false);
   });
 
   it('recognises a full disk: SQLite, the file system, PostgreSQL', () => {

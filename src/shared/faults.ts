@@ -59,14 +59,34 @@ export class StorageFullError extends AppError {
   }
 }
 
-/** PostgreSQL SQLSTATEs of a server that is going away, starting up or out of connections. */
-const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', '08007', '58030']);
+/**
+ * PostgreSQL SQLSTATEs of a server that is going away or starting up (57P01 admin shutdown, 57P02 crash
+ * shutdown, 57P03 cannot connect now), or whose storage fails (58030).
+ */
+const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '58030']);
+/**
+ * SQLSTATE classes that are faults as a whole: 08 (connection exception) and 53 (insufficient resources:
+ * 53300 too many clients, out of memory; 53100 disk full is told apart below).
+ */
+const PG_UNAVAILABLE_CLASSES = ['08', '53'];
 /** SQLSTATE of a PostgreSQL server whose disk is full. */
 const PG_DISK_FULL = '53100';
+/**
+ * 55000 (object not in prerequisite state) is a fault only as a connection's refusal: a database that does not
+ * accept connections (`ALTER DATABASE … ALLOW_CONNECTIONS false`, maintenance, a failover). Its other uses are
+ * errors of the statement.
+ */
+const PG_NOT_IN_STATE = '55000';
+const PG_NOT_ACCEPTING = /not currently accepting connections/i;
 /** Socket and resolver errors: the peer is away. */
 const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED', 'EHOSTDOWN', 'ENETDOWN']);
 /** Messages of the pg driver when its connection is gone (these errors carry no code). */
-const PG_GONE = /Connection terminated|not queryable|timeout exceeded when trying to connect|did not answer within|Cannot use a pool after calling end|Client was closed/i;
+const PG_GONE = /Connection terminated|not queryable|timeout exceeded when trying to connect|did not answer within|Client was closed/i;
+/**
+ * A database closed at shutdown: Kysely after `db.destroy()`, a pg pool after `end()`, better-sqlite3 after
+ * `close()`. Such a handle never works again.
+ */
+const CLOSED = /driver has already been destroyed|Cannot use a pool after calling end|The database connection is not open/;
 
 /** Classifies one error (not its causes). */
 function kindOf(err: unknown): FaultKind | undefined {
@@ -77,9 +97,21 @@ function kindOf(err: unknown): FaultKind | undefined {
   if (typeof code === 'string') {
     if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || code === PG_DISK_FULL) return 'storage-full';
     if (PG_UNAVAILABLE.has(code) || NET_CODES.has(code) || code.startsWith('SQLITE_IOERR')) return 'unavailable';
+    if (code.length === 5 && PG_UNAVAILABLE_CLASSES.includes(code.slice(0, 2))) return 'unavailable';
+    if (code === PG_NOT_IN_STATE && PG_NOT_ACCEPTING.test(err.message)) return 'unavailable';
   }
   if (err instanceof AppError) return undefined;
-  return PG_GONE.test(err.message) ? 'unavailable' : undefined;
+  return PG_GONE.test(err.message) || CLOSED.test(err.message) ? 'unavailable' : undefined;
+}
+
+/** True when `err` (or its cause) says the database was closed (at shutdown): the handle cannot be used again. */
+export function isClosedDatabase(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++) {
+    if (CLOSED.test(e.message)) return true;
+    e = e.cause;
+  }
+  return false;
 }
 
 /** The fault an error is, looking through its `cause` chain; undefined for everything else. */

@@ -79,4 +79,27 @@ describe('WriteQueue (group commit)', () => {
     await q.run((trx) => trx.insertInto('accounts').values({ id: 'y', name: 'y', settings: '{}', created_on: 'now' }).execute());
     expect(await ids()).toEqual(['y']);
   });
+
+  it('after the database is closed, jobs waiting and every later one are rejected with the fault (503 + 1280), without spinning: timers keep firing', async () => {
+    const q = new WriteQueue(database.db);
+    await q.run((trx) => trx.insertInto('accounts').values({ id: 'a', name: 'a', settings: '{}', created_on: 'now' }).execute());
+    let ticks = 0;
+    const ticker = setInterval(() => { ticks++; }, 1);
+    try {
+      const waiting = [1, 2, 3].map(() => q.run(async () => 'never'));
+      await database.db.destroy();
+      for (const r of await Promise.allSettled(waiting)) {
+        expect(r.status).toBe('rejected');
+        expect((r as PromiseRejectedResult).reason).toBeInstanceOf(UnavailableError);
+        expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 1280, status: 503, retryAfterSeconds: 5 });
+      }
+      await expect(q.run(async () => 'never')).rejects.toBeInstanceOf(UnavailableError);
+      // The event loop is not starved: a timer set now fires.
+      const before = ticks;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(ticks).toBeGreaterThan(before);
+    } finally {
+      clearInterval(ticker);
+    }
+  });
 });

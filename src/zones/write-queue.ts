@@ -13,10 +13,16 @@
  * A fault of the store (connection lost, disk full: shared/faults.ts) fails the whole group with that fault:
  * the transaction may already be gone (SQLite rolls back by itself on a full disk, a broken PostgreSQL
  * connection takes its transaction with it), so no job of the group is acknowledged and none is applied.
+ *
+ * A group whose transaction cannot start (no connection: PostgreSQL refusing or away; the database closed)
+ * rejects every job waiting, with the fault, and the next group waits ({@link RetryDelay}: never a retry at
+ * once, which would spin on the microtask queue while the store fails without I/O and starve the event
+ * loop). Once the database is closed (`db.destroy()`), every waiting and later job is rejected at once.
  */
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { faultOf } from '../shared/faults.js';
+import { asFault, faultOf, isClosedDatabase } from '../shared/faults.js';
+import { RetryDelay } from '../shared/retry-delay.js';
 import { recordGroupCommit } from '../ops/probes.js';
 
 /** Most jobs committed together. */
@@ -39,11 +45,16 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export class WriteQueue {
   private readonly pending: Job[] = [];
   private draining = false;
+  /** Waits between groups that could not start. */
+  private readonly delay = new RetryDelay();
+  /** Set once the database is found closed: the fault every job gets from then on. */
+  private closed: unknown;
 
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Runs `fn` in a transaction (shared with concurrent jobs); settles after the commit. */
   run<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    if (this.closed !== undefined) return Promise.reject(this.closed);
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
       if (!this.draining) {
@@ -55,7 +66,11 @@ export class WriteQueue {
 
   private async drain(): Promise<void> {
     try {
-      while (this.pending.length > 0) await this.runGroup();
+      while (this.pending.length > 0) {
+        const wait = this.delay.waitMs();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        await this.runGroup();
+      }
     } finally {
       this.draining = false;
     }
@@ -66,7 +81,7 @@ export class WriteQueue {
    * jobs queued while it waited for the connection join this group). A lone job needs no savepoint.
    */
   private async runGroup(): Promise<void> {
-    let jobs: Job[] = [];
+    let jobs: Job[] | undefined;
     const outcomes: Outcome[] = [];
     let fault: unknown;
     const started = performance.now();
@@ -92,16 +107,35 @@ export class WriteQueue {
         }
       });
     } catch (err) {
+      if (jobs === undefined) {
+        this.cannotStart(err, started);
+        return;
+      }
       recordGroupCommit(jobs.length, (performance.now() - started) / 1000, false);
       // The fault that broke the group, not what the rollback after it said.
       for (const job of jobs) job.reject(fault ?? err);
       return;
     }
-    recordGroupCommit(jobs.length, (performance.now() - started) / 1000, true);
-    jobs.forEach((job, i) => {
+    this.delay.succeeded();
+    const done = jobs ?? [];
+    recordGroupCommit(done.length, (performance.now() - started) / 1000, true);
+    done.forEach((job, i) => {
       const o = outcomes[i]!;
       if (o.ok) job.resolve(o.value);
       else job.reject(o.error);
     });
+  }
+
+  /**
+   * The transaction did not start (its callback never ran): every waiting job gets the fault (or, when the
+   * failure is none, the error itself) and the next group waits. A closed database closes the queue.
+   */
+  private cannotStart(err: unknown, started: number): void {
+    const reason = asFault(err, 'database') ?? err;
+    if (isClosedDatabase(err)) this.closed = reason;
+    else this.delay.failed();
+    const jobs = this.pending.splice(0);
+    recordGroupCommit(jobs.length, (performance.now() - started) / 1000, false);
+    for (const job of jobs) job.reject(reason);
   }
 }
