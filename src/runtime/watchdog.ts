@@ -5,8 +5,14 @@
  * Generations that are draining after a replacement are held to the same memory limit. While requests of
  * versions with their own, lower CPU limit are in flight (`budget()`, cpu-budgets.ts), the ping must be answered
  * within the smallest of them, and is sent more often (every half of it, at least every 10 ms).
+ *
+ * A generation whose ping waits longer than {@link STALL_MS} (a script keeping its thread busy) has its CPU
+ * priority lowered (nice 19) until it answers again, so while it loops towards its CPU limit it takes the
+ * least of the cores from the other runtimes (other accounts' scripts, the front, Node). Raising it back needs
+ * the right to (root or CAP_SYS_NICE); without it the generation stays at the low priority until it is replaced.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import type { Logger } from '../shared/logger.js';
 import type { WorkerdProcess } from './workerd/process.js';
 
@@ -26,7 +32,21 @@ export interface WatchdogOptions {
   budget?(): number | undefined;
 }
 
-const INTERVAL_MS = 250;
+const INTERVAL_MS = 100;
+/** A ping unanswered this long lowers the generation's CPU priority (ms). */
+export const STALL_MS = 100;
+/** The nice value of a stalled generation (the lowest priority). */
+const STALLED_NICE = 19;
+
+/** Sets a process's nice value; false when the system refuses (raising it back needs privileges). */
+function renice(pid: number, nice: number): boolean {
+  try {
+    os.setPriority(pid, nice);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function rssMb(pid: number): number | undefined {
   try {
@@ -42,6 +62,8 @@ export class Watchdog {
   private timer: NodeJS.Timeout | undefined;
   private inFlight = false;
   private stopped = false;
+  /** Generations running at the stalled priority. */
+  private readonly lowered = new WeakSet<WorkerdProcess>();
 
   constructor(private readonly opts: WatchdogOptions) {
     this.schedule();
@@ -80,14 +102,20 @@ export class Watchdog {
     let limit = this.limitMs();
     const tick = setInterval(() => {
       limit = Math.min(limit, this.limitMs());
-      if (Date.now() - sent >= limit) controller.abort();
-    }, Math.max(5, Math.min(50, Math.floor(limit / 4))));
+      const waited = Date.now() - sent;
+      if (waited >= STALL_MS && !this.lowered.has(p) && p.pid !== undefined && p.alive && renice(p.pid, STALLED_NICE)) {
+        this.lowered.add(p);
+        this.opts.logger.warn({ pid: p.pid, waitedMs: waited }, 'generation busy; lowering its CPU priority until it answers');
+      }
+      if (waited >= limit) controller.abort();
+    }, Math.max(5, Math.min(50, Math.floor(limit / 4), STALL_MS / 4)));
     tick.unref();
     try {
       const res = await fetch(`http://127.0.0.1:${p.internalPort}/`, {
         headers: { 'x-stratus-internal': this.opts.secret, 'x-stratus-op': 'ping' }, signal: AbortSignal.any([controller.signal, AbortSignal.timeout(limit)]),
       });
       await res.arrayBuffer();
+      if (this.lowered.has(p) && p.pid !== undefined && renice(p.pid, 0)) this.lowered.delete(p);
     } catch (err) {
       if (p === this.opts.target() && p.alive) this.opts.onFailure(`no answer within the CPU limit of ${limit} ms (${(err as Error).name})`);
     } finally {

@@ -47,7 +47,7 @@ async function runScript(request, env, target, ray, forwarded) {
   try {
     // A version with its own CPU limit: Node's watchdog holds the generation to it while the request runs.
     const cpuMs = CONFIG.cpuMs && CONFIG.cpuMs[target.versionId];
-    if (cpuMs) await (await env.CONTROL.fetch('http://control/cpu', { method: 'POST', headers: { 'x-ray': ray, 'x-ms': String(cpuMs) } })).arrayBuffer();
+    if (cpuMs) await (await env.CONTROL.fetch('http://control/cpu', { method: 'POST', headers: { 'x-ray': ray, 'x-ms': String(cpuMs), 'x-slot': String(CONFIG.slot || 0) } })).arrayBuffer();
     const res = await withTimeout(env[binding].fetch(new Request(request, { headers: forwarded })), CONFIG.wallMs);
     if (res.headers.get('x-stratus-pass') === CONFIG.passToken) return passOn(request, env, target, ray, forwarded, res);
     // The version's entry stamps the ray on a response it may change (limits-shim.ts); copying a response costs
@@ -303,4 +303,6 @@ export interface SupervisorConfig {
   exposeErrors: boolean;
   /** Version id -> its own CPU limit (ms), for versions whose limit is below the node's (cpu-budgets.ts). */
   cpuMs?: Record<string, number>;
+  /** The runtime slot this generation belongs to (runtime-slot.ts), named in its `/cpu` reports. */
+  slot?: number;
 }
