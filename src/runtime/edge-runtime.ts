@@ -138,6 +138,12 @@ export class EdgeRuntime {
     return this.slotSocketPath(0);
   }
 
+  /** The Unix socket of the runtime running `accountId`'s scripts, once one was asked for (the benchmark measures it alone). */
+  socketPathOf(accountId: string): string | undefined {
+    const index = this.accounts.assigned(accountId);
+    return index === undefined || this.opts.front === false ? undefined : this.slotSocketPath(index);
+  }
+
   private slotSocketPath(index: number): string {
     return path.join(this.dir, index === 0 ? 'generation.sock' : `slot${index}.sock`);
   }
@@ -236,6 +242,7 @@ export class EdgeRuntime {
     const target = await this.opts.catalog.resolve(host, p, scheme);
     if (target.kind !== 'script') return 0;
     const index = this.accounts.slotOf(target.accountId);
+    this.lastSlot = index;
     if (!this.slots.has(index)) {
       const bundle = await this.opts.catalog.bundle(target.versionId);
       await this.openSlot(index, bundle?.accountId === target.accountId ? bundle : undefined);

@@ -6,8 +6,9 @@
  * versions with their own, lower CPU limit are in flight (`budget()`, cpu-budgets.ts), the ping must be answered
  * within the smallest of them, and is sent more often (every half of it, at least every 10 ms).
  *
- * A generation whose ping waits longer than {@link STALL_MS} (a script keeping its thread busy) has its CPU
- * priority lowered (nice 19) until it answers again, so while it loops towards its CPU limit it takes the
+ * A generation whose ping waits longer than {@link STALL_MS} while it spent at least a fifth of that time on the
+ * CPU (a script keeping its thread busy, not a process waiting for a busy machine) has its CPU priority
+ * lowered (nice 19) until it answers again, so while it loops towards its CPU limit it takes the
  * least of the cores from the other runtimes (other accounts' scripts, the front, Node). Raising it back needs
  * the right to (root or CAP_SYS_NICE); without it the generation stays at the low priority until it is replaced.
  */
@@ -37,6 +38,16 @@ const INTERVAL_MS = 100;
 export const STALL_MS = 100;
 /** The nice value of a stalled generation (the lowest priority). */
 const STALLED_NICE = 19;
+
+/** CPU time (user + system) a process has used, ms; undefined when it cannot be read. */
+function cpuTimeMs(pid: number): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return undefined;
+  }
+}
 
 /** Sets a process's nice value; false when the system refuses (raising it back needs privileges). */
 function renice(pid: number, nice: number): boolean {
@@ -99,11 +110,13 @@ export class Watchdog {
     // The limit is read again while the ping waits: a request with its own lower limit may start meanwhile.
     const controller = new AbortController();
     const sent = Date.now();
+    const cpuAtSend = p.pid !== undefined ? cpuTimeMs(p.pid) : undefined;
     let limit = this.limitMs();
     const tick = setInterval(() => {
       limit = Math.min(limit, this.limitMs());
       const waited = Date.now() - sent;
-      if (waited >= STALL_MS && !this.lowered.has(p) && p.pid !== undefined && p.alive && renice(p.pid, STALLED_NICE)) {
+      if (waited >= STALL_MS && !this.lowered.has(p) && p.pid !== undefined && p.alive && cpuAtSend !== undefined
+        && (cpuTimeMs(p.pid) ?? 0) - cpuAtSend >= waited / 5 && renice(p.pid, STALLED_NICE)) {
         this.lowered.add(p);
         this.opts.logger.warn({ pid: p.pid, waitedMs: waited }, 'generation busy; lowering its CPU priority until it answers');
       }
