@@ -3,8 +3,10 @@
  * their own while there are no more accounts than runtimes, so a script that loops stalls only its own
  * account's runtime: another account's script answers while the loop runs (before the watchdog replaces the
  * stalled runtime), and the looping request gets the 1102 page (503) once it does. Past the number of
- * runtimes accounts share one; with none, every script runs in the shared runtime.
+ * runtimes accounts share one; with none, every script runs in the shared runtime. A runtime burning its CPU
+ * without answering its watchdog runs at the lowest CPU priority (nice 19) until it is replaced.
  */
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startEdgeHarness, type EdgeHarness } from './harness.js';
 import { edgeRequest } from './request.js';
@@ -37,7 +39,7 @@ describe('edge: a runtime per account', () => {
     expect(a).not.toBe(b);
   });
 
-  it("answers another account's request while a script loops, and the loop gets the 1102 page when its runtime is replaced", async () => {
+  it("answers another account's request while a script loops (its runtime at the lowest CPU priority), and the loop gets the 1102 page when its runtime is replaced", async () => {
     const before = h.edge.runtime.restarts;
     const loopPid = h.edge.runtime.pidOf('acct-b');
     const looping = edgeRequest(h.edge.url, 'loop.example.com');
@@ -45,6 +47,9 @@ describe('edge: a runtime per account', () => {
     await eventually(async () => expect(await marks.head('looping')).not.toBeNull());
     const a = await edgeRequest(h.edge.url, 'a.example.com');
     expect(a.body).toBe('a ok');
+    // The looping runtime yields the CPU to everyone else; A's runtime keeps its priority.
+    await eventually(async () => expect(os.getPriority(loopPid!)).toBe(19));
+    expect(os.getPriority(h.edge.runtime.pidOf('acct-a')!)).toBe(0);
     // Answered while the loop still held its runtime: nothing was replaced yet.
     expect(h.edge.runtime.restarts).toBe(before);
     expect(h.edge.runtime.pidOf('acct-b')).toBe(loopPid);
