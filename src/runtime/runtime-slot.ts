@@ -95,7 +95,7 @@ export class RuntimeSlot {
     this.watchdog = new Watchdog({
       cpuMs: this.s.cpuMs, memoryMb: this.s.memoryMb, secret: this.s.secret, logger: this.log,
       target: () => this.current?.process, onFailure: (why) => this.replace(why),
-      draining: () => this.draining, budget: () => this.cpuBudgets.smallest(),
+      draining: () => this.draining, budget: () => this.cpuBudgets.smallest(), lowerWhenBusy: this.index > 0,
       onDrainingFailure: (p, why) => { this.restarts++; this.log.error({ pid: p.pid, reason: why }, 'draining generation failed; killing it'); p.kill(); },
     });
   }

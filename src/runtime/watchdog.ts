@@ -30,6 +30,8 @@ export interface WatchdogOptions {
   draining?(): Iterable<WorkerdProcess>;
   /** A draining generation over the memory limit (the runtime kills it). */
   onDrainingFailure?(process: WorkerdProcess, reason: string): void;
+  /** Lower the CPU priority of a generation busy past {@link STALL_MS} (account runtimes: other accounts' runtimes gain). */
+  lowerWhenBusy?: boolean;
   /** The smallest own CPU limit (ms) of the requests in flight, if any is lower than `cpuMs`. */
   budget?(): number | undefined;
 }
@@ -116,7 +118,7 @@ export class Watchdog {
     const tick = setInterval(() => {
       limit = Math.min(limit, this.limitMs());
       const waited = Date.now() - sent;
-      if (waited >= STALL_MS && !this.lowered.has(p) && p.pid !== undefined && p.alive && cpuAtSend !== undefined
+      if (this.opts.lowerWhenBusy && waited >= STALL_MS && !this.lowered.has(p) && p.pid !== undefined && p.alive && cpuAtSend !== undefined
         && (cpuTimeMs(p.pid) ?? 0) - cpuAtSend >= Math.max(20, waited / 10) && renice(p.pid, STALLED_NICE)) {
         this.lowered.add(p);
         this.opts.logger.warn({ pid: p.pid, waitedMs: waited }, 'generation busy; lowering its CPU priority until it answers');
