@@ -17,6 +17,9 @@
  *    Target: at least 5x.
  * 3. Deploys: time from a new version in the catalog to its first answer (a new workerd generation), and the
  *    workerd memory per loaded script.
+ * 4. Account runtimes (`--accounts 8`): the first answer of an account's first script (its runtime, a workerd
+ *    process, is started), and the memory of each runtime process (RSS, and PSS: shared pages split between
+ *    the processes sharing them), on an edge with as many runtimes as accounts.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -37,7 +40,8 @@ const PAIRS = Number(args.pairs ?? 2000);
 const SCRIPTS = Number(args.scripts ?? 20);
 const log = (line) => process.stdout.write(`${line}\n`);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-bench-edge-'));
-const ONLY = new Set((args.only ?? 'hello,bucket,deploy').split(','));
+const ONLY = new Set((args.only ?? 'hello,bucket,deploy,runtimes').split(','));
+const ACCOUNTS = Number(args.accounts ?? 8);
 const WITH_WRANGLER = args.wrangler !== 'off' && ONLY.has('hello');
 
 const HELLO = 'export default { fetch() { return new Response("hello world"); } };';
@@ -146,6 +150,7 @@ try {
   if (ONLY.has('hello')) await helloWorld();
   if (ONLY.has('bucket')) await bucketPairs();
   if (ONLY.has('deploy')) await deploys();
+  if (ONLY.has('runtimes')) await runtimes();
 } finally {
   await plain?.close();
   await floor?.close();
@@ -165,7 +170,7 @@ async function helloWorld() {
     edge: { label: 'Stratus --edge', target: edge.port, pids: () => ({ front: edge.runtime.frontPid, generation: edge.runtime.pid, node: process.pid }) },
     direct: { label: '--edge-front off', target: direct.port, pids: () => ({ generation: direct.runtime.pid, node: process.pid }) },
     // The script generation's own socket, without the front process (where the time goes).
-    generation: { label: 'generation socket alone', target: { socketPath: edge.runtime.generationSocketPath }, pids: () => ({ generation: edge.runtime.pid }) },
+    generation: { label: 'generation socket alone', target: { socketPath: edge.runtime.socketPathOf('bench') ?? edge.runtime.generationSocketPath }, pids: () => ({ generation: edge.runtime.pid }) },
     floor: { label: 'two-process floor', target: floor.port, pids: () => ({ front: floor.pids[0], script: floor.pids[1], node: process.pid }) },
     ...(wranglerDev ? { wrangler: { label: 'wrangler dev --local', target: wranglerDev.port, pids: () => ({ node: process.pid }) } } : {}),
   };
@@ -237,4 +242,38 @@ async function deploys() {
   const after = rssMb(edge.runtime.pid);
   log(`deploys: new version to first answer, median ${deployTimes[2].toFixed(0)} ms (min ${deployTimes[0].toFixed(0)}, max ${deployTimes[4].toFixed(0)})`);
   log(`memory: workerd RSS ${before.toFixed(0)} MiB with ${versionsBefore} versions, ${after.toFixed(0)} MiB with ${catalog.n}: ${((after - before) / SCRIPTS).toFixed(2)} MiB per script`);
+}
+
+/** PSS of a process (its share of the pages it shares), MiB. */
+function pssMb(pid) {
+  const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+  return Number(m[1]) / 1024;
+}
+
+/** 4. A runtime per account: start time and memory per runtime process. */
+async function runtimes() {
+  const own = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), runtimes: ACCOUNTS });
+  try {
+    const firsts = [];
+    for (let i = 0; i < ACCOUNTS; i++) {
+      const host = `acct${i}.runtimes.bench`;
+      catalog.deploy(host, `export default { fetch() { return new Response("account ${i}"); } };`);
+      const bundle = catalog.bundles.get(`bench-${catalog.n}`);
+      bundle.accountId = `account-${i}`;
+      catalog.hosts.get(host).accountId = `account-${i}`;
+      const started = performance.now();
+      const res = await get(own.port, host);
+      if (res.body !== `account ${i}`) throw new Error(`account ${i} answered ${res.status}: ${res.body}`);
+      firsts.push(performance.now() - started);
+    }
+    const pids = Array.from({ length: ACCOUNTS }, (_, i) => own.runtime.pidOf(`account-${i}`));
+    const rss = pids.map(rssMb);
+    const pss = pids.map(pssMb);
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    log(`account runtimes: ${ACCOUNTS} accounts, one script each, each in its own workerd process, load average ${loadAverage()}:`);
+    log(`  first answer of an account (its runtime started): median ${median(firsts).toFixed(0)} ms (min ${Math.min(...firsts).toFixed(0)}, max ${Math.max(...firsts).toFixed(0)})`);
+    log(`  per runtime process: RSS median ${median(rss).toFixed(1)} MiB, PSS median ${median(pss).toFixed(1)} MiB (total PSS ${pss.reduce((a, b) => a + b, 0).toFixed(0)} MiB)`);
+  } finally {
+    await own.close();
+  }
 }

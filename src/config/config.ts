@@ -130,6 +130,8 @@ export interface Config {
   scriptBucketSubrequests: number;
   /** The edge's front process (`--edge-front`): in-flight requests of a killed runtime get 1102, chunked bodies are counted. */
   edgeFront: boolean;
+  /** Script runtimes besides the shared one (`--edge-runtimes`): accounts' scripts are spread over them. */
+  edgeRuntimes: number;
 }
 
 /** Request rate limits and failed-authentication throttling; a limit of 0 is off. */
@@ -260,6 +262,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     originAllow: list('origin-allow', []).map((c) => parseCidr(c, 'origin-allow')),
     ...scriptLimitsConfig(get),
     edgeFront: onOff(get('edge-front'), 'edge-front', true),
+    edgeRuntimes: int('edge-runtimes', 4, 0, 64),
   };
 }
 

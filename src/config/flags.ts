@@ -92,7 +92,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'script-subrequests', value: 'N', default: '50', help: "fetch() calls a script may make per request (production's free plan; paid: 10000); past it fetch throws \"Too many subrequests.\"; a script's own limits.subrequests may only lower it; 0: no limit", commands: SD },
   { name: 'script-bucket-subrequests', value: 'N', default: '1000', help: 'bucket binding operations a script may make per request (production\'s free plan); past it they throw "Too many subrequests."; 0: no limit', commands: SD },
   { name: 'edge-front', value: 'on|off', default: 'on', help: 'a front process holds client connections: requests on a script runtime that is killed get the 1102 page, chunked bodies count against the body limit; off is faster and has neither', commands: S },
-  { name: 'script-memory-mb', value: 'MB', default: '1024', help: 'memory limit of the node\'s script runtime (workerd); over it, the runtime is replaced', commands: SD },
+  { name: 'edge-runtimes', value: 'N', default: '4', help: "script runtimes (workerd processes): each account's scripts run in one, its own while there are at most N accounts, so one account's looping script stalls no other; 0: one runtime for all (as with --edge-front off)", commands: S },
+  { name: 'script-memory-mb', value: 'MB', default: '1024', help: 'memory limit of each script runtime (workerd process); over it, the runtime is replaced', commands: SD },
   // Operations (docs/operations.md).
   { name: 'admin', value: 'HOST:PORT|off', default: '127.0.0.1:9464', help: 'admin listener: /healthz, /readyz, /metrics (Prometheus); never on the public listeners', commands: S },
   { name: 'log-format', value: 'json|pretty', default: 'pretty on a terminal, json otherwise', help: 'log and startup lines as JSON or for people', commands: ['serve', 'dev'] },

@@ -1,9 +1,10 @@
 /**
  * The control service: what the supervisor worker asks Node, over loopback with the per-process secret.
  * - `GET /resolve` (`x-host`, `x-path`, `x-scheme`): the catalog's target for a request.
+ * - `GET /route` (`x-host`, `x-path`, `x-scheme`): the runtime slot a request goes to (the front asks; `runtime-slot.ts`).
  * - `GET /ensure` (`x-version`): makes a generation serve that version; answers its internal port.
  * - `POST /access` (a JSON array of {@link EdgeAccessRecord}): requests the supervisor finished (access log, metrics).
- * - `POST /cpu` (`x-ray`, `x-ms`): a request of a version with its own CPU limit starts (cpu-budgets.ts).
+ * - `POST /cpu` (`x-ray`, `x-ms`, `x-slot`): a request of a version with its own CPU limit starts in that slot (cpu-budgets.ts).
  * - any request with `x-stratus-origin`: the origin proxy (origin-proxy.ts).
  * - any request with `x-stratus-bucket`: a public read of a bucket (public-bucket.ts).
  */
@@ -17,7 +18,6 @@ import { proxyToOrigin } from './origin-proxy.js';
 import type { AddressPolicy } from '../edge/address-policy.js';
 import { servePublicObject } from './public-bucket.js';
 import type { BucketResolver } from './store-service/server.js';
-import type { CpuBudgets } from './cpu-budgets.js';
 
 /** What the control service needs from the runtime. */
 export interface ControlHandlers {
@@ -34,8 +34,10 @@ export interface ControlHandlers {
   access?: (records: EdgeAccessRecord[]) => void;
   /** The buckets public hostnames read from. */
   bucketFor?: BucketResolver;
-  /** Requests in flight of versions with their own CPU limit. */
-  cpuBudgets?: CpuBudgets;
+  /** Requests in flight of versions with their own CPU limit, per runtime slot (cpu-budgets.ts). */
+  cpuBudgets?: { begin(slot: number, ray: string, ms: number): void; end(rays: string[]): void };
+  /** The runtime slot serving a request for `host` + `path` (opened if it is an account's first). */
+  route?(host: string, path: string, scheme: 'http' | 'https'): Promise<number>;
 }
 
 /** One request the supervisor finished, as it reports it (timing and bytes as of the response's headers). */
@@ -123,7 +125,11 @@ export async function startControlService(secretText: string, h: ControlHandlers
       return;
     }
     const run = async () => {
-      if (req.url === '/resolve') {
+      if (req.url === '/route' && h.route) {
+        const host = String(req.headers['x-host'] ?? '');
+        const path = Buffer.from(String(req.headers['x-path'] ?? '/'), 'latin1').toString('utf8');
+        json(res, 200, { slot: await h.route(host, path, req.headers['x-scheme'] === 'https' ? 'https' : 'http') });
+      } else if (req.url === '/resolve') {
         const host = String(req.headers['x-host'] ?? '');
         const path = Buffer.from(String(req.headers['x-path'] ?? '/'), 'latin1').toString('utf8');
         const scheme = req.headers['x-scheme'] === 'https' ? 'https' : 'http';
@@ -135,7 +141,8 @@ export async function startControlService(secretText: string, h: ControlHandlers
         json(res, 200, { recorded: records.length });
       } else if (req.url === '/cpu' && req.method === 'POST') {
         const ms = Number(req.headers['x-ms']);
-        if (Number.isInteger(ms) && ms > 0) h.cpuBudgets?.begin(String(req.headers['x-ray'] ?? ''), ms);
+        const slot = Number(req.headers['x-slot'] ?? 0);
+        if (Number.isInteger(ms) && ms > 0 && Number.isInteger(slot)) h.cpuBudgets?.begin(slot, String(req.headers['x-ray'] ?? ''), ms);
         json(res, 200, { ok: true });
       } else if (req.url === '/ensure') {
         const port = await h.ensure(String(req.headers['x-version'] ?? ''));

@@ -100,8 +100,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<RunningDev
     cpuMs: timeoutMs, wallMs: opts.wallTimeoutMs ?? 0, memoryMb: opts.memoryLimitMb ?? 1024,
     ...(opts.subrequests !== undefined ? { subrequests: opts.subrequests } : {}),
     ...(opts.bucketSubrequests !== undefined ? { bucketSubrequests: opts.bucketSubrequests } : {}),
-    // The served version and one being loaded beside it.
-    maxVersions: 2,
+    // The served version and one being loaded beside it, in one runtime (one account: nothing to keep apart).
+    maxVersions: 2, runtimes: 0,
     ...(onRequest ? { access: (records: EdgeAccessRecord[]) => records.forEach(onRequest) } : {}),
     ...(opts.scriptOutbound ? { scriptOutbound: opts.scriptOutbound } : {}),
   });

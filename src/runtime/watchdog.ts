@@ -5,8 +5,16 @@
  * Generations that are draining after a replacement are held to the same memory limit. While requests of
  * versions with their own, lower CPU limit are in flight (`budget()`, cpu-budgets.ts), the ping must be answered
  * within the smallest of them, and is sent more often (every half of it, at least every 10 ms).
+ *
+ * A generation whose ping waits longer than {@link STALL_MS} while it spends CPU time meanwhile (a tenth of
+ * the wait, two 10 ms clock ticks at least: a script keeping its thread busy, not a process waiting for a busy
+ * machine) has its CPU priority lowered (nice 19) until it answers again, so while it loops towards its CPU
+ * limit it takes the least of the cores from the other runtimes (other accounts' scripts, the front, Node).
+ * Raising it back needs the right to (root or CAP_SYS_NICE); without it the generation stays at the low
+ * priority until it is replaced.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import type { Logger } from '../shared/logger.js';
 import type { WorkerdProcess } from './workerd/process.js';
 
@@ -22,11 +30,37 @@ export interface WatchdogOptions {
   draining?(): Iterable<WorkerdProcess>;
   /** A draining generation over the memory limit (the runtime kills it). */
   onDrainingFailure?(process: WorkerdProcess, reason: string): void;
+  /** Lower the CPU priority of a generation busy past {@link STALL_MS} (account runtimes: other accounts' runtimes gain). */
+  lowerWhenBusy?: boolean;
   /** The smallest own CPU limit (ms) of the requests in flight, if any is lower than `cpuMs`. */
   budget?(): number | undefined;
 }
 
-const INTERVAL_MS = 250;
+const INTERVAL_MS = 100;
+/** A ping unanswered this long lowers the generation's CPU priority (ms). */
+export const STALL_MS = 100;
+/** The nice value of a stalled generation (the lowest priority). */
+const STALLED_NICE = 19;
+
+/** CPU time (user + system) a process has used, ms; undefined when it cannot be read. */
+function cpuTimeMs(pid: number): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sets a process's nice value; false when the system refuses (raising it back needs privileges). */
+function renice(pid: number, nice: number): boolean {
+  try {
+    os.setPriority(pid, nice);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function rssMb(pid: number): number | undefined {
   try {
@@ -42,6 +76,8 @@ export class Watchdog {
   private timer: NodeJS.Timeout | undefined;
   private inFlight = false;
   private stopped = false;
+  /** Generations running at the stalled priority. */
+  private readonly lowered = new WeakSet<WorkerdProcess>();
 
   constructor(private readonly opts: WatchdogOptions) {
     this.schedule();
@@ -77,17 +113,25 @@ export class Watchdog {
     // The limit is read again while the ping waits: a request with its own lower limit may start meanwhile.
     const controller = new AbortController();
     const sent = Date.now();
+    const cpuAtSend = p.pid !== undefined ? cpuTimeMs(p.pid) : undefined;
     let limit = this.limitMs();
     const tick = setInterval(() => {
       limit = Math.min(limit, this.limitMs());
-      if (Date.now() - sent >= limit) controller.abort();
-    }, Math.max(5, Math.min(50, Math.floor(limit / 4))));
+      const waited = Date.now() - sent;
+      if (this.opts.lowerWhenBusy && waited >= STALL_MS && !this.lowered.has(p) && p.pid !== undefined && p.alive && cpuAtSend !== undefined
+        && (cpuTimeMs(p.pid) ?? 0) - cpuAtSend >= Math.max(20, waited / 10) && renice(p.pid, STALLED_NICE)) {
+        this.lowered.add(p);
+        this.opts.logger.warn({ pid: p.pid, waitedMs: waited }, 'generation busy; lowering its CPU priority until it answers');
+      }
+      if (waited >= limit) controller.abort();
+    }, Math.max(5, Math.min(50, Math.floor(limit / 4), STALL_MS / 4)));
     tick.unref();
     try {
       const res = await fetch(`http://127.0.0.1:${p.internalPort}/`, {
         headers: { 'x-stratus-internal': this.opts.secret, 'x-stratus-op': 'ping' }, signal: AbortSignal.any([controller.signal, AbortSignal.timeout(limit)]),
       });
       await res.arrayBuffer();
+      if (this.lowered.has(p) && p.pid !== undefined && renice(p.pid, 0)) this.lowered.delete(p);
     } catch (err) {
       if (p === this.opts.target() && p.alive) this.opts.onFailure(`no answer within the CPU limit of ${limit} ms (${(err as Error).name})`);
     } finally {

@@ -1,6 +1,7 @@
 /**
  * The front door: one workerd process, for the runtime's whole life, that accepts on the edge socket and
- * forwards every request to the live script generation through a Unix socket held by Node (`source.ts`).
+ * forwards every request to the runtime slot serving it (`runtime-slot.ts`), through that slot's Unix socket
+ * held by Node (`source.ts`).
  * It runs only Stratus's own forwarding code, so the watchdog never kills it; if it exits anyway it is started
  * again at once on the same held sockets (clients wait in the edge socket's backlog meanwhile).
  */
@@ -18,8 +19,8 @@ export const CF_BLOB_HEADER = 'x-stratus-cf';
 export interface FrontDoorOptions {
   /** The held edge socket's descriptor. */
   edgeFd: number;
-  /** Path of the Unix socket every generation accepts on. */
-  generationSocket: string;
+  /** Paths of the Unix sockets the slots' generations accept on, by slot (0: the shared runtime). */
+  slotSockets: string[];
   /** Folder for the config (private; removed once workerd has read it). */
   dir: string;
   config: FrontConfig;
@@ -28,7 +29,13 @@ export interface FrontDoorOptions {
   logger: Logger;
 }
 
+/** The front worker's binding (and service) of slot `index`'s socket. */
+export function slotBinding(index: number): string {
+  return `SLOT${index}`;
+}
+
 function writeFrontConfig(opts: FrontDoorOptions, dir: string): string {
+  const slots = opts.slotSockets;
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(dir, 'front.js'), frontSource(), { mode: 0o600 });
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(opts.config), { mode: 0o600 });
@@ -38,9 +45,9 @@ const config :Workerd.Config = (
     (name = "front", worker = (
       modules = [(name = "front.js", esModule = embed "front.js"), (name = "config.json", json = embed "config.json")],
       compatibilityDate = "2025-01-01",
-      bindings = [(name = "GENERATION", service = "generation"), (name = "CONTROL", service = "control")])),
+      bindings = [${['(name = "CONTROL", service = "control")', ...slots.map((_, i) => `(name = "${slotBinding(i)}", service = "${slotBinding(i)}")`)].join(', ')}])),
     (name = "control", external = (address = ${capnpString(opts.control.address)}, http = (injectRequestHeaders = [(name = ${capnpString(STORE_SECRET_HEADER)}, value = ${capnpString(opts.control.secret)})]))),
-    (name = "generation", external = (address = ${capnpString(`unix:${opts.generationSocket}`)}, http = (cfBlobHeader = ${capnpString(CF_BLOB_HEADER)}))),
+${slots.map((socket, i) => `    (name = "${slotBinding(i)}", external = (address = ${capnpString(`unix:${socket}`)}, http = (cfBlobHeader = ${capnpString(CF_BLOB_HEADER)}))),`).join('\n')}
   ],
   sockets = [
     (name = "edge", http = (), service = "front"),
@@ -78,6 +85,14 @@ export class FrontDoor {
 
   get alive(): boolean {
     return this.process.alive;
+  }
+
+  /** Has the front drop its cached routes (after a deploy or a route change). */
+  async flush(): Promise<void> {
+    const p = this.process;
+    if (!p.alive) return; // a restarted front starts with an empty cache
+    await fetch(`http://127.0.0.1:${p.internalPort}/`, { headers: { 'x-stratus-internal': this.opts.config.secret, 'x-stratus-op': 'flush' }, signal: AbortSignal.timeout(2000) })
+      .then((r) => r.arrayBuffer(), () => undefined);
   }
 
   private async launch(): Promise<void> {

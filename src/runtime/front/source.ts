@@ -1,10 +1,13 @@
 /**
  * The front worker's source: the first hop of every edge request, in its own workerd process that runs no
  * tenant code and lives as long as the runtime. It holds the client's connection and forwards the request to
- * the live script generation over a Unix socket that every generation accepts on. So when a generation is
- * killed (a script over the memory or CPU limit, or a crash), the requests in flight on it get production's
- * 1102 page (503) here instead of a dropped connection, and new requests wait in the socket's backlog until
- * the replacement accepts.
+ * the runtime slot serving it (`runtime-slot.ts`) over that slot's Unix socket: the slot of the account whose
+ * script the request runs, or the shared slot 0 for everything else. Which slot is Node's answer (`/route` of
+ * the control service), cached per scheme + Host + path like the supervisor's route cache and dropped on every
+ * catalog change. So a slot stalled by a looping script holds up only its own requests, and when a generation
+ * is killed (a script over the memory or CPU limit, or a crash), the requests in flight on it get production's
+ * 1102 page (503) here instead of a dropped connection, and new requests wait in the slot socket's backlog
+ * until the replacement accepts.
  *
  * It also enforces the request body limit on the stream: a `Content-Length` over the limit is refused at once,
  * and a chunked body is counted as it passes; past the limit the request to the generation is aborted (its
@@ -18,6 +21,40 @@ import { closingAnswer, framingFault } from '../../edge/framing.js';
 const MAIN = String.raw`
 const INTERNAL = 'x-stratus-internal';
 const RETRY_WITHIN_MS = 100;
+const ROUTE_LIMIT = 10000;
+
+// scheme + host + path -> { slot, expires }: which runtime slot serves a request (Node decides, on a miss).
+const routes = new Map();
+// A cached answer is returned as it is (no promise to wait for on the hot path).
+function slotOf(request, env) {
+  if (!CONFIG.routed) return 0;
+  const host = (request.headers.get('host') || '').toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  if (!host) return 0;
+  const url = request.url;
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const query = start < 0 ? -1 : url.indexOf('?', start);
+  const path = start < 0 ? '/' : query < 0 ? url.slice(start) : url.slice(start, query);
+  // The HTTPS listener vouches for the scheme with the secret (the supervisor reads the same headers).
+  const scheme = request.headers.get('x-stratus-scheme') === 'https' && request.headers.get('x-stratus-front') === CONFIG.secret ? 'https' : 'http';
+  const key = scheme + ' ' + host + ' ' + path;
+  const hit = routes.get(key);
+  if (hit && hit.expires > Date.now()) return hit.slot;
+  return lookUp(env, key, host, path, scheme);
+}
+async function lookUp(env, key, host, path, scheme) {
+  try {
+    const res = await env.CONTROL.fetch('http://control/route', { headers: { 'x-host': host, 'x-path': path, 'x-scheme': scheme } });
+    if (!res.ok) { await res.arrayBuffer(); return 0; }
+    const slot = (await res.json()).slot;
+    if (routes.size >= ROUTE_LIMIT) routes.delete(routes.keys().next().value);
+    routes.set(key, { slot, expires: Date.now() + CONFIG.cacheMs });
+    return slot;
+  } catch (err) {
+    // The shared slot answers it (its supervisor asks the catalog itself, and shows the 1000 page if that fails).
+    console.error('route lookup failed: ' + (err && err.message));
+    return 0;
+  }
+}
 
 function page(status, code, title, detail, ray) {
   return new Response(errorPage(status, code, title, detail, ray), {
@@ -90,7 +127,11 @@ function counted(body, state, abort) {
 
 export default {
   async fetch(request, env, ctx) {
-    if (request.headers.get(INTERNAL) === CONFIG.secret && request.headers.get('x-stratus-op') === 'ping') return new Response('pong');
+    if (request.headers.get(INTERNAL) === CONFIG.secret) {
+      const op = request.headers.get('x-stratus-op');
+      if (op === 'ping') return new Response('pong');
+      if (op === 'flush') { routes.clear(); return new Response('flushed'); }
+    }
     const started = Date.now();
     const fault = framingFault(request.headers);
     if (fault) return badFraming(ctx, env, request, started, fault);
@@ -104,8 +145,11 @@ export default {
       forward = new Request(request, { body: counted(request.body, state, abort) });
       init = { signal: abort.signal };
     }
+    let index = slotOf(request, env);
+    if (typeof index !== 'number') index = await index;
+    const slot = env['SLOT' + index] || env.SLOT0;
     try {
-      const res = await env.GENERATION.fetch(forward, init);
+      const res = await slot.fetch(forward, init);
       return state.over ? tooLarge(ctx, env, request, started) : res;
     } catch (err) {
       if (state.over) return tooLarge(ctx, env, request, started);
@@ -113,7 +157,7 @@ export default {
       // whose request body a script left unread) fails at once; a request without a body is sent again, once.
       // One that failed later may have been running when its generation was killed: never repeated.
       if (!request.body && Date.now() - started < RETRY_WITHIN_MS) {
-        try { return await env.GENERATION.fetch(request); } catch { /* the page below */ }
+        try { return await slot.fetch(request); } catch { /* the page below */ }
       }
       console.error('request lost with its generation: ' + (err && err.message));
       // The generation went away with this request in flight: it was killed over a limit, or crashed.
@@ -144,4 +188,8 @@ export interface FrontConfig {
   maxRequestBytes: number;
   /** The ray id's location suffix. */
   colo: string;
+  /** Requests go to their account's runtime slot (asked of Node, cached); false: every request to slot 0. */
+  routed: boolean;
+  /** How long a route answer is reused without a change notice (ms). */
+  cacheMs: number;
 }

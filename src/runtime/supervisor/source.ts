@@ -52,7 +52,7 @@ async function runScript(request, env, target, ray, forwarded) {
   try {
     // A version with its own CPU limit: Node's watchdog holds the generation to it while the request runs.
     const cpuMs = CONFIG.cpuMs && CONFIG.cpuMs[target.versionId];
-    if (cpuMs) await (await env.CONTROL.fetch('http://control/cpu', { method: 'POST', headers: { 'x-ray': ray, 'x-ms': String(cpuMs) } })).arrayBuffer();
+    if (cpuMs) await (await env.CONTROL.fetch('http://control/cpu', { method: 'POST', headers: { 'x-ray': ray, 'x-ms': String(cpuMs), 'x-slot': String(CONFIG.slot || 0) } })).arrayBuffer();
     // A fresh nonce per request marks the entry's pass-on answer (limits-shim.ts): the entry takes it off the
     // request before the script runs, so no script, and no response fetched from elsewhere, can carry it.
     const nonce = crypto.randomUUID();
@@ -342,4 +342,6 @@ export interface SupervisorConfig {
   exposeErrors: boolean;
   /** Version id -> its own CPU limit (ms), for versions whose limit is below the node's (cpu-budgets.ts). */
   cpuMs?: Record<string, number>;
+  /** The runtime slot this generation belongs to (runtime-slot.ts), named in its `/cpu` reports. */
+  slot?: number;
 }

@@ -1,0 +1,286 @@
+/**
+ * One script runtime of the edge: a line of workerd generations accepting, one after another, on a listening
+ * socket Node holds for the slot's whole life, with its own watchdog. Slot 0 is the shared runtime (hostnames
+ * without a script: origins, public buckets, error pages; and every script when the edge runs no account
+ * runtimes); slots 1..N each run the scripts of the accounts assigned to them (`account-slots.ts`), so a
+ * script that loops or grows stalls and gets replaced only its own slot's process.
+ *
+ * A generation is one workerd process whose config holds the supervisor worker and a static worker per script
+ * version it serves. A request for a version the live generation lacks makes Node build the next generation
+ * (the live versions plus the new one) beside it on the same held socket; the old generation hands the
+ * request over to the new one, then drains (SIGTERM: it stops accepting and finishes its requests) and exits.
+ *
+ * Invariants:
+ * - Builds and replacements run one at a time, in order; a build takes every version wanted so far, so
+ *   requests waiting for versions share it.
+ * - A version whose worker does not load is left out of the generation and answered as a 1101 page; the
+ *   others keep serving.
+ * - A generation that exits unexpectedly, stops answering its watchdog ping within the CPU limit (a script
+ *   in a synchronous loop) or grows over the memory limit is killed and replaced at once with the same
+ *   versions; the requests in flight on it get the 1102 page from the front process, which holds the client
+ *   connections (without the front, their connections close); every later request is served. A draining
+ *   generation over the memory limit is killed too.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EdgeCatalog, ScriptBundle } from '../edge/types.js';
+import type { Logger } from '../shared/logger.js';
+import { supervisorSource, type SupervisorConfig } from './supervisor/source.js';
+import { versionBindingName, writeGenerationConfig, type GenerationServices } from './workerd/config-text.js';
+import { WorkerdProcess, WorkerdStartError, WORKERD_COMPATIBILITY_DATE } from './workerd/process.js';
+import { Watchdog } from './watchdog.js';
+import { CpuBudgets } from './cpu-budgets.js';
+
+/** The lowest CPU limit the watchdog holds a generation to (its ping's precision on a busy machine), ms. */
+export const MIN_OWN_CPU_MS = 50;
+
+/** Version id -> its own CPU limit, for the versions whose `limits.cpu_ms` is below the node's (`cpuMs`). */
+function ownCpuLimits(versions: Iterable<ScriptBundle>, cpuMs: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const b of versions) {
+    const own = b.limits?.cpuMs === undefined ? undefined : Math.max(MIN_OWN_CPU_MS, b.limits.cpuMs);
+    if (own !== undefined && own < cpuMs) out[b.versionId] = own;
+  }
+  return out;
+}
+
+/** What every slot of one edge runtime shares. */
+export interface SlotSettings {
+  catalog?: EdgeCatalog | undefined;
+  services: GenerationServices;
+  logger: Logger;
+  /** The runtime's private folder (generation configs are written under it, then removed). */
+  dir: string;
+  secret: string;
+  cpuMs: number;
+  memoryMb: number;
+  wallMs: number;
+  maxRequestBytes: number;
+  exposeErrors: boolean;
+  maxVersions: number;
+}
+
+interface Generation {
+  n: number;
+  process: WorkerdProcess;
+  versions: Map<string, ScriptBundle>;
+}
+
+/** One slot: its held socket's descriptor, its generations, its watchdog. */
+export class RuntimeSlot {
+  private current: Generation | undefined;
+  /** Builds and replacements run one after another on this chain. */
+  private tail: Promise<void> = Promise.resolve();
+  private readonly wanted = new Set<string>();
+  private readonly failed = new Map<string, { at: number; reason: string }>();
+  /** Replaced generations still finishing their requests. */
+  private readonly draining = new Set<WorkerdProcess>();
+  private closed = false;
+  private watchdog: Watchdog | undefined;
+  private readonly log: Logger;
+  /** Requests in flight of versions with their own, lower CPU limit (the watchdog holds the generation to it). */
+  readonly cpuBudgets = new CpuBudgets();
+  /** Generations replaced because one died, hung or grew too large. */
+  restarts = 0;
+
+  /** `generations` numbers generations across every slot of the runtime (their config folders and log labels). */
+  constructor(readonly index: number, private readonly socketFd: number, private readonly s: SlotSettings, private readonly generations: { next: number }) {
+    this.log = s.logger.child({ component: 'edge', slot: index });
+  }
+
+  /** Starts the first generation (with `first` when it loads, else empty) and the watchdog. */
+  async start(first?: ScriptBundle): Promise<void> {
+    this.current = (first ? await this.tryLaunch(new Map(), [first]) : undefined) ?? await this.launch(new Map());
+    this.watchdog = new Watchdog({
+      cpuMs: this.s.cpuMs, memoryMb: this.s.memoryMb, secret: this.s.secret, logger: this.log,
+      target: () => this.current?.process, onFailure: (why) => this.replace(why),
+      draining: () => this.draining, budget: () => this.cpuBudgets.smallest(), lowerWhenBusy: this.index > 0,
+      onDrainingFailure: (p, why) => { this.restarts++; this.log.error({ pid: p.pid, reason: why }, 'draining generation failed; killing it'); p.kill(); },
+    });
+  }
+
+  /** The live generation, if one serves (undefined while it is being replaced). */
+  get live(): { n: number; pid: number | undefined; versions: number; alive: boolean } | undefined {
+    const g = this.current;
+    return g ? { n: g.n, pid: g.process.pid, versions: g.versions.size, alive: g.process.alive } : undefined;
+  }
+
+  /** Makes the live generation serve `versionId`; resolves its internal port, or null if the version does not exist. */
+  async ensure(versionId: string): Promise<number | null> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (this.closed) return null;
+      const live = this.current;
+      if (live?.versions.has(versionId)) return live.process.internalPort;
+      const failed = this.failed.get(versionId);
+      if (failed !== undefined && Date.now() - failed.at < 10_000) throw new Error(failed.reason);
+      const bundle = await this.s.catalog?.bundle(versionId);
+      if (!bundle) return null;
+      this.wanted.add(versionId);
+      await this.build();
+    }
+    throw new Error(`version ${versionId} is not served after three generations`);
+  }
+
+  /** Builds the next generation with the wanted versions, after any build or replacement already queued. */
+  private build(): Promise<void> {
+    return this.enqueue(() => this.rebuild());
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.tail.then(task);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async rebuild(): Promise<void> {
+    const base = new Map(this.current?.versions ?? []);
+    const adding: ScriptBundle[] = [];
+    for (const v of [...this.wanted]) {
+      this.wanted.delete(v);
+      if (base.has(v)) continue;
+      const bundle = await this.s.catalog?.bundle(v);
+      if (bundle) adding.push(bundle);
+    }
+    if (adding.length === 0) return;
+    // Versions are kept in the order they were added; past the cap the oldest leave (a later request for one
+    // brings it back through the same hand-off).
+    const cap = Math.max(1, this.s.maxVersions - adding.length);
+    for (const v of [...base.keys()].slice(0, Math.max(0, base.size - cap))) base.delete(v);
+    const next = await this.tryLaunch(base, adding);
+    if (next) this.swap(next);
+  }
+
+  /** Launches with all of `adding`; when that fails, with each one alone, keeping those that load. */
+  private async tryLaunch(base: Map<string, ScriptBundle>, adding: ScriptBundle[]): Promise<Generation | undefined> {
+    const all = new Map(base);
+    for (const b of adding) all.set(b.versionId, b);
+    try {
+      return await this.launch(all);
+    } catch (err) {
+      if (!(err instanceof WorkerdStartError)) throw err;
+      if (adding.length === 1) {
+        this.failed.set(adding[0]!.versionId, { at: Date.now(), reason: err.message });
+        this.log.warn({ script: adding[0]!.scriptName, version: adding[0]!.versionId, reason: err.message }, 'script version failed to load');
+        return undefined;
+      }
+    }
+    let best: Generation | undefined;
+    let kept = new Map(base);
+    for (const b of adding) {
+      const g = await this.tryLaunch(kept, [b]);
+      if (g) {
+        if (best) this.retire(best.process, 0);
+        best = g;
+        kept = new Map(g.versions);
+      }
+    }
+    return best;
+  }
+
+  private async launch(versions: Map<string, ScriptBundle>): Promise<Generation> {
+    const n = this.generations.next++;
+    const dir = path.join(this.s.dir, `g${n}`);
+    const config: SupervisorConfig = {
+      versions: Object.fromEntries([...versions.keys()].map((v) => [v, versionBindingName(v)])),
+      secret: this.s.secret, cacheMs: 30_000, wallMs: this.s.wallMs,
+      maxRequestBytes: this.s.maxRequestBytes, colo: 'STR', exposeErrors: this.s.exposeErrors,
+      cpuMs: ownCpuLimits(versions.values(), this.s.cpuMs), slot: this.index,
+    };
+    const bundles = [...versions.values()].map((b) => this.clampDate(b));
+    const file = writeGenerationConfig({ dir, supervisorSource: supervisorSource(), supervisorConfig: config, versions: bundles, services: this.s.services });
+    try {
+      const process = await WorkerdProcess.start({ configFile: file, edgeFd: this.socketFd, logger: this.s.logger, label: String(n) });
+      const g: Generation = { n, process, versions };
+      void process.exited.then((exit) => this.onExit(g, exit));
+      return g;
+    } finally {
+      // workerd has read its config; the folder held secrets in clear.
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** workerd refuses dates newer than it knows; production accepts any date up to today: run at workerd's newest. */
+  private clampDate(b: ScriptBundle): ScriptBundle {
+    if (b.compatibilityDate <= WORKERD_COMPATIBILITY_DATE) return b;
+    this.log.warn({ script: b.scriptName, date: b.compatibilityDate, runs: WORKERD_COMPATIBILITY_DATE }, 'compatibility date newer than the runtime; running at its newest date');
+    return { ...b, compatibilityDate: WORKERD_COMPATIBILITY_DATE };
+  }
+
+  private swap(next: Generation): void {
+    const old = this.current;
+    this.current = next;
+    this.log.info({ generation: next.n, versions: next.versions.size }, 'generation serving');
+    if (old) this.retire(old.process);
+  }
+
+  /** Lets a replaced generation finish its requests (up to a minute), then it exits. */
+  private retire(p: WorkerdProcess, graceMs = 60_000): void {
+    this.draining.add(p);
+    void this.tellDraining(p)
+      .then(() => p.stop(graceMs))
+      .finally(() => this.draining.delete(p));
+  }
+
+  /** Has a generation send the access records it holds, and every later one at once (its requests in flight finish after). */
+  private async tellDraining(p: WorkerdProcess): Promise<void> {
+    await fetch(`http://127.0.0.1:${p.internalPort}/`, { headers: { 'x-stratus-internal': this.s.secret, 'x-stratus-op': 'drain' }, signal: AbortSignal.timeout(2000) })
+      .then((res) => res.arrayBuffer())
+      .catch(() => undefined); // a generation that cannot answer is stopped all the same
+  }
+
+  private onExit(g: Generation, exit: { code: number | null; signal: NodeJS.Signals | null }): void {
+    if (this.closed || g !== this.current) return;
+    this.replace(`workerd exited (${exit.signal ?? `code ${exit.code}`})`);
+  }
+
+  /** Kills the live generation and starts its replacement with the same versions. */
+  private replace(why: string): void {
+    const g = this.current;
+    if (!g || this.closed) return;
+    this.restarts++;
+    this.log.error({ generation: g.n, reason: why }, 'generation failed; replacing it');
+    g.process.kill();
+    this.cpuBudgets.clear();
+    this.current = undefined;
+    const relaunch = async (): Promise<void> => {
+      for (let delay = 100; !this.closed; delay = Math.min(delay * 2, 5_000)) {
+        try {
+          const next = await this.launch(g.versions);
+          if (this.closed) { next.process.kill(); return; }
+          this.current = next;
+          return;
+        } catch (err) {
+          this.log.error({ err }, 'replacement generation failed to start');
+          await new Promise((r) => setTimeout(r, delay));
+        }
+      }
+    };
+    void this.enqueue(relaunch);
+  }
+
+  /** Tells the live generation to drop its cached routes (after a deploy or a route change). */
+  async flush(): Promise<void> {
+    const g = this.current;
+    if (!g) return;
+    await fetch(`http://127.0.0.1:${g.process.internalPort}/`, { headers: { 'x-stratus-internal': this.s.secret, 'x-stratus-op': 'flush' } })
+      .then((r) => r.arrayBuffer(), () => undefined);
+  }
+
+  /** Stops the watchdog and waits for the build or replacement under way; the live generation keeps serving. */
+  async quiesce(): Promise<void> {
+    this.closed = true;
+    this.watchdog?.stop();
+    await this.tail;
+  }
+
+  /** Stops the generations, letting their requests finish for up to `graceMs` (after {@link quiesce}). */
+  async stop(graceMs: number): Promise<void> {
+    await this.quiesce();
+    const processes = [...this.draining];
+    if (this.current) {
+      processes.push(this.current.process);
+      await this.tellDraining(this.current.process); // the access records it holds reach the log
+    }
+    await Promise.all(processes.map((p) => p.stop(graceMs)));
+  }
+}
