@@ -263,7 +263,7 @@ export class EdgeRuntime {
       if (live?.alive) versions += live.versions;
       else replacing++;
     }
-    return { ok: true, detail: `${this.slots.size} workerd runtimes serving ${versions} script versions${replacing ? `, ${replacing} being replaced` : ''}` };
+    return { ok: true, detail: `${this.slots.size} workerd runtime${this.slots.size === 1 ? '' : 's'} serving ${versions} script version${versions === 1 ? '' : 's'}${replacing ? `, ${replacing} being replaced` : ''}` };
   }
 
   /** Makes the slot of the version's account serve `versionId`; resolves its internal port, or null if the version does not exist. */
