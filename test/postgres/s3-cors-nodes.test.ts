@@ -2,39 +2,25 @@
  * Bucket CORS on PostgreSQL-backed bucket metadata: two Stratus nodes share a database, rules put over S3 on
  * one node answer preflights and decorate answers on the other, and deleting them on one stops both.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CreateBucketCommand, DeleteBucketCorsCommand, GetBucketCorsCommand, PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { freshPostgresUrl } from '../helpers/postgres.js';
-import { s3Failure, testS3Client } from '../helpers/s3-sdk.js';
+import type { TestServer } from '../helpers/server.js';
+import { startS3NodePair, type S3NodePair } from '../helpers/s3-node-pair.js';
+import { s3Failure } from '../helpers/s3-sdk.js';
 
-let drop: () => Promise<void>;
-let blobsDir: string;
+let pair: S3NodePair;
 let x: TestServer;
 let y: TestServer;
 let sx: S3Client;
 let sy: S3Client;
 
 beforeAll(async () => {
-  let url: string;
-  ({ url, drop } = await freshPostgresUrl('s3cors'));
-  blobsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-cors-blobs-'));
-  x = await startTestServer({ flags: { 'database-url': url, 'blobs-dir': blobsDir } });
-  y = await startTestServer({ flags: { 'database-url': url, 'blobs-dir': blobsDir } });
-  sx = testS3Client(x.running.s3Url!);
-  sy = testS3Client(y.running.s3Url!);
+  pair = await startS3NodePair('s3cors');
+  ({ x, y, sx, sy } = pair);
 });
 
 afterAll(async () => {
-  sx?.destroy();
-  sy?.destroy();
-  await y?.stop();
-  await x?.stop();
-  await drop?.();
-  if (blobsDir) fs.rmSync(blobsDir, { recursive: true, force: true });
+  await pair?.stop();
 });
 
 const preflight = (node: TestServer) =>

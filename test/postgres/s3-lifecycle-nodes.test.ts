@@ -3,43 +3,29 @@
  * configuration put over S3 on one node reads back as sent on the other (S3 and the v4 route), and a delete on
  * one is seen by both. A bucket holding only an upload is refused on either node with the upload counted.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   CreateBucketCommand, CreateMultipartUploadCommand, DeleteBucketCommand, DeleteBucketLifecycleCommand, GetBucketLifecycleConfigurationCommand,
   PutBucketLifecycleConfigurationCommand, S3ServiceException, type LifecycleRule, type S3Client,
 } from '@aws-sdk/client-s3';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { freshPostgresUrl } from '../helpers/postgres.js';
+import type { TestServer } from '../helpers/server.js';
+import { startS3NodePair, type S3NodePair } from '../helpers/s3-node-pair.js';
 import { accountId } from '../helpers/api.js';
-import { s3Failure, testS3Client } from '../helpers/s3-sdk.js';
+import { s3Failure } from '../helpers/s3-sdk.js';
 
-let drop: () => Promise<void>;
-let blobsDir: string;
+let pair: S3NodePair;
 let x: TestServer;
 let y: TestServer;
 let sx: S3Client;
 let sy: S3Client;
 
 beforeAll(async () => {
-  let url: string;
-  ({ url, drop } = await freshPostgresUrl('s3lifecycle'));
-  blobsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-lifecycle-blobs-'));
-  x = await startTestServer({ flags: { 'database-url': url, 'blobs-dir': blobsDir } });
-  y = await startTestServer({ flags: { 'database-url': url, 'blobs-dir': blobsDir } });
-  sx = testS3Client(x.running.s3Url!);
-  sy = testS3Client(y.running.s3Url!);
+  pair = await startS3NodePair('s3lifecycle');
+  ({ x, y, sx, sy } = pair);
 });
 
 afterAll(async () => {
-  sx?.destroy();
-  sy?.destroy();
-  await y?.stop();
-  await x?.stop();
-  await drop?.();
-  if (blobsDir) fs.rmSync(blobsDir, { recursive: true, force: true });
+  await pair?.stop();
 });
 
 it('keeps lifecycle rules put over S3 in PostgreSQL, read back as sent by every node', async () => {
