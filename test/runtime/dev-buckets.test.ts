@@ -147,3 +147,30 @@ describe('stratus dev with a bucket binding', () => {
       .toThrow('wrangler.toml: store_buckets[0].binding must be a valid JavaScript identifier, got "my-bucket"');
   });
 });
+
+describe('stratus dev on a folder an older stratus dev wrote', () => {
+  it('moves the buckets of no account into the admin\'s account at its first start, where the binding finds them', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-devlegacy-'));
+    let dev: RunningDevServer | undefined;
+    try {
+      // What an older `stratus dev` left: a bucket of no account (the library's flat namespace).
+      const old = await openBucketStore({ dataDir });
+      await old.bucket('legacy').put('kept.txt', 'written before buckets belonged to accounts');
+      await old.close();
+      const file = path.join(dataDir, 'wrangler.toml');
+      fs.writeFileSync(file, [`main = ${JSON.stringify(SCRIPT)}`, '[[r2_buckets]]', 'binding = "BUCKET"', 'bucket_name = "legacy"', ''].join('\n'));
+      dev = await startDevServer({ configFile: file, http: { host: '127.0.0.1', port: 0 }, dataDir, logger: silentLogger() });
+      expect(await (await fetch(`${dev.url}/obj/kept.txt`)).text()).toBe('written before buckets belonged to accounts');
+      const store = await openBucketStore({ dataDir });
+      try {
+        expect((await store.forAccount(dev.account.id).listBuckets()).map((b) => b.name)).toEqual(['legacy']);
+        expect(await store.listBuckets()).toEqual([expect.objectContaining({ name: `${dev.account.id}/legacy` })]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await dev?.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
