@@ -38,6 +38,8 @@ elif [[ "${1:-}" == "--list" ]]; then
 else
   mapfile -t SELECT < <(grep -v '^\s*#' "$HERE/claimed.txt" | sed '/^\s*$/d')
 fi
+# An empty selection would make pytest collect every test under the suite's folder.
+[[ ${#SELECT[@]} -gt 0 ]] || { echo "run.sh: no tests selected" >&2; exit 2; }
 if [[ -d "$SUITE/.git" ]]; then
   at=$(git -C "$SUITE" rev-parse --short HEAD)
   [[ "$at" == "$PINNED_COMMIT"* ]] || echo "note: s3-tests at $at, the claim was made at $PINNED_COMMIT" >&2
