@@ -4,7 +4,12 @@ export { loadConfig, type Config } from './config/config.js';
 /** Loggers for startStratus (pino): `createLogger('info')`, or `silentLogger()`. */
 export { createLogger, silentLogger, type Logger } from './shared/logger.js';
 
-/** Open a data folder's buckets from Node code (tests, tools): the same binding scripts get as env.<BINDING>. */
+/**
+ * Open a data folder's buckets from Node code (tests, tools): the same binding scripts get as env.<BINDING>.
+ * `store.forAccount(accountId).bucket(name)` is an account's bucket, the one S3, the v4 API, deployed scripts and
+ * `stratus dev` use; `store.bucket(name)` is the library's flat namespace, a bucket of no account that only the
+ * library reaches (docs/store.md, "Accounts").
+ */
 export {
   openBucketStore, FixedLengthStream, withKnownLength,
   type OpenBucketStoreOptions, type BucketStore, type BucketOptions, type StoreBucket, type StoreObject, type StoreObjectBody,

@@ -109,6 +109,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'shutdown-timeout', value: 'S', default: '30', help: 'on SIGTERM or SIGINT, requests in flight get S seconds to finish', commands: S },
   // stratus dev.
   { name: 'config', value: 'FILE', default: './stratus.toml, ./wrangler.toml, ./wrangler.json or ./wrangler.jsonc', help: 'script config (TOML or JSON: main, compatibility_date, compatibility_flags, store_buckets)', commands: ['dev'], env: false },
+  { name: 'account', value: 'ID', default: "the config's account_id, else the admin's", help: "the account whose buckets the script's bindings name (the buckets S3 and the v4 API show for it)", commands: ['dev'] },
   { name: 'timeout-ms', value: 'N', default: '30000', help: 'older name of --script-cpu-ms', commands: ['dev'], env: false },
   { name: 'memory-mb', value: 'N', default: '1024', help: 'older name of --script-memory-mb', commands: ['dev'], env: false },
   // stratus user add.

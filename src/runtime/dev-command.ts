@@ -1,5 +1,5 @@
 /**
- * `stratus dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--data-dir DIR] [--script-cpu-ms N] [--script-memory-mb N]
+ * `stratus dev [SCRIPT] [--config FILE] [--http HOST:PORT] [--data-dir DIR] [--account ID] [--script-cpu-ms N] [--script-memory-mb N]
  * [--script-subrequests N] [--script-bucket-subrequests N]` (the runtime flags of `serve`, read by the same code;
  * `--timeout-ms` and `--memory-mb` are their older names): serves one edge script until SIGINT/SIGTERM/SIGHUP. Without
  * --config, the first of stratus.toml, wrangler.toml, wrangler.json, wrangler.jsonc in the current folder is used
@@ -17,6 +17,7 @@ import { createLogger } from '../shared/logger.js';
 import { defaultLogFormat } from '../shared/log-format.js';
 import { startDevServer, ScriptLoadError } from './dev-server.js';
 import { ScriptConfigError } from './script-config.js';
+import { DevAccountError } from './dev-account.js';
 import type { EdgeAccessRecord } from './control-service.js';
 
 /** workerd's load failure without the runtime's framing: `Uncaught SyntaxError: … at worker.js:1:33`. */
@@ -50,6 +51,7 @@ export async function devCommand(args: string[], flags: Record<string, string>, 
       configFile,
       http: parseListen(flags.http ?? env.STRATUS_HTTP ?? '127.0.0.1:8787', 'http'),
       dataDir: path.resolve(flags['data-dir'] ?? env.STRATUS_DATA_DIR ?? './.stratus'),
+      account: get('account'),
       logger,
       timeoutMs: limits.scriptCpuMs,
       memoryLimitMb: limits.scriptMemoryMb,
@@ -66,6 +68,11 @@ export async function devCommand(args: string[], flags: Record<string, string>, 
       ...(format === 'pretty' ? { onRequest: (r: EdgeAccessRecord) => process.stdout.write(`${requestLine(r)}\n`) } : {}),
     });
     for (const w of running.warnings) process.stderr.write(`stratus dev: warning: ${w}\n`);
+    const { account } = running;
+    if (account.generatedCredentialsFile) {
+      process.stdout.write(`stratus dev: made this data folder's admin, as a first \`stratus serve\` does (credentials in ${account.generatedCredentialsFile}; \`stratus credentials\` prints them)\n`);
+    }
+    process.stdout.write(`stratus dev: bindings name the buckets of account ${account.id} (${account.source})\n`);
     process.stdout.write(`stratus dev: listening on ${running.url}\n`);
     const stop = (signal: string) => {
       process.stdout.write(`stratus dev: ${signal}, stopping\n`);
@@ -76,7 +83,7 @@ export async function devCommand(args: string[], flags: Record<string, string>, 
     process.once('SIGHUP', () => stop('SIGHUP'));
     return -1;
   } catch (err) {
-    if (err instanceof ScriptConfigError || err instanceof ConfigError) return fail(err.message);
+    if (err instanceof ScriptConfigError || err instanceof ConfigError || err instanceof DevAccountError) return fail(err.message);
     if (err instanceof ScriptLoadError) return fail(`the script failed to load: ${err.message}`, 1);
     throw err;
   }

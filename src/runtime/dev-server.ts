@@ -1,13 +1,18 @@
 /**
  * `stratus dev`: serves one edge script on the same runtime as `stratus serve --edge` (workerd, its own bucket
- * binding backed by the data folder's store). Every request, whatever its Host, runs the script.
+ * binding backed by the data folder's store). Every request, whatever its Host, runs the script. Its bindings
+ * name buckets of one account (dev-account.ts: the admin's unless `--account` or the config's `account_id`
+ * says otherwise), the very buckets `stratus serve`'s S3 API and v4 routes show for that account; a bound bucket
+ * the account does not have yet is created in it, so S3 clients see it too.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ListenAddress } from '../config/config.js';
 import type { ScriptBinding } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
-import { bindingBucket, openBucketStore } from '../store/index.js';
+import { openBucketStore, withBucketDefaults } from '../store/index.js';
+import type { BucketNamespace, BucketOptions, StoreBucket } from '../store/types.js';
+import { resolveDevAccount, type DevAccount } from './dev-account.js';
 import { DevCatalog, type DevScript } from './dev-catalog.js';
 import { watchDevScript, type ReloadEvents } from './dev-reload.js';
 import type { EdgeAccessRecord } from './control-service.js';
@@ -24,6 +29,8 @@ export interface DevServerOptions {
   config?: ScriptConfig;
   http: ListenAddress;
   dataDir: string;
+  /** The account whose buckets the bindings name (wins over the config's `account_id`); default: the admin's. */
+  account?: string | undefined;
   logger: Logger;
   /** CPU limit: longest the script may keep the runtime from answering, ms. Default 30000. */
   timeoutMs?: number;
@@ -51,6 +58,8 @@ export interface RunningDevServer {
   url: string;
   port: number;
   runtime: EdgeRuntime;
+  /** The account whose buckets the bindings name, and where it came from. */
+  account: DevAccount;
   /** Config warnings (unknown keys). */
   warnings: string[];
   /** Reads the files again and serves them if they load (what a change on disk does when watching). */
@@ -86,17 +95,51 @@ function definition(opts: DevServerOptions, config: ScriptConfig): DevScript {
   };
 }
 
-/** Resolves the script and config, starts the runtime on the listener and loads the script. */
+/**
+ * The bucket `name` of `buckets` as the binding sees it (with its default storage class), created first when the
+ * account does not have it: as wrangler dev's local storage makes a bucket on use, but in the shared data
+ * folder, where S3 and the v4 API list it.
+ */
+async function devBucket(buckets: BucketNamespace, name: string, options: BucketOptions, logger: Logger): Promise<StoreBucket> {
+  let info = await buckets.bucketInfo(name);
+  if (!info) {
+    if ((await buckets.createBucket(name)) === 'created') logger.info({ bucket: name }, 'created the bound bucket in the account');
+    info = await buckets.bucketInfo(name);
+  }
+  return buckets.bucket(name, withBucketDefaults(info, options));
+}
+
+/** The account of `opts` and `config`: `--account`, else the config's `account_id`, else the admin's. */
+function requestedAccount(opts: DevServerOptions, config: ScriptConfig): { id: string; source: string } | undefined {
+  if (opts.account !== undefined) return { id: opts.account, source: '--account' };
+  if (config.accountId === undefined) return undefined;
+  return { id: config.accountId, source: `${opts.configFile && !opts.config ? path.basename(opts.configFile) : 'the config'}'s account_id` };
+}
+
+/** Resolves the script, config and account, starts the runtime on the listener and loads the script. */
 export async function startDevServer(opts: DevServerOptions): Promise<RunningDevServer> {
   const config: ScriptConfig = opts.config ?? (opts.configFile ? loadScriptConfig(opts.configFile) : NO_CONFIG);
   const catalog = new DevCatalog(definition(opts, config));
   fs.mkdirSync(opts.dataDir, { recursive: true });
+  const account = await resolveDevAccount(opts.dataDir, requestedAccount(opts, config));
   const store = await openBucketStore({ dataDir: opts.dataDir });
+  const buckets = store.forAccount(account.id);
+  const log = opts.logger.child({ component: 'dev', account: account.id });
+  try {
+    // Buckets written before buckets belonged to accounts become the admin's, as at `stratus serve`'s start.
+    await store.adoptBuckets(account.adminId);
+    // The bound buckets exist from the start, so S3 clients can fill them before the script runs.
+    for (const b of config.buckets) await devBucket(buckets, b.bucketName, {}, log);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const onRequest = opts.onRequest;
   const runtime = new EdgeRuntime({
     listen: opts.http, catalog, logger: opts.logger, exposeErrors: true,
-    bucketFor: (_account, name, options) => bindingBucket(store, name, options),
+    // The catalog's own account is a placeholder: every binding names a bucket of the resolved account.
+    bucketFor: (_account, name, options) => devBucket(buckets, name, options, log),
     cpuMs: timeoutMs, wallMs: opts.wallTimeoutMs ?? 0, memoryMb: opts.memoryLimitMb ?? 1024,
     ...(opts.subrequests !== undefined ? { subrequests: opts.subrequests } : {}),
     ...(opts.bucketSubrequests !== undefined ? { bucketSubrequests: opts.bucketSubrequests } : {}),
@@ -123,6 +166,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<RunningDev
     url: runtime.url,
     port: runtime.port,
     runtime,
+    account,
     warnings: config.warnings ?? [],
     reload: () => reloader.reload(),
     async close() {

@@ -1,8 +1,9 @@
 /**
  * The edge-script configuration file, in the production tooling's shape (wrangler.toml, wrangler.json,
  * wrangler.jsonc): `name`, `main`, `compatibility_date`, `compatibility_flags`, `vars`, and bucket bindings
- * under production's `r2_buckets` or `store_buckets` (`[{ binding, bucket_name }]`). Keys only deploys use
- * (`routes`, `workers_dev`, `account_id`, ...) are accepted; `[limits]` (`cpu_ms`, `subrequests`) is checked as
+ * under production's `r2_buckets` or `store_buckets` (`[{ binding, bucket_name }]`), and `account_id` (whose
+ * buckets `stratus dev` binds, as wrangler reads the key). Keys only deploys use (`routes`, `workers_dev`, ...)
+ * are accepted; `[limits]` (`cpu_ms`, `subrequests`) is checked as
  * an upload's `limits` is and applied as on the edge; a key Stratus does not know is a warning naming
  * it. A value of a known key that is wrong is an error naming the file and the key, e.g.
  * `wrangler.toml: r2_buckets[0].binding ...`.
@@ -31,6 +32,8 @@ export interface ScriptConfig {
   vars?: Record<string, unknown>;
   /** `[limits]`: the script's own limits, which the node's flags cap. */
   limits?: ScriptLimits;
+  /** `account_id`: the account whose buckets the bindings name (`stratus dev`: the data folder's admin's when absent). */
+  accountId?: string;
   /** Keys Stratus does not know, one message each (printed as warnings). */
   warnings?: string[];
 }
@@ -40,9 +43,9 @@ export class ScriptConfigError extends Error {
   override name = 'ScriptConfigError';
 }
 
-const KNOWN_KEYS = new Set(['name', 'main', 'compatibility_date', 'compatibility_flags', 'store_buckets', 'r2_buckets', 'vars', 'limits']);
+const KNOWN_KEYS = new Set(['name', 'main', 'account_id', 'compatibility_date', 'compatibility_flags', 'store_buckets', 'r2_buckets', 'vars', 'limits']);
 /** Keys of the production tooling that matter only to deploys or to its bundler: accepted, not used by `stratus dev`. */
-const DEPLOY_KEYS = new Set(['$schema', 'account_id', 'workers_dev', 'preview_urls', 'route', 'routes', 'env', 'triggers', 'usage_model',
+const DEPLOY_KEYS = new Set(['$schema', 'workers_dev', 'preview_urls', 'route', 'routes', 'env', 'triggers', 'usage_model',
   'placement', 'observability', 'logpush', 'tail_consumers', 'upload_source_maps', 'minify', 'keep_vars', 'send_metrics',
   'build', 'rules', 'no_bundle', 'find_additional_modules', 'base_dir', 'preserve_file_names', 'keep_names', 'dev', 'site', 'assets',
   'node_compat', 'define', 'alias', 'jsx_factory', 'jsx_fragment', 'tsconfig', 'legacy_env', 'first_party_worker', 'logfwdr',
@@ -99,6 +102,11 @@ export function validateScriptConfig(raw: unknown, label: string, baseDir: strin
   if (obj.name !== undefined) {
     if (typeof obj.name !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,62}$/i.test(obj.name)) fail('name', `must be a script name (letters, digits, - and _), got ${JSON.stringify(obj.name)}`);
     name = obj.name as string;
+  }
+  let accountId: string | undefined;
+  if (obj.account_id !== undefined) {
+    if (typeof obj.account_id !== 'string' || !/^[0-9a-f]{32}$/.test(obj.account_id)) fail('account_id', `must be an account id (32 hex digits, lowercase), got ${JSON.stringify(obj.account_id)}`);
+    accountId = obj.account_id as string;
   }
   let vars: Record<string, unknown> | undefined;
   if (obj.vars !== undefined) {
@@ -159,7 +167,9 @@ export function validateScriptConfig(raw: unknown, label: string, baseDir: strin
       throw new ScriptConfigError(`${label}: ${(err as Error).message}`);
     }
   }
-  return { name, main, compatibilityDate, compatibilityFlags, buckets, ...(vars ? { vars } : {}), ...(limits ? { limits } : {}), warnings };
+  return {
+    name, main, compatibilityDate, compatibilityFlags, buckets, ...(accountId ? { accountId } : {}), ...(vars ? { vars } : {}), ...(limits ? { limits } : {}), warnings,
+  };
 }
 
 /** JSONC to JSON: drops // and /* *\/ comments and trailing commas outside strings. */

@@ -1,7 +1,9 @@
 /**
  * The bucket binding library: `openBucketStore({ dataDir })` opens a data folder and `store.bucket(name)`
  * returns an object with exactly the binding's methods (head, get, put, delete, list,
- * createMultipartUpload, resumeMultipartUpload). See docs/store.md.
+ * createMultipartUpload, resumeMultipartUpload). `store.bucket(name)` names a bucket of no account (the flat
+ * namespace only the library reaches); `store.forAccount(id).bucket(name)` the account's bucket that S3, the v4
+ * API, deployed scripts and `stratus dev` see. See docs/store.md, "Accounts".
  */
 export { openBucketStore, type OpenBucketStoreOptions } from './open.js';
 export { FixedLengthStream, withKnownLength, knownLength } from './value/known-length.js';

@@ -54,7 +54,11 @@ function settingsFor(name: string, opts: BucketOptions | undefined, clock: Clock
   };
 }
 
-/** Opens (creating if needed) the bucket store in `dataDir`. Safe to call from several processes and threads at once. */
+/**
+ * Opens (creating if needed) the bucket store in `dataDir`. Safe to call from several processes and threads at
+ * once. Its own `bucket(name)`, `listBuckets()`… are the flat namespace of buckets of no account; `forAccount(id)`
+ * is an account's, the buckets `stratus serve` (S3, v4, deployed scripts) and `stratus dev` use.
+ */
 export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<BucketStore> {
   const clock = opts.clock ?? systemClock;
   const logger = (opts.logger ?? silentLogger()).child({ component: 'store' });

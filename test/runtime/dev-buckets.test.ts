@@ -2,7 +2,8 @@
  * `stratus dev` end to end (workerd, its own bucket binding over Stratus's store) with a real script using
  * env.BUCKET over HTTP on port 0: put/get/list, ranges and conditionals through request headers, a streamed
  * body larger than memory chunks, a throwing script and an infinite loop (the runtime is replaced and the
- * bucket keeps working), and persistence across a restart on the same folder.
+ * bucket keeps working), and persistence across a restart on the same folder. A fresh folder gets its admin
+ * (as a first `stratus serve` makes it) and the bindings name that account's buckets.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -28,7 +29,7 @@ describe('stratus dev with a bucket binding', () => {
     // A real project's file: deploy-only keys, production's r2_buckets, and a key Stratus does not know.
     fs.writeFileSync(file, [
       'name = "bucket-app"', `main = ${JSON.stringify(SCRIPT)}`, 'compatibility_date = "2025-01-01"', 'workers_dev = true',
-      'account_id = "0123456789abcdef0123456789abcdef"', 'routes = [{ pattern = "assets.example.com/*", zone_name = "example.com" }]',
+      'routes = [{ pattern = "assets.example.com/*", zone_name = "example.com" }]',
       'frobnicate = true', '', '[[r2_buckets]]', 'binding = "BUCKET"', 'bucket_name = "site-assets"', 'preview_bucket_name = "site-assets-dev"', '',
     ].join('\n'));
     return file;
@@ -104,22 +105,72 @@ describe('stratus dev with a bucket binding', () => {
     expect((await fetch(`${dev.url}/obj/after-restart`, { method: 'PUT', body: 'still writable' })).status).toBe(201);
   });
 
-  it('keeps the buckets across a restart, and Node code sees the same bucket', async () => {
+  it('made the fresh folder\'s admin, whose account the bindings name', () => {
+    const saved = JSON.parse(fs.readFileSync(path.join(dataDir, 'credentials.json'), 'utf8')) as { email: string };
+    expect(saved.email).toBe('admin@example.com');
+    expect(dev.account).toMatchObject({ source: 'the admin\'s', generatedCredentialsFile: path.join(dataDir, 'credentials.json') });
+    expect(dev.account.id).toMatch(/^[0-9a-f]{32}$/);
+    expect(dev.account.adminId).toBe(dev.account.id);
+  });
+
+  it('keeps the buckets across a restart, and Node code sees the same bucket in the account', async () => {
+    const account = dev.account.id;
     await dev.close();
     dev = await start();
+    // The same admin: nothing is generated again.
+    expect(dev.account).toEqual({ id: account, source: 'the admin\'s', adminId: account });
     expect(await (await fetch(`${dev.url}/obj/after-restart`)).text()).toBe('still writable');
     expect((await (await fetch(`${dev.url}/list`)).json()).keys).toContain('big.bin');
     const store = await openBucketStore({ dataDir });
     try {
-      const o = await store.bucket('site-assets').get('docs/readme.txt');
+      const o = await store.forAccount(account).bucket('site-assets').get('docs/readme.txt');
       expect(o && 'body' in o ? await o.text() : null).toBe('hello bucket');
+      // The library's flat namespace is not an account's: no bucket `site-assets` there.
+      expect(await store.bucket('site-assets').head('docs/readme.txt')).toBeNull();
     } finally {
       await store.close();
     }
   });
 
+  it('refuses an account_id the folder does not have, naming the file\'s key', async () => {
+    const file = path.join(dataDir, 'other.toml');
+    fs.writeFileSync(file, [`main = ${JSON.stringify(SCRIPT)}`, 'account_id = "0123456789abcdef0123456789abcdef"', ''].join('\n'));
+    await expect(startDevServer({ configFile: file, http: { host: '127.0.0.1', port: 0 }, dataDir, logger: silentLogger() }))
+      .rejects.toThrow(`other.toml's account_id 0123456789abcdef0123456789abcdef: no such account in this data folder (${dataDir}); the admin's is ${dev.account.id}`);
+    fs.writeFileSync(file, [`main = ${JSON.stringify(SCRIPT)}`, 'account_id = "ABC"', ''].join('\n'));
+    await expect(startDevServer({ configFile: file, http: { host: '127.0.0.1', port: 0 }, dataDir, logger: silentLogger() }))
+      .rejects.toThrow('other.toml: account_id must be an account id (32 hex digits, lowercase), got "ABC"');
+  });
+
   it('rejects a config with a bad binding before starting', () => {
     expect(() => validateScriptConfig({ store_buckets: [{ binding: 'my-bucket', bucket_name: 'site-assets' }] }, 'wrangler.toml', dataDir))
       .toThrow('wrangler.toml: store_buckets[0].binding must be a valid JavaScript identifier, got "my-bucket"');
+  });
+});
+
+describe('stratus dev on a folder an older stratus dev wrote', () => {
+  it('moves the buckets of no account into the admin\'s account at its first start, where the binding finds them', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-devlegacy-'));
+    let dev: RunningDevServer | undefined;
+    try {
+      // What an older `stratus dev` left: a bucket of no account (the library's flat namespace).
+      const old = await openBucketStore({ dataDir });
+      await old.bucket('legacy').put('kept.txt', 'written before buckets belonged to accounts');
+      await old.close();
+      const file = path.join(dataDir, 'wrangler.toml');
+      fs.writeFileSync(file, [`main = ${JSON.stringify(SCRIPT)}`, '[[r2_buckets]]', 'binding = "BUCKET"', 'bucket_name = "legacy"', ''].join('\n'));
+      dev = await startDevServer({ configFile: file, http: { host: '127.0.0.1', port: 0 }, dataDir, logger: silentLogger() });
+      expect(await (await fetch(`${dev.url}/obj/kept.txt`)).text()).toBe('written before buckets belonged to accounts');
+      const store = await openBucketStore({ dataDir });
+      try {
+        expect((await store.forAccount(dev.account.id).listBuckets()).map((b) => b.name)).toEqual(['legacy']);
+        expect(await store.listBuckets()).toEqual([expect.objectContaining({ name: `${dev.account.id}/legacy` })]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await dev?.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

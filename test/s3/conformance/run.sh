@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs ceph/s3-tests (https://github.com/ceph/s3-tests) against a Stratus started for the run, from a local
-# checkout of the suite (not vendored: fetch it yourself, ideally at the commit in PINNED_COMMIT below).
+# checkout of the suite (not vendored; CI's is ../shared/third_party/s3-tests beside the clone, run by .ci/s3-tests
+# on both backends; the claim was made at the commit in PINNED_COMMIT below).
 #
 #   test/s3/conformance/run.sh /path/to/s3-tests            # the claimed tests (claimed.txt)
 #   test/s3/conformance/run.sh /path/to/s3-tests --all      # every test of test_s3.py and test_headers.py
 #   test/s3/conformance/run.sh /path/to/s3-tests --list F   # the test ids listed in F
 #   STRATUS_ARGS='--log-level debug' test/s3/conformance/run.sh ...   # extra `stratus serve` flags
 #   BACKEND=postgres-s3 test/s3/conformance/run.sh ...   # metadata in a fresh PostgreSQL database (POSTGRES_ADMIN_URL,
-#                                                        # default postgres://postgres@127.0.0.1:5432/postgres) and
+#                                                        # else STRATUS_TEST_POSTGRES, else
+#                                                        # postgres://postgres@127.0.0.1:5432/postgres) and
 #                                                        # object bodies in an S3 store (a second Stratus started for it)
 #
 # Needs `npm run build` first, and Python 3 with boto3, pytest, munch, gevent, isodate, requests, httplib2, lxml,
@@ -21,6 +23,9 @@ shift
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
+# The project's own Node.js (the `node` devDependency, as `npm test` and `npx stratus` use), else the PATH's.
+NODE=${NODE:-$ROOT/node_modules/.bin/node}
+[[ -x "$NODE" ]] || NODE=node
 OUT=${OUT:-$(mktemp -d /tmp/stratus-s3-tests.XXXXXX)}
 mkdir -p "$OUT"
 SELECT=()
@@ -33,6 +38,8 @@ elif [[ "${1:-}" == "--list" ]]; then
 else
   mapfile -t SELECT < <(grep -v '^\s*#' "$HERE/claimed.txt" | sed '/^\s*$/d')
 fi
+# An empty selection would make pytest collect every test under the suite's folder.
+[[ ${#SELECT[@]} -gt 0 ]] || { echo "run.sh: no tests selected" >&2; exit 2; }
 if [[ -d "$SUITE/.git" ]]; then
   at=$(git -C "$SUITE" rev-parse --short HEAD)
   [[ "$at" == "$PINNED_COMMIT"* ]] || echo "note: s3-tests at $at, the claim was made at $PINNED_COMMIT" >&2
@@ -45,10 +52,15 @@ KEY=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 PIDS=()
 DROP_DB=
+# Runs one SQL statement on the administrative database (with the project's own PostgreSQL client: no psql needed).
+postgres_admin() {
+  (cd "$ROOT" && "$NODE" -e 'const c = new (require("pg").Client)({ connectionString: process.argv[1] });
+    c.connect().then(() => c.query(process.argv[2])).finally(() => c.end()).catch((e) => { console.error(e.message); process.exitCode = 1; });' "$POSTGRES_ADMIN_URL" "$1")
+}
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  if [[ -n "$DROP_DB" ]]; then psql "$POSTGRES_ADMIN_URL" -qc "DROP DATABASE IF EXISTS $DROP_DB" >/dev/null 2>&1 || true; fi
+  if [[ -n "$DROP_DB" ]]; then postgres_admin "DROP DATABASE IF EXISTS $DROP_DB WITH (FORCE)" >/dev/null 2>&1 || true; fi
 }
 trap cleanup EXIT
 
@@ -57,7 +69,7 @@ trap cleanup EXIT
 serve() {
   local port=$1 http=$2 data=$3 log=$4
   shift 4
-  node "$ROOT/dist/cli.js" serve --data-dir "$data" --http "127.0.0.1:$http" --dns 127.0.0.1:0 --dns-workers 0 --edge off --admin 127.0.0.1:0 \
+  "$NODE" "$ROOT/dist/cli.js" serve --data-dir "$data" --http "127.0.0.1:$http" --dns 127.0.0.1:0 --dns-workers 0 --edge off --admin 127.0.0.1:0 \
     --s3 "127.0.0.1:$port" --s3-access-key-id "$KEY" --s3-secret-access-key "$SECRET" --log-level warn "$@" >"$log" 2>&1 &
   local pid=$!
   PIDS+=("$pid")
@@ -70,9 +82,9 @@ serve() {
 
 EXTRA=()
 if [[ "${BACKEND:-sqlite}" == "postgres-s3" ]]; then
-  POSTGRES_ADMIN_URL=${POSTGRES_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+  POSTGRES_ADMIN_URL=${POSTGRES_ADMIN_URL:-${STRATUS_TEST_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres}}
   DROP_DB="s3tests_$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-  psql "$POSTGRES_ADMIN_URL" -qc "CREATE DATABASE $DROP_DB" >/dev/null
+  postgres_admin "CREATE DATABASE $DROP_DB"
   BLOB_PORT=$(free_port)
   serve "$BLOB_PORT" 0 "$OUT/blob-provider" "$OUT/blob-provider.log"
   S3TEST_KEY=$KEY S3TEST_SECRET=$SECRET "$PYTHON" - "$BLOB_PORT" <<'PY'
@@ -93,7 +105,7 @@ serve "$PORT" "$HTTP_PORT" "$OUT/data" "$OUT/stratus.log" "${EXTRA[@]}" ${STRATU
 # the suite are the main user (Stratus has no RGW tenants and no IAM; their tests are outside the claim).
 DB_FLAGS=()
 if [[ ${#EXTRA[@]} -gt 0 ]]; then DB_FLAGS=(--database-url "${EXTRA[1]}"); fi
-ALT_OUT=$(node "$ROOT/dist/cli.js" user add --email alt@example.com --data-dir "$OUT/data" "${DB_FLAGS[@]}")
+ALT_OUT=$("$NODE" "$ROOT/dist/cli.js" user add --email alt@example.com --data-dir "$OUT/data" "${DB_FLAGS[@]}")
 ALT_API_KEY=$(sed -n 's/^ *X-Auth-Key: //p' <<<"$ALT_OUT")
 ALT_ACCOUNT=$(sed -n 's/^ *account id: //p' <<<"$ALT_OUT")
 read -r ALT_KEY ALT_SECRET < <(curl -sf -X POST "http://127.0.0.1:$HTTP_PORT/client/v4/user/tokens" \
