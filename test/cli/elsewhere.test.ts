@@ -25,7 +25,7 @@ describe('stratus from a folder outside the clone', () => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STRATUS_|npm_)/.test(k)));
     // The clone's Node.js (the node devDependency) first on the PATH, as docs/install.md says for a machine whose own is older.
     env.PATH = `${path.join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`;
-    const child = spawn('npx', ['--prefix', ROOT, 'stratus', 'dev', '--http', '127.0.0.1:0', '--log-format', 'pretty'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', ['--prefix', ROOT, 'stratus', 'dev', '--http', '127.0.0.1:0', '--log-format', 'pretty'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
     child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
@@ -36,6 +36,11 @@ describe('stratus from a folder outside the clone', () => {
       expect(await (await fetch(url!)).text()).toBe('hello from elsewhere');
       expect(fs.existsSync(path.join(project, '.stratus')), 'its data folder is in the project folder').toBe(true);
     } finally {
+      // npx runs stratus as its own child: stop the whole group, or the server outlives the test.
+      const group = -child.pid!;
+      const alive = () => { try { process.kill(group, 0); return true; } catch { return false; } };
+      if (alive()) process.kill(group, 'SIGTERM');
+      await waitUntil(() => !alive(), 30_000, 'npx and stratus dev to exit').catch(() => { if (alive()) process.kill(group, 'SIGKILL'); });
       await stopChild(child);
     }
   });
