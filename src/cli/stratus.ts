@@ -79,7 +79,6 @@ async function serveCommand(flags: Record<string, string>): Promise<number> {
   const stray = new IncidentLog(logger);
   process.on('unhandledRejection', (reason) => stray.failure(`unhandled promise rejection: ${reason instanceof Error ? reason.message : String(reason)}`, reason, 'unhandled promise rejection (a bug: please report it)'));
   const banner = new Banner(format, logger);
-  printListeners(banner, running, config);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
@@ -100,6 +99,8 @@ async function serveCommand(flags: Record<string, string>): Promise<number> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   stopWithNpmParent(process.env, () => stop('parent process (npm) exited'));
+  // Announced once the signals are handled: whoever reads the addresses may signal at once.
+  printListeners(banner, running, config);
   return -1;
 }
 

@@ -73,7 +73,6 @@ export async function devCommand(args: string[], flags: Record<string, string>, 
       process.stdout.write(`stratus dev: made this data folder's admin, as a first \`stratus serve\` does (credentials in ${account.generatedCredentialsFile}; \`stratus credentials\` prints them)\n`);
     }
     process.stdout.write(`stratus dev: bindings name the buckets of account ${account.id} (${account.source})\n`);
-    process.stdout.write(`stratus dev: listening on ${running.url}\n`);
     const stop = (signal: string) => {
       process.stdout.write(`stratus dev: ${signal}, stopping\n`);
       running.close().then(() => process.exit(0), (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });
@@ -81,6 +80,8 @@ export async function devCommand(args: string[], flags: Record<string, string>, 
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGHUP', () => stop('SIGHUP'));
+    // Announced once the signals are handled: whoever reads the address may signal at once.
+    process.stdout.write(`stratus dev: listening on ${running.url}\n`);
     return -1;
   } catch (err) {
     if (err instanceof ScriptConfigError || err instanceof ConfigError || err instanceof DevAccountError) return fail(err.message);
