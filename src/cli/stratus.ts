@@ -86,10 +86,12 @@ async function serveCommand(flags: Record<string, string>): Promise<number> {
       process.exit(1);
     }
     stopping = true;
-    banner.say(`${signal}, stopping (requests in flight get up to ${config.shutdownTimeoutMs / 1000} s)`, { signal });
-    // The stores' own close has no deadline of its own: bound the whole stop.
-    setTimeout(() => { logger.error('stopping took too long; exiting'); process.exit(1); }, config.shutdownTimeoutMs + STORE_CLOSE_MS).unref();
-    running.close().then(() => {
+    const { requestsMs, deadlineMs } = stopBudget(config.shutdownTimeoutMs);
+    banner.say(`${signal}, stopping within ${deadlineMs / 1000} s (requests in flight get up to ${requestsMs / 1000} s)`, { signal });
+    // The stores' own close has no deadline of its own (a pool waits for a connection stuck in the database):
+    // bound the whole stop. Nothing acknowledged is lost by exiting here: every store is crash-safe.
+    setTimeout(() => { logger.error('stopping took too long; exiting'); process.exit(1); }, deadlineMs).unref();
+    running.close(requestsMs).then(() => {
       banner.say('stopped');
       process.exit(0);
     }, (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });
@@ -142,8 +144,17 @@ function printListeners(banner: Banner, running: RunningStratus, config: Config)
   }
 }
 
-/** Time the stores get to close after the listeners stopped, on top of the shutdown timeout. */
-const STORE_CLOSE_MS = 15_000;
+/** The most of `--shutdown-timeout` kept for stopping the DNS server, the edge and the stores after the requests. */
+const STORE_CLOSE_RESERVE_MS = 5_000;
+
+/**
+ * How a stop spends `--shutdown-timeout`: the process ends within it (`deadlineMs`, at least 1 s); requests in
+ * flight get all of it but the reserve for closing the stores (half of it, at most 5 s).
+ */
+export function stopBudget(shutdownTimeoutMs: number): { requestsMs: number; deadlineMs: number } {
+  const deadlineMs = Math.max(shutdownTimeoutMs, 1_000);
+  return { requestsMs: deadlineMs - Math.min(STORE_CLOSE_RESERVE_MS, Math.floor(deadlineMs / 2)), deadlineMs };
+}
 
 /** `stratus user add --email E [--key K] [--data-dir DIR]`. */
 async function userCommand(args: string[], flags: Record<string, string>): Promise<number> {

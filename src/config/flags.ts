@@ -106,7 +106,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'auth-failure-window', value: 'S', default: '300', help: 'window of --auth-failure-limit, in seconds; a refused address waits out the rest of it and one more', commands: S },
   // Process.
   { name: 'log-level', value: 'LEVEL', default: 'info', help: 'fatal, error, warn, info, debug, trace or silent', commands: ['serve', 'dev'] },
-  { name: 'shutdown-timeout', value: 'S', default: '30', help: 'on SIGTERM or SIGINT, requests in flight get S seconds to finish', commands: S },
+  { name: 'shutdown-timeout', value: 'S', default: '30', help: 'on SIGTERM or SIGINT the process ends within S seconds: requests in flight get S less a reserve (half, at most 5 s) for closing the stores', commands: S },
   // stratus dev.
   { name: 'config', value: 'FILE', default: './stratus.toml, ./wrangler.toml, ./wrangler.json or ./wrangler.jsonc', help: 'script config (TOML or JSON: main, compatibility_date, compatibility_flags, store_buckets)', commands: ['dev'], env: false },
   { name: 'account', value: 'ID', default: "the config's account_id, else the admin's", help: "the account whose buckets the script's bindings name (the buckets S3 and the v4 API show for it)", commands: ['dev'] },
