@@ -3,7 +3,7 @@
  * as of, the authenticated user, and messages to add to the envelope.
  */
 import type { ZoneHolds } from '../zones/zone-holds.js';
-import type { EnvelopeMessage } from './envelope.js';
+import type { EnvelopeMessage } from './envelope-message.js';
 import type { ZonesService } from '../zones/zones-service.js';
 import type { RecordsService } from '../zones/records-service.js';
 import type { TokenGrants } from '../accounts/token-policy.js';

@@ -7,14 +7,9 @@ import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
 import { FRAMING_CONFLICT_MESSAGE } from './middleware/deprecation-framing.js';
 import { controlByteError } from './middleware/header-bytes.js';
 import { headerWithControlByte } from '../shared/header-bytes.js';
+import type { EnvelopeMessage } from './envelope-message.js';
 
-/** An entry of `errors` or `messages`. */
-export interface EnvelopeMessage {
-  code: number;
-  message: string;
-  error_chain?: { code: number; message: string }[];
-  documentation_url?: string;
-}
+export type { EnvelopeMessage } from './envelope-message.js';
 
 /** Pagination facts of a list response. */
 export interface ResultInfo {

@@ -5,7 +5,8 @@
  */
 import net from 'node:net';
 import path from 'node:path';
-import { DEFAULT_POOL_LABELS, poolNames } from '../zones/name-server-pool.js';
+import { DEFAULT_POOL_LABELS, poolNames } from './name-server-pool.js';
+import type { LogFormat } from '../shared/log-format.js';
 
 /** A host and port to listen on. Port 0 picks a free port. */
 export interface ListenAddress {
@@ -148,8 +149,6 @@ export interface LimitsConfig {
   authFailureWindowSeconds: number;
 }
 
-/** How log lines are written: one JSON object per line, or human-readable text. */
-export type LogFormat = 'json' | 'pretty';
 
 /** Default of `--api-body-limit`: 100 MB, production's API upload limit on the Free and Pro plans. */
 export const DEFAULT_API_BODY_LIMIT = 100 * 1024 * 1024;

@@ -12,7 +12,7 @@ import { isoTimestamp, type Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { parseChoice, parsePaging } from '../paging.js';
 import { ok, okPage } from '../respond.js';
-import { applyLegacyAccountFields, publicAccountSettings } from '../../settings/legacy.js';
+import { applyLegacyAccountFields, publicAccountSettings } from '../../zones/settings/legacy.js';
 import { unauthorized, visibleAccountIds } from '../token-access.js';
 
 /** The account object of API responses. */

@@ -9,9 +9,9 @@ import type { ApiDeps } from '../deps.js';
 import { requireZone } from '../zone-access.js';
 import { readJson } from '../body.js';
 import { ok } from '../respond.js';
-import { DnssecService } from '../../dnssec/dnssec-service.js';
-import { dnssecView, parseDnssecPatch } from '../../dnssec/dnssec-view.js';
-import { zskList } from '../../dnssec/zsk-view.js';
+import { DnssecService } from '../../zones/dnssec/dnssec-service.js';
+import { dnssecView, parseDnssecPatch } from '../../zones/dnssec/dnssec-view.js';
+import { zskList } from '../../zones/dnssec/zsk-view.js';
 
 /** Routes of `/zones/:zone_id/dnssec`. */
 export function dnssecRoutes(deps: ApiDeps): Hono<ApiEnv> {

@@ -20,13 +20,13 @@ import { isoTimestamp } from '../../shared/clock.js';
 import { entry, phaseAt } from '../../lifecycle/schedule.js';
 import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
 import { routeRemovedError } from './deprecated.js';
-import { SettingsStore, zoneSettingsState, type ZoneSettingsState } from '../../settings/settings-store.js';
-import { readZoneDnsSettings } from '../../settings/dns-settings.js';
-import { cnameFlatteningValue, flattenAllFromLegacy } from '../../settings/legacy.js';
+import { SettingsStore, zoneSettingsState, type ZoneSettingsState } from '../../zones/settings/settings-store.js';
+import { readZoneDnsSettings } from '../../zones/settings/dns-settings.js';
+import { cnameFlatteningValue, flattenAllFromLegacy } from '../../zones/settings/legacy.js';
 import {
   CNAME_FLATTENING, CNAME_FLATTENING_SCHEDULE_ID, LISTED_SETTING_IDS, ZONE_SETTINGS, ZONE_SETTING_IDS, applySetting, storedSettingView, unknownSetting,
-} from '../../settings/zone-settings.js';
-import { isObject, type Json } from '../../settings/shape.js';
+} from '../../zones/settings/zone-settings.js';
+import { isObject, type Json } from '../../zones/settings/shape.js';
 
 /** Schedule row of a setting id, if any. */
 function scheduleIdOf(id: string): string | undefined {

@@ -12,7 +12,7 @@ import { requireZone } from '../zone-access.js';
 import { authorizeAccount, zoneListScope } from '../token-access.js';
 import type { ApiDeps } from '../deps.js';
 import { isoTimestamp } from '../../shared/clock.js';
-import { SettingsStore } from '../../settings/settings-store.js';
+import { SettingsStore } from '../../zones/settings/settings-store.js';
 import { applyZoneAttributes, parseZoneEdit } from '../../zones/zone-edit.js';
 
 /** Routes of zones. */

@@ -1,7 +1,7 @@
 /** What `stratus backup` copies from a data folder, and where each piece goes back on restore. */
 import { CREDENTIALS_FILE } from '../../accounts/bootstrap.js';
 import { S3_CREDENTIALS_FILE } from '../../s3/credentials.js';
-import { SECRETS_KEY_FILE } from '../../scripts/secret-box.js';
+import { SECRETS_KEY_FILE } from '../../shared/secret-box.js';
 
 /** Accounts, zones, records, tokens, Workers (src/db). */
 export const CORE_DATABASE = 'stratus.sqlite';

@@ -5,10 +5,10 @@
  */
 import type { AddressInfo, Socket } from 'node:net';
 import https from 'node:https';
-import type { SecureContextTarget } from './tls-files.js';
+import type { SecureContextTarget } from '../shared/tls-files.js';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
-import { observeHttp, type HttpObservation, type HttpObserver } from '../ops/http-observer.js';
+import { observeHttp, type HttpObservation, type HttpObserver } from './http-observer.js';
 
 /** A running HTTP listener. */
 export interface HttpListener {

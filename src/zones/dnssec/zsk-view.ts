@@ -4,9 +4,9 @@
  * so the list holds that key while the zone signs, and nothing otherwise. The private key never leaves the
  * database: `SigningKey` carries the public key only (`privkey` and `kek` are null).
  */
-import { dnskeyRdata } from '../dns/dnssec/keys.js';
-import { isSigning, type ZoneDnssec } from '../dns/dnssec/config.js';
-import { KEY_TTL } from '../dns/dnssec/zone-keys.js';
+import { dnskeyRdata } from '../../dns/dnssec/keys.js';
+import { isSigning, type ZoneDnssec } from '../../dns/dnssec/config.js';
+import { KEY_TTL } from '../../dns/dnssec/zone-keys.js';
 
 /** One entry of the list, in the SDK's `ZskListResponse` shape. */
 export interface ZskView {

@@ -8,8 +8,8 @@
  * not settings (`_zone`: zone attributes, `zones/zone-edit.ts`). `cname_flattening` is not stored there: it is
  * the projection of the DNS setting `flatten_all_cnames` (see `legacy.ts`).
  */
-import { AppError } from '../shared/errors.js';
-import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
+import { AppError } from '../../shared/errors.js';
+import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
 import { isObject, type Json } from './shape.js';
 import { ZONE_SETTING_ROWS, type ZoneSettingSpec } from './zone-setting-catalogue.js';
 

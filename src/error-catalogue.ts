@@ -8,14 +8,14 @@
  * recorded. Record-name and record-value codes come from dns/record-types/errors.ts, lifecycle codes from
  * lifecycle/codes.ts, zone-file and batch codes from zones/zonefile/errors.ts; they are gathered here so that there is one list.
  */
-import * as recordProblems from '../dns/record-types/errors.js';
-import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
-import { ZONEFILE_CODES } from '../zones/zonefile/errors.js';
-import { STORAGE_FULL_CODE, UNAVAILABLE_CODE } from './faults.js';
-import { R2_CODES } from '../api/r2/errors.js';
-import { StoreCodes } from '../store/errors.js';
-import { WORKERS_CODES } from '../scripts/errors.js';
-import { RATE_LIMITED_CODE, RATE_LIMITED_MESSAGE } from '../limits/rate-limited.js';
+import * as recordProblems from './dns/record-types/errors.js';
+import { LIFECYCLE_CODES } from './lifecycle/codes.js';
+import { ZONEFILE_CODES } from './zones/zonefile/errors.js';
+import { STORAGE_FULL_CODE, UNAVAILABLE_CODE } from './shared/faults.js';
+import { R2_CODES } from './api/r2/errors.js';
+import { StoreCodes } from './store/errors.js';
+import { WORKERS_CODES } from './scripts/errors.js';
+import { RATE_LIMITED_CODE, RATE_LIMITED_MESSAGE } from './limits/rate-limited.js';
 
 /** One catalogued code. */
 export interface CatalogueEntry {
@@ -175,7 +175,7 @@ export function renderErrorsMarkdown(): string {
   const lines = [
     '# Error codes of the v4 API',
     '',
-    'Generated from `src/shared/error-codes.ts` (run `UPDATE_DOCS=1 npx vitest run src/shared/error-codes.test.ts` after',
+    'Generated from `src/error-catalogue.ts` (run `UPDATE_DOCS=1 npx vitest run src/error-catalogue.test.ts` after',
     'changing it). Every failure is the envelope `{"result":null,"success":false,"errors":[{"code","message"}],"messages":[]}`;',
     'validation reports every problem of a body, one `errors` entry each. Status 0 means the code only appears inside',
     '`error_chain` or in `messages`. Source `production`: code and message as the production service sends them;',

@@ -5,10 +5,10 @@
  * feed, so DNS servers apply the new settings. Account writes are read-modify-write in one transaction as well.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import type { ZoneChangeFeed, ZoneColumns } from '../zones/change-feed.js';
-import { logChange } from '../zones/change-log.js';
-import { bumpSerial } from '../zones/serial.js';
+import type { Database } from '../../db/schema.js';
+import type { ZoneChangeFeed, ZoneColumns } from '../change-feed.js';
+import { logChange } from '../change-log.js';
+import { bumpSerial } from '../serial.js';
 import { parseJsonObject, type Json } from './shape.js';
 
 /** The settings columns of a zone, parsed. */

@@ -14,14 +14,14 @@
  * so every node's DNS server applies it.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import type { Clock } from '../shared/clock.js';
-import type { ZoneChangeFeed, ZoneColumns } from '../zones/change-feed.js';
-import type { SecretBox } from '../scripts/secret-box.js';
-import { logChange } from '../zones/change-log.js';
-import { bumpSerial } from '../zones/serial.js';
-import { DNSSEC_OFF, keyContext, parseZoneDnssec, type ZoneDnssec } from '../dns/dnssec/config.js';
-import { ALGORITHM_ECDSAP256SHA256, CSK_FLAGS, dnskeyRdata, dsDigest, generateZoneKey } from '../dns/dnssec/keys.js';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import type { ZoneChangeFeed, ZoneColumns } from '../change-feed.js';
+import type { SecretBox } from '../../shared/secret-box.js';
+import { logChange } from '../change-log.js';
+import { bumpSerial } from '../serial.js';
+import { DNSSEC_OFF, keyContext, parseZoneDnssec, type ZoneDnssec } from '../../dns/dnssec/config.js';
+import { ALGORITHM_ECDSAP256SHA256, CSK_FLAGS, dnskeyRdata, dsDigest, generateZoneKey } from '../../dns/dnssec/keys.js';
 import type { DnssecPatch } from './dnssec-view.js';
 
 /** A zone as the service needs it. */

@@ -5,8 +5,8 @@
  * - `/dns_settings/use_apex_ns` ⇔ `multi_provider`; `/dns_settings/secondary_overrides` ⇔ `secondary_overrides`;
  * - account `default_nameservers` + `use_account_custom_ns_by_default` ⇔ `zone_defaults.nameservers.type`.
  */
-import { AppError } from '../shared/errors.js';
-import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
+import { AppError } from '../../shared/errors.js';
+import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
 import { isObject, type Json } from './shape.js';
 import { readAccountDnsSettings } from './dns-settings.js';
 

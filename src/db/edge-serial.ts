@@ -5,7 +5,7 @@
  * (`EdgeChanges`).
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Database } from './schema.js';
 
 /** Bumps the serial inside the caller's transaction. */
 export async function bumpEdgeSerial(trx: Transaction<Database> | Kysely<Database>): Promise<void> {

@@ -3,7 +3,7 @@
  * partial body (nested objects may be partial too) is checked against the spec, every problem is collected,
  * and the valid values are merged onto the current settings. Used by the zone and account DNS settings.
  */
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
 
 /** How one field is validated. */
 export type FieldSpec =

@@ -10,7 +10,7 @@ import { encodeSvcParams } from './wire/svcb.js';
 import { ipv4Bytes, ipv6Bytes } from './wire/text.js';
 import { TYPE } from './wire/constants.js';
 import type { RdataPart, WireRecord } from './wire/message.js';
-import type { EdgeAddresses, RRset, SnapshotRecord, SnapshotZone } from './snapshot.js';
+import type { EdgeAddresses, RRset, SnapshotRecord, SnapshotZone } from './snapshot-types.js';
 
 const TYPE_CODE = TYPE as unknown as Record<RecordType, number>;
 

@@ -13,9 +13,9 @@
  * these fields, computed on read and translated on write, so old and new stay in sync by construction.
  */
 import { randomInt } from 'node:crypto';
-import { AppError } from '../shared/errors.js';
-import { defaultRname } from '../dns/snapshot-settings.js';
-import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
+import { AppError } from '../../shared/errors.js';
+import { defaultRname } from '../../dns/snapshot-settings.js';
+import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
 import { isObject, mergeChecked, withDefaults, type FieldSpec, type Json } from './shape.js';
 
 /** `nameservers.type` values of a zone (reference §7.1). */

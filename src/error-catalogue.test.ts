@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorCatalogue, renderErrorsMarkdown } from './error-codes.js';
-import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
-import { ZONEFILE_CODES } from '../zones/zonefile/errors.js';
-import { WORKERS_CODES } from '../scripts/errors.js';
+import { errorCatalogue, renderErrorsMarkdown } from './error-catalogue.js';
+import { LIFECYCLE_CODES } from './lifecycle/codes.js';
+import { ZONEFILE_CODES } from './zones/zonefile/errors.js';
+import { WORKERS_CODES } from './scripts/errors.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = path.resolve(import.meta.dirname, '..');
 const docPath = path.join(root, 'docs/errors.md');
 
 /** Every `.ts` file (not tests) below a folder. */

@@ -3,9 +3,9 @@
  * type) and the validation of a PATCH body. A zone without a key answers every key field as null, as
  * production does for a zone whose DNSSEC is off.
  */
-import { AppError } from '../shared/errors.js';
-import { dnskeyRdata, dsDigest, DIGEST_SHA256 } from '../dns/dnssec/keys.js';
-import type { ZoneDnssec } from '../dns/dnssec/config.js';
+import { AppError } from '../../shared/errors.js';
+import { dnskeyRdata, dsDigest, DIGEST_SHA256 } from '../../dns/dnssec/keys.js';
+import type { ZoneDnssec } from '../../dns/dnssec/config.js';
 
 /** Code of an invalid DNSSEC body (Stratus's own). */
 export const INVALID_DNSSEC_BODY = 1116;
