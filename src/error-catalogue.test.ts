@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorCatalogue, renderErrorsMarkdown } from './error-catalogue.js';
-import { LIFECYCLE_CODES } from './lifecycle/codes.js';
+import { LIFECYCLE_CODES } from './deprecation/codes.js';
 import { ZONEFILE_CODES } from './zones/zonefile/errors.js';
 import { WORKERS_CODES } from './scripts/errors.js';
 

@@ -6,10 +6,10 @@
  * Sources: `production` codes and messages follow the production service (../shared/reference/dns-api.md
  * §9); `stratus` codes are Stratus's own, for problems the production service reports in ways nobody has
  * recorded. Record-name and record-value codes come from dns/record-types/errors.ts, lifecycle codes from
- * lifecycle/codes.ts, zone-file and batch codes from zones/zonefile/errors.ts; they are gathered here so that there is one list.
+ * deprecation/codes.ts, zone-file and batch codes from zones/zonefile/errors.ts; they are gathered here so that there is one list.
  */
 import * as recordProblems from './dns/record-types/errors.js';
-import { LIFECYCLE_CODES } from './lifecycle/codes.js';
+import { LIFECYCLE_CODES } from './deprecation/codes.js';
 import { ZONEFILE_CODES } from './zones/zonefile/errors.js';
 import { STORAGE_FULL_CODE, UNAVAILABLE_CODE } from './shared/faults.js';
 import { R2_CODES } from './api/r2/errors.js';
@@ -88,7 +88,7 @@ const API_CODES: CatalogueEntry[] = [
   e(81058, 400, 'An identical record already exists.', 'same type, name, content and priority as an existing record'),
 ];
 
-/** Descriptions of the lifecycle codes (owned by lifecycle/; every code of lifecycle/codes.ts must be here). */
+/** Descriptions of the lifecycle codes (owned by deprecation/; every code of deprecation/codes.ts must be here). */
 const LIFECYCLE_ENTRIES: CatalogueEntry[] = [
   e(LIFECYCLE_CODES.invalidApiVersion, 0, 'Invalid api-version header …', 'in `error_chain` of 6003: `api-version` that is not a YYYY-MM-DD date', 'stratus'),
   e(LIFECYCLE_CODES.framingConflict, 0, 'Transfer-Encoding and Content-Length …', 'in `error_chain` of 6003: both headers sent (at every api date)', 'stratus'),

@@ -16,7 +16,7 @@ import type { ApiEnv } from './context.js';
 import type { Clock } from '../shared/clock.js';
 import { isoDay } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
-import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
+import { LIFECYCLE_CODES } from '../deprecation/codes.js';
 
 /** True for a real calendar date written `YYYY-MM-DD`. */
 export function isCalendarDate(value: string): boolean {

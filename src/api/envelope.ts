@@ -3,7 +3,7 @@
  * response, success or failure, is built here.
  */
 import { AppError } from '../shared/errors.js';
-import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
+import { LIFECYCLE_CODES } from '../deprecation/codes.js';
 import { FRAMING_CONFLICT_MESSAGE } from './middleware/deprecation-framing.js';
 import { controlByteError } from './middleware/header-bytes.js';
 import { headerWithControlByte } from '../shared/header-bytes.js';

@@ -14,10 +14,10 @@ import type { ApiEnv } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { authMiddleware } from '../auth.js';
 import { AppError } from '../../shared/errors.js';
-import { SCHEDULE, entry, phaseAt, type ScheduleEntry } from '../../lifecycle/schedule.js';
-import { deprecationHeaders } from '../../lifecycle/headers.js';
-import { fillPath } from '../../lifecycle/route-match.js';
-import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
+import { SCHEDULE, entry, phaseAt, type ScheduleEntry } from '../../deprecation/schedule.js';
+import { deprecationHeaders } from '../../deprecation/headers.js';
+import { fillPath } from '../../deprecation/schedule-routes.js';
+import { LIFECYCLE_CODES } from '../../deprecation/codes.js';
 import { ok } from '../respond.js';
 import { failureBody } from '../envelope.js';
 

@@ -17,7 +17,7 @@ import { SettingsStore, zoneSettingsState, type ZoneSettingsState } from '../../
 import { patchAccountDnsSettings, patchZoneDnsSettings, readAccountDnsSettings, readZoneDnsSettings } from '../../zones/settings/dns-settings.js';
 import { LEGACY_DNS_ENDPOINTS, applyLegacyAccountFields, legacyBooleanValue } from '../../zones/settings/legacy.js';
 import { isObject } from '../../zones/settings/shape.js';
-import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
+import { LIFECYCLE_CODES } from '../../deprecation/codes.js';
 import { accountView } from './accounts.js';
 import { noteMissingAddressRecord } from '../address-notice.js';
 

@@ -15,7 +15,7 @@
 import { randomInt } from 'node:crypto';
 import { AppError } from '../../shared/errors.js';
 import { defaultRname } from '../../dns/snapshot-settings.js';
-import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
+import { LIFECYCLE_CODES } from '../../deprecation/codes.js';
 import { isObject, mergeChecked, withDefaults, type FieldSpec, type Json } from './shape.js';
 
 /** `nameservers.type` values of a zone (reference §7.1). */

@@ -6,7 +6,7 @@
  * - account `default_nameservers` + `use_account_custom_ns_by_default` ⇔ `zone_defaults.nameservers.type`.
  */
 import { AppError } from '../../shared/errors.js';
-import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
+import { LIFECYCLE_CODES } from '../../deprecation/codes.js';
 import { isObject, type Json } from './shape.js';
 import { readAccountDnsSettings } from './dns-settings.js';
 

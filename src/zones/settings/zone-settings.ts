@@ -9,7 +9,7 @@
  * the projection of the DNS setting `flatten_all_cnames` (see `legacy.ts`).
  */
 import { AppError } from '../../shared/errors.js';
-import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
+import { LIFECYCLE_CODES } from '../../deprecation/codes.js';
 import { isObject, type Json } from './shape.js';
 import { ZONE_SETTING_ROWS, type ZoneSettingSpec } from './zone-setting-catalogue.js';
 

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { accountId, api, createZone } from '../helpers/api.js';
-import { SCHEDULE, type ScheduleEntry } from '../../src/lifecycle/schedule.js';
-import { deprecationValue, httpDate } from '../../src/lifecycle/headers.js';
+import { SCHEDULE, type ScheduleEntry } from '../../src/deprecation/schedule.js';
+import { deprecationValue, httpDate } from '../../src/deprecation/headers.js';
 
 /** The day before a YYYY-MM-DD date. */
 function dayBefore(day: string): string {

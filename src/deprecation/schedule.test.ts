@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SCHEDULE, phaseAt, oldBehaviourApplies } from './schedule.js';
-import { matchScheduledRoutes } from './route-match.js';
+import { matchScheduledRoutes } from './schedule-routes.js';
 import { deprecationHeaders } from './headers.js';
 
 describe('schedule', () => {

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderDeprecationsDoc } from '../../src/lifecycle/render-docs.js';
-import { SCHEDULE } from '../../src/lifecycle/schedule.js';
+import { renderDeprecationsDoc } from '../../src/deprecation/render-docs.js';
+import { SCHEDULE } from '../../src/deprecation/schedule.js';
 
 const FILE = path.resolve(__dirname, '../../docs/deprecations.md');
 

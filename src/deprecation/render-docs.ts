@@ -1,5 +1,5 @@
 /**
- * Renders `docs/deprecations.md` from the schedule (pure). `test/lifecycle/docs.test.ts` compares the file with
+ * Renders `docs/deprecations.md` from the schedule (pure). `test/deprecation/docs.test.ts` compares the file with
  * this output, so the document never drifts from the data; run it with `STRATUS_WRITE_DOCS=1` to rewrite it.
  */
 import { SCHEDULE, type ScheduleEntry } from './schedule.js';
@@ -27,7 +27,7 @@ export function renderDeprecationsDoc(): string {
   const lines = [
     '# Deprecation schedule',
     '',
-    '<!-- Generated from src/lifecycle/schedule-data.ts by src/lifecycle/render-docs.ts; test/lifecycle/docs.test.ts keeps it in sync. -->',
+    '<!-- Generated from src/deprecation/schedule-data.ts by src/deprecation/render-docs.ts; test/deprecation/docs.test.ts keeps it in sync. -->',
     '',
     'Every v4 request is served as of its **api date**: the `api-version: YYYY-MM-DD` request header, else',
     '`--api-date`, else today (UTC). A header later than the server\'s date is clamped to it (the official SDK',

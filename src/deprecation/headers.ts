@@ -6,7 +6,7 @@
  *   `rel="deprecation"` to this row in `/client/v4/deprecations/:id` (RFC 9745 §3).
  */
 import { removalDate, type ScheduleEntry } from './schedule.js';
-import { fillPath } from './route-match.js';
+import { fillPath } from './schedule-routes.js';
 
 /** The v4 prefix links are built with. */
 const PREFIX = '/client/v4';
