@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { DEFAULT_POOL_LABELS, poolNames } from './name-server-pool.js';
 import type { LogFormat } from '../shared/log-format.js';
+import { dataPath, BLOBS } from '../shared/data-dir.js';
 
 /** A host and port to listen on. Port 0 picks a free port. */
 export interface ListenAddress {
@@ -211,7 +212,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     authKey,
     apiToken,
     databaseUrl: get('database-url'),
-    blobsDir: path.resolve(get('blobs-dir') ?? path.join(dataDir, 'blobs')),
+    blobsDir: path.resolve(get('blobs-dir') ?? dataPath(dataDir, BLOBS)),
     blobsS3: blobsS3Config(get),
     nameservers,
     nameServerPool,

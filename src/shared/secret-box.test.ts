@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { SECRETS_KEY_FILE, SecretBox, parseSecretsKey, resolveSecretsKey } from './secret-box.js';
+import { SecretBox, parseSecretsKey, resolveSecretsKey } from './secret-box.js';
+import { SECRETS_KEY_FILE } from './data-dir.js';
 
 describe('secret box', () => {
   const box = new SecretBox(randomBytes(32));

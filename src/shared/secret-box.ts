@@ -10,9 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { writeSecretJson } from './secret-file.js';
-
-/** File name of the generated key inside the data folder. */
-export const SECRETS_KEY_FILE = 'edge-secrets-key.json';
+import { SECRETS_KEY_FILE } from './data-dir.js';
 
 const VERSION = 'v1';
 

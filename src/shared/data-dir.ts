@@ -1,7 +1,16 @@
-/** What `stratus backup` copies from a data folder, and where each piece goes back on restore. */
-import { CREDENTIALS_FILE } from '../../accounts/bootstrap.js';
-import { S3_CREDENTIALS_FILE } from '../../s3/credentials.js';
-import { SECRETS_KEY_FILE } from '../../shared/secret-box.js';
+/**
+ * The layout of a data folder (`--data-dir`), named in this one place: its databases, its blobs folder and the
+ * generated secrets kept beside them; what `stratus backup` copies from it and where each piece goes back on
+ * restore.
+ */
+import path from 'node:path';
+
+/** Generated admin credentials (`stratus credentials` prints them). */
+export const CREDENTIALS_FILE = 'credentials.json';
+/** Generated S3 credentials. */
+export const S3_CREDENTIALS_FILE = 's3-credentials.json';
+/** The generated key that seals Worker secrets, DNSSEC keys and other values at rest (`--secrets-key`). */
+export const SECRETS_KEY_FILE = 'edge-secrets-key.json';
 
 /** Accounts, zones, records, tokens, Workers (src/db). */
 export const CORE_DATABASE = 'stratus.sqlite';
@@ -16,6 +25,11 @@ export const SECRET_FILES: readonly string[] = [CREDENTIALS_FILE, S3_CREDENTIALS
 export function isKnownEntry(name: string): boolean {
   if (name === BLOBS || SECRET_FILES.includes(name)) return true;
   return [CORE_DATABASE, BUCKETS_DATABASE].some((db) => name === db || name === `${db}-wal` || name === `${db}-shm` || name === `${db}-journal`);
+}
+
+/** The path of a part of a data folder: `dataPath(dir, CORE_DATABASE)`. */
+export function dataPath(dataDir: string, entry: string): string {
+  return path.join(dataDir, entry);
 }
 
 /** `blobs/<2 hex>/<id>`, the path of a blob in a backup (and below a data folder's default blobs folder). */
