@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorCatalogue, renderErrorsMarkdown } from './error-catalogue.js';
-import { LIFECYCLE_CODES } from './deprecation/codes.js';
+import { DEPRECATION_CODES } from './deprecation/codes.js';
 import { ZONEFILE_CODES } from './zones/zonefile/errors.js';
 import { WORKERS_CODES } from './scripts/errors.js';
 
@@ -39,7 +39,7 @@ describe('error catalogue', () => {
         for (const m of text.matchAll(/(?:new AppError\(|\.add\(|code: )(\d{4,5})\b/g)) thrown.add(Number(m[1]));
       }
     }
-    for (const code of [...Object.values(LIFECYCLE_CODES), ...Object.values(ZONEFILE_CODES), ...Object.values(WORKERS_CODES)]) thrown.add(code);
+    for (const code of [...Object.values(DEPRECATION_CODES), ...Object.values(ZONEFILE_CODES), ...Object.values(WORKERS_CODES)]) thrown.add(code);
     expect(thrown.size).toBeGreaterThan(20);
     expect([...thrown].filter((c) => !known.has(c))).toEqual([]);
   });

@@ -9,7 +9,7 @@
  * deprecation/codes.ts, zone-file and batch codes from zones/zonefile/errors.ts; they are gathered here so that there is one list.
  */
 import * as recordProblems from './dns/record-types/errors.js';
-import { LIFECYCLE_CODES } from './deprecation/codes.js';
+import { DEPRECATION_CODES } from './deprecation/codes.js';
 import { ZONEFILE_CODES } from './zones/zonefile/errors.js';
 import { STORAGE_FULL_CODE, UNAVAILABLE_CODE } from './shared/faults.js';
 import { R2_CODES } from './api/r2/errors.js';
@@ -90,14 +90,14 @@ const API_CODES: CatalogueEntry[] = [
 
 /** Descriptions of the lifecycle codes (owned by deprecation/; every code of deprecation/codes.ts must be here). */
 const LIFECYCLE_ENTRIES: CatalogueEntry[] = [
-  e(LIFECYCLE_CODES.invalidApiVersion, 0, 'Invalid api-version header …', 'in `error_chain` of 6003: `api-version` that is not a YYYY-MM-DD date', 'stratus'),
-  e(LIFECYCLE_CODES.framingConflict, 0, 'Transfer-Encoding and Content-Length …', 'in `error_chain` of 6003: both headers sent (at every api date)', 'stratus'),
-  e(LIFECYCLE_CODES.routeNotProvided, 501, 'route of the schedule not provided by Stratus', 'a deprecated route that Stratus does not serve', 'stratus'),
-  e(LIFECYCLE_CODES.routeRemoved, 410, 'route removed at the api date', 'a scheduled route past its removal date', 'stratus'),
-  e(LIFECYCLE_CODES.deprecationNotice, 0, 'deprecation notice (in `messages`)', 'a request used a deprecated form', 'stratus'),
-  e(LIFECYCLE_CODES.unknownZoneSetting, 400, 'Unknown zone setting', 'unknown zone setting name'),
-  e(LIFECYCLE_CODES.invalidZoneSetting, 400, 'Invalid value for zone setting', 'invalid value of a zone setting'),
-  e(LIFECYCLE_CODES.invalidDnsSetting, 400, 'Invalid DNS setting …', 'invalid value in a DNS settings body', 'stratus'),
+  e(DEPRECATION_CODES.invalidApiVersion, 0, 'Invalid api-version header …', 'in `error_chain` of 6003: `api-version` that is not a YYYY-MM-DD date', 'stratus'),
+  e(DEPRECATION_CODES.framingConflict, 0, 'Transfer-Encoding and Content-Length …', 'in `error_chain` of 6003: both headers sent (at every api date)', 'stratus'),
+  e(DEPRECATION_CODES.routeNotProvided, 501, 'route of the schedule not provided by Stratus', 'a deprecated route that Stratus does not serve', 'stratus'),
+  e(DEPRECATION_CODES.routeRemoved, 410, 'route removed at the api date', 'a scheduled route past its removal date', 'stratus'),
+  e(DEPRECATION_CODES.deprecationNotice, 0, 'deprecation notice (in `messages`)', 'a request used a deprecated form', 'stratus'),
+  e(DEPRECATION_CODES.unknownZoneSetting, 400, 'Unknown zone setting', 'unknown zone setting name'),
+  e(DEPRECATION_CODES.invalidZoneSetting, 400, 'Invalid value for zone setting', 'invalid value of a zone setting'),
+  e(DEPRECATION_CODES.invalidDnsSetting, 400, 'Invalid DNS setting …', 'invalid value in a DNS settings body', 'stratus'),
 ];
 
 /** Zone-file import/export and batch codes (owned by zones/zonefile and zones/records-batch). */

@@ -24,7 +24,7 @@ import { zoneRoutes } from './routes/zones.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { userRoutes } from './routes/user.js';
 import { dnsRecordRoutes } from './routes/dns-records.js';
-import { registerLifecycleRoutes } from './routes/lifecycle.js';
+import { registerDeprecationRoutes } from './routes/deprecation-schedule.js';
 import { recordsBatchRoutes } from './routes/records-batch.js';
 import { recordsImportExportRoutes } from './routes/records-import-export.js';
 import { zoneOwnershipRoutes } from './routes/zone-ownership.js';
@@ -64,7 +64,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     c.set('services', services);
     await next();
   });
-  registerLifecycleRoutes(api, deps); // before auth: /deprecations is public; lifecycle routes authenticate themselves
+  registerDeprecationRoutes(api, deps); // before auth: /deprecations is public; lifecycle routes authenticate themselves
   api.use('*', authMiddleware(deps.db, deps.clock, deps.limits));
 
   api.route('/', accountRoutes(deps.db, deps.clock));

@@ -5,7 +5,7 @@
  */
 
 /** Codes and their fixed messages (messages with details are built where thrown). */
-export const LIFECYCLE_CODES = {
+export const DEPRECATION_CODES = {
   /** Wrapper of header errors (production code), with the cause in `error_chain`. */
   invalidHeaders: 6003,
   /** `api-version` header that is not a valid `YYYY-MM-DD` calendar date (in `error_chain` of 6003). */

@@ -3,7 +3,7 @@
  * this output, so the document never drifts from the data; run it with `STRATUS_WRITE_DOCS=1` to rewrite it.
  */
 import { SCHEDULE, type ScheduleEntry } from './schedule.js';
-import { LIFECYCLE_CODES } from './codes.js';
+import { DEPRECATION_CODES } from './codes.js';
 
 function routes(e: ScheduleEntry): string {
   if (e.routes.length === 0) return '–';
@@ -13,11 +13,11 @@ function routes(e: ScheduleEntry): string {
 function stratus(e: ScheduleEntry): string {
   if (e.kind === 'tls') return 'not applicable: Stratus never offers the draft suites';
   if (!e.served && e.routes.length === 0) return 'not applicable: Stratus has no API with this field';
-  if (!e.served) return `not provided: 501 + ${LIFECYCLE_CODES.routeNotProvided}${e.removal ? `; 410 + ${LIFECYCLE_CODES.routeRemoved} from ${e.removal}` : ''}`;
+  if (!e.served) return `not provided: 501 + ${DEPRECATION_CODES.routeNotProvided}${e.removal ? `; 410 + ${DEPRECATION_CODES.routeRemoved} from ${e.removal}` : ''}`;
   if (e.id === 'http-te-and-cl') return 'new behaviour at every api date: Node\'s strict HTTP parser refuses the request before its api date is read (docs/compatibility.md)';
   if (e.removal === e.date) return `old behaviour before ${e.date}, new from it`;
   if (e.signal === 'usage') return 'headers and a messages notice when the old form is used';
-  return `served; headers from ${e.date}${e.removal ? `; 410 + ${LIFECYCLE_CODES.routeRemoved} from ${e.removal}` : ''}`;
+  return `served; headers from ${e.date}${e.removal ? `; 410 + ${DEPRECATION_CODES.routeRemoved} from ${e.removal}` : ''}`;
 }
 
 const cell = (s: string) => s.replace(/\|/g, '\\|');
@@ -47,14 +47,14 @@ export function renderDeprecationsDoc(): string {
     '',
     '| code | HTTP | when |',
     '|---|---|---|',
-    `| ${LIFECYCLE_CODES.invalidHeaders} + ${LIFECYCLE_CODES.invalidApiVersion} | 400 | \`api-version\` is not a calendar date YYYY-MM-DD |`,
-    `| ${LIFECYCLE_CODES.invalidHeaders} + ${LIFECYCLE_CODES.framingConflict} | 400 | both \`Transfer-Encoding\` and \`Content-Length\`, at every api date (the connection is closed) |`,
-    `| ${LIFECYCLE_CODES.routeNotProvided} | 501 | a schedule route Stratus does not provide (with \`x-should-retry: false\`) |`,
-    `| ${LIFECYCLE_CODES.routeRemoved} | 410 | a schedule route removed at the api date |`,
-    `| ${LIFECYCLE_CODES.deprecationNotice} | – | \`messages\` entry: the request used a deprecated form |`,
-    `| ${LIFECYCLE_CODES.unknownZoneSetting} | 400 | unknown zone setting name |`,
-    `| ${LIFECYCLE_CODES.invalidZoneSetting} | 400 | invalid zone setting value or bulk body |`,
-    `| ${LIFECYCLE_CODES.invalidDnsSetting} | 400 | invalid zone/account DNS settings or legacy account fields (one entry per problem) |`,
+    `| ${DEPRECATION_CODES.invalidHeaders} + ${DEPRECATION_CODES.invalidApiVersion} | 400 | \`api-version\` is not a calendar date YYYY-MM-DD |`,
+    `| ${DEPRECATION_CODES.invalidHeaders} + ${DEPRECATION_CODES.framingConflict} | 400 | both \`Transfer-Encoding\` and \`Content-Length\`, at every api date (the connection is closed) |`,
+    `| ${DEPRECATION_CODES.routeNotProvided} | 501 | a schedule route Stratus does not provide (with \`x-should-retry: false\`) |`,
+    `| ${DEPRECATION_CODES.routeRemoved} | 410 | a schedule route removed at the api date |`,
+    `| ${DEPRECATION_CODES.deprecationNotice} | – | \`messages\` entry: the request used a deprecated form |`,
+    `| ${DEPRECATION_CODES.unknownZoneSetting} | 400 | unknown zone setting name |`,
+    `| ${DEPRECATION_CODES.invalidZoneSetting} | 400 | invalid zone setting value or bulk body |`,
+    `| ${DEPRECATION_CODES.invalidDnsSetting} | 400 | invalid zone/account DNS settings or legacy account fields (one entry per problem) |`,
     '',
     '## Settings kept in sync (one stored value each, at every api date)',
     '',

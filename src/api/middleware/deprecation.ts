@@ -12,7 +12,7 @@ import type { ApiEnv } from '../context.js';
 import { entry, phaseAt, removalDate } from '../../deprecation/schedule.js';
 import { matchScheduledRoutes } from '../../deprecation/schedule-routes.js';
 import { deprecationHeaders } from '../../deprecation/headers.js';
-import { LIFECYCLE_CODES } from '../../deprecation/codes.js';
+import { DEPRECATION_CODES } from '../../deprecation/codes.js';
 
 /** The v4 prefix stripped before matching schedule routes. */
 const PREFIX = '/client/v4';
@@ -56,7 +56,7 @@ export function announceDeprecation(c: Context<ApiEnv>, id: string, part?: strin
   const what = part !== undefined ? e.parts![part]!.what : e.change;
   const until = removal !== undefined ? `; it is honoured until ${removal} (api date) and read literally from then on` : '';
   c.get('messages').push({
-    code: LIFECYCLE_CODES.deprecationNotice,
+    code: DEPRECATION_CODES.deprecationNotice,
     message: `Deprecated since ${e.date}: ${what}${until}. Use instead: ${e.replacement}`,
   });
 }

@@ -17,7 +17,7 @@ import { SettingsStore, zoneSettingsState, type ZoneSettingsState } from '../../
 import { patchAccountDnsSettings, patchZoneDnsSettings, readAccountDnsSettings, readZoneDnsSettings } from '../../zones/settings/dns-settings.js';
 import { LEGACY_DNS_ENDPOINTS, applyLegacyAccountFields, legacyBooleanValue } from '../../zones/settings/legacy.js';
 import { isObject } from '../../zones/settings/shape.js';
-import { LIFECYCLE_CODES } from '../../deprecation/codes.js';
+import { DEPRECATION_CODES } from '../../deprecation/codes.js';
 import { accountView } from './accounts.js';
 import { noteMissingAddressRecord } from '../address-notice.js';
 
@@ -80,12 +80,12 @@ export function dnsSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   app.put('/accounts/:account_id', auth, async (c) => {
     const accountId = requireAccount(c);
     const body = await readJson(c);
-    if (!isObject(body)) throw new AppError(LIFECYCLE_CODES.invalidDnsSetting, 'The request body must be a JSON object');
+    if (!isObject(body)) throw new AppError(DEPRECATION_CODES.invalidDnsSetting, 'The request body must be a JSON object');
     if (body.name !== undefined && (typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 100)) {
-      throw new AppError(LIFECYCLE_CODES.invalidDnsSetting, 'Invalid account name: send a string of 1 to 100 characters');
+      throw new AppError(DEPRECATION_CODES.invalidDnsSetting, 'Invalid account name: send a string of 1 to 100 characters');
     }
     const settingsBody = body.settings === undefined ? {} : body.settings;
-    if (!isObject(settingsBody)) throw new AppError(LIFECYCLE_CODES.invalidDnsSetting, 'Invalid account settings: send an object');
+    if (!isObject(settingsBody)) throw new AppError(DEPRECATION_CODES.invalidDnsSetting, 'Invalid account settings: send an object');
     applyLegacyAccountFields(await store.readAccount(accountId), settingsBody); // validate first
     await store.updateAccount(accountId, (settings) => applyLegacyAccountFields(settings, settingsBody));
     if (typeof body.name === 'string') await deps.db.updateTable('accounts').set({ name: body.name.trim() }).where('id', '=', accountId).execute();

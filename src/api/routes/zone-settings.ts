@@ -18,7 +18,7 @@ import { ok } from '../respond.js';
 import { AppError } from '../../shared/errors.js';
 import { isoTimestamp } from '../../shared/clock.js';
 import { entry, phaseAt } from '../../deprecation/schedule.js';
-import { LIFECYCLE_CODES } from '../../deprecation/codes.js';
+import { DEPRECATION_CODES } from '../../deprecation/codes.js';
 import { routeRemovedError } from './deprecated.js';
 import { SettingsStore, zoneSettingsState, type ZoneSettingsState } from '../../zones/settings/settings-store.js';
 import { readZoneDnsSettings } from '../../zones/settings/dns-settings.js';
@@ -101,12 +101,12 @@ export function zoneSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   app.patch('/zones/:zone_id/settings', auth, async (c) => {
     const body = await readJsonObject(c);
     if (!Array.isArray(body.items) || body.items.length === 0) {
-      throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, 'Send {"items": [{"id": "<setting>", "value": <value>}, ...]} with at least one item');
+      throw new AppError(DEPRECATION_CODES.invalidZoneSetting, 'Send {"items": [{"id": "<setting>", "value": <value>}, ...]} with at least one item');
     }
     const items = body.items.map((raw: unknown, i: number) => {
       const sent = isObject(raw) && typeof raw.id === 'string' ? sentValue(raw.id, raw) : undefined;
       if (!isObject(raw) || typeof raw.id !== 'string' || !sent) {
-        throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, `items[${i}] must be an object {"id": "<setting>", "value": <value>}`);
+        throw new AppError(DEPRECATION_CODES.invalidZoneSetting, `items[${i}] must be an object {"id": "<setting>", "value": <value>}`);
       }
       known(c, raw.id);
       return { id: raw.id, value: sent.value };
@@ -127,7 +127,7 @@ export function zoneSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
     known(c, id);
     const sent = sentValue(id, await readJsonObject(c));
     const field = ZONE_SETTINGS[id]?.field ?? 'value';
-    if (!sent) throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, `Invalid value for zone setting ${id}: send {"${field}": <value>}`);
+    if (!sent) throw new AppError(DEPRECATION_CODES.invalidZoneSetting, `Invalid value for zone setting ${id}: send {"${field}": <value>}`);
     const state = await write(c, [{ id, value: sent.value }]);
     return ok(c, view(state, id, deps.clock.now().getTime()));
   };

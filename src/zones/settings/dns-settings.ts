@@ -15,7 +15,7 @@
 import { randomInt } from 'node:crypto';
 import { AppError } from '../../shared/errors.js';
 import { defaultRname } from '../../dns/snapshot-settings.js';
-import { LIFECYCLE_CODES } from '../../deprecation/codes.js';
+import { DEPRECATION_CODES } from '../../deprecation/codes.js';
 import { isObject, mergeChecked, withDefaults, type FieldSpec, type Json } from './shape.js';
 
 /** `nameservers.type` values of a zone (reference §7.1). */
@@ -114,12 +114,12 @@ export function readAccountDnsSettings(accountSettings: Json): Json {
 function checkSoa(soa: unknown, errors: AppError[], prefix: string): void {
   if (!isObject(soa)) return;
   const { refresh, retry, expire } = soa as { refresh: number; retry: number; expire: number };
-  if (retry > refresh) errors.push(new AppError(LIFECYCLE_CODES.invalidDnsSetting, `Invalid value for DNS setting ${prefix}soa.retry: it must not exceed soa.refresh (${retry} > ${refresh})`));
-  if (expire < refresh) errors.push(new AppError(LIFECYCLE_CODES.invalidDnsSetting, `Invalid value for DNS setting ${prefix}soa.expire: it must be at least soa.refresh (${expire} < ${refresh})`));
+  if (retry > refresh) errors.push(new AppError(DEPRECATION_CODES.invalidDnsSetting, `Invalid value for DNS setting ${prefix}soa.retry: it must not exceed soa.refresh (${retry} > ${refresh})`));
+  if (expire < refresh) errors.push(new AppError(DEPRECATION_CODES.invalidDnsSetting, `Invalid value for DNS setting ${prefix}soa.expire: it must be at least soa.refresh (${expire} < ${refresh})`));
 }
 
 function requireObject(body: unknown): Json {
-  if (!isObject(body)) throw new AppError(LIFECYCLE_CODES.invalidDnsSetting, 'The DNS settings body must be a JSON object');
+  if (!isObject(body)) throw new AppError(DEPRECATION_CODES.invalidDnsSetting, 'The DNS settings body must be a JSON object');
   return body;
 }
 
@@ -130,7 +130,7 @@ function throwAll(errors: AppError[]): void {
 /** Validates a zone PATCH body and returns the new full settings (throws 1105 listing every problem). */
 export function patchZoneDnsSettings(current: Json, body: unknown): Json {
   const errors: AppError[] = [];
-  const next = mergeChecked(current, requireObject(body), ZONE_FIELDS, LIFECYCLE_CODES.invalidDnsSetting, errors);
+  const next = mergeChecked(current, requireObject(body), ZONE_FIELDS, DEPRECATION_CODES.invalidDnsSetting, errors);
   if (errors.length === 0) checkSoa(next.soa, errors, '');
   throwAll(errors);
   return next;
@@ -139,7 +139,7 @@ export function patchZoneDnsSettings(current: Json, body: unknown): Json {
 /** Validates an account PATCH body and returns the new full account DNS settings. */
 export function patchAccountDnsSettings(current: Json, body: unknown): Json {
   const errors: AppError[] = [];
-  const next = mergeChecked(current, requireObject(body), ACCOUNT_FIELDS, LIFECYCLE_CODES.invalidDnsSetting, errors);
+  const next = mergeChecked(current, requireObject(body), ACCOUNT_FIELDS, DEPRECATION_CODES.invalidDnsSetting, errors);
   if (errors.length === 0) checkSoa((next.zone_defaults as Json).soa, errors, 'zone_defaults.');
   throwAll(errors);
   return next;

@@ -6,7 +6,7 @@
  * - account `default_nameservers` + `use_account_custom_ns_by_default` ⇔ `zone_defaults.nameservers.type`.
  */
 import { AppError } from '../../shared/errors.js';
-import { LIFECYCLE_CODES } from '../../deprecation/codes.js';
+import { DEPRECATION_CODES } from '../../deprecation/codes.js';
 import { isObject, type Json } from './shape.js';
 import { readAccountDnsSettings } from './dns-settings.js';
 
@@ -21,7 +21,7 @@ export function cnameFlatteningValue(flattenAll: boolean): string {
 /** The `flatten_all_cnames` value meant by a `cname_flattening` value (throws 1007 for anything else). */
 export function flattenAllFromLegacy(value: unknown): boolean {
   if (typeof value === 'string' && value in CNAME_FLATTENING_VALUES) return CNAME_FLATTENING_VALUES[value]!;
-  throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, `Invalid value for zone setting cname_flattening: use one of ${Object.keys(CNAME_FLATTENING_VALUES).join(', ')}; got ${JSON.stringify(value)}`);
+  throw new AppError(DEPRECATION_CODES.invalidZoneSetting, `Invalid value for zone setting cname_flattening: use one of ${Object.keys(CNAME_FLATTENING_VALUES).join(', ')}; got ${JSON.stringify(value)}`);
 }
 
 /** The legacy dedicated DNS settings endpoints and the field each one is. */
@@ -32,7 +32,7 @@ export function legacyBooleanValue(id: string, body: unknown): boolean {
   const value = isObject(body) ? body.value : undefined;
   if (value === true || value === 'on') return true;
   if (value === false || value === 'off') return false;
-  throw new AppError(LIFECYCLE_CODES.invalidDnsSetting, `Invalid value for DNS setting ${id}: send {"value": true} or {"value": false}; got ${JSON.stringify(value ?? null)}`);
+  throw new AppError(DEPRECATION_CODES.invalidDnsSetting, `Invalid value for DNS setting ${id}: send {"value": true} or {"value": false}; got ${JSON.stringify(value ?? null)}`);
 }
 
 /** The account settings fields replaced by `zone_defaults.nameservers.type`. */
@@ -71,7 +71,7 @@ export function applyLegacyAccountFields(accountSettings: Json, body: Json): Jso
   const current = legacyAccountFields(accountSettings);
   const d = hasDefault ? body.default_nameservers : current.default_nameservers;
   const u = hasUse ? body.use_account_custom_ns_by_default : current.use_account_custom_ns_by_default;
-  const bad = (field: string, expect: string, got: unknown) => new AppError(LIFECYCLE_CODES.invalidDnsSetting, `Invalid value for account setting ${field}: expected ${expect}, got ${JSON.stringify(got)}`);
+  const bad = (field: string, expect: string, got: unknown) => new AppError(DEPRECATION_CODES.invalidDnsSetting, `Invalid value for account setting ${field}: expected ${expect}, got ${JSON.stringify(got)}`);
   if (!['cloudflare.standard', 'custom.account', 'custom.tenant'].includes(d as string)) throw bad('default_nameservers', 'cloudflare.standard, custom.account or custom.tenant', d);
   if (typeof u !== 'boolean') throw bad('use_account_custom_ns_by_default', 'true or false', u);
   let type: string;

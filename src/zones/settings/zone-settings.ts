@@ -9,7 +9,7 @@
  * the projection of the DNS setting `flatten_all_cnames` (see `legacy.ts`).
  */
 import { AppError } from '../../shared/errors.js';
-import { LIFECYCLE_CODES } from '../../deprecation/codes.js';
+import { DEPRECATION_CODES } from '../../deprecation/codes.js';
 import { isObject, type Json } from './shape.js';
 import { ZONE_SETTING_ROWS, type ZoneSettingSpec } from './zone-setting-catalogue.js';
 
@@ -50,9 +50,9 @@ export function storedSetting(zoneSettings: Json, id: string): StoredSetting {
 /** The new value of a stored setting after a PATCH value (throws 1007 naming the setting). */
 export function applySetting(zoneSettings: Json, id: string, value: unknown): unknown {
   const spec = ZONE_SETTINGS[id]!;
-  if (!spec.editable) throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, `Zone setting ${id} is not editable for this zone`);
+  if (!spec.editable) throw new AppError(DEPRECATION_CODES.invalidZoneSetting, `Zone setting ${id} is not editable for this zone`);
   const result = spec.check(storedSetting(zoneSettings, id).value, value);
-  if ('error' in result) throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, `Invalid value for zone setting ${id}: ${result.error}; got ${JSON.stringify(value)}`);
+  if ('error' in result) throw new AppError(DEPRECATION_CODES.invalidZoneSetting, `Invalid value for zone setting ${id}: ${result.error}; got ${JSON.stringify(value)}`);
   return result.value;
 }
 
@@ -71,5 +71,5 @@ export function storedSettingView(zoneSettings: Json, id: string, nowMs: number)
 
 /** Raised for an id that is no zone setting (production's 1006). */
 export function unknownSetting(id: string): AppError {
-  return new AppError(LIFECYCLE_CODES.unknownZoneSetting, `Unrecognized zone setting name ${JSON.stringify(id)}`, 400);
+  return new AppError(DEPRECATION_CODES.unknownZoneSetting, `Unrecognized zone setting name ${JSON.stringify(id)}`, 400);
 }
