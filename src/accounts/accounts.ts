@@ -29,3 +29,13 @@ export async function createAccount(db: Kysely<Database>, userId: string, name: 
   });
   return row;
 }
+
+/** Renames an account (the caller has checked that it may). */
+export async function renameAccount(db: Kysely<Database>, id: string, name: string): Promise<void> {
+  await db.updateTable('accounts').set({ name }).where('id', '=', id).execute();
+}
+
+/** An account's stored row (the caller has checked that it may see it); throws when it does not exist. */
+export function accountRow(db: Kysely<Database>, id: string): Promise<AccountRow> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}

@@ -95,3 +95,8 @@ export async function countUsers(db: Kysely<Database>): Promise<number> {
   const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** A user's profile as stored (id, e-mail, creation time); throws when the user does not exist. */
+export function userProfile(db: Kysely<Database>, userId: string): Promise<{ id: string; email: string; created_on: string }> {
+  return db.selectFrom('users').select(['id', 'email', 'created_on']).where('id', '=', userId).executeTakeFirstOrThrow();
+}

@@ -41,6 +41,8 @@ import { workersVersionRoutes } from './routes/workers-versions.js';
 import { workersAccountRoutes } from './routes/workers-account.js';
 import { workersZoneRoutes } from './routes/workers-routes.js';
 import { dnssecRoutes } from './routes/dnssec.js';
+import { SettingsStore } from '../zones/settings/settings-store.js';
+import { DnssecService } from '../zones/dnssec/dnssec-service.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -115,5 +117,7 @@ export function createServices(deps: ApiDeps): ApiServices {
     scripts,
     workerRoutes: new RoutesService(deps.db, deps.clock, scripts),
     subdomains: new SubdomainsService(deps.db, deps.clock, scripts),
+    settings: new SettingsStore(deps.db, deps.changeFeed),
+    dnssec: new DnssecService(deps.db, deps.changeFeed, deps.edge.box, deps.clock),
   };
 }

@@ -197,6 +197,19 @@ export class ZonesService {
     return { zones, total: Number(count.n) };
   }
 
+  /** The zones of these accounts, with their account (for a token whose deny policies hide single zones). */
+  zonesOfAccounts(accountIds: readonly string[]): Promise<Array<{ id: string; account_id: string }>> {
+    if (accountIds.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('zones').select(['id', 'account_id']).where('account_id', 'in', accountIds).execute();
+  }
+
+  /** The accounts that hold these zones (a token reaching a zone sees its account). */
+  async accountsOfZones(zoneIds: readonly string[]): Promise<string[]> {
+    if (zoneIds.length === 0) return [];
+    const rows = await this.db.selectFrom('zones').select('account_id').where('id', 'in', zoneIds).execute();
+    return rows.map((r) => r.account_id);
+  }
+
   /**
    * Deletes the caller's zone and all its records, Workers routes and bucket custom domains (the caller has checked
    * the zone with {@link get}; the edge serial tells every node's edge); zones below it that its delegations kept

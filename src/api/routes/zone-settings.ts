@@ -20,7 +20,7 @@ import { isoTimestamp } from '../../shared/clock.js';
 import { entry, phaseAt } from '../../deprecation/schedule.js';
 import { DEPRECATION_CODES } from '../../deprecation/codes.js';
 import { routeRemovedError } from './deprecated.js';
-import { SettingsStore, zoneSettingsState, type ZoneSettingsState } from '../../zones/settings/settings-store.js';
+import { zoneSettingsState, type ZoneSettingsState } from '../../zones/settings/settings-store.js';
 import { readZoneDnsSettings } from '../../zones/settings/dns-settings.js';
 import { cnameFlatteningValue, flattenAllFromLegacy } from '../../zones/settings/legacy.js';
 import {
@@ -67,7 +67,6 @@ function applyItem(state: ZoneSettingsState, id: string, value: unknown, now: st
 /** Routes of zone settings. */
 export function zoneSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  const store = new SettingsStore(deps.db, deps.changeFeed);
   const auth = authMiddleware(deps.db, deps.clock, deps.limits);
 
   const known = (c: Context<ApiEnv>, id: string): void => {
@@ -85,7 +84,7 @@ export function zoneSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
       try { applyItem(probe, item.id, item.value, now); } catch (err) { if (err instanceof AppError) errors.push(err); else throw err; }
     }
     if (errors.length > 0) throw new AppError(errors[0]!.code, errors[0]!.message, 400, { others: errors.slice(1) });
-    return store.updateZone(zone.id, (state) => {
+    return c.get('services').settings.updateZone(zone.id, (state) => {
       const next = { ...state };
       for (const item of items) applyItem(next, item.id, item.value, now);
       return { dns: next.dns, zone: next.zone };
