@@ -2,6 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AccountsTable, Database } from '../db/schema.js';
 import { newId } from '../shared/ids.js';
+import './unique-keys.js';
 
 /** A stored account row. */
 export type AccountRow = Selectable<AccountsTable>;

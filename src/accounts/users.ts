@@ -10,6 +10,7 @@ import { UniqueViolationError } from '../db/unique-violation.js';
 import { isoTimestamp, type Clock, systemClock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { generateKey, hashKey, isValidEmail, isValidKey, keyMatches } from './keys.js';
+import './unique-keys.js';
 
 /** A user as the API sees it after authentication. */
 export interface AuthenticatedUser {

@@ -26,6 +26,7 @@ import { NameServerAssignments } from './name-server-assignments.js';
 import { isHeldAgainst } from './ownership-rules.js';
 import { heldName } from './zone-holds.js';
 import { isUniqueViolation } from './unique-violation.js';
+import './unique-keys.js';
 
 /** A stored zone row. */
 export type ZoneRow = Selectable<ZonesTable>;
