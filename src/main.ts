@@ -1,7 +1,7 @@
 /**
  * Composition root: load config -> open stores -> build services -> start listeners. No logic lives here.
  */
-import { listenHttp } from './shared/http-listener.js';
+import { listenHttp } from './http/http-listener.js';
 import { readTlsMaterial, reloadTls, TlsFileError, type SecureContextTarget, type TlsMaterial } from './shared/tls-files.js';
 import { ConfigError } from './config/config.js';
 import type { Config } from './config/config.js';
@@ -33,7 +33,7 @@ import { stratusVersion } from './ops/version.js';
 import { TempCredentials } from './s3/temp-credentials.js';
 import type { EdgeCatalog } from './edge/types.js';
 import { startControlPlane, type ControlPlane } from './scripts/control-plane.js';
-import { resolveSecretsKey } from './scripts/secret-box.js';
+import { resolveSecretsKey } from './shared/secret-box.js';
 import { startEdge, type RunningEdge } from './runtime/start-edge.js';
 import { startHttpsEdge, type HttpsEdge } from './runtime/https-edge.js';
 import { ZonePolicies } from './edge/zone-policy.js';

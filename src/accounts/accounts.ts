@@ -2,6 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AccountsTable, Database } from '../db/schema.js';
 import { newId } from '../shared/ids.js';
+import './unique-keys.js';
 
 /** A stored account row. */
 export type AccountRow = Selectable<AccountsTable>;
@@ -28,4 +29,14 @@ export async function createAccount(db: Kysely<Database>, userId: string, name: 
     await trx.insertInto('memberships').values({ user_id: userId, account_id: row.id }).execute();
   });
   return row;
+}
+
+/** Renames an account (the caller has checked that it may). */
+export async function renameAccount(db: Kysely<Database>, id: string, name: string): Promise<void> {
+  await db.updateTable('accounts').set({ name }).where('id', '=', id).execute();
+}
+
+/** An account's stored row (the caller has checked that it may see it); throws when it does not exist. */
+export function accountRow(db: Kysely<Database>, id: string): Promise<AccountRow> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }

@@ -14,12 +14,10 @@ import type { Clock } from '../shared/clock.js';
 import { countUsers, upsertUser } from './users.js';
 import { isValidKey } from './keys.js';
 import { TokensService, fullAccessPolicies, generateTokenValue } from './tokens.js';
+import { CREDENTIALS_FILE } from '../shared/data-dir.js';
 
 /** E-mail of the generated admin user. */
 export const GENERATED_ADMIN_EMAIL = 'admin@example.com';
-/** File name of generated credentials inside the data folder. */
-export const CREDENTIALS_FILE = 'credentials.json';
-
 /** Credentials generated at this start (printed once by the CLI). */
 export interface GeneratedCredentials {
   email: string;

@@ -15,6 +15,7 @@ import { newId } from '../shared/ids.js';
 import { hashKey } from './keys.js';
 import { PERMISSION_GROUPS, permissionGroup } from './permission-groups.js';
 import { TOKEN_POLICY_ERROR, TokenGrants, parseCondition, parsePolicies, type TokenCondition, type TokenOwner, type TokenPolicy } from './token-policy.js';
+import './unique-keys.js';
 
 /** A stored token. */
 export type TokenRow = Selectable<ApiTokensTable>;

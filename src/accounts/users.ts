@@ -10,6 +10,7 @@ import { UniqueViolationError } from '../db/unique-violation.js';
 import { isoTimestamp, type Clock, systemClock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { generateKey, hashKey, isValidEmail, isValidKey, keyMatches } from './keys.js';
+import './unique-keys.js';
 
 /** A user as the API sees it after authentication. */
 export interface AuthenticatedUser {
@@ -94,4 +95,9 @@ export async function authenticate(db: Kysely<Database>, email: string, key: str
 export async function countUsers(db: Kysely<Database>): Promise<number> {
   const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** A user's profile as stored (id, e-mail, creation time); throws when the user does not exist. */
+export function userProfile(db: Kysely<Database>, userId: string): Promise<{ id: string; email: string; created_on: string }> {
+  return db.selectFrom('users').select(['id', 'email', 'created_on']).where('id', '=', userId).executeTakeFirstOrThrow();
 }

@@ -2,7 +2,7 @@
 import type { Context } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { ApiEnv, AuthUser } from './context.js';
-import { noteRequest } from '../ops/request-notes.js';
+import { noteRequest } from '../http/request-notes.js';
 
 /** Notes the request's route template and who made it (call after the route ran). */
 export function noteApiRequest(c: Context<ApiEnv>): void {

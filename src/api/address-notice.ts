@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import type { ApiEnv } from './context.js';
 import { ADDRESS_TYPES } from '../zones/list-query/address-records.js';
 
-/** Code of the notice (catalogued in src/shared/error-codes.ts). */
+/** Code of the notice (catalogued in src/error-catalogue.ts). */
 export const NO_ADDRESS_RECORD_CODE = 1120;
 
 /**

@@ -16,7 +16,7 @@ import type { ApiEnv } from './context.js';
 import type { Clock } from '../shared/clock.js';
 import { isoDay } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
-import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
+import { DEPRECATION_CODES } from '../deprecation/codes.js';
 
 /** True for a real calendar date written `YYYY-MM-DD`. */
 export function isCalendarDate(value: string): boolean {
@@ -31,8 +31,8 @@ export function resolveApiDate(header: string | undefined, serverDate: string | 
   if (header === undefined) return ceiling;
   const value = header.trim();
   if (!isCalendarDate(value)) {
-    throw new AppError(LIFECYCLE_CODES.invalidHeaders, 'Invalid request headers', 400, {
-      chain: [{ code: LIFECYCLE_CODES.invalidApiVersion, message: `Invalid format for api-version header: expected a date YYYY-MM-DD, got ${JSON.stringify(header)}` }],
+    throw new AppError(DEPRECATION_CODES.invalidHeaders, 'Invalid request headers', 400, {
+      chain: [{ code: DEPRECATION_CODES.invalidApiVersion, message: `Invalid format for api-version header: expected a date YYYY-MM-DD, got ${JSON.stringify(header)}` }],
     });
   }
   return value > ceiling ? ceiling : value;

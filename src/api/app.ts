@@ -24,7 +24,7 @@ import { zoneRoutes } from './routes/zones.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { userRoutes } from './routes/user.js';
 import { dnsRecordRoutes } from './routes/dns-records.js';
-import { registerLifecycleRoutes } from './routes/lifecycle.js';
+import { registerDeprecationRoutes } from './routes/deprecation-schedule.js';
 import { recordsBatchRoutes } from './routes/records-batch.js';
 import { recordsImportExportRoutes } from './routes/records-import-export.js';
 import { zoneOwnershipRoutes } from './routes/zone-ownership.js';
@@ -41,6 +41,8 @@ import { workersVersionRoutes } from './routes/workers-versions.js';
 import { workersAccountRoutes } from './routes/workers-account.js';
 import { workersZoneRoutes } from './routes/workers-routes.js';
 import { dnssecRoutes } from './routes/dnssec.js';
+import { SettingsStore } from '../zones/settings/settings-store.js';
+import { DnssecService } from '../zones/dnssec/dnssec-service.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -64,7 +66,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
     c.set('services', services);
     await next();
   });
-  registerLifecycleRoutes(api, deps); // before auth: /deprecations is public; lifecycle routes authenticate themselves
+  registerDeprecationRoutes(api, deps); // before auth: /deprecations is public; lifecycle routes authenticate themselves
   api.use('*', authMiddleware(deps.db, deps.clock, deps.limits));
 
   api.route('/', accountRoutes(deps.db, deps.clock));
@@ -115,5 +117,7 @@ export function createServices(deps: ApiDeps): ApiServices {
     scripts,
     workerRoutes: new RoutesService(deps.db, deps.clock, scripts),
     subdomains: new SubdomainsService(deps.db, deps.clock, scripts),
+    settings: new SettingsStore(deps.db, deps.changeFeed),
+    dnssec: new DnssecService(deps.db, deps.changeFeed, deps.edge.box, deps.clock),
   };
 }

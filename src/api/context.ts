@@ -3,7 +3,7 @@
  * as of, the authenticated user, and messages to add to the envelope.
  */
 import type { ZoneHolds } from '../zones/zone-holds.js';
-import type { EnvelopeMessage } from './envelope.js';
+import type { EnvelopeMessage } from './envelope-message.js';
 import type { ZonesService } from '../zones/zones-service.js';
 import type { RecordsService } from '../zones/records-service.js';
 import type { TokenGrants } from '../accounts/token-policy.js';
@@ -11,6 +11,8 @@ import type { RouteRequirement } from './route-permissions.js';
 import type { ScriptsService } from '../scripts/scripts-service.js';
 import type { RoutesService } from '../scripts/routes-service.js';
 import type { SubdomainsService } from '../scripts/subdomains.js';
+import type { SettingsStore } from '../zones/settings/settings-store.js';
+import type { DnssecService } from '../zones/dnssec/dnssec-service.js';
 
 /** The authenticated caller. */
 export interface AuthUser {
@@ -54,6 +56,10 @@ export interface ApiServices {
   workerRoutes: RoutesService;
   /** Accounts' workers subdomains. */
   subdomains: SubdomainsService;
+  /** Zone settings and DNS settings of zones and accounts. */
+  settings: SettingsStore;
+  /** Zones' DNSSEC state. */
+  dnssec: DnssecService;
 }
 
 /** The Hono environment type of the v4 API. */

@@ -8,9 +8,9 @@ import type { Logger } from '../shared/logger.js';
 import type { ZoneChangeFeed } from '../zones/change-feed.js';
 import type { BucketStore } from '../store/index.js';
 import type { TempCredentials } from '../s3/temp-credentials.js';
-import type { EdgeChanges } from '../scripts/edge-serial.js';
+import type { EdgeChanges } from '../db/edge-serial.js';
 import type { BucketDomains } from '../scripts/bucket-domains.js';
-import type { SecretBox } from '../scripts/secret-box.js';
+import type { SecretBox } from '../shared/secret-box.js';
 import type { BucketDirectory } from '../scripts/scripts-service.js';
 import type { Limits } from '../limits/limits.js';
 

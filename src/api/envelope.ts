@@ -3,18 +3,13 @@
  * response, success or failure, is built here.
  */
 import { AppError } from '../shared/errors.js';
-import { LIFECYCLE_CODES } from '../lifecycle/codes.js';
+import { DEPRECATION_CODES } from '../deprecation/codes.js';
 import { FRAMING_CONFLICT_MESSAGE } from './middleware/deprecation-framing.js';
 import { controlByteError } from './middleware/header-bytes.js';
 import { headerWithControlByte } from '../shared/header-bytes.js';
+import type { EnvelopeMessage } from './envelope-message.js';
 
-/** An entry of `errors` or `messages`. */
-export interface EnvelopeMessage {
-  code: number;
-  message: string;
-  error_chain?: { code: number; message: string }[];
-  documentation_url?: string;
-}
+export type { EnvelopeMessage } from './envelope-message.js';
 
 /** Pagination facts of a list response. */
 export interface ResultInfo {
@@ -62,7 +57,7 @@ export function v4ParserError(status: number, cause?: { code?: string; reason?: 
   if (bad !== undefined) return { contentType: 'application/json', body: JSON.stringify(failureBody(errorEntries(controlByteError(bad)))) };
   const message = status === 408 ? 'Request timeout' : 'Invalid request headers';
   const both = /Transfer-Encoding/i.test(cause?.reason ?? '') && /Content-Length/i.test(cause?.reason ?? '');
-  const entry: EnvelopeMessage = { code: status === 408 ? 10000 : LIFECYCLE_CODES.invalidHeaders, message };
-  if (both) entry.error_chain = [{ code: LIFECYCLE_CODES.framingConflict, message: FRAMING_CONFLICT_MESSAGE }];
+  const entry: EnvelopeMessage = { code: status === 408 ? 10000 : DEPRECATION_CODES.invalidHeaders, message };
+  if (both) entry.error_chain = [{ code: DEPRECATION_CODES.framingConflict, message: FRAMING_CONFLICT_MESSAGE }];
   return { contentType: 'application/json', body: JSON.stringify(failureBody([entry])) };
 }

@@ -3,11 +3,11 @@
  * `id, name, type, content, [data], [priority], proxiable, proxied, ttl, settings, meta, comment, tags,
  * created_on, modified_on, [comment_modified_on], [tags_modified_on]`, shaped for the request's api date:
  * `zone_id`/`zone_name` before 2024-11-30, `locked: false` before 2024-07-14, SRV `data.service/proto/name`
- * before 2024-05-31 (schedule entries in lifecycle/schedule.ts).
+ * before 2024-05-31 (schedule entries in deprecation/schedule.ts).
  */
 import type { DnsRecord } from '../dns/record.js';
 import { PROXIABLE_TYPES } from '../dns/record.js';
-import { oldBehaviourApplies } from '../lifecycle/schedule.js';
+import { oldBehaviourApplies } from '../deprecation/schedule.js';
 import { srvNameParts } from '../dns/record-types/index.js';
 
 /** Types whose response carries a top-level `priority`. */

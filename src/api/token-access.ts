@@ -7,9 +7,8 @@
  * - a zone, account or user on which it lacks the route's capability: 403, 9109 `Unauthorized to access requested resource`.
  */
 import type { Context } from 'hono';
-import type { Kysely } from 'kysely';
 import type { ApiEnv, AuthUser } from './context.js';
-import type { Database } from '../db/schema.js';
+import type { ZonesService } from '../zones/zones-service.js';
 import type { Capability } from '../accounts/permission-groups.js';
 import { AppError } from '../shared/errors.js';
 
@@ -56,24 +55,24 @@ export interface ZoneListScope {
 }
 
 /** The zones a caller's zone list may show: undefined for the global key (all of its accounts). */
-export async function zoneListScope(db: Kysely<Database>, user: AuthUser): Promise<ZoneListScope | undefined> {
+export async function zoneListScope(zones: ZonesService, user: AuthUser): Promise<ZoneListScope | undefined> {
   const token = user.token;
   if (!token) return undefined;
   if (!token.grants.hasDeny()) return token.grants.zoneReach();
   // Deny policies can hide single zones: decide zone by zone.
   if (user.accountIds.length === 0) return { all: false, accountIds: [], zoneIds: [] };
-  const rows = await db.selectFrom('zones').select(['id', 'account_id']).where('account_id', 'in', user.accountIds).execute();
+  const rows = await zones.zonesOfAccounts(user.accountIds);
   return { all: false, accountIds: [], zoneIds: rows.filter((z) => token.grants.seesZone(z.id, z.account_id)).map((z) => z.id) };
 }
 
 /** The accounts a caller's account list may show: those the token reaches directly or through a zone. */
-export async function visibleAccountIds(db: Kysely<Database>, user: AuthUser): Promise<string[]> {
+export async function visibleAccountIds(zoneService: ZonesService, user: AuthUser): Promise<string[]> {
   const token = user.token;
   if (!token) return user.accountIds;
   const direct = token.grants.accountReach();
   const zones = token.grants.zoneReach();
   if (direct.all || zones.all) return user.accountIds;
-  const viaZones = zones.zoneIds.length === 0 ? [] : await db.selectFrom('zones').select('account_id').where('id', 'in', zones.zoneIds).execute();
-  const reached = new Set([...direct.accountIds, ...zones.accountIds, ...viaZones.map((r) => r.account_id)]);
+  const viaZones = await zoneService.accountsOfZones(zones.zoneIds);
+  const reached = new Set([...direct.accountIds, ...zones.accountIds, ...viaZones]);
   return user.accountIds.filter((a) => reached.has(a));
 }

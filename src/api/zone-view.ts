@@ -1,8 +1,8 @@
 /** The v4 JSON form of a zone, shaped like the production service's zone object. */
 import type { ZoneWithAccount } from '../zones/zones-service.js';
 import { FREE_PLAN, readZoneAttributes } from '../zones/zone-edit.js';
-import { parseJsonObject } from '../settings/shape.js';
-import { storedSettingView } from '../settings/zone-settings.js';
+import { parseJsonObject } from '../zones/settings/shape.js';
+import { storedSettingView } from '../zones/settings/zone-settings.js';
 
 /** Permissions a member of the zone's account has (all of them: Stratus has no roles). */
 const PERMISSIONS = ['#dns_records:edit', '#dns_records:read', '#zone:edit', '#zone:read', '#zone_settings:edit', '#zone_settings:read'];

@@ -9,11 +9,12 @@ import { runBackup } from '../ops/backup/backup.js';
 import { runRestore } from '../ops/backup/restore.js';
 import { formatBytes } from '../ops/backup/progress.js';
 import { packageVersion } from './version.js';
+import { dataPath, BLOBS } from '../shared/data-dir.js';
 
 /** Folders of a backup or restore, from flags and `STRATUS_DATA_DIR` / `STRATUS_BLOBS_DIR`. */
 function folders(flags: Record<string, string>, env: NodeJS.ProcessEnv): { dataDir: string; blobsDir: string } {
   const dataDir = path.resolve(flags['data-dir'] ?? env.STRATUS_DATA_DIR ?? './.stratus');
-  const blobsDir = path.resolve(flags['blobs-dir'] ?? env.STRATUS_BLOBS_DIR ?? path.join(dataDir, 'blobs'));
+  const blobsDir = path.resolve(flags['blobs-dir'] ?? env.STRATUS_BLOBS_DIR ?? dataPath(dataDir, BLOBS));
   return { dataDir, blobsDir };
 }
 

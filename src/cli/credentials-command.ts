@@ -6,8 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../config/config.js';
-import { CREDENTIALS_FILE } from '../accounts/bootstrap.js';
-import { S3_CREDENTIALS_FILE } from '../s3/credentials.js';
+import { CREDENTIALS_FILE, S3_CREDENTIALS_FILE } from '../shared/data-dir.js';
 
 /** What the data folder holds. */
 export interface SavedCredentials {

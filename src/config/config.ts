@@ -5,7 +5,9 @@
  */
 import net from 'node:net';
 import path from 'node:path';
-import { DEFAULT_POOL_LABELS, poolNames } from '../zones/name-server-pool.js';
+import { DEFAULT_POOL_LABELS, poolNames } from './name-server-pool.js';
+import type { LogFormat } from '../shared/log-format.js';
+import { dataPath, BLOBS } from '../shared/data-dir.js';
 
 /** A host and port to listen on. Port 0 picks a free port. */
 export interface ListenAddress {
@@ -148,8 +150,6 @@ export interface LimitsConfig {
   authFailureWindowSeconds: number;
 }
 
-/** How log lines are written: one JSON object per line, or human-readable text. */
-export type LogFormat = 'json' | 'pretty';
 
 /** Default of `--api-body-limit`: 100 MB, production's API upload limit on the Free and Pro plans. */
 export const DEFAULT_API_BODY_LIMIT = 100 * 1024 * 1024;
@@ -212,7 +212,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     authKey,
     apiToken,
     databaseUrl: get('database-url'),
-    blobsDir: path.resolve(get('blobs-dir') ?? path.join(dataDir, 'blobs')),
+    blobsDir: path.resolve(get('blobs-dir') ?? dataPath(dataDir, BLOBS)),
     blobsS3: blobsS3Config(get),
     nameservers,
     nameServerPool,

@@ -4,7 +4,6 @@
  * whose unique-constraint violations arrive as AppErrors (`unique-violation.ts`).
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
@@ -16,6 +15,7 @@ import { migrateToLatest } from './migrations.js';
 import { withUniqueViolations } from './unique-violation.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { enableWal } from '../shared/sqlite-wal.js';
+import { dataPath, CORE_DATABASE } from '../shared/data-dir.js';
 
 /** An open relational store. */
 export interface OpenDatabase {
@@ -60,7 +60,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenDatabase>
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
-  const file = path.join(opts.dataDir, 'stratus.sqlite');
+  const file = dataPath(opts.dataDir, CORE_DATABASE);
   const sqlite = new SQLite(file);
   enableWal(sqlite);
   sqlite.pragma('synchronous = NORMAL');

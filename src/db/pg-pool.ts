@@ -13,7 +13,7 @@
  * them waiting until `connectTimeoutMs`, holding up every write queued behind them.
  */
 import pg from 'pg';
-import { recordConnectionError, trackPool } from '../ops/probes.js';
+import { recordConnectionError, trackPool } from '../shared/probes.js';
 
 /** Options of {@link createPool}. */
 export interface PoolOptions {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type OpenDatabase } from './database.js';
 import { UniqueViolationError, uniqueViolationOf } from './unique-violation.js';
+import '../zones/unique-keys.js';
 import { AppError } from '../shared/errors.js';
 
 describe('unique violations on SQLite', () => {

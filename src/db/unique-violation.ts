@@ -5,7 +5,8 @@
  *
  * Every query runs through {@link withUniqueViolations}, which rethrows the driver's violation (SQLite
  * `SQLITE_CONSTRAINT_UNIQUE` / `_PRIMARYKEY`, PostgreSQL SQLSTATE 23505) as a {@link UniqueViolationError}
- * chosen by table, whichever unique index the table has (the mapping names tables, not indexes). Services
+ * chosen by table, whichever unique index the table has (the mapping names tables, not indexes; each table's
+ * owner describes its own, {@link describeUniqueKeys}). Services
  * that know more (the zone's name) catch it by table and refine the message; nothing else needs to.
  * The violating value is never copied into the error (PostgreSQL's `detail` names it; it may be a key hash).
  */
@@ -39,18 +40,26 @@ export class UniqueViolationError extends AppError {
   }
 }
 
-/** Code and message by table (tables not listed get {@link ALREADY_EXISTS}). */
-const BY_TABLE: Record<string, { code: number; message: string }> = {
-  zones: { code: 1061, message: 'A zone with this name already exists' },
-  users: { code: ALREADY_EXISTS, message: 'A user with this e-mail address already exists' },
-  api_tokens: { code: ALREADY_EXISTS, message: 'This API token already exists' },
-  accounts: { code: ALREADY_EXISTS, message: 'This account already exists' },
-  memberships: { code: ALREADY_EXISTS, message: 'The user is already a member of this account' },
-  dns_records: { code: 81058, message: 'An identical record already exists.' },
-};
+/** A table's error for a unique violation: the code and message its owner answers with. */
+export interface UniqueKeyError {
+  code: number;
+  message: string;
+}
 
-function describe(v: UniqueViolation): { code: number; message: string } {
-  return (v.table !== undefined ? BY_TABLE[v.table] : undefined)
+/** Code and message by table, as each table's owner described them (tables not described get {@link ALREADY_EXISTS}). */
+const BY_TABLE = new Map<string, UniqueKeyError>();
+
+/**
+ * Tells the data layer which error a unique violation on each of these tables is: called by the room that owns
+ * the tables (zones/unique-keys.ts, accounts/unique-keys.ts), when its code is first loaded, which is before
+ * any of its writes.
+ */
+export function describeUniqueKeys(tables: Record<string, UniqueKeyError>): void {
+  for (const [table, entry] of Object.entries(tables)) BY_TABLE.set(table, entry);
+}
+
+function describe(v: UniqueViolation): UniqueKeyError {
+  return (v.table !== undefined ? BY_TABLE.get(v.table) : undefined)
     ?? { code: ALREADY_EXISTS, message: `${v.table ?? 'The object'} already exists: a concurrent request created it first` };
 }
 

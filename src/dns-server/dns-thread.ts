@@ -8,7 +8,7 @@ import type { Logger } from '../shared/logger.js';
 import type { ZoneCache, ZoneUpdate } from './zone-cache.js';
 import type { QueryOrigin, Responses } from './handler.js';
 import { queryStats } from './query-stats.js';
-import type { ThreadCommand, ThreadInit, ThreadReport, UdpPath, UpdateBatch } from './udp-workers.js';
+import type { ThreadCommand, ThreadInit, ThreadReport, UdpPath, UpdateBatch } from './dns-thread-protocol.js';
 
 /** Longest run of update posting per event-loop turn (ms). */
 const FLUSH_MS = 4;

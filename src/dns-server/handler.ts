@@ -55,18 +55,9 @@ function answerDeps(zone: ZoneSnapshot, result: LookupResult): AnswerDeps {
 import { queryStats } from './query-stats.js';
 import type { QueryLog } from './query-log.js';
 
-/** Where a query came from. */
-export interface QueryOrigin {
-  transport: 'udp' | 'tcp';
-  address: string;
-}
+import type { QueryOrigin, Responses } from './query-types.js';
 
-/**
- * Zero or more response messages (several for AXFR). A streamed zone transfer carries `more`: each call gives
- * the next messages (possibly none yet, possibly after a wait), undefined when the transfer is complete; the
- * sender calls it again once the connection has taken what it has (axfr.ts).
- */
-export type Responses = Buffer[] & { more?: () => Buffer[] | undefined | Promise<Buffer[] | undefined> };
+export type { QueryOrigin, Responses } from './query-types.js';
 
 /**
  * Told of every UDP answer the packet cache holds, as it is stored or served (the native UDP path caches

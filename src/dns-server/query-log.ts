@@ -8,7 +8,7 @@
 import type { Logger } from '../shared/logger.js';
 import { decodeMessage } from '../dns/wire/message.js';
 import { qtypeIndex, rcodeIndex, QTYPES, RCODES } from './query-stats.js';
-import type { QueryOrigin, Responses } from './handler.js';
+import type { QueryOrigin, Responses } from './query-types.js';
 
 const OPCODES = ['QUERY', 'IQUERY', 'STATUS', 'OPCODE3', 'NOTIFY', 'UPDATE'];
 

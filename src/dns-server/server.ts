@@ -13,9 +13,10 @@ import { startListeners } from './listeners.js';
 import { notifyAll, parseNotifyTarget } from './notify.js';
 import { NotifySchedule } from './notify-schedule.js';
 import { dnsThreadAvailable, startUdpWorkers, type UdpPath, type UdpWorkers } from './udp-workers.js';
-import { ConfigError, type LogFormat } from '../config/config.js';
+import { ConfigError } from '../config/config.js';
+import type { LogFormat } from '../shared/log-format.js';
 import { QueryLog } from './query-log.js';
-import { recordDnsUdpPath, trackZoneCache } from '../ops/probes.js';
+import { recordDnsUdpPath, trackZoneCache } from '../shared/probes.js';
 import { signingWith } from './signing.js';
 
 /** What the DNS server needs. */

@@ -7,7 +7,7 @@ import { rec } from '../dns/test-support.js';
 import { TYPE, RCODE } from '../dns/wire/constants.js';
 import { generateZoneKey } from '../dns/dnssec/keys.js';
 import { keyContext, type ZoneDnssec } from '../dns/dnssec/config.js';
-import { SecretBox } from '../scripts/secret-box.js';
+import { SecretBox } from '../shared/secret-box.js';
 import { silentLogger } from '../shared/logger.js';
 import { ZoneSigning } from './signing.js';
 import { signedTransferBatches, signedTransferRecords } from './signing-transfer.js';

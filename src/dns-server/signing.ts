@@ -16,7 +16,7 @@ import { privateKeyObject } from '../dns/dnssec/keys.js';
 import { SignatureCache, REFRESH_S } from '../dns/dnssec/rrsig.js';
 import { zoneKeys, type ZoneKeys } from '../dns/dnssec/zone-keys.js';
 import { lookupSigning, signResult } from '../dns/dnssec/sign-response.js';
-import { SecretBox } from '../scripts/secret-box.js';
+import { SecretBox } from '../shared/secret-box.js';
 import { metaAnswer } from '../dns/dnssec/meta-queries.js';
 import { presignedAnswer } from '../dns/dnssec/presigned-answer.js';
 

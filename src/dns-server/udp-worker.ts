@@ -24,7 +24,7 @@ import { literalLookup } from './listeners.js';
 import { createLogger } from '../shared/logger.js';
 import { ZoneTree } from '../dns/zone-tree.js';
 import { ZoneSet, type Invalidation } from './zone-set.js';
-import type { ZoneUpdate } from './zone-cache.js';
+import type { ZoneUpdate } from './zone-update.js';
 import type { ThreadCommand, ThreadInit, UpdateBatch } from './udp-workers.js';
 import { QueryLog } from './query-log.js';
 import { queryStats } from './query-stats.js';

@@ -21,74 +21,25 @@
  * address and the zone cache loads every zone again from the database ({@link ZoneCache.reloadAll}), queries
  * of not yet loaded zones waiting meanwhile. Restarts in quick succession back off up to {@link MAX_BACKOFF_MS}.
  */
-import type { MessagePort } from 'node:worker_threads';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../shared/logger.js';
-import { COPY_SLICE, type ZoneCache, type ZoneUpdate } from './zone-cache.js';
+import { COPY_SLICE, type ZoneCache } from './zone-cache.js';
 import type { QueryOrigin, Responses } from './handler.js';
 import type { ExternalUdp } from './listeners.js';
-import type { QueryCounts } from './query-stats.js';
-import type { LogFormat } from '../config/config.js';
+import type { LogFormat } from '../shared/log-format.js';
 import type { RecordChange } from '../dns/zone-tree.js';
 import { DnsThread } from './dns-thread.js';
-import { recordDnsThreadRestart } from '../ops/probes.js';
+import { recordDnsThreadRestart } from '../shared/probes.js';
+import type { ThreadCommand, ThreadInit, ThreadReport, UdpPath, UpdateBatch } from './dns-thread-protocol.js';
+
+export type { ThreadCommand, ThreadInit, ThreadReport, UdpPath, UpdateBatch } from './dns-thread-protocol.js';
 
 /** Wait before starting a thread again after one that ran less than {@link STABLE_MS}, doubling up to this (ms). */
 const MAX_BACKOFF_MS = 5_000;
 const FIRST_BACKOFF_MS = 100;
 /** A thread that ran this long restarts without waiting (ms). */
 const STABLE_MS = 60_000;
-
-/** What the DNS thread is started with. */
-export interface ThreadInit {
-  updates: MessagePort;
-  shared: SharedArrayBuffer;
-  transferAllow: readonly string[];
-  logLevel: string;
-  logRate: number;
-  logFormat: LogFormat;
-  /** The secrets key that opens zone signing keys (signing.ts); absent: zones are served unsigned. */
-  secretsKey?: Uint8Array | undefined;
-  /** Serve UDP through the native addon when it loads (native-udp.ts); false: always `dgram`. */
-  nativeUdp: boolean;
-}
-
-/** Which UDP path the thread's socket uses, and why not the native one. */
-export interface UdpPath {
-  udp: 'native' | 'js';
-  why?: string;
-}
-
-/** Numbered zone updates posted to the thread, with the zones whose queries wait when that changed. */
-export interface UpdateBatch {
-  seq: number;
-  updates: ZoneUpdate[];
-  blocking?: { zoneIds: string[]; unborn: boolean };
-}
-
-/** Commands to the thread. */
-export type ThreadCommand =
-  | { t: 'bind'; host: string; port: number }
-  | { t: 'unbind' }
-  | { t: 'ask'; id: number; msg: Uint8Array; address: string }
-  /** The next part of a streamed zone transfer answering ask `id`. */
-  | { t: 'more'; id: number }
-  /** Answer `synced` once every update posted so far is applied and no zone has work queued. */
-  | { t: 'sync' };
-
-/** Reports from the thread. */
-export type ThreadReport =
-  | { t: 'ready' }
-  | ({ t: 'bound'; host: string; port: number } & UdpPath)
-  | { t: 'bind-failed'; message: string; code?: string }
-  | { t: 'unbound' }
-  /** `more`: a streamed zone transfer, whose next parts come as `part` reports when asked for. */
-  | { t: 'reply'; id: number; out: Uint8Array[]; more?: boolean }
-  | { t: 'part'; id: number; out: Uint8Array[]; more: boolean }
-  /** `names`: the names of every zone the thread holds. */
-  | { t: 'synced'; names: number }
-  | { t: 'stats'; counts: QueryCounts };
 
 /** A running DNS thread. */
 export interface UdpWorkers {

@@ -36,19 +36,10 @@ import { servedZones, servedZoneSerial, zoneFields } from './zone-source.js';
 import { decidePoll } from './zone-poll.js';
 import { faultOf } from '../shared/faults.js';
 import { IncidentLog } from '../shared/incident-log.js';
-import { recordZoneBuild } from '../ops/probes.js';
+import { recordZoneBuild } from '../shared/probes.js';
+import type { ZoneUpdate } from './zone-update.js';
 
-/**
- * A change of the served image, as the DNS thread replays it. `stage` and the `staged` changes build a zone's
- * new tree aside while it is loaded (mirrors, zone-mirror.ts); `reset` swaps the staged tree in, or starts an
- * empty one that the records following it fill.
- */
-export type ZoneUpdate =
-  | { t: 'reset'; zone: SnapshotZone; edge: EdgeAddresses }
-  | { t: 'stage'; zone: SnapshotZone; edge: EdgeAddresses }
-  | { t: 'changes'; zoneId: string; serial: number; records: RecordChange[]; staged?: true }
-  | { t: 'zone'; zone: SnapshotZone; staged?: true }
-  | { t: 'remove'; zoneId: string };
+export type { ZoneUpdate } from './zone-update.js';
 
 /** Options of {@link ZoneCache}. */
 export interface ZoneCacheOptions {

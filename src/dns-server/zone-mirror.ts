@@ -7,11 +7,11 @@
  * thread either. Once the cache serves it, the cache's own updates carry its changes.
  */
 import type { ChangeReport, RecordChange, ZoneTree } from '../dns/zone-tree.js';
-import { soaRecord } from '../dns/zone-node.js';
+import { soaRecord } from '../dns/node-rrsets.js';
 import { TYPE } from '../dns/wire/constants.js';
 import type { WireRecord } from '../dns/wire/message.js';
 import type { EdgeAddresses, RRset, SnapshotRecord, SnapshotZone, ZoneNode, ZoneSnapshot } from '../dns/snapshot.js';
-import type { ZoneUpdate } from './zone-cache.js';
+import type { ZoneUpdate } from './zone-update.js';
 
 /** The zone cache's view of a zone it keeps: a full tree (ZoneTree) or a mirror. */
 export type ZoneImage = ZoneSnapshot & Pick<ZoneTree, 'zoneFields' | 'records' | 'apply' | 'applySteps' | 'setZone' | 'setZoneSteps'> & {

@@ -14,67 +14,17 @@
  * - `cuts` holds the names below the apex that own NS rrsets (delegations).
  * Records whose content cannot be encoded are left out and reported in `skipped`.
  */
-import { effectiveTtl, type DnsRecord, type RecordType } from './record.js';
+import { effectiveTtl, type RecordType } from './record.js';
 import { recordRdata } from './rdata/index.js';
 import { encodeName } from './wire/writer.js';
 import { encodeSvcParams } from './wire/svcb.js';
 import { ipv4Bytes, ipv6Bytes } from './wire/text.js';
 import { TYPE } from './wire/constants.js';
-import type { RdataPart, WireRecord } from './wire/message.js';
-import type { ZoneServingSettings } from './snapshot-settings.js';
-import type { ZoneDnssec } from './dnssec/config.js';
-import { addApexRecords, servesStoredApexNs } from './zone-node.js';
+import type { RdataPart } from './wire/message.js';
+import { addApexRecords, servesStoredApexNs } from './node-rrsets.js';
+import type { EdgeAddresses, RRset, SnapshotRecord, SnapshotZone, ZoneNode, ZoneSnapshot } from './snapshot-types.js';
 
-/** Records of one name and type, as served. */
-export interface RRset {
-  type: number;
-  ttl: number;
-  /** Ready-to-write records owned by the node's name. */
-  records: WireRecord[];
-}
-
-/** One owner name of the zone. */
-export interface ZoneNode {
-  name: string;
-  rrsets: Map<number, RRset>;
-}
-
-/** A zone image. */
-export interface ZoneSnapshot {
-  zoneId: string;
-  /** Apex name, lowercase, no trailing dot. */
-  origin: string;
-  serial: number;
-  nodes: ReadonlyMap<string, ZoneNode>;
-  cuts: ReadonlySet<string>;
-  soa: RRset;
-  /** SOA record for negative answers, with TTL min(SOA TTL, minimum) (RFC 2308 §3). */
-  negativeSoa: WireRecord;
-  /** Records left out, with the reason. */
-  skipped: Array<{ id: string; reason: string }>;
-  /** The zone's DNSSEC state (absent: unsigned). */
-  readonly dnssec?: ZoneDnssec | undefined;
-}
-
-/** The zone fields a snapshot needs. */
-export interface SnapshotZone {
-  id: string;
-  name: string;
-  serial: number;
-  nameServers: string[];
-  settings: ZoneServingSettings;
-  /** The zone's DNSSEC state (zones.dnssec); absent: unsigned. */
-  dnssec?: ZoneDnssec | undefined;
-}
-
-/** The stored record fields a snapshot needs. */
-export type SnapshotRecord = Pick<DnsRecord, 'id' | 'name' | 'type' | 'content' | 'data' | 'priority' | 'ttl' | 'proxied' | 'settings'>;
-
-/** The service's edge addresses. */
-export interface EdgeAddresses {
-  ipv4: readonly string[];
-  ipv6: readonly string[];
-}
+export type { EdgeAddresses, RRset, SnapshotRecord, SnapshotZone, ZoneNode, ZoneSnapshot } from './snapshot-types.js';
 
 /** True when `name` is `origin` or below it. */
 export function inZone(name: string, origin: string): boolean {

@@ -7,7 +7,7 @@
  * {@link NodesView} shows both kinds as the `ZoneNode`s of a `ZoneSnapshot`.
  */
 import type { RRset, ZoneNode } from './snapshot.js';
-import type { FlattenSpec } from './zone-node.js';
+import type { FlattenSpec } from './node-rrsets.js';
 
 /** Derives a name's served rrsets from its packed records (the tree it belongs to). */
 export interface NodeDeriver {

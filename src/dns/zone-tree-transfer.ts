@@ -10,7 +10,7 @@
 import type { RRset, SnapshotZone, ZoneNode, ZoneSnapshot } from './snapshot.js';
 import type { WireRecord } from './wire/message.js';
 import { TYPE } from './wire/constants.js';
-import { deriveNode } from './zone-node.js';
+import { deriveNode } from './node-rrsets.js';
 import { unpackRecords } from './packed-records.js';
 import type { ZoneTree } from './zone-tree.js';
 

@@ -19,7 +19,7 @@
 import { TYPE } from './wire/constants.js';
 import type { WireRecord } from './wire/message.js';
 import { inZone, type EdgeAddresses, type RRset, type SnapshotRecord, type SnapshotZone, type ZoneSnapshot } from './snapshot.js';
-import { deriveNode, soaRecord } from './zone-node.js';
+import { deriveNode, soaRecord } from './node-rrsets.js';
 import { flattened, type DraftView, type Reads } from './zone-flatten.js';
 import { link, NodesView, TreeNode, unlink, type NodeDeriver, type Slot } from './zone-tree-node.js';
 import { unpackRecords, withoutRecord, withRecord } from './packed-records.js';

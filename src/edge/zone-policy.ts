@@ -11,8 +11,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { parseJsonObject } from '../settings/shape.js';
-import { storedSetting } from '../settings/zone-settings.js';
+import { parseJsonObject } from '../zones/settings/shape.js';
+import { storedSetting } from '../zones/settings/zone-settings.js';
 import type { ZoneChangeFeed } from '../zones/change-feed.js';
 
 /** What the edge does for one zone's hostnames. */

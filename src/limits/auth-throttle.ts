@@ -8,7 +8,7 @@
  * authentications from other addresses are never affected.
  */
 import type { Clock } from '../shared/clock.js';
-import { recordLimitEvent, type LimitListener } from '../ops/probes.js';
+import { recordLimitEvent, type LimitListener } from '../shared/probes.js';
 import { RateLimitedError } from './rate-limited.js';
 import { clientKey } from './client-address.js';
 import { previousWindow, secondsLeft, windowAt, type WindowCounters } from './window-counters.js';

@@ -7,7 +7,7 @@
  * `Retry-After`. Refused requests are not counted.
  */
 import type { Clock } from '../shared/clock.js';
-import { recordLimitEvent, type LimitListener } from '../ops/probes.js';
+import { recordLimitEvent, type LimitListener } from '../shared/probes.js';
 import { RateLimitedError } from './rate-limited.js';
 import { secondsLeft, windowAt, type WindowCounters } from './window-counters.js';
 

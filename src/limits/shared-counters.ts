@@ -25,7 +25,7 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { asFault } from '../shared/faults.js';
 import { IncidentLog } from '../shared/incident-log.js';
-import { recordRateCounterFailure } from '../ops/probes.js';
+import { recordRateCounterFailure } from '../shared/probes.js';
 import { MAX_TRACKED_KEYS, entryKey, expiresAt, type Window, type WindowCounters } from './window-counters.js';
 
 /** Options of {@link SharedCounters}. */

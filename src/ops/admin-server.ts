@@ -5,7 +5,7 @@
  * shows no tenant data: operators keep it on a private address (docs/operations.md).
  */
 import type { ListenAddress } from '../config/config.js';
-import { listenHttp, type HttpListener } from '../shared/http-listener.js';
+import { listenHttp, type HttpListener } from '../http/http-listener.js';
 import type { Readiness } from './readiness.js';
 import { metricsExposition } from './metrics.js';
 

@@ -6,7 +6,7 @@
  * says which file holds them (mode 0600) and shows no secret.
  */
 import type { Logger } from '../shared/logger.js';
-import type { LogFormat } from '../config/config.js';
+import type { LogFormat } from '../shared/log-format.js';
 
 /** The operator-facing lines of one `stratus serve`. */
 export class Banner {

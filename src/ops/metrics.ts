@@ -6,9 +6,9 @@
  * record or zone name, a bucket or key, an account id or anything a client chose. docs/operations.md lists them.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { dnsUdpPath, installProbes, trackedPools, trackedZoneCaches } from './probes.js';
+import { dnsUdpPath, installProbes, trackedPools, trackedZoneCaches } from '../shared/probes.js';
 import { registerDnsMetrics } from './dns-metrics.js';
-import { registerHttpMetrics } from './http-metrics.js';
+import { registerHttpMetrics } from '../http/http-metrics.js';
 
 /** The registry of this process (created by {@link installMetrics}). */
 let registry: Registry | undefined;

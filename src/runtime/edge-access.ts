@@ -6,7 +6,7 @@
  * pass, the record made when the body ends).
  */
 import type { Logger } from '../shared/logger.js';
-import { recordHttpAccess } from '../ops/http-observer.js';
+import { recordHttpAccess } from '../http/http-observer.js';
 import type { EdgeAccessRecord } from './control-service.js';
 
 /** A receiver of the supervisor's access reports that logs and counts them under `logger`'s `access` child. */

@@ -21,7 +21,7 @@ import { route } from './router.js';
 import { checkExpectedBucketOwner } from './expected-owner.js';
 import { addressOf } from './addressing.js';
 import { preflight, withCorsHeaders } from './cors-edge.js';
-import { noteRequest } from '../ops/request-notes.js';
+import { noteRequest } from '../http/request-notes.js';
 import { headerWithControlByte, rawHeadersOf } from '../shared/header-bytes.js';
 
 /** The dependencies of one request: the buckets of `accountId` only. */

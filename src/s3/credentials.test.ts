@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveS3Credentials, S3_CREDENTIALS_FILE } from './credentials.js';
+import { resolveS3Credentials } from './credentials.js';
+import { S3_CREDENTIALS_FILE } from '../shared/data-dir.js';
 
 describe('resolveS3Credentials', () => {
   it('generates a key pair once into the data folder (mode 0600) and reads it back later', () => {

@@ -7,9 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { writeSecretJson } from '../shared/secret-file.js';
-
-/** File name of generated S3 credentials inside the data folder. */
-export const S3_CREDENTIALS_FILE = 's3-credentials.json';
+import { S3_CREDENTIALS_FILE } from '../shared/data-dir.js';
 
 /** An access key pair. */
 export interface S3Credentials {

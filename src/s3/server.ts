@@ -5,7 +5,7 @@ import type { Logger } from '../shared/logger.js';
 import type { Clock } from '../shared/clock.js';
 import { createS3Handler } from './app.js';
 import { s3ParserError } from './errors.js';
-import { listenHttp, type HttpListener } from '../shared/http-listener.js';
+import { listenHttp, type HttpListener } from '../http/http-listener.js';
 import type { S3Credentials } from './credentials.js';
 import type { S3Principal } from './context.js';
 import type { TempCredentials } from './temp-credentials.js';

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, R2DomainsTable } from '../db/schema.js';
 import type { Clock } from '../shared/clock.js';
-import { bumpEdgeSerial, type EdgeChanges } from './edge-serial.js';
+import { bumpEdgeSerial, type EdgeChanges } from '../db/edge-serial.js';
 
 /** A stored public hostname. */
 export type BucketDomain = R2DomainsTable;

@@ -6,8 +6,8 @@ import { afterEach, expect, it } from 'vitest';
 import type { KyselyPlugin } from 'kysely';
 import { openDatabase, type OpenDatabase } from '../db/database.js';
 import { DatabaseEdgeCatalog } from './catalog.js';
-import { EdgeChanges } from './edge-serial.js';
-import { SecretBox } from './secret-box.js';
+import { EdgeChanges } from '../db/edge-serial.js';
+import { SecretBox } from '../shared/secret-box.js';
 import { silentLogger } from '../shared/logger.js';
 
 let database: OpenDatabase | undefined;

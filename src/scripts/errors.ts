@@ -1,7 +1,7 @@
 /**
  * Error codes of the Workers routes (scripts, versions, deployments, secrets, routes, subdomains). Codes and
  * messages follow the production service where they are known (wrangler's own source checks 10007, 10021,
- * 10031, 10032 and 10215); the rest are Stratus's own, listed in the catalogue (shared/error-codes.ts).
+ * 10031, 10032 and 10215); the rest are Stratus's own, listed in the catalogue (error-catalogue.ts).
  */
 import { AppError } from '../shared/errors.js';
 

@@ -16,8 +16,8 @@ import { WORKERS_CODES, scriptNotFound } from './errors.js';
 import { validateBindings, type StoredBinding } from './bindings.js';
 import { compatibilityDate, stringList, type ParsedUpload } from './upload.js';
 import { parseLimits, type StoredLimits } from './limits.js';
-import type { SecretBox } from './secret-box.js';
-import { bumpEdgeSerial, type EdgeChanges } from './edge-serial.js';
+import type { SecretBox } from '../shared/secret-box.js';
+import { bumpEdgeSerial, type EdgeChanges } from '../db/edge-serial.js';
 import {
   activeDeployment, deleteScriptRows, listScriptRows, findScript, findVersion, insertDeployment, insertVersion, latestVersion, traffic,
   versionModules, type DeploymentRow, type ScriptRow, type TrafficEntry, type VersionRow,

@@ -7,7 +7,7 @@
 import type { Logger } from './logger.js';
 import { IncidentLog } from './incident-log.js';
 import type { FaultComponent } from './faults.js';
-import { recordBackendFault } from '../ops/probes.js';
+import { recordBackendFault } from './probes.js';
 
 /** The state of one component. */
 export interface ComponentHealth {

@@ -6,9 +6,9 @@
  * process prints. Redaction happens before a line reaches either destination.
  */
 import { pino, type DestinationStream } from 'pino';
-import type { LogFormat } from '../config/config.js';
 
-export type { LogFormat };
+/** How log lines look: pino's JSON lines, or one readable line each (`--log-format`). */
+export type LogFormat = 'json' | 'pretty';
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 const COLORS: Record<number, string> = { 10: '90', 20: '36', 30: '32', 40: '33', 50: '31', 60: '35' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StoreServiceError, toBindingError } from './errors.js';
+import { StoreServiceError, bindingErrorParts, toBindingError } from './errors.js';
 
 describe('toBindingError', () => {
   it('formats service errors as "<action>: <message> (<code>)" plain Errors', () => {
@@ -24,5 +24,21 @@ describe('toBindingError', () => {
     expect(out.message).toBe('get: We encountered an internal error. Please try again. (10001)');
     expect(out.cause).toBe(sys);
     expect(toBindingError('list', 'weird').message).toMatch(/\(10001\)$/);
+  });
+});
+
+describe('bindingErrorParts', () => {
+  it('carries the code and bare message of every rejection, even when the message holds parentheses', () => {
+    const tricky = toBindingError('put', new StoreServiceError('InvalidArgument', 'bad value (42) here'));
+    expect(tricky.message).toBe('put: bad value (42) here (10029)');
+    expect(bindingErrorParts(tricky)).toEqual({ code: 10029, message: 'bad value (42) here' });
+    expect(Object.keys(tricky)).toEqual([]);
+    const internal = toBindingError('get', Object.assign(new Error('disk on fire'), { code: 'EIO' }));
+    expect(bindingErrorParts(internal)?.code).toBe(10001);
+  });
+
+  it('is undefined for errors the store did not make, even with the same text', () => {
+    expect(bindingErrorParts(new Error('put: forged (10031)'))).toBeUndefined();
+    expect(bindingErrorParts(new TypeError('x'))).toBeUndefined();
   });
 });

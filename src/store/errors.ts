@@ -66,19 +66,33 @@ export function fail(name: StoreCodeName, message?: string): never {
  * through unchanged, and anything unexpected becomes `10001` InternalError (after being logged by the caller).
  */
 export function toBindingError(action: StoreAction, err: unknown): Error {
-  if (err instanceof StoreServiceError) {
-    const out = new Error(`${action}: ${err.message} (${err.code})`);
-    Object.defineProperty(out, 'code', { value: err.code, enumerable: false });
-    return out;
-  }
-  if (err instanceof UnavailableError || err instanceof StorageFullError) {
-    // A backing store is away or the disk is full: 10043 ServiceUnavailable, with the fault as the cause.
-    const out = new Error(`${action}: ${err.message} (${StoreCodes.ServiceUnavailable.code})`, { cause: err });
-    Object.defineProperty(out, 'code', { value: StoreCodes.ServiceUnavailable.code, enumerable: false });
-    return out;
-  }
+  if (err instanceof StoreServiceError) return bindingError(action, err.code, err.message);
+  // A backing store is away or the disk is full: 10043 ServiceUnavailable, with the fault as the cause.
+  if (err instanceof UnavailableError || err instanceof StorageFullError) return bindingError(action, StoreCodes.ServiceUnavailable.code, err.message, err);
   if (isClientError(err)) return err as Error;
-  return new Error(`${action}: ${StoreCodes.InternalError.message} (${StoreCodes.InternalError.code})`, { cause: err });
+  return bindingError(action, StoreCodes.InternalError.code, StoreCodes.InternalError.message, err);
+}
+
+/** What a binding rejection made by {@link toBindingError} carries besides its text. */
+interface BindingErrorParts {
+  code: number;
+  /** The message without the action and the code around it. */
+  storeMessage: string;
+}
+
+function bindingError(action: StoreAction, code: number, message: string, cause?: unknown): Error {
+  const out = new Error(`${action}: ${message} (${code})`, cause === undefined ? undefined : { cause });
+  // Not enumerable: a script sees the same own properties as on production's errors.
+  Object.defineProperty(out, 'code', { value: code, enumerable: false });
+  Object.defineProperty(out, 'storeMessage', { value: message, enumerable: false });
+  return out;
+}
+
+/** The code and bare message of a binding rejection made by {@link toBindingError}; undefined for any other error. */
+export function bindingErrorParts(err: unknown): { code: number; message: string } | undefined {
+  if (!(err instanceof Error) || !('storeMessage' in err)) return undefined;
+  const parts = err as Error & BindingErrorParts;
+  return { code: parts.code, message: parts.storeMessage };
 }
 
 /** True for errors that are the caller's fault and must pass through unchanged. */

@@ -1,5 +1,4 @@
 /** Opens a data folder as a set of buckets. */
-import path from 'node:path';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { randomUUID } from 'node:crypto';
@@ -15,6 +14,7 @@ import { bucketInfo, createBucket, deleteBucket, getBucketCors, listBuckets, lis
 import { getBucketLifecycle, putBucketLifecycle, setBucketStorageClass } from './bucket-settings.js';
 import { accountNamespace } from './namespace.js';
 import { applyLifecycle } from './lifecycle/sweeper.js';
+import { dataPath, BLOBS } from '../shared/data-dir.js';
 
 /** Options of {@link openBucketStore}. */
 export interface OpenBucketStoreOptions {
@@ -63,7 +63,7 @@ export async function openBucketStore(opts: OpenBucketStoreOptions): Promise<Buc
   const clock = opts.clock ?? systemClock;
   const logger = (opts.logger ?? silentLogger()).child({ component: 'store' });
   const meta = opts.adapters?.meta ?? SqliteMetadataStore.inDataDir(opts.dataDir);
-  const blobs = opts.adapters?.blobs ?? new FileBlobStore(path.join(opts.dataDir, 'blobs'));
+  const blobs = opts.adapters?.blobs ?? new FileBlobStore(dataPath(opts.dataDir, BLOBS));
   const collector = new Collector(meta, blobs, clock, logger, {
     gcDelayMs: opts.gcDelayMs ?? 2000,
     orphanGraceMs: opts.orphanGraceMs ?? 15 * 60 * 1000,

@@ -3,7 +3,7 @@ import type { StoreContext } from './context.js';
 import { toBindingError, type StoreAction } from './errors.js';
 import { StorageFullError, UnavailableError, asFault } from '../shared/faults.js';
 import { IncidentLog } from '../shared/incident-log.js';
-import { recordStoreOperation } from '../ops/probes.js';
+import { recordStoreOperation } from '../shared/probes.js';
 
 /** Actions that write: their success shows the local disk takes writes again. */
 const WRITES = new Set<StoreAction>(['put', 'delete', 'createMultipartUpload', 'uploadPart', 'completeMultipartUpload', 'abortMultipartUpload']);

@@ -1,10 +1,9 @@
 /**
  * Listings of multipart uploads in progress and of their parts (S3's ListMultipartUploads and ListParts), as
- * {@link BucketStore.listUploads} and {@link BucketStore.listParts} return them. Re-exported by types.ts.
+ * `BucketStore.listUploads` and `BucketStore.listParts` return them. Re-exported by types.ts.
  */
-import type { BucketStore } from './types.js';
 
-/** Options of {@link BucketStore.listUploads}, mirroring S3's ListMultipartUploads. */
+/** Options of `BucketStore.listUploads`, mirroring S3's ListMultipartUploads. */
 export interface UploadListOptions {
   /** Only keys starting with this. Default: every key. */
   prefix?: string;
@@ -16,7 +15,7 @@ export interface UploadListOptions {
   limit?: number;
 }
 
-/** An active multipart upload, as {@link BucketStore.listUploads} returns it. */
+/** An active multipart upload, as `BucketStore.listUploads` returns it. */
 export interface UploadInfo {
   key: string;
   uploadId: string;
@@ -24,7 +23,7 @@ export interface UploadInfo {
   storageClass: string;
 }
 
-/** One stored part of an active upload, as {@link BucketStore.listParts} returns it. */
+/** One stored part of an active upload, as `BucketStore.listParts` returns it. */
 export interface PartInfo {
   partNumber: number;
   size: number;
@@ -34,7 +33,7 @@ export interface PartInfo {
   checksums?: Record<string, string>;
 }
 
-/** What {@link BucketStore.listParts} returns: the upload's settings and a page of its parts. */
+/** What `BucketStore.listParts` returns: the upload's settings and a page of its parts. */
 export interface PartListing {
   initiated: Date;
   storageClass: string;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POOL_LABELS, nameServerDomain, pairAt, pairCount, poolNames } from './name-server-pool.js';
+import { pairAt, pairCount } from './name-server-pool.js';
+import { DEFAULT_POOL_LABELS, nameServerDomain, poolNames } from '../config/name-server-pool.js';
 
 const INSTANCE = ['ns1.stratus.invalid', 'ns2.stratus.invalid'];
 

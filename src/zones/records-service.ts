@@ -20,6 +20,7 @@ import { logChange } from './change-log.js';
 import { listRecords, type RecordListQuery } from './record-list.js';
 import { zoneHasAddressRecord } from './list-query/address-records.js';
 import { RecordsTransaction, type RecordRequestContext, type ZoneRef } from './records-transaction.js';
+import './unique-keys.js';
 
 export { recordNotFound, RecordsTransaction, type RecordRequestContext, type ZoneRef } from './records-transaction.js';
 

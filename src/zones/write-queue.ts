@@ -23,7 +23,7 @@ import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { asFault, faultOf, isClosedDatabase } from '../shared/faults.js';
 import { RetryDelay } from '../shared/retry-delay.js';
-import { recordGroupCommit } from '../ops/probes.js';
+import { recordGroupCommit } from '../shared/probes.js';
 
 /** Most jobs committed together. */
 export const MAX_GROUP = 256;

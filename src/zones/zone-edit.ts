@@ -11,7 +11,7 @@
  * production answers for a paused zone (`dns/zone-node.ts`).
  */
 import { AppError } from '../shared/errors.js';
-import { isObject, type Json } from '../settings/shape.js';
+import { isObject, type Json } from './settings/shape.js';
 import { ZONE_TYPES } from './zones-service.js';
 
 /** Key of the zone attributes inside `zones.zone_settings`. */

@@ -16,16 +16,17 @@ import { isId, newId } from '../shared/ids.js';
 import type { ZoneChangeFeed } from './change-feed.js';
 import { normalizeZoneName } from './zone-name.js';
 import { deleteZoneChanges } from './change-log.js';
-import { bumpEdgeSerial } from '../scripts/edge-serial.js';
+import { bumpEdgeSerial } from '../db/edge-serial.js';
 import { initialSerial } from './serial.js';
-import { initialDnsSettings } from '../settings/dns-settings.js';
-import { parseJsonObject } from '../settings/shape.js';
+import { initialDnsSettings } from './settings/dns-settings.js';
+import { parseJsonObject } from './settings/shape.js';
 import { NamePolicy } from './name-policy.js';
 import { ZoneOwnership, lockOwnership } from './zone-ownership.js';
 import { NameServerAssignments } from './name-server-assignments.js';
 import { isHeldAgainst } from './ownership-rules.js';
 import { heldName } from './zone-holds.js';
 import { isUniqueViolation } from './unique-violation.js';
+import './unique-keys.js';
 
 /** A stored zone row. */
 export type ZoneRow = Selectable<ZonesTable>;
@@ -195,6 +196,19 @@ export class ZonesService {
       .limit(q.perPage).offset((q.page - 1) * q.perPage)
       .execute();
     return { zones, total: Number(count.n) };
+  }
+
+  /** The zones of these accounts, with their account (for a token whose deny policies hide single zones). */
+  zonesOfAccounts(accountIds: readonly string[]): Promise<Array<{ id: string; account_id: string }>> {
+    if (accountIds.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('zones').select(['id', 'account_id']).where('account_id', 'in', accountIds).execute();
+  }
+
+  /** The accounts that hold these zones (a token reaching a zone sees its account). */
+  async accountsOfZones(zoneIds: readonly string[]): Promise<string[]> {
+    if (zoneIds.length === 0) return [];
+    const rows = await this.db.selectFrom('zones').select('account_id').where('id', 'in', zoneIds).execute();
+    return rows.map((r) => r.account_id);
   }
 
   /**

@@ -5,7 +5,7 @@ import Cloudflare from 'cloudflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { api } from '../helpers/api.js';
-import { CREDENTIALS_FILE } from '../../src/accounts/bootstrap.js';
+import { CREDENTIALS_FILE } from '../../src/shared/data-dir.js';
 
 describe('authentication', () => {
   let server: TestServer;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { api, createZone } from '../helpers/api.js';
 import { addUser } from '../helpers/users.js';
-import { ZONE_SETTING_ROWS } from '../../src/settings/zone-setting-catalogue.js';
+import { ZONE_SETTING_ROWS } from '../../src/zones/settings/zone-setting-catalogue.js';
 
 /** Production's bulk list (`zones_zone_settings_response_collection` of the published API description). */
 const PRODUCTION_LIST = [

@@ -13,8 +13,8 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../context.js';
 import { AppError } from '../../shared/errors.js';
-import { oldBehaviourApplies } from '../../lifecycle/schedule.js';
-import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
+import { oldBehaviourApplies } from '../../deprecation/schedule.js';
+import { DEPRECATION_CODES } from '../../deprecation/codes.js';
 
 /** The cause in `error_chain` (6121) of a request with both framing headers. */
 export const FRAMING_CONFLICT_MESSAGE = 'Requests with both Transfer-Encoding and Content-Length headers are declined since 2023-07-01 (RFC 7230 section 3.3.3): send only one of them';
@@ -30,9 +30,9 @@ export function framingMiddleware(): MiddlewareHandler<ApiEnv> {
     if (!hasConflictingFraming(c.req.raw.headers)) return next();
     c.header('Connection', 'close');
     if (!oldBehaviourApplies('http-te-and-cl', c.get('apiDate'))) {
-      throw new AppError(LIFECYCLE_CODES.invalidHeaders, 'Invalid request headers', 400, {
+      throw new AppError(DEPRECATION_CODES.invalidHeaders, 'Invalid request headers', 400, {
         chain: [{
-          code: LIFECYCLE_CODES.framingConflict,
+          code: DEPRECATION_CODES.framingConflict,
           message: FRAMING_CONFLICT_MESSAGE,
         }],
       });

@@ -9,10 +9,10 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../context.js';
-import { entry, phaseAt, removalDate } from '../../lifecycle/schedule.js';
-import { matchScheduledRoutes } from '../../lifecycle/route-match.js';
-import { deprecationHeaders } from '../../lifecycle/headers.js';
-import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
+import { entry, phaseAt, removalDate } from '../../deprecation/schedule.js';
+import { matchScheduledRoutes } from '../../deprecation/schedule-routes.js';
+import { deprecationHeaders } from '../../deprecation/headers.js';
+import { DEPRECATION_CODES } from '../../deprecation/codes.js';
 
 /** The v4 prefix stripped before matching schedule routes. */
 const PREFIX = '/client/v4';
@@ -56,7 +56,7 @@ export function announceDeprecation(c: Context<ApiEnv>, id: string, part?: strin
   const what = part !== undefined ? e.parts![part]!.what : e.change;
   const until = removal !== undefined ? `; it is honoured until ${removal} (api date) and read literally from then on` : '';
   c.get('messages').push({
-    code: LIFECYCLE_CODES.deprecationNotice,
+    code: DEPRECATION_CODES.deprecationNotice,
     message: `Deprecated since ${e.date}: ${what}${until}. Use instead: ${e.replacement}`,
   });
 }

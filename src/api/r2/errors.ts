@@ -1,6 +1,6 @@
 /**
  * Errors of the v4 bucket routes (`/accounts/:account_id/r2/…`), with production's R2 codes where they are
- * known (https://developers.cloudflare.com/r2/api/error-codes/). Catalogued in shared/error-codes.ts.
+ * known (https://developers.cloudflare.com/r2/api/error-codes/). Catalogued in error-catalogue.ts.
  */
 import { AppError } from '../../shared/errors.js';
 

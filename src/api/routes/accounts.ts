@@ -12,7 +12,7 @@ import { isoTimestamp, type Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { parseChoice, parsePaging } from '../paging.js';
 import { ok, okPage } from '../respond.js';
-import { applyLegacyAccountFields, publicAccountSettings } from '../../settings/legacy.js';
+import { applyLegacyAccountFields, publicAccountSettings } from '../../zones/settings/legacy.js';
 import { unauthorized, visibleAccountIds } from '../token-access.js';
 
 /** The account object of API responses. */
@@ -52,12 +52,12 @@ export function accountRoutes(db: Kysely<Database>, clock: Clock): Hono<ApiEnv> 
   app.get('/accounts', async (c) => {
     const { page, perPage } = parsePaging(c.req.query('page'), c.req.query('per_page'), { defaultPerPage: 20, maxPerPage: 50 });
     parseChoice('direction', c.req.query('direction'), ['asc', 'desc'], 'asc');
-    const { accounts, total } = await listAccounts(db, await visibleAccountIds(db, c.get('user')), page, perPage);
+    const { accounts, total } = await listAccounts(db, await visibleAccountIds(c.get('services').zones, c.get('user')), page, perPage);
     return okPage(c, accounts.map(accountView), page, perPage, total);
   });
   app.get('/accounts/:account_id', async (c) => {
     const id = c.req.param('account_id');
-    const account = await getAccount(db, await visibleAccountIds(db, c.get('user')), id);
+    const account = await getAccount(db, await visibleAccountIds(c.get('services').zones, c.get('user')), id);
     if (!account) throw new AppError(7003, `Could not route to ${c.req.path}, perhaps your object identifier is invalid?`, 404);
     return ok(c, accountView(account));
   });

@@ -14,10 +14,10 @@ import type { ApiEnv } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { authMiddleware } from '../auth.js';
 import { AppError } from '../../shared/errors.js';
-import { SCHEDULE, entry, phaseAt, type ScheduleEntry } from '../../lifecycle/schedule.js';
-import { deprecationHeaders } from '../../lifecycle/headers.js';
-import { fillPath } from '../../lifecycle/route-match.js';
-import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
+import { SCHEDULE, entry, phaseAt, type ScheduleEntry } from '../../deprecation/schedule.js';
+import { deprecationHeaders } from '../../deprecation/headers.js';
+import { fillPath } from '../../deprecation/schedule-routes.js';
+import { DEPRECATION_CODES } from '../../deprecation/codes.js';
 import { ok } from '../respond.js';
 import { failureBody } from '../envelope.js';
 
@@ -35,7 +35,7 @@ export function entryView(e: ScheduleEntry, apiDate: string): Record<string, unk
 
 /** The error a removed route answers with (410, 7101), naming the dates and the replacement. */
 export function routeRemovedError(e: ScheduleEntry, method: string, path: string, apiDate: string): AppError {
-  return new AppError(LIFECYCLE_CODES.routeRemoved,
+  return new AppError(DEPRECATION_CODES.routeRemoved,
     `${method} ${path} was removed on ${e.removal} (api date ${apiDate}): ${e.change}. Replacement: ${e.replacement}`, 410);
 }
 
@@ -51,7 +51,7 @@ function notProvided(c: Context<ApiEnv>, e: ScheduleEntry): Response {
   const message = `${method} ${c.req.path} is not provided by Stratus. ${e.change}: ${status}; replacement: ${e.replacement}${successor}`;
   if (phase === 'deprecated') for (const [k, v] of Object.entries(deprecationHeaders(e, params))) c.header(k, v);
   c.header('x-should-retry', 'false');
-  return c.json(failureBody([{ code: LIFECYCLE_CODES.routeNotProvided, message }], c.get('messages')), 501);
+  return c.json(failureBody([{ code: DEPRECATION_CODES.routeNotProvided, message }], c.get('messages')), 501);
 }
 
 /** Hono path patterns of a schedule path (`/**` becomes the path itself and `/*` below it). */

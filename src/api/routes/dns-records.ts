@@ -8,7 +8,7 @@ import { Hono, type Context } from 'hono';
 import type { ApiEnv } from '../context.js';
 import type { DnsRecord } from '../../dns/record.js';
 import { AppError } from '../../shared/errors.js';
-import { oldBehaviourApplies } from '../../lifecycle/schedule.js';
+import { oldBehaviourApplies } from '../../deprecation/schedule.js';
 import { RecordValidationError } from '../../zones/record-body.js';
 import { parseRecordFilters } from '../../zones/record-filters.js';
 import type { RecordRequestContext } from '../../zones/records-service.js';

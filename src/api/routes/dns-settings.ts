@@ -13,13 +13,14 @@ import { requireZone } from '../zone-access.js';
 import { readJson } from '../body.js';
 import { ok } from '../respond.js';
 import { AppError } from '../../shared/errors.js';
-import { SettingsStore, zoneSettingsState, type ZoneSettingsState } from '../../settings/settings-store.js';
-import { patchAccountDnsSettings, patchZoneDnsSettings, readAccountDnsSettings, readZoneDnsSettings } from '../../settings/dns-settings.js';
-import { LEGACY_DNS_ENDPOINTS, applyLegacyAccountFields, legacyBooleanValue } from '../../settings/legacy.js';
-import { isObject } from '../../settings/shape.js';
-import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
+import { zoneSettingsState, type ZoneSettingsState } from '../../zones/settings/settings-store.js';
+import { patchAccountDnsSettings, patchZoneDnsSettings, readAccountDnsSettings, readZoneDnsSettings } from '../../zones/settings/dns-settings.js';
+import { LEGACY_DNS_ENDPOINTS, applyLegacyAccountFields, legacyBooleanValue } from '../../zones/settings/legacy.js';
+import { isObject } from '../../zones/settings/shape.js';
+import { DEPRECATION_CODES } from '../../deprecation/codes.js';
 import { accountView } from './accounts.js';
 import { noteMissingAddressRecord } from '../address-notice.js';
+import { accountRow, renameAccount } from '../../accounts/accounts.js';
 
 /** The account of the path, when the caller may act on it; 7003 otherwise. */
 export function requireAccount(c: Context<ApiEnv>): string {
@@ -33,7 +34,6 @@ export function requireAccount(c: Context<ApiEnv>): string {
 /** Routes of zone and account DNS settings. */
 export function dnsSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  const store = new SettingsStore(deps.db, deps.changeFeed);
   const auth = authMiddleware(deps.db, deps.clock, deps.limits);
   const full = (s: ZoneSettingsState) => readZoneDnsSettings(s.dns, s.nameServers);
 
@@ -47,7 +47,7 @@ export function dnsSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
     const zone = await requireZone(c, c.req.param('zone_id'));
     const body = await readJson(c);
     patchZoneDnsSettings(full(zoneSettingsState(zone)), body); // validate before taking the write lock
-    const state = await store.updateZone(zone.id, (s) => ({ dns: patchZoneDnsSettings(full(s), body) }));
+    const state = await c.get('services').settings.updateZone(zone.id, (s) => ({ dns: patchZoneDnsSettings(full(s), body) }));
     return ok(c, full(state));
   });
 
@@ -59,20 +59,20 @@ export function dnsSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
     app.patch(`/zones/:zone_id/dns_settings/${id}`, auth, async (c) => {
       const zone = await requireZone(c, c.req.param('zone_id'));
       const value = legacyBooleanValue(id, await readJson(c));
-      const state = await store.updateZone(zone.id, (s) => ({ dns: { ...full(s), [field]: value } }));
+      const state = await c.get('services').settings.updateZone(zone.id, (s) => ({ dns: { ...full(s), [field]: value } }));
       return ok(c, legacyView(state));
     });
   }
 
   app.get('/accounts/:account_id/dns_settings', auth, async (c) => {
-    return ok(c, readAccountDnsSettings(await store.readAccount(requireAccount(c))));
+    return ok(c, readAccountDnsSettings(await c.get('services').settings.readAccount(requireAccount(c))));
   });
 
   app.patch('/accounts/:account_id/dns_settings', auth, async (c) => {
     const accountId = requireAccount(c);
     const body = await readJson(c);
-    patchAccountDnsSettings(readAccountDnsSettings(await store.readAccount(accountId)), body);
-    const next = await store.updateAccount(accountId, (settings) => ({ ...settings, dns_settings: patchAccountDnsSettings(readAccountDnsSettings(settings), body) }));
+    patchAccountDnsSettings(readAccountDnsSettings(await c.get('services').settings.readAccount(accountId)), body);
+    const next = await c.get('services').settings.updateAccount(accountId, (settings) => ({ ...settings, dns_settings: patchAccountDnsSettings(readAccountDnsSettings(settings), body) }));
     return ok(c, readAccountDnsSettings(next));
   });
   // PUT /accounts/:account_id: the account's name and the legacy settings fields (kept in sync with
@@ -80,17 +80,16 @@ export function dnsSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   app.put('/accounts/:account_id', auth, async (c) => {
     const accountId = requireAccount(c);
     const body = await readJson(c);
-    if (!isObject(body)) throw new AppError(LIFECYCLE_CODES.invalidDnsSetting, 'The request body must be a JSON object');
+    if (!isObject(body)) throw new AppError(DEPRECATION_CODES.invalidDnsSetting, 'The request body must be a JSON object');
     if (body.name !== undefined && (typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 100)) {
-      throw new AppError(LIFECYCLE_CODES.invalidDnsSetting, 'Invalid account name: send a string of 1 to 100 characters');
+      throw new AppError(DEPRECATION_CODES.invalidDnsSetting, 'Invalid account name: send a string of 1 to 100 characters');
     }
     const settingsBody = body.settings === undefined ? {} : body.settings;
-    if (!isObject(settingsBody)) throw new AppError(LIFECYCLE_CODES.invalidDnsSetting, 'Invalid account settings: send an object');
-    applyLegacyAccountFields(await store.readAccount(accountId), settingsBody); // validate first
-    await store.updateAccount(accountId, (settings) => applyLegacyAccountFields(settings, settingsBody));
-    if (typeof body.name === 'string') await deps.db.updateTable('accounts').set({ name: body.name.trim() }).where('id', '=', accountId).execute();
-    const row = await deps.db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
-    return ok(c, accountView(row));
+    if (!isObject(settingsBody)) throw new AppError(DEPRECATION_CODES.invalidDnsSetting, 'Invalid account settings: send an object');
+    applyLegacyAccountFields(await c.get('services').settings.readAccount(accountId), settingsBody); // validate first
+    await c.get('services').settings.updateAccount(accountId, (settings) => applyLegacyAccountFields(settings, settingsBody));
+    if (typeof body.name === 'string') await renameAccount(deps.db, accountId, body.name.trim());
+    return ok(c, accountView(await accountRow(deps.db, accountId)));
   });
   return app;
 }

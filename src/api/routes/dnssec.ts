@@ -9,35 +9,33 @@ import type { ApiDeps } from '../deps.js';
 import { requireZone } from '../zone-access.js';
 import { readJson } from '../body.js';
 import { ok } from '../respond.js';
-import { DnssecService } from '../../dnssec/dnssec-service.js';
-import { dnssecView, parseDnssecPatch } from '../../dnssec/dnssec-view.js';
-import { zskList } from '../../dnssec/zsk-view.js';
+import { dnssecView, parseDnssecPatch } from '../../zones/dnssec/dnssec-view.js';
+import { zskList } from '../../zones/dnssec/zsk-view.js';
 
 /** Routes of `/zones/:zone_id/dnssec`. */
 export function dnssecRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  const service = new DnssecService(deps.db, deps.changeFeed, deps.edge.box, deps.clock);
 
   app.get('/zones/:zone_id/dnssec', async (c) => {
     const zone = await requireZone(c, c.req.param('zone_id'));
-    return ok(c, dnssecView(zone.name, await service.read(zone)));
+    return ok(c, dnssecView(zone.name, await c.get('services').dnssec.read(zone)));
   });
 
   // The zone signing keys (one combined key per zone), for multi-signer partners: zsk-view.ts.
   app.get('/zones/:zone_id/dnssec/zsk', async (c) => {
     const zone = await requireZone(c, c.req.param('zone_id'));
-    return ok(c, zskList(zone.name, await service.read(zone)));
+    return ok(c, zskList(zone.name, await c.get('services').dnssec.read(zone)));
   });
 
   app.patch('/zones/:zone_id/dnssec', async (c) => {
     const zone = await requireZone(c, c.req.param('zone_id'));
     const patch = parseDnssecPatch(await readJson(c));
-    return ok(c, dnssecView(zone.name, await service.patch(zone, patch)));
+    return ok(c, dnssecView(zone.name, await c.get('services').dnssec.patch(zone, patch)));
   });
 
   app.delete('/zones/:zone_id/dnssec', async (c) => {
     const zone = await requireZone(c, c.req.param('zone_id'));
-    await service.remove(zone);
+    await c.get('services').dnssec.remove(zone);
     return ok(c, zone.id);
   });
   return app;

@@ -6,7 +6,7 @@
  */
 import { Hono } from 'hono';
 import type { ApiEnv } from '../context.js';
-import { oldBehaviourApplies } from '../../lifecycle/schedule.js';
+import { oldBehaviourApplies } from '../../deprecation/schedule.js';
 import { AppError } from '../../shared/errors.js';
 import { RecordValidationError } from '../../zones/record-body.js';
 import { parseBatch, runBatch } from '../../zones/records-batch.js';

@@ -10,7 +10,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiEnv } from '../context.js';
-import { oldBehaviourApplies } from '../../lifecycle/schedule.js';
+import { oldBehaviourApplies } from '../../deprecation/schedule.js';
 import { AppError } from '../../shared/errors.js';
 import { RecordValidationError } from '../../zones/record-body.js';
 import type { RecordRequestContext } from '../../zones/records-service.js';

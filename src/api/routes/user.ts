@@ -7,13 +7,14 @@ import type { Kysely } from 'kysely';
 import type { ApiEnv } from '../context.js';
 import type { Database } from '../../db/schema.js';
 import { ok } from '../respond.js';
+import { userProfile } from '../../accounts/users.js';
 
 /** Routes of the user. */
 export function userRoutes(db: Kysely<Database>): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.get('/user', async (c) => {
     const user = c.get('user');
-    const row = await db.selectFrom('users').select(['id', 'email', 'created_on']).where('id', '=', user.id).executeTakeFirstOrThrow();
+    const row = await userProfile(db, user.id);
     return ok(c, {
       id: row.id, email: row.email, username: row.email, first_name: null, last_name: null, telephone: null, country: null, zipcode: null,
       two_factor_authentication_enabled: false, two_factor_authentication_locked: false, suspended: false,

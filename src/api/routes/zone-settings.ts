@@ -17,16 +17,16 @@ import { readJsonObject } from '../body.js';
 import { ok } from '../respond.js';
 import { AppError } from '../../shared/errors.js';
 import { isoTimestamp } from '../../shared/clock.js';
-import { entry, phaseAt } from '../../lifecycle/schedule.js';
-import { LIFECYCLE_CODES } from '../../lifecycle/codes.js';
+import { entry, phaseAt } from '../../deprecation/schedule.js';
+import { DEPRECATION_CODES } from '../../deprecation/codes.js';
 import { routeRemovedError } from './deprecated.js';
-import { SettingsStore, zoneSettingsState, type ZoneSettingsState } from '../../settings/settings-store.js';
-import { readZoneDnsSettings } from '../../settings/dns-settings.js';
-import { cnameFlatteningValue, flattenAllFromLegacy } from '../../settings/legacy.js';
+import { zoneSettingsState, type ZoneSettingsState } from '../../zones/settings/settings-store.js';
+import { readZoneDnsSettings } from '../../zones/settings/dns-settings.js';
+import { cnameFlatteningValue, flattenAllFromLegacy } from '../../zones/settings/legacy.js';
 import {
   CNAME_FLATTENING, CNAME_FLATTENING_SCHEDULE_ID, LISTED_SETTING_IDS, ZONE_SETTINGS, ZONE_SETTING_IDS, applySetting, storedSettingView, unknownSetting,
-} from '../../settings/zone-settings.js';
-import { isObject, type Json } from '../../settings/shape.js';
+} from '../../zones/settings/zone-settings.js';
+import { isObject, type Json } from '../../zones/settings/shape.js';
 
 /** Schedule row of a setting id, if any. */
 function scheduleIdOf(id: string): string | undefined {
@@ -67,7 +67,6 @@ function applyItem(state: ZoneSettingsState, id: string, value: unknown, now: st
 /** Routes of zone settings. */
 export function zoneSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  const store = new SettingsStore(deps.db, deps.changeFeed);
   const auth = authMiddleware(deps.db, deps.clock, deps.limits);
 
   const known = (c: Context<ApiEnv>, id: string): void => {
@@ -85,7 +84,7 @@ export function zoneSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
       try { applyItem(probe, item.id, item.value, now); } catch (err) { if (err instanceof AppError) errors.push(err); else throw err; }
     }
     if (errors.length > 0) throw new AppError(errors[0]!.code, errors[0]!.message, 400, { others: errors.slice(1) });
-    return store.updateZone(zone.id, (state) => {
+    return c.get('services').settings.updateZone(zone.id, (state) => {
       const next = { ...state };
       for (const item of items) applyItem(next, item.id, item.value, now);
       return { dns: next.dns, zone: next.zone };
@@ -101,12 +100,12 @@ export function zoneSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   app.patch('/zones/:zone_id/settings', auth, async (c) => {
     const body = await readJsonObject(c);
     if (!Array.isArray(body.items) || body.items.length === 0) {
-      throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, 'Send {"items": [{"id": "<setting>", "value": <value>}, ...]} with at least one item');
+      throw new AppError(DEPRECATION_CODES.invalidZoneSetting, 'Send {"items": [{"id": "<setting>", "value": <value>}, ...]} with at least one item');
     }
     const items = body.items.map((raw: unknown, i: number) => {
       const sent = isObject(raw) && typeof raw.id === 'string' ? sentValue(raw.id, raw) : undefined;
       if (!isObject(raw) || typeof raw.id !== 'string' || !sent) {
-        throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, `items[${i}] must be an object {"id": "<setting>", "value": <value>}`);
+        throw new AppError(DEPRECATION_CODES.invalidZoneSetting, `items[${i}] must be an object {"id": "<setting>", "value": <value>}`);
       }
       known(c, raw.id);
       return { id: raw.id, value: sent.value };
@@ -127,7 +126,7 @@ export function zoneSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
     known(c, id);
     const sent = sentValue(id, await readJsonObject(c));
     const field = ZONE_SETTINGS[id]?.field ?? 'value';
-    if (!sent) throw new AppError(LIFECYCLE_CODES.invalidZoneSetting, `Invalid value for zone setting ${id}: send {"${field}": <value>}`);
+    if (!sent) throw new AppError(DEPRECATION_CODES.invalidZoneSetting, `Invalid value for zone setting ${id}: send {"${field}": <value>}`);
     const state = await write(c, [{ id, value: sent.value }]);
     return ok(c, view(state, id, deps.clock.now().getTime()));
   };

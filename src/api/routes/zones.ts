@@ -12,13 +12,11 @@ import { requireZone } from '../zone-access.js';
 import { authorizeAccount, zoneListScope } from '../token-access.js';
 import type { ApiDeps } from '../deps.js';
 import { isoTimestamp } from '../../shared/clock.js';
-import { SettingsStore } from '../../settings/settings-store.js';
 import { applyZoneAttributes, parseZoneEdit } from '../../zones/zone-edit.js';
 
 /** Routes of zones. */
 export function zoneRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const { db } = deps;
-  const settings = new SettingsStore(db, deps.changeFeed);
   const app = new Hono<ApiEnv>();
   app.post('/zones', async (c) => {
     const body = await readJsonObject(c);
@@ -35,7 +33,7 @@ export function zoneRoutes(deps: ApiDeps): Hono<ApiEnv> {
     const q = (k: string) => c.req.query(k);
     const { page, perPage } = parsePaging(q('page'), q('per_page'), { defaultPerPage: 20, maxPerPage: 1000 });
     const user = c.get('user');
-    const zoneScope = await zoneListScope(db, user);
+    const zoneScope = await zoneListScope(c.get('services').zones, user);
     const { zones, total } = await c.get('services').zones.list(zoneScope ? { ...user, zoneScope } : user, {
       ...(q('name') !== undefined ? { name: q('name')! } : {}),
       ...(q('status') !== undefined ? { status: q('status')! } : {}),
@@ -58,7 +56,7 @@ export function zoneRoutes(deps: ApiDeps): Hono<ApiEnv> {
     const zone = await requireZone(c, c.req.param('zone_id'));
     const edit = parseZoneEdit(await readJsonObject(c));
     const now = isoTimestamp(deps.clock.now());
-    await settings.updateZone(zone.id, (state) => ({
+    await c.get('services').settings.updateZone(zone.id, (state) => ({
       ...(edit.paused !== undefined || edit.vanity_name_servers !== undefined ? { zone: applyZoneAttributes(state.zone, edit) } : {}),
       ...(edit.type !== undefined ? { type: edit.type } : {}),
       modifiedOn: now,

@@ -5,7 +5,7 @@
  * checked against the name, or build it when the name lacks `_service._proto`; from then on they are an
  * error (contract, Versioning).
  */
-import { oldBehaviourApplies } from '../../lifecycle/schedule.js';
+import { oldBehaviourApplies } from '../../deprecation/schedule.js';
 import { checkHostname, fromZoneFileName, normalizeRecordName, toAbsolute } from '../names.js';
 import { report, SRV_DATA_FIELDS_REMOVED, SRV_DATA_NAME_MISMATCH, SRV_NAME_FORM } from './errors.js';
 import { dataSpec, storedData } from './data-spec.js';

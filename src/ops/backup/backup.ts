@@ -22,7 +22,7 @@ import { GcHold } from './gc-hold.js';
 import { copyDatabase, referencedBlobIds } from './sqlite-copy.js';
 import { clearFolder, copyHashing, eachLimited, folderState, hashFile, linkOrCopy } from './files.js';
 import { MANIFEST_FORMAT, MANIFEST_VERSION, writeManifest, type BackupFile } from './manifest.js';
-import { BUCKETS_DATABASE, CORE_DATABASE, SECRET_FILES, blobPath, isKnownEntry } from './layout.js';
+import { BUCKETS_DATABASE, CORE_DATABASE, SECRET_FILES, blobPath, isKnownEntry } from '../../shared/data-dir.js';
 import { Progress, formatBytes, type LineSink } from './progress.js';
 
 /** Options of {@link runBackup}. */

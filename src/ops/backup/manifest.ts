@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../config/config.js';
-import { SECRET_FILES } from './layout.js';
+import { BUCKETS_DATABASE, CORE_DATABASE, SECRET_FILES } from '../../shared/data-dir.js';
 
 /** Name of the manifest inside a backup folder. */
 export const MANIFEST_FILE = 'manifest.json';
@@ -73,7 +73,7 @@ export function readManifest(dir: string): Manifest {
 /** Paths a manifest may name, by kind: restore writes nothing else. */
 const PATHS: Record<BackupFileKind, (p: string) => boolean> = {
   blob: (p) => /^blobs\/([0-9a-f]{2})\/\1[0-9a-f]{78}$/.test(p),
-  database: (p) => p === 'stratus.sqlite' || p === 'buckets.sqlite',
+  database: (p) => p === CORE_DATABASE || p === BUCKETS_DATABASE,
   secret: (p) => SECRET_FILES.includes(p),
 };
 

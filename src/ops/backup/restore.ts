@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ConfigError } from '../../config/config.js';
 import { clearFolder, copyHashing, eachLimited, folderState } from './files.js';
 import { readManifest, MANIFEST_FILE, type BackupFile } from './manifest.js';
-import { BUCKETS_DATABASE, blobPath } from './layout.js';
+import { BUCKETS_DATABASE, blobPath } from '../../shared/data-dir.js';
 import { referencedBlobIds } from './sqlite-copy.js';
 import { Progress, formatBytes, type LineSink } from './progress.js';
 

@@ -2,7 +2,7 @@
  * Results of the bucket protocol (workerd's `r2-api.capnp` JSON, see
  * ../shared/reference/workerd-bucket-protocol.md "Answers"): objects, list pages and errors.
  */
-import { StoreCodes } from '../../store/errors.js';
+import { StoreCodes, bindingErrorParts } from '../../store/errors.js';
 import type { StoreObject, StoreObjects } from '../../store/types.js';
 
 /** Object JSON as workerd reads it (R2HeadResponse). */
@@ -46,16 +46,13 @@ export const NO_SUCH_KEY: ProtocolError = { status: 404, v4code: 10007, message:
 export const PRECONDITION_FAILED: ProtocolError = { status: 412, v4code: 10031, message: 'At least one of the pre-conditions you specified did not hold.' };
 
 /**
- * Turns a binding rejection of the store (`Error("<action>: <message> (<code>)")`) back into the protocol's
- * code and message; workerd rebuilds the same text for the script. Anything else is 10001 InternalError.
+ * Turns a binding rejection of the store (`toBindingError`'s, which carries its code and message) into the
+ * protocol's code and message; workerd rebuilds the same `"<action>: <message> (<code>)"` text for the script.
+ * Argument errors are 10029 InvalidArgument; anything else is 10001 InternalError.
  */
 export function protocolError(err: unknown): ProtocolError {
-  const message = err instanceof Error ? err.message : '';
-  const m = /^[A-Za-z]+: ([\s\S]*) \((\d+)\)$/.exec(message);
-  if (m) {
-    const v4code = Number(m[2]);
-    return { status: STATUS_BY_CODE.get(v4code) ?? 400, v4code, message: m[1]! };
-  }
+  const parts = bindingErrorParts(err);
+  if (parts) return { status: STATUS_BY_CODE.get(parts.code) ?? 400, v4code: parts.code, message: parts.message };
   if (err instanceof TypeError || err instanceof RangeError) return { status: 400, v4code: StoreCodes.InvalidArgument.code, message: err.message };
   return { status: 500, v4code: StoreCodes.InternalError.code, message: StoreCodes.InternalError.message };
 }

@@ -28,6 +28,7 @@ import { listUploadRows } from './sqlite-uploads.js';
 import { dropGarbageRows, referencedBlobRows, takeGarbageRows } from './sqlite-garbage.js';
 import { lastKeyRow, scanObjectRows } from './sqlite-object-scan.js';
 import { OBJECT_COLUMNS, objectValues, partChecksumsValue, toPart, toRecord, toUpload, type ObjectRow, type PartRow, type UploadRow } from './metadata-rows.js';
+import { dataPath, BUCKETS_DATABASE } from '../../shared/data-dir.js';
 
 const INSERT_OBJECT = `INSERT OR REPLACE INTO store_objects (${OBJECT_COLUMNS.join(', ')}) VALUES (${OBJECT_COLUMNS.map(() => '?').join(',')})`;
 
@@ -48,7 +49,7 @@ export class SqliteMetadataStore implements MetadataStore {
 
   /** Opens the store file inside a data folder. */
   static inDataDir(dataDir: string): SqliteMetadataStore {
-    return new SqliteMetadataStore(path.join(dataDir, 'buckets.sqlite'));
+    return new SqliteMetadataStore(dataPath(dataDir, BUCKETS_DATABASE));
   }
 
   private q(sql: string): Statement {

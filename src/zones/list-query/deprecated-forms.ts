@@ -5,10 +5,10 @@
  * announces the deprecation); from it the value is read literally (`name=contains:foo` is an exact name that
  * matches nothing, `type=contains:A` an invalid type).
  */
-import { oldBehaviourApplies } from '../../lifecycle/schedule.js';
+import { oldBehaviourApplies } from '../../deprecation/schedule.js';
 import type { DeprecatedUse, TextOp } from './types.js';
 
-/** Schedule row of these forms (src/lifecycle/schedule-data.ts). */
+/** Schedule row of these forms (src/deprecation/schedule-data.ts). */
 export const FILTER_FORMS_ROW = 'dns-records-list-filter-forms';
 /** Part of the row for the comma-list form. */
 export const MULTI_VALUE_PART = 'multi-value';
