@@ -36,7 +36,7 @@ describe('stopping on SIGHUP, and the edge temporary folder', () => {
     expect(edgeFolders(tmp)).toHaveLength(1);
     cli.child.kill('SIGHUP');
     expect(await cli.exited, cli.output()).toBe(0);
-    expect(cli.output()).toContain('stratus: SIGHUP, stopping (requests in flight get up to 30 s)');
+    expect(cli.output()).toContain('stratus: SIGHUP, stopping within 30 s (requests in flight get up to 25 s)');
     expect(cli.output()).toContain('stratus: stopped');
     expect(edgeFolders(tmp)).toEqual([]);
   });
