@@ -41,6 +41,7 @@ import { workersVersionRoutes } from './routes/workers-versions.js';
 import { workersAccountRoutes } from './routes/workers-account.js';
 import { workersZoneRoutes } from './routes/workers-routes.js';
 import { dnssecRoutes } from './routes/dnssec.js';
+import { dashboardRoutes } from './dashboard-site.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -85,6 +86,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   api.route('/', dnsRecordRoutes());
 
   app.route(API_PREFIX, api);
+  if (deps.config.dashboard) app.route('/', dashboardRoutes());
 
   app.notFound((c) => c.json(failureBody([{ code: 7000, message: 'No route for that URI' }]), 404));
   const unexpected = new IncidentLog(deps.logger.child({ component: 'v4-api' }));

@@ -1,0 +1,139 @@
+/**
+ * One bucket: objects by prefix (folders from the `/` delimiter), upload with progress and cancel, download,
+ * delete, metadata and storage class; the bucket's CORS rules, lifecycle rules and public domains as the API
+ * returns them.
+ */
+import { useState } from 'preact/hooks';
+import { call, get, send, saveResponse, upload } from '../api';
+import { href } from '../router';
+import { bytes, Errors, Field, LoadState, useAction, useLoad } from '../ui';
+
+const keyPath = (key: string) => key.split('/').map(encodeURIComponent).join('/');
+
+/** The bucket page. */
+export function BucketPage({ account, bucket }: { account: string; bucket: string }) {
+  const base = `/accounts/${account}/r2/buckets/${encodeURIComponent(bucket)}`;
+  const [prefix, setPrefix] = useState('');
+  const [cursor, setCursor] = useState<string | undefined>(undefined);
+  const list = useLoad(() => get<any[]>(`${base}/objects`, { prefix, delimiter: '/', cursor, per_page: 100 }), [bucket, prefix, cursor]);
+  const [selected, setSelected] = useState<any | undefined>(undefined);
+  const action = useAction();
+  const open = (p: string) => { setPrefix(p); setCursor(undefined); setSelected(undefined); };
+  const crumbs = prefix.split('/').filter(Boolean);
+  const info = list.data?.result_info;
+  const download = (o: any) => action.run(async () => saveResponse(await send('GET', `${base}/objects/${keyPath(o.key)}`), o.key.split('/').pop() || 'object'));
+  const del = async (o: any) => {
+    if (confirm(`Delete ${o.key}?`) && await action.run(() => call('DELETE', `${base}/objects/${keyPath(o.key)}`))) { setSelected(undefined); list.reload(); }
+  };
+  return (
+    <>
+      <p><a href={href('buckets')}>All buckets</a></p>
+      <h1>{bucket}</h1>
+      <nav aria-label="Folder" class="toolbar">
+        <button type="button" class="secondary" onClick={() => open('')}>{bucket}</button>
+        {crumbs.map((c, i) => <button key={i} type="button" class="secondary" onClick={() => open(`${crumbs.slice(0, i + 1).join('/')}/`)}>{c}/</button>)}
+      </nav>
+      <Upload base={base} prefix={prefix} onUploaded={() => list.reload()} />
+      <Errors error={action.error} />
+      <LoadState loading={list.loading} error={list.error} />
+      {list.data ? (
+        <table class="objects">
+          <thead><tr><th scope="col">Key</th><th scope="col">Size</th><th scope="col">Type</th><th scope="col">Storage class</th><th scope="col">Uploaded</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
+          <tbody>
+            {(info?.delimited ?? []).map((p: string) => (
+              <tr key={`p:${p}`}><td><button type="button" class="secondary" onClick={() => open(p)}>{p.slice(prefix.length)}</button></td><td>folder</td><td /><td /><td /><td /></tr>
+            ))}
+            {list.data.result.map((o) => (
+              <tr key={o.key}>
+                <td><button type="button" class="link secondary" aria-label={`Details of ${o.key}`} onClick={() => setSelected(o)}>{o.key.slice(prefix.length)}</button></td>
+                <td>{bytes(o.size)}</td><td>{o.http_metadata?.contentType ?? ''}</td><td>{o.storage_class}</td><td>{o.uploaded}</td>
+                <td><button type="button" class="secondary" aria-label={`Download ${o.key}`} onClick={() => download(o)}>Download</button> <button type="button" class="danger" aria-label={`Delete ${o.key}`} onClick={() => del(o)}>Delete</button></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {list.data && list.data.result.length === 0 && !(info?.delimited ?? []).length ? <p>No objects here.</p> : null}
+      <div class="toolbar">
+        {cursor ? <button type="button" class="secondary" onClick={() => setCursor(undefined)}>First page</button> : null}
+        {info?.is_truncated ? <button type="button" class="secondary" onClick={() => setCursor(info.cursor)}>Next page</button> : null}
+      </div>
+      {selected ? (
+        <section class="card" aria-label="Object details">
+          <h2>{selected.key}</h2>
+          <dl class="grid">
+            <div><dt>Size</dt><dd>{selected.size} bytes</dd></div>
+            <div><dt>ETag</dt><dd><code>{selected.etag}</code></dd></div>
+            <div><dt>Storage class</dt><dd>{selected.storage_class}</dd></div>
+            {Object.entries(selected.http_metadata ?? {}).map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{String(v)}</dd></div>)}
+            {Object.entries(selected.custom_metadata ?? {}).map(([k, v]) => <div key={`c:${k}`}><dt>custom: {k}</dt><dd>{String(v)}</dd></div>)}
+          </dl>
+        </section>
+      ) : null}
+      <BucketSettings base={base} />
+    </>
+  );
+}
+
+function Upload({ base, prefix, onUploaded }: { base: string; prefix: string; onUploaded: () => void }) {
+  const [file, setFile] = useState<File | undefined>(undefined);
+  const [key, setKey] = useState('');
+  const [storageClass, setStorageClass] = useState('');
+  const [progress, setProgress] = useState<{ sent: number; total: number } | undefined>(undefined);
+  const [cancel, setCancel] = useState<(() => void) | undefined>(undefined);
+  const [done, setDone] = useState<string | undefined>(undefined);
+  const action = useAction();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!file) return;
+    const objectKey = prefix + (key.trim() || file.name);
+    setDone(undefined);
+    const headers: Record<string, string> = { 'content-type': file.type || 'application/octet-stream' };
+    if (storageClass) headers['cf-r2-storage-class'] = storageClass;
+    const job = upload('PUT', `${base}/objects/${keyPath(objectKey)}`, file, headers, (sent, total) => setProgress({ sent, total }));
+    setCancel(() => job.cancel);
+    const ok = await action.run(() => job.done);
+    setCancel(undefined);
+    setProgress(undefined);
+    if (ok) { setDone(objectKey); onUploaded(); }
+  };
+  return (
+    <form class="card" onSubmit={submit}>
+      <h2>Upload an object{prefix ? ` into ${prefix}` : ''}</h2>
+      <div class="toolbar">
+        <Field label="File"><input type="file" name="upload-file" onChange={(e) => setFile(e.currentTarget.files?.[0])} /></Field>
+        <Field label="Key (default: the file's name)"><input name="upload-key" value={key} onInput={(e) => setKey(e.currentTarget.value)} /></Field>
+        <Field label="Storage class"><select value={storageClass} onChange={(e) => setStorageClass(e.currentTarget.value)}><option value="">bucket default</option><option>Standard</option><option>InfrequentAccess</option></select></Field>
+        <button type="submit" disabled={!file || !!cancel}>Upload</button>
+        {cancel ? <button type="button" class="danger" onClick={cancel}>Cancel upload</button> : null}
+      </div>
+      {progress ? <p><progress aria-label="Upload progress" max={progress.total} value={progress.sent} /> {bytes(progress.sent)} of {bytes(progress.total)}</p> : null}
+      <Errors error={action.error} />
+      {done ? <p class="ok" role="status">Uploaded {done}.</p> : null}
+    </form>
+  );
+}
+
+function BucketSettings({ base }: { base: string }) {
+  const show = (path: string) => useLoad(() => get<any>(path).then((r) => r.result, (e) => { if (e?.status === 404) return null; throw e; }), [path]);
+  const cors = show(`${base}/cors`);
+  const lifecycle = show(`${base}/lifecycle`);
+  const managed = show(`${base}/domains/managed`);
+  const custom = show(`${base}/domains/custom`);
+  const part = (title: string, s: ReturnType<typeof show>) => (
+    <section>
+      <h2>{title}</h2>
+      <LoadState loading={s.loading} error={s.error} />
+      {s.data === null ? <p>None.</p> : s.data !== undefined ? <pre>{JSON.stringify(s.data, null, 2)}</pre> : null}
+    </section>
+  );
+  return (
+    <>
+      {part('CORS rules', cors)}
+      {part('Lifecycle rules', lifecycle)}
+      {part('Public r2.dev domain', managed)}
+      {part('Custom domains', custom)}
+      <p class="muted">Change these with the API, wrangler or an S3 client (docs/s3.md).</p>
+    </>
+  );
+}
