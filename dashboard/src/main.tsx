@@ -37,8 +37,8 @@ function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
       <form onSubmit={submit} aria-describedby="signin-errors">
         <fieldset>
           <legend>Credential</legend>
-          <label class="inline"><input type="radio" name="kind" checked={kind === 'token'} onChange={() => setKind('token')} /> API token</label>
-          <label class="inline"><input type="radio" name="kind" checked={kind === 'key'} onChange={() => setKind('key')} /> E-mail and global API key</label>
+          <label class="inline"><input type="radio" name="kind" checked={kind === 'token'} onChange={() => setKind('token')} /> With an API token</label>
+          <label class="inline"><input type="radio" name="kind" checked={kind === 'key'} onChange={() => setKind('key')} /> With an e-mail and global API key</label>
         </fieldset>
         {kind === 'token'
           ? <Field label="API token"><input type="password" name="token" autocomplete="off" required value={token} onInput={(e) => setToken(e.currentTarget.value)} /></Field>
@@ -77,7 +77,7 @@ function App() {
   if (!session) {
     return <SignIn onSignedIn={(s) => { saveSession(s); useCredential(s.credential); setSession(s); }} />;
   }
-  const signOut = () => { clearSession(); useCredential(undefined); setSession(undefined); };
+  const signOut = () => { clearSession(); useCredential(undefined); setSession(undefined); location.hash = '#/zones'; };
   const current = route[0] ?? 'zones';
   const link = (to: string, label: string) => <a href={href(to)} aria-current={current === to ? 'page' : undefined}>{label}</a>;
   return (

@@ -40,7 +40,7 @@ export function BucketPage({ account, bucket }: { account: string; bucket: strin
         <table class="objects">
           <thead><tr><th scope="col">Key</th><th scope="col">Size</th><th scope="col">Type</th><th scope="col">Storage class</th><th scope="col">Uploaded</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
           <tbody>
-            {(info?.delimited ?? []).map((p: string) => (
+            {(info?.delimited ?? []).map((p: string) => (p.endsWith('/') ? p : `${p}/`)).map((p: string) => (
               <tr key={`p:${p}`}><td><button type="button" class="secondary" onClick={() => open(p)}>{p.slice(prefix.length)}</button></td><td>folder</td><td /><td /><td /><td /></tr>
             ))}
             {list.data.result.map((o) => (

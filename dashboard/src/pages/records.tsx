@@ -78,7 +78,7 @@ export function RecordsTab({ zone }: { zone: any }) {
               <td><input type="checkbox" aria-label={`Select ${r.type} ${r.name}`} checked={selected.has(r.id)} onChange={() => toggle(r.id)} /></td>
               <td>{r.type}</td>
               <td>{r.name}</td>
-              <td class="content">{r.priority !== undefined && TYPE_FORMS[r.type]?.priority ? `${r.priority} ` : ''}{r.content}{r.comment ? <div class="muted">{r.comment}</div> : null}{r.tags?.length ? <div class="muted">tags: {r.tags.join(', ')}</div> : null}</td>
+              <td class="content">{r.priority !== undefined && ['MX', 'SRV', 'URI'].includes(r.type) ? `${r.priority} ` : ''}{r.content}{r.comment ? <div class="muted">{r.comment}</div> : null}{r.tags?.length ? <div class="muted">tags: {r.tags.join(', ')}</div> : null}</td>
               <td>{r.proxiable ? <input type="checkbox" aria-label={`Proxied ${r.type} ${r.name}`} checked={r.proxied} onChange={(e) => setProxied(r, e.currentTarget.checked)} /> : 'DNS only'}</td>
               <td>{r.ttl === 1 ? 'Auto' : r.ttl}</td>
               <td><button type="button" class="secondary" aria-label={`Edit ${r.type} ${r.name}`} onClick={() => setEditing(r)}>Edit</button> <button type="button" class="danger" aria-label={`Delete ${r.type} ${r.name}`} onClick={() => deleteOne(r)}>Delete</button></td>
