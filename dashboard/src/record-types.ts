@@ -33,7 +33,11 @@ export const TYPE_FORMS: Record<string, TypeForm> = {
   DNSKEY: { data: [n('flags', 'Flags'), n('protocol', 'Protocol'), n('algorithm', 'Algorithm'), t('public_key', 'Public key (base64)')] },
   DS: { data: [n('key_tag', 'Key tag'), n('algorithm', 'Algorithm'), n('digest_type', 'Digest type'), t('digest', 'Digest (hex)')] },
   HTTPS: { data: [n('priority', 'Priority'), t('target', 'Target'), t('value', 'Parameters')] },
-  LOC: { content: 'Location', hint: 'As in a zone file: 51 30 12.748 N 0 7 39.611 W 0.00m 0.00m 0.00m 0.00m' },
+  LOC: {
+    data: [n('lat_degrees', 'Latitude degrees'), n('lat_minutes', 'Latitude minutes'), n('lat_seconds', 'Latitude seconds'), t('lat_direction', 'Latitude direction (N or S)'),
+      n('long_degrees', 'Longitude degrees'), n('long_minutes', 'Longitude minutes'), n('long_seconds', 'Longitude seconds'), t('long_direction', 'Longitude direction (E or W)'),
+      n('altitude', 'Altitude (m)'), n('size', 'Size (m)'), n('precision_horz', 'Horizontal precision (m)'), n('precision_vert', 'Vertical precision (m)')],
+  },
   MX: { content: 'Mail server', priority: true },
   NAPTR: { data: [n('order', 'Order'), n('preference', 'Preference'), t('flags', 'Flags'), t('service', 'Service'), t('regex', 'Regular expression'), t('replacement', 'Replacement')] },
   NS: { content: 'Name server' },
@@ -50,3 +54,31 @@ export const TYPE_FORMS: Record<string, TypeForm> = {
 
 /** The writable types. */
 export const TYPES = Object.keys(TYPE_FORMS);
+
+/** What a record form holds: every value as typed. */
+export interface RecordFormValues {
+  type: string;
+  name: string;
+  content: string;
+  priority: string;
+  data: Record<string, string>;
+  ttl: string;
+  proxied: boolean;
+  comment: string;
+  tags: string;
+}
+
+/** The create or replace body the form sends for its type (only the fields the type takes). */
+export function recordBody(v: RecordFormValues): Record<string, unknown> {
+  const form = TYPE_FORMS[v.type];
+  if (!form) throw new Error(`Unknown record type ${v.type}`);
+  const body: Record<string, unknown> = {
+    type: v.type, name: v.name.trim() || '@', ttl: Number(v.ttl || 1), comment: v.comment || null,
+    tags: v.tags.split(',').map((t) => t.trim()).filter(Boolean),
+  };
+  if (form.content) body.content = v.content;
+  if (form.priority) body.priority = Number(v.priority);
+  if (form.data) body.data = Object.fromEntries(form.data.map((f) => [f.key, f.number ? Number(v.data[f.key] ?? '') : (v.data[f.key] ?? '')]));
+  if (form.proxiable) body.proxied = v.proxied;
+  return body;
+}

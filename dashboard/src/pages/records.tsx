@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { call, get, send, saveResponse } from '../api';
-import { TYPE_FORMS, TYPES } from '../record-types';
+import { recordBody, TYPE_FORMS, TYPES } from '../record-types';
 import { Errors, Field, LoadState, Pager, useAction, useLoad } from '../ui';
 
 interface Filters { type: string; name: string; content: string; proxied: string; tag: string; comment: string; search: string; match: string }
@@ -110,11 +110,7 @@ function RecordForm({ zone, record, onDone, onCancel }: { zone: any; record: any
   const form = TYPE_FORMS[type]!;
   const submit = async (e: Event) => {
     e.preventDefault();
-    const body: Record<string, unknown> = { type, name: name.trim() || '@', ttl: Number(ttl), comment: comment || null, tags: tags.split(',').map((t) => t.trim()).filter(Boolean) };
-    if (form.content) body.content = content;
-    if (form.priority) body.priority = Number(priority);
-    if (form.data) body.data = Object.fromEntries(form.data.map((f) => [f.key, f.number ? Number(data[f.key] ?? '') : (data[f.key] ?? '')]));
-    if (form.proxiable) body.proxied = proxied;
+    const body = recordBody({ type, name, content, priority, data, ttl, proxied, comment, tags });
     const ok = await save.run(() => record ? call('PUT', `/zones/${zone.id}/dns_records/${record.id}`, body) : call('POST', `/zones/${zone.id}/dns_records`, body));
     if (ok) onDone();
   };
@@ -129,8 +125,8 @@ function RecordForm({ zone, record, onDone, onCancel }: { zone: any; record: any
         {form.data?.map((f) => (
           <Field key={`${type}-${f.key}`} label={f.label}>
             {f.number
-              ? <input name={`data.${f.key}`} type="number" value={data[f.key] ?? ''} onInput={(e) => { const v = e.currentTarget.value; setData((d) => ({ ...d, [f.key]: v })); }} required />
-              : <input name={`data.${f.key}`} type="text" value={data[f.key] ?? ''} onInput={(e) => { const v = e.currentTarget.value; setData((d) => ({ ...d, [f.key]: v })); }} required />}
+              ? <input name={`data.${f.key}`} type="number" value={data[f.key] ?? ''} onInput={(e) => { const v = e.currentTarget.value; setData((d) => ({ ...d, [f.key]: v })); }} />
+              : <input name={`data.${f.key}`} type="text" value={data[f.key] ?? ''} onInput={(e) => { const v = e.currentTarget.value; setData((d) => ({ ...d, [f.key]: v })); }} />}
           </Field>
         ))}
         <Field label="TTL" hint="1 = Auto"><input name="ttl" type="number" min={1} value={ttl} onInput={(e) => setTtl(e.currentTarget.value)} /></Field>
