@@ -174,6 +174,26 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await page.locator('table.records td.content', { hasText: '192.0.2.99' }).waitFor();
     const a = (await v4('GET', `/zones/${zone.id}/dns_records?type=A`)).result[0];
     expect(a.content).toBe('192.0.2.99');
+
+    // Export downloads the zone file the API writes.
+    await page.locator('form.filters').getByRole('button', { name: 'Clear' }).click();
+    const exporting = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export zone file' }).click();
+    const exported = fs.readFileSync(await (await exporting).path(), 'utf8');
+    expect(exported).toMatch(/www\.dash-browser\.example\.\s+\d+\s+IN\s+A\s+192\.0\.2\.99/);
+
+    // Batch delete of two selected rows.
+    await page.getByRole('button', { name: 'Add record' }).first().click();
+    await form.locator('[name=name]').fill('gone1');
+    await form.locator('[name=content]').fill('192.0.2.31');
+    await form.getByRole('button', { name: 'Add record' }).click();
+    await page.getByRole('checkbox', { name: `Select A gone1.${ZONE}` }).check();
+    await page.getByRole('checkbox', { name: `Select TXT xss.${ZONE}` }).check();
+    await page.getByRole('button', { name: 'Delete selected (2)' }).click();
+    await page.getByRole('checkbox', { name: `Select A gone1.${ZONE}` }).waitFor({ state: 'detached' });
+    const left: any[] = (await v4('GET', `/zones/${zone.id}/dns_records?per_page=100`)).result;
+    expect(left.map((r) => r.name)).not.toContain(`gone1.${ZONE}`);
+    expect(left.map((r) => r.name)).not.toContain(`xss.${ZONE}`);
   });
 
   it('imports a zone file with its counts, and turns DNSSEC on showing the DS', async () => {
@@ -196,6 +216,17 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     // Either this server has the certificate routes, or the page says they are not available.
     await page.locator('.not-available, h2:text("Certificate packs")').first().waitFor();
     await checkAccessibility('07-certificates');
+
+    await page.getByRole('link', { name: 'Zone settings' }).click();
+    const https = page.getByRole('checkbox', { name: 'always use https on' });
+    await https.check();
+    const zone = (await v4('GET', `/zones?name=${ZONE}`)).result[0];
+    await expect.poll(async () => (await v4('GET', `/zones/${zone.id}/settings/always_use_https`)).result.value).toBe('on');
+    await checkAccessibility('08-zone-settings');
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('button', { name: 'Hold the zone' }).click();
+    await page.getByRole('button', { name: 'Release the hold' }).waitFor();
+    expect((await v4('GET', `/zones/${zone.id}/hold`)).result.hold).toBe(true);
   });
 
   it('creates a bucket, uploads and downloads a 20 MB object, and shows an HTML object key as text', async () => {
@@ -225,9 +256,14 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await page.locator('table.objects').getByText(XSS, { exact: true }).waitFor();
     expect(await page.locator('table.objects img').count()).toBe(0);
     expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
-    await checkAccessibility('08-bucket');
+    const cors = { rules: [{ allowed: { origins: ['https://dash.example'], methods: ['GET'] } }] };
+    await page.getByLabel('CORS rules (JSON, as the API takes it)').fill(JSON.stringify(cors));
+    await page.getByRole('button', { name: 'Save cors rules' }).click();
+    await page.locator('section', { hasText: 'CORS rules' }).getByText('Saved.').waitFor();
+    expect((await v4('GET', `/accounts/${account}/r2/buckets/dash-bucket/cors`)).result.rules[0].allowed).toMatchObject(cors.rules[0]!.allowed);
+    await checkAccessibility('09-bucket');
     await go('#/buckets', 'Buckets');
-    await checkAccessibility('09-buckets');
+    await checkAccessibility('10-buckets');
   });
 
   it('shows a script uploaded through the API with its versions and deployments', async () => {
@@ -240,7 +276,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'dash-script' }).click();
     await page.getByRole('heading', { level: 1, name: 'dash-script' }).waitFor();
     await page.locator('table code').first().waitFor();
-    await checkAccessibility('10-script');
+    await checkAccessibility('11-script');
   });
 
   it('creates a scoped token, shows its value once, and shows the API refusal next to the form', async () => {
@@ -253,7 +289,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     expect(value.length).toBeGreaterThan(20);
     await page.getByRole('cell', { name: `read only ${XSS}`, exact: true }).waitFor();
     expect(await page.locator('table img').count()).toBe(0);
-    await checkAccessibility('11-tokens');
+    await checkAccessibility('12-tokens');
 
     await signOut();
     await signInWithToken(value);
@@ -274,7 +310,18 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     const alert = form.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toContain(`${direct.errors[0].message} (${direct.errors[0].code})`);
-    await page.screenshot({ path: path.join(SHOTS, '12-refused.png'), fullPage: true });
+    await page.screenshot({ path: path.join(SHOTS, '13-refused.png'), fullPage: true });
+    expect(cspReports).toEqual([]);
+  });
+
+  it('signs in with an e-mail and global API key', async () => {
+    await signOut();
+    await page.getByRole('radio', { name: 'With an e-mail and global API key' }).check();
+    await page.getByLabel('E-mail', { exact: true }).fill(EMAIL);
+    await page.getByLabel('Global API key', { exact: true }).fill(KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: ZONE }).waitFor();
+    expect(page.url()).not.toContain(KEY);
     expect(cspReports).toEqual([]);
   });
 });

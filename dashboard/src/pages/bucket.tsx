@@ -115,25 +115,61 @@ function Upload({ base, prefix, onUploaded }: { base: string; prefix: string; on
 }
 
 function BucketSettings({ base }: { base: string }) {
-  const show = (path: string) => useLoad(() => get<any>(path).then((r) => r.result, (e) => { if (e?.status === 404) return null; throw e; }), [path]);
-  const cors = show(`${base}/cors`);
-  const lifecycle = show(`${base}/lifecycle`);
-  const managed = show(`${base}/domains/managed`);
-  const custom = show(`${base}/domains/custom`);
-  const part = (title: string, s: ReturnType<typeof show>) => (
-    <section>
-      <h2>{title}</h2>
-      <LoadState loading={s.loading} error={s.error} />
-      {s.data === null ? <p>None.</p> : s.data !== undefined ? <pre>{JSON.stringify(s.data, null, 2)}</pre> : null}
-    </section>
-  );
   return (
     <>
-      {part('CORS rules', cors)}
-      {part('Lifecycle rules', lifecycle)}
-      {part('Public r2.dev domain', managed)}
-      {part('Custom domains', custom)}
-      <p class="muted">Change these with the API, wrangler or an S3 client (docs/s3.md).</p>
+      <JsonSetting title="CORS rules" path={`${base}/cors`} example={'{"rules":[{"allowed":{"origins":["https://example.com"],"methods":["GET"]}}]}'} />
+      <JsonSetting title="Lifecycle rules" path={`${base}/lifecycle`} example={'{"rules":[{"id":"expire-logs","enabled":true,"conditions":{"prefix":"logs/"},"deleteObjectsTransition":{"condition":{"type":"Age","maxAge":2592000}}}]}'} />
+      <ManagedDomain path={`${base}/domains/managed`} />
+      <JsonSetting title="Custom domains" path={`${base}/domains/custom`} readOnly />
     </>
+  );
+}
+
+/** A bucket setting as the API's JSON: shown, edited and sent back with PUT (the API checks it). */
+function JsonSetting({ title, path, example, readOnly }: { title: string; path: string; example?: string; readOnly?: boolean }) {
+  const state = useLoad(() => get<any>(path).then((r) => r.result, (e) => { if (e?.status === 404) return null; throw e; }), [path]);
+  const [text, setText] = useState<string | undefined>(undefined);
+  const save = useAction();
+  const [saved, setSaved] = useState(false);
+  const shown = text ?? (state.data ? JSON.stringify(state.data, null, 2) : '');
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setSaved(false);
+    if (await save.run(async () => call('PUT', path, JSON.parse(shown || example || '{}')))) { setText(undefined); setSaved(true); state.reload(); }
+  };
+  return (
+    <section>
+      <h2>{title}</h2>
+      <LoadState loading={state.loading} error={state.error} />
+      {readOnly ? (state.data ? <pre>{JSON.stringify(state.data, null, 2)}</pre> : state.data === null ? <p>None.</p> : null) : (
+        <form onSubmit={submit}>
+          <Field label={`${title} (JSON, as the API takes it)`} hint={example ? `For example: ${example}` : undefined}>
+            <textarea rows={6} cols={80} value={shown} onInput={(e) => { setSaved(false); setText(e.currentTarget.value); }} />
+          </Field>
+          <Errors error={save.error} />
+          {saved ? <p class="ok" role="status">Saved.</p> : null}
+          <button type="submit" class="secondary" disabled={save.busy || text === undefined}>Save {title.toLowerCase()}</button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+/** The bucket's public r2.dev-style domain: on or off. */
+function ManagedDomain({ path }: { path: string }) {
+  const state = useLoad(() => get<any>(path), [path]);
+  const change = useAction();
+  const d = state.data?.result;
+  return (
+    <section>
+      <h2>Public domain</h2>
+      <LoadState loading={state.loading} error={state.error} />
+      {d ? (
+        <label class="inline"><input type="checkbox" checked={!!d.enabled} disabled={change.busy}
+          onChange={async (e) => { const enabled = e.currentTarget.checked; if (await change.run(() => call('PUT', path, { enabled }))) state.reload(); }} />
+          Public access at <code>{d.domain}</code></label>
+      ) : null}
+      <Errors error={change.error} />
+    </section>
   );
 }

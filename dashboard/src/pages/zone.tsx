@@ -5,8 +5,9 @@ import { href } from '../router';
 import { Errors, Field, LoadState, useAction, useLoad } from '../ui';
 import { RecordsTab } from './records';
 import { CertificatesTab } from './certificates';
+import { ZoneSettingsTab } from './zone-settings';
 
-const TABS: [string, string][] = [['overview', 'Overview'], ['dns', 'DNS records'], ['settings', 'DNS settings'], ['dnssec', 'DNSSEC'], ['ssl', 'SSL/TLS']];
+const TABS: [string, string][] = [['overview', 'Overview'], ['dns', 'DNS records'], ['settings', 'DNS settings'], ['dnssec', 'DNSSEC'], ['ssl', 'SSL/TLS'], ['zone-settings', 'Zone settings']];
 
 /** The zone page and its tabs. */
 export function ZonePage({ zoneId, tab }: { zoneId: string; tab: string }) {
@@ -25,7 +26,8 @@ export function ZonePage({ zoneId, tab }: { zoneId: string; tab: string }) {
           : tab === 'settings' ? <DnsSettings zoneId={zoneId} />
             : tab === 'dnssec' ? <Dnssec zoneId={zoneId} />
               : tab === 'ssl' ? <CertificatesTab zoneId={zoneId} />
-                : <Overview zone={z} />
+                : tab === 'zone-settings' ? <ZoneSettingsTab zoneId={zoneId} />
+                  : <Overview zone={z} />
       ) : null}
     </>
   );
@@ -45,6 +47,7 @@ function Overview({ zone }: { zone: any }) {
       <h2>Name servers to set at the registrar</h2>
       <ul class="nameservers">{(zone.name_servers ?? []).map((ns: string) => <li key={ns}><code>{ns}</code></li>)}</ul>
       {zone.original_name_servers?.length ? <p class="muted">Before: {zone.original_name_servers.join(', ')}</p> : null}
+      <Hold zoneId={zone.id} />
     </section>
   );
 }
@@ -122,5 +125,28 @@ function Dnssec({ zoneId }: { zoneId: string }) {
         </>
       ) : null}
     </section>
+  );
+}
+
+/** The zone hold: while on, nobody else may add this zone or one below it. */
+function Hold({ zoneId }: { zoneId: string }) {
+  const hold = useLoad(() => get<any>(`/zones/${zoneId}/hold`), [zoneId]);
+  const change = useAction();
+  const h = hold.data?.result;
+  const toggle = async () => {
+    if (await change.run(() => (h?.hold ? call('DELETE', `/zones/${zoneId}/hold`) : call('POST', `/zones/${zoneId}/hold`, undefined, { include_subdomains: true })))) hold.reload();
+  };
+  return (
+    <>
+      <h2>Zone hold</h2>
+      <LoadState loading={hold.loading} error={hold.error} />
+      {h ? (
+        <p>
+          {h.hold ? `On${h.include_subdomains ? ', subdomains included' : ''}${h.hold_after ? ` until ${h.hold_after}` : ''}.` : 'Off: others may add subdomains of this zone as zones of their own.'}{' '}
+          <button type="button" class="secondary" disabled={change.busy} onClick={toggle}>{h.hold ? 'Release the hold' : 'Hold the zone'}</button>
+        </p>
+      ) : null}
+      <Errors error={change.error} />
+    </>
   );
 }
