@@ -30,6 +30,7 @@ let browser: Browser;
 let page: Page;
 let account: string;
 const cspReports: string[] = [];
+let scopedValue = 'unset';
 
 /** A v4 call from the test (admin's global key). */
 async function v4(method: string, p: string, body?: unknown): Promise<any> {
@@ -77,7 +78,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-dashboard-'));
     const http = await freePort();
     server = await startCli(['serve', '--data-dir', dir, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${await freePort()}`,
-      '--s3', `127.0.0.1:${await freePort()}`, '--admin', 'off', '--edge', 'off', '--dns-workers', '0', '--log-level', 'warn',
+      '--s3', `127.0.0.1:${await freePort()}`, '--admin', 'off', '--edge', 'off', '--dns-workers', '0', '--log-level', 'info', '--log-format', 'json',
       '--auth-email', EMAIL, '--auth-key', KEY, '--api-token', TOKEN, '--rate-limit', '0', '--auth-failure-limit', '0']);
     base = `http://127.0.0.1:${http}`;
     account = (await v4('GET', '/accounts')).result[0].id;
@@ -286,6 +287,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await page.getByLabel('Zone Read', { exact: true }).check();
     await page.getByRole('button', { name: 'Create token' }).click();
     const value = (await page.locator('pre.token-value').textContent())!.trim();
+    scopedValue = value;
     expect(value.length).toBeGreaterThan(20);
     await page.getByRole('cell', { name: `read only ${XSS}`, exact: true }).waitFor();
     expect(await page.locator('table img').count()).toBe(0);
@@ -323,5 +325,11 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await page.getByRole('link', { name: ZONE }).waitFor();
     expect(page.url()).not.toContain(KEY);
     expect(cspReports).toEqual([]);
+  });
+
+  it('logged no credential the dashboard sent', () => {
+    // Access lines at info: one per request, so the dashboard's calls were logged.
+    expect(server.output()).toContain('/client/v4/zones');
+    for (const secret of [TOKEN, KEY, scopedValue]) expect(server.output()).not.toContain(secret);
   });
 });
