@@ -23,8 +23,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
     e.preventDefault();
     const credential: Credential = kind === 'token' ? { kind, token: token.trim() } : { kind, email: email.trim(), key: key.trim() };
     void action.run(async () => {
-      if (credential.kind === 'token') await call('GET', '/user/tokens/verify', undefined, undefined, credential);
-      else await call('GET', '/user', undefined, undefined, credential);
+      // The accounts the credential reaches: a wrong credential gets the API's refusal here (user and account tokens alike).
       const accounts = await call<any[]>('GET', '/accounts', undefined, undefined, credential);
       const first = accounts.result[0];
       if (!first) throw new Error('This credential reaches no account.');
