@@ -160,9 +160,15 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await add('MX', { name: '@', priority: '5', content: `mail.${ZONE}` }, `mail.${ZONE}`);
     await add('TXT', { name: '@', content: '"v=spf1 -all"' }, 'v=spf1 -all');
     await add('SRV', { name: `_sip._tcp`, 'data.priority': '10', 'data.weight': '5', 'data.port': '5060', 'data.target': `sip.${ZONE}` }, `5060 sip.${ZONE}`);
+    // The form of a data type, open: every field labelled.
+    await page.getByRole('button', { name: 'Add record' }).first().click();
+    await form.locator('select[name=type]').selectOption('LOC');
+    await form.locator('[name="data.lat_degrees"]').waitFor();
+    await checkAccessibility('04-record-form-loc');
+    await form.getByRole('button', { name: 'Cancel' }).click();
     await add('CAA', { name: '@', 'data.flags': '0', 'data.tag': 'issue', 'data.value': 'ca.example.net' }, 'ca.example.net');
     await add('TXT', { name: 'xss', content: XSS }, '<img');
-    await checkAccessibility('04-records');
+    await checkAccessibility('04-records-table');
 
     // HTML in a record shows as text, never as an element.
     expect(await page.locator('table.records img').count()).toBe(0);
@@ -290,10 +296,14 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     const put = await v4('PUT', `/accounts/${account}/workers/scripts/dash-script`, form);
     expect(put.success, JSON.stringify(put.errors)).toBe(true);
     await go('#/scripts', 'Scripts');
+    await page.getByRole('link', { name: 'dash-script' }).waitFor();
+    await page.getByRole('combobox', { name: /^Zone/ }).selectOption({ label: ZONE });
+    await page.getByText('No routes in this zone.').waitFor();
+    await checkAccessibility('11-scripts');
     await page.getByRole('link', { name: 'dash-script' }).click();
     await page.getByRole('heading', { level: 1, name: 'dash-script' }).waitFor();
     await page.locator('table code').first().waitFor();
-    await checkAccessibility('11-script');
+    await checkAccessibility('12-script');
   });
 
   it('creates a scoped token, shows its value once, and shows the API refusal next to the form', async () => {
@@ -307,7 +317,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     expect(value.length).toBeGreaterThan(20);
     await page.getByRole('cell', { name: `read only ${XSS}`, exact: true }).waitFor();
     expect(await page.locator('table img').count()).toBe(0);
-    await checkAccessibility('12-tokens');
+    await checkAccessibility('13-tokens');
 
     await signOut();
     await signInWithToken(value);
@@ -328,7 +338,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     const alert = form.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toContain(`${direct.errors[0].message} (${direct.errors[0].code})`);
-    await page.screenshot({ path: path.join(SHOTS, '13-refused.png'), fullPage: true });
+    await page.screenshot({ path: path.join(SHOTS, '14-refused.png'), fullPage: true });
     expect(cspReports).toEqual([]);
   });
 
