@@ -86,7 +86,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   api.route('/', dnsRecordRoutes());
 
   app.route(API_PREFIX, api);
-  if (deps.config.dashboard) app.route('/', dashboardRoutes());
+  if (deps.config.dashboard) app.route('/', dashboardRoutes(undefined, deps.s3Listener));
 
   app.notFound((c) => c.json(failureBody([{ code: 7000, message: 'No route for that URI' }]), 404));
   const unexpected = new IncidentLog(deps.logger.child({ component: 'v4-api' }));

@@ -259,11 +259,18 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'dash-bucket' }).click();
     await page.getByRole('heading', { level: 1, name: 'dash-bucket' }).waitFor();
 
+    // Uploads in parts go to the S3 listener (another origin), signed with the token's key pair: a CORS rule first.
+    await page.getByRole('button', { name: 'Allow this page to upload in parts (adds a CORS rule)' }).click();
+    await expect.poll(async () => (await v4('GET', `/accounts/${account}/r2/buckets/dash-bucket/cors`)).result?.rules?.[0]?.allowed?.origins).toEqual([base]);
     const big = randomBytes(20 * 1024 * 1024);
     await page.getByLabel('File', { exact: true }).setInputFiles({ name: 'big.bin', mimeType: 'application/octet-stream', buffer: big });
     await page.getByLabel("Key (default: the file's name)").fill('folder/big.bin');
+    await page.getByRole('checkbox', { name: /In parts over the S3 API/ }).check();
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
-    await page.getByText('Uploaded folder/big.bin.').waitFor({ timeout: 30_000 });
+    await page.getByText('Uploaded folder/big.bin in 3 parts over the S3 API.').waitFor({ timeout: 30_000 });
+    const stored = (await v4('GET', `/accounts/${account}/r2/buckets/dash-bucket/objects?prefix=folder/`)).result[0];
+    expect(stored).toMatchObject({ key: 'folder/big.bin', size: big.length });
+    expect(stored.etag).toMatch(/-3$/); // a multipart ETag: three parts
     await page.getByRole('button', { name: 'folder/', exact: true }).click();
     const downloading = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download folder/big.bin' }).click();
@@ -273,8 +280,10 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     expect(createHash('sha256').update(fs.readFileSync(saved)).digest('hex')).toBe(createHash('sha256').update(big).digest('hex'));
 
     await page.getByRole('button', { name: 'dash-bucket', exact: true }).click();
+    // A small file in one request through the v4 object route.
     await page.getByLabel('File', { exact: true }).setInputFiles({ name: 'x.txt', mimeType: 'text/plain', buffer: Buffer.from('x') });
     await page.getByLabel("Key (default: the file's name)").fill(XSS);
+    await page.getByRole('checkbox', { name: /In parts over the S3 API/ }).uncheck();
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     await page.locator('table.objects').getByText(XSS, { exact: true }).waitFor();
     expect(await page.locator('table.objects img').count()).toBe(0);

@@ -7,6 +7,8 @@ import { useState } from 'preact/hooks';
 import { call, get, send, saveResponse, upload } from '../api';
 import { href } from '../router';
 import { bytes, Errors, Field, LoadState, useAction, useLoad } from '../ui';
+import { loadSession } from '../session';
+import { dashboardCorsRule, PART_SIZE, s3Target, uploadInParts } from '../s3';
 
 const keyPath = (key: string) => key.split('/').map(encodeURIComponent).join('/');
 
@@ -33,7 +35,7 @@ export function BucketPage({ account, bucket }: { account: string; bucket: strin
         <button type="button" class="secondary" onClick={() => open('')}>{bucket}</button>
         {crumbs.map((c, i) => <button key={i} type="button" class="secondary" onClick={() => open(`${crumbs.slice(0, i + 1).join('/')}/`)}>{c}/</button>)}
       </nav>
-      <Upload base={base} prefix={prefix} onUploaded={() => list.reload()} />
+      <Upload base={base} account={account} bucket={bucket} prefix={prefix} onUploaded={() => list.reload()} />
       <Errors error={action.error} />
       <LoadState loading={list.loading} error={list.error} />
       {list.data ? (
@@ -75,7 +77,9 @@ export function BucketPage({ account, bucket }: { account: string; bucket: strin
   );
 }
 
-function Upload({ base, prefix, onUploaded }: { base: string; prefix: string; onUploaded: () => void }) {
+function Upload({ base, account, bucket, prefix, onUploaded }: { base: string; account: string; bucket: string; prefix: string; onUploaded: () => void }) {
+  const target = useLoad(async () => { const s = loadSession(); return s ? s3Target(s.credential, account) : undefined; }, [account]);
+  const [inParts, setInParts] = useState(true);
   const [file, setFile] = useState<File | undefined>(undefined);
   const [key, setKey] = useState('');
   const [storageClass, setStorageClass] = useState('');
@@ -88,14 +92,23 @@ function Upload({ base, prefix, onUploaded }: { base: string; prefix: string; on
     if (!file) return;
     const objectKey = prefix + (key.trim() || file.name);
     setDone(undefined);
-    const headers: Record<string, string> = { 'content-type': file.type || 'application/octet-stream' };
-    if (storageClass) headers['cf-r2-storage-class'] = storageClass;
-    const job = upload('PUT', `${base}/objects/${keyPath(objectKey)}`, file, headers, (sent, total) => setProgress({ sent, total }));
+    const contentType = file.type || 'application/octet-stream';
+    const onProgress = (sent: number, total: number) => setProgress({ sent, total });
+    let job: { done: Promise<unknown>; cancel: () => void };
+    let parts = 0;
+    if (target.data && inParts) {
+      const multi = uploadInParts(target.data, bucket, objectKey, file, { contentType, ...(storageClass ? { storageClass } : {}) }, onProgress);
+      job = { done: multi.done.then((r) => { parts = r.parts; }), cancel: multi.cancel };
+    } else {
+      const headers: Record<string, string> = { 'content-type': contentType };
+      if (storageClass) headers['cf-r2-storage-class'] = storageClass;
+      job = upload('PUT', `${base}/objects/${keyPath(objectKey)}`, file, headers, onProgress);
+    }
     setCancel(() => job.cancel);
     const ok = await action.run(() => job.done);
     setCancel(undefined);
     setProgress(undefined);
-    if (ok) { setDone(objectKey); onUploaded(); }
+    if (ok) { setDone(parts ? `${objectKey} in ${parts} parts over the S3 API` : objectKey); onUploaded(); }
   };
   return (
     <form class="card" onSubmit={submit}>
@@ -104,20 +117,26 @@ function Upload({ base, prefix, onUploaded }: { base: string; prefix: string; on
         <Field label="File"><input type="file" name="upload-file" onChange={(e) => setFile(e.currentTarget.files?.[0])} /></Field>
         <Field label="Key (default: the file's name)"><input name="upload-key" value={key} onInput={(e) => setKey(e.currentTarget.value)} /></Field>
         <Field label="Storage class"><select value={storageClass} onChange={(e) => setStorageClass(e.currentTarget.value)}><option value="">bucket default</option><option>Standard</option><option>InfrequentAccess</option></select></Field>
+        {target.data ? <label class="inline"><input type="checkbox" checked={inParts} onChange={(e) => setInParts(e.currentTarget.checked)} /> In parts over the S3 API ({PART_SIZE / 1024 / 1024} MB each)</label> : null}
         <button type="submit" disabled={!file || !!cancel}>Upload</button>
         {cancel ? <button type="button" class="danger" onClick={cancel}>Cancel upload</button> : null}
       </div>
       {progress ? <p><progress aria-label="Upload progress" max={progress.total} value={progress.sent} /> {bytes(progress.sent)} of {bytes(progress.total)}</p> : null}
       <Errors error={action.error} />
       {done ? <p class="ok" role="status">Uploaded {done}.</p> : null}
+      <p class="hint">{target.data
+        ? 'Uploads in parts go to the S3 API with your token\'s key pair; the bucket needs a CORS rule for this page (see CORS rules below).'
+        : 'One request through the v4 API (up to its body limit). Sign in with an API token for uploads in parts over the S3 API.'}</p>
     </form>
   );
 }
 
 function BucketSettings({ base }: { base: string }) {
+  const [corsTick, setCorsTick] = useState(0);
   return (
     <>
-      <JsonSetting title="CORS rules" path={`${base}/cors`} example={'{"rules":[{"allowed":{"origins":["https://example.com"],"methods":["GET"]}}]}'} />
+      <JsonSetting key={`cors-${corsTick}`} title="CORS rules" path={`${base}/cors`} example={'{"rules":[{"allowed":{"origins":["https://example.com"],"methods":["GET"]}}]}'} />
+      <AllowPartsButton path={`${base}/cors`} onDone={() => setCorsTick((t) => t + 1)} />
       <JsonSetting title="Lifecycle rules" path={`${base}/lifecycle`} example={'{"rules":[{"id":"expire-logs","enabled":true,"conditions":{"prefix":"logs/"},"deleteObjectsTransition":{"condition":{"type":"Age","maxAge":2592000}}}]}'} />
       <ManagedDomain path={`${base}/domains/managed`} />
       <JsonSetting title="Custom domains" path={`${base}/domains/custom`} readOnly />
@@ -171,5 +190,22 @@ function ManagedDomain({ path }: { path: string }) {
       ) : null}
       <Errors error={change.error} />
     </section>
+  );
+}
+
+/** Adds the CORS rule that lets this page upload in parts (kept beside the bucket's other rules). */
+function AllowPartsButton({ path, onDone }: { path: string; onDone: () => void }) {
+  const action = useAction();
+  const allow = () => action.run(async () => {
+    const current: any[] = await get<any>(path).then((r) => r.result?.rules ?? [], (e) => { if (e?.status === 404) return []; throw e; });
+    const rules = [...current.filter((r) => r.id !== 'stratus-dashboard'), dashboardCorsRule()];
+    await call('PUT', path, { rules });
+    onDone();
+  });
+  return (
+    <>
+      <button type="button" class="secondary" disabled={action.busy} onClick={allow}>Allow this page to upload in parts (adds a CORS rule)</button>
+      <Errors error={action.error} />
+    </>
   );
 }
