@@ -8,11 +8,11 @@ import { gunzipSync } from 'node:zlib';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** GET with gzip accepted; the body as sent (compressed or not). */
-async function getRaw(url: string): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
+async function getRaw(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
   // undici's fetch decompresses transparently; a raw byte count needs node:http.
   const http = await import('node:http');
   return new Promise((resolve, reject) => {
-    http.get(url, { headers: { 'accept-encoding': 'gzip' } }, (res) => {
+    http.get(url, { headers: { 'accept-encoding': 'gzip', ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), bytes: Buffer.concat(chunks) }));
@@ -55,6 +55,18 @@ describe('dashboard files', () => {
     }
     // The first load: index.html, the script and the stylesheet, as sent (gzip).
     expect(total).toBeLessThan(200 * 1024);
+  });
+
+  it('names the S3 listener in index.html and lets the page reach it on the host it was loaded from', async () => {
+    const s3Port = new URL(on.running.s3Url!).port;
+    const local = await getRaw(`${on.url}/`);
+    expect(gunzipSync(local.bytes).toString()).toContain(`<meta name="stratus-s3-port" content="${s3Port}">`);
+    expect(local.headers.get('content-security-policy')).toContain(`connect-src 'self' http://127.0.0.1:${s3Port};`);
+    const named = await getRaw(`${on.url}/`, { host: 'dash.example:8787' });
+    expect(named.headers.get('content-security-policy')).toContain(`connect-src 'self' http://dash.example:${s3Port};`);
+    // A Host that is no host name: no S3 origin at all.
+    const odd = await getRaw(`${on.url}/`, { host: 'a b' });
+    expect(odd.status === 400 || !/connect-src 'self' /.test(odd.headers.get('content-security-policy') ?? '')).toBe(true);
   });
 
   it('leaves the v4 API as it was: unknown paths get the envelope, the API answers', async () => {

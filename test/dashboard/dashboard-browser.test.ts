@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
 import { startCli, type RunningCli } from '../cli/run-cli.js';
 import { freePort } from '../dns-server/ports.js';
 import { stopChild } from '../helpers/stop-child.js';
@@ -31,6 +32,7 @@ let page: Page;
 let account: string;
 const cspReports: string[] = [];
 let scopedValue = 'unset';
+let s3Port: number;
 
 /** A v4 call from the test (admin's global key). */
 async function v4(method: string, p: string, body?: unknown): Promise<any> {
@@ -77,8 +79,9 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-dashboard-'));
     const http = await freePort();
+    s3Port = await freePort();
     server = await startCli(['serve', '--data-dir', dir, '--http', `127.0.0.1:${http}`, '--dns', `127.0.0.1:${await freePort()}`,
-      '--s3', `127.0.0.1:${await freePort()}`, '--admin', 'off', '--edge', 'off', '--dns-workers', '0', '--log-level', 'info', '--log-format', 'json',
+      '--s3', `127.0.0.1:${s3Port}`, '--admin', 'off', '--edge', 'off', '--dns-workers', '0', '--log-level', 'info', '--log-format', 'json',
       '--auth-email', EMAIL, '--auth-key', KEY, '--api-token', TOKEN, '--rate-limit', '0', '--auth-failure-limit', '0']);
     base = `http://127.0.0.1:${http}`;
     account = (await v4('GET', '/accounts')).result[0].id;
@@ -280,6 +283,27 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     expect(createHash('sha256').update(fs.readFileSync(saved)).digest('hex')).toBe(createHash('sha256').update(big).digest('hex'));
 
     await page.getByRole('button', { name: 'dash-bucket', exact: true }).click();
+    // Cancel during the second part: the upload is aborted on the server too (no upload left in progress).
+    let held: import('playwright-core').Route | undefined;
+    await page.route((url) => url.pathname.endsWith('/dash-bucket/cancelled.bin') && url.searchParams.get('partNumber') === '2', async (route) => {
+      if (route.request().method() === 'PUT') held = route;
+      else await route.continue();
+    });
+    await page.getByLabel("Key (default: the file's name)").fill('cancelled.bin');
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await expect.poll(() => held !== undefined, { timeout: 30_000 }).toBe(true);
+    expect(Number(await page.getByRole('progressbar', { name: 'Upload progress' }).getAttribute('value'))).toBeGreaterThanOrEqual(8 * 1024 * 1024);
+    await page.getByRole('button', { name: 'Cancel upload' }).click();
+    await page.locator('form', { hasText: 'Upload an object' }).getByRole('alert').getByText('Upload cancelled').waitFor();
+    await held!.abort().catch(() => undefined);
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    const tokenId = (await (await fetch(`${base}/client/v4/user/tokens/verify`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).result.id;
+    const s3 = new S3Client({ endpoint: `http://127.0.0.1:${s3Port}`, region: 'auto', forcePathStyle: true,
+      credentials: { accessKeyId: tokenId, secretAccessKey: createHash('sha256').update(TOKEN).digest('hex') } });
+    await expect.poll(async () => (await s3.send(new ListMultipartUploadsCommand({ Bucket: 'dash-bucket' }))).Uploads ?? []).toEqual([]);
+    expect((await v4('GET', `/accounts/${account}/r2/buckets/dash-bucket/objects?prefix=cancelled`)).result).toEqual([]);
+    s3.destroy();
+
     // A small file in one request through the v4 object route.
     await page.getByLabel('File', { exact: true }).setInputFiles({ name: 'x.txt', mimeType: 'text/plain', buffer: Buffer.from('x') });
     await page.getByLabel("Key (default: the file's name)").fill(XSS);
