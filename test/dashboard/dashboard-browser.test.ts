@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
-import { startCli, type RunningCli } from '../cli/run-cli.js';
+import { runCli, startCli, type RunningCli } from '../cli/run-cli.js';
 import { freePort } from '../dns-server/ports.js';
 import { stopChild } from '../helpers/stop-child.js';
 
@@ -386,9 +386,27 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     expect(cspReports).toEqual([]);
   });
 
+  it('a second user sees none of the first user\'s zones, and a link to one gets the API\'s refusal', async () => {
+    const other = { email: 'other-dash@example.com', key: 'e5f60123456789abcdef0123456789abcdef0' };
+    const added = await runCli(['user', 'add', '--email', other.email, '--key', other.key, '--data-dir', dir]);
+    expect(added.code, added.stderr).toBe(0);
+    const zone = (await v4('GET', `/zones?name=${ZONE}`)).result[0];
+    await signOut();
+    await page.getByRole('radio', { name: 'With an e-mail and global API key' }).check();
+    await page.getByLabel('E-mail', { exact: true }).fill(other.email);
+    await page.getByLabel('Global API key', { exact: true }).fill(other.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('No zones.').waitFor();
+    await page.evaluate((id) => { location.hash = `#/zones/${id}/dns`; }, zone.id);
+    const refusal = await (await fetch(`${base}/client/v4/zones/${zone.id}`, { headers: { 'x-auth-email': other.email, 'x-auth-key': other.key } })).json();
+    expect(refusal.success).toBe(false);
+    await page.getByRole('alert').first().getByText(`${refusal.errors[0].message} (${refusal.errors[0].code})`).waitFor();
+    expect(await page.locator('table.records').count()).toBe(0);
+  });
+
   it('logged no credential the dashboard sent', () => {
     // Access lines at info: one per request, so the dashboard's calls were logged.
     expect(server.output()).toContain('/client/v4/zones');
-    for (const secret of [TOKEN, KEY, scopedValue]) expect(server.output()).not.toContain(secret);
+    for (const secret of [TOKEN, KEY, scopedValue, 'e5f60123456789abcdef0123456789abcdef0']) expect(server.output()).not.toContain(secret);
   });
 });
