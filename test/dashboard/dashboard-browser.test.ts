@@ -317,6 +317,11 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Save cors rules' }).click();
     await page.locator('section', { hasText: 'CORS rules' }).getByText('Saved.').waitFor();
     expect((await v4('GET', `/accounts/${account}/r2/buckets/dash-bucket/cors`)).result.rules[0].allowed).toMatchObject(cors.rules[0]!.allowed);
+    await page.getByLabel('Custom domain').fill(`files.${ZONE}`);
+    await page.getByRole('combobox', { name: /^In zone/ }).selectOption({ label: ZONE });
+    await page.getByRole('button', { name: 'Add custom domain' }).click();
+    await page.getByRole('cell', { name: `files.${ZONE}`, exact: true }).waitFor();
+    expect((await v4('GET', `/accounts/${account}/r2/buckets/dash-bucket/domains/custom`)).result.domains.map((d: any) => d.domain)).toEqual([`files.${ZONE}`]);
     await checkAccessibility('09-bucket');
     await go('#/buckets', 'Buckets');
     await checkAccessibility('10-buckets');

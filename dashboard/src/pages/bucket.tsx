@@ -139,13 +139,13 @@ function BucketSettings({ base }: { base: string }) {
       <AllowPartsButton path={`${base}/cors`} onDone={() => setCorsTick((t) => t + 1)} />
       <JsonSetting title="Lifecycle rules" path={`${base}/lifecycle`} example={'{"rules":[{"id":"expire-logs","enabled":true,"conditions":{"prefix":"logs/"},"deleteObjectsTransition":{"condition":{"type":"Age","maxAge":2592000}}}]}'} />
       <ManagedDomain path={`${base}/domains/managed`} />
-      <JsonSetting title="Custom domains" path={`${base}/domains/custom`} readOnly />
+      <CustomDomains path={`${base}/domains/custom`} />
     </>
   );
 }
 
 /** A bucket setting as the API's JSON: shown, edited and sent back with PUT (the API checks it). */
-function JsonSetting({ title, path, example, readOnly }: { title: string; path: string; example?: string; readOnly?: boolean }) {
+function JsonSetting({ title, path, example }: { title: string; path: string; example: string }) {
   const state = useLoad(() => get<any>(path).then((r) => r.result, (e) => { if (e?.status === 404) return null; throw e; }), [path]);
   const [text, setText] = useState<string | undefined>(undefined);
   const save = useAction();
@@ -154,15 +154,15 @@ function JsonSetting({ title, path, example, readOnly }: { title: string; path: 
   const submit = async (e: Event) => {
     e.preventDefault();
     setSaved(false);
-    if (await save.run(async () => call('PUT', path, JSON.parse(shown || example || '{}')))) { setText(undefined); setSaved(true); state.reload(); }
+    if (await save.run(async () => call('PUT', path, JSON.parse(shown || example)))) { setText(undefined); setSaved(true); state.reload(); }
   };
   return (
     <section>
       <h2>{title}</h2>
       <LoadState loading={state.loading} error={state.error} />
-      {readOnly ? (state.data ? <pre>{JSON.stringify(state.data, null, 2)}</pre> : state.data === null ? <p>None.</p> : null) : (
+      {(
         <form onSubmit={submit}>
-          <Field label={`${title} (JSON, as the API takes it)`} hint={example ? `For example: ${example}` : undefined}>
+          <Field label={`${title} (JSON, as the API takes it)`} hint={`For example: ${example}`}>
             <textarea rows={6} cols={80} value={shown} onInput={(e) => { setSaved(false); setText(e.currentTarget.value); }} />
           </Field>
           <Errors error={save.error} />
@@ -207,5 +207,50 @@ function AllowPartsButton({ path, onDone }: { path: string; onDone: () => void }
       <button type="button" class="secondary" disabled={action.busy} onClick={allow}>Allow this page to upload in parts (adds a CORS rule)</button>
       <Errors error={action.error} />
     </>
+  );
+}
+
+/** The bucket's custom domains: list, add (a hostname in one of the account's zones), delete. */
+function CustomDomains({ path }: { path: string }) {
+  const list = useLoad(() => get<any>(path), [path]);
+  const zones = useLoad(() => get<any[]>('/zones', { per_page: 50 }), []);
+  const [domain, setDomain] = useState('');
+  const [zoneId, setZoneId] = useState('');
+  const add = useAction();
+  const remove = useAction();
+  const domainsOf = (list.data?.result?.domains ?? []) as any[];
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (await add.run(() => call('POST', path, { domain: domain.trim(), zoneId, enabled: true }))) { setDomain(''); list.reload(); }
+  };
+  return (
+    <section>
+      <h2>Custom domains</h2>
+      <LoadState loading={list.loading} error={list.error} />
+      {list.data ? (domainsOf.length === 0 ? <p>None.</p> : (
+        <table>
+          <thead><tr><th scope="col">Domain</th><th scope="col">Zone</th><th scope="col">Enabled</th><th scope="col">Status</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
+          <tbody>{domainsOf.map((d) => (
+            <tr key={d.domain}>
+              <td>{d.domain}</td><td>{d.zoneName ?? d.zoneId}</td><td>{d.enabled ? 'yes' : 'no'}</td><td>{d.status?.ownership ?? ''}</td>
+              <td><button type="button" class="danger" aria-label={`Remove ${d.domain}`}
+                onClick={async () => { if (confirm(`Remove ${d.domain}?`) && await remove.run(() => call('DELETE', `${path}/${encodeURIComponent(d.domain)}`))) list.reload(); }}>Remove</button></td>
+            </tr>
+          ))}</tbody>
+        </table>
+      )) : null}
+      <Errors error={remove.error} />
+      <form class="toolbar" onSubmit={submit}>
+        <Field label="Custom domain"><input name="custom-domain" required value={domain} onInput={(e) => setDomain(e.currentTarget.value)} /></Field>
+        <Field label="In zone">
+          <select value={zoneId} required onChange={(e) => setZoneId(e.currentTarget.value)}>
+            <option value="">choose a zone</option>
+            {(zones.data?.result ?? []).map((z) => <option key={z.id} value={z.id}>{z.name}</option>)}
+          </select>
+        </Field>
+        <button type="submit" class="secondary" disabled={add.busy}>Add custom domain</button>
+      </form>
+      <Errors error={add.error} />
+    </section>
   );
 }
