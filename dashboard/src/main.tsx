@@ -1,6 +1,6 @@
 /** The dashboard's entry: sign-in, then the pages by hash route. */
 import { render } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import './style.css';
 import { call, useCredential } from './api';
 import { clearSession, loadSession, saveSession, type Credential, type Session } from './session';
@@ -73,6 +73,10 @@ function App() {
     return s;
   });
   const route = useRoute();
+  const main = useRef<HTMLElement>(null);
+  const path = route.join('/');
+  // After a navigation, keyboard and screen-reader users start at the new page's content.
+  useEffect(() => { if (document.activeElement && document.activeElement !== document.body && !main.current?.contains(document.activeElement)) main.current?.focus(); }, [path]);
   if (!session) {
     return <SignIn onSignedIn={(s) => { saveSession(s); useCredential(s.credential); setSession(s); }} />;
   }
@@ -87,7 +91,7 @@ function App() {
         <span class="muted account">Account: {session.accountName}</span>
         <button type="button" onClick={signOut}>Sign out</button>
       </header>
-      <main id="main"><Pages session={session} /></main>
+      <main id="main" ref={main} tabIndex={-1}><Pages session={session} /></main>
     </>
   );
 }

@@ -203,6 +203,14 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
 
     // Export downloads the zone file the API writes.
     await page.locator('form.filters').getByRole('button', { name: 'Clear' }).click();
+    // Sort: by content, descending, in the API's order (names of the rows compared).
+    await page.getByLabel('Sort by').selectOption('content');
+    await page.getByLabel('Direction').selectOption('desc');
+    const apiOrder: string[] = (await v4('GET', `/zones/${zone.id}/dns_records?order=content&direction=desc&per_page=50`)).result.map((r: any) => `${r.type} ${r.name}`);
+    expect(apiOrder.length).toBeGreaterThan(5);
+    await page.waitForFunction((want) => JSON.stringify([...document.querySelectorAll('table.records tbody tr')].map((tr) => `${tr.children[1]?.textContent} ${tr.children[2]?.textContent}`)) === want, JSON.stringify(apiOrder));
+    await page.getByLabel('Sort by').selectOption('type');
+    await page.getByLabel('Direction').selectOption('asc');
     const exporting = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export zone file' }).click();
     const exported = fs.readFileSync(await (await exporting).path(), 'utf8');
