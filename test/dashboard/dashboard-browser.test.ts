@@ -365,6 +365,16 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('dashboard in Chromium', () => {
     expect(await page.locator('table img').count()).toBe(0);
     await checkAccessibility('13-tokens');
 
+    // A bucket-scoped group on one bucket: the policy names that bucket.
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByLabel('Token name').fill('one bucket');
+    await page.getByRole('combobox', { name: /^Buckets of bucket permissions/ }).selectOption('dash-bucket');
+    await page.getByLabel('Workers R2 Storage Bucket Item Read', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.locator('pre.token-value').waitFor();
+    const tokens: any[] = (await v4('GET', '/user/tokens')).result;
+    expect(tokens.find((t) => t.name === 'one bucket').policies[0].resources).toEqual({ [`com.cloudflare.edge.r2.bucket.${account}_default_dash-bucket`]: '*' });
+
     await signOut();
     await signInWithToken(value);
     await page.getByRole('link', { name: ZONE }).click();

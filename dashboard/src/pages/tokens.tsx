@@ -66,6 +66,8 @@ export function TokensPage({ account }: { account: string }) {
 function CreateToken({ account, onCreated }: { account: string; onCreated: (name: string, value: string) => void }) {
   const groups = useLoad(() => get<any[]>('/user/tokens/permission_groups'), []);
   const zones = useLoad(() => get<any[]>('/zones', { per_page: 50 }), []);
+  const buckets = useLoad(() => get<any>(`/accounts/${account}/r2/buckets`, { per_page: 100 }), [account]);
+  const [bucket, setBucket] = useState('');
   const [name, setName] = useState('');
   const [filter, setFilter] = useState('');
   const [chosen, setChosen] = useState<Set<string>>(new Set());
@@ -88,7 +90,7 @@ function CreateToken({ account, onCreated }: { account: string; onCreated: (name
         let resources: Record<string, string>;
         if (scope === ZONE) resources = zoneId ? { [`${ZONE}.${zoneId}`]: '*' } : { [`${ACCOUNT}.${account}`]: '*' };
         else if (scope === USER) resources = { [`${USER}.${(await get<any>('/user')).result.id}`]: '*' };
-        else if (scope === BUCKET) resources = { [`${BUCKET}.${account}_default_*`]: '*' };
+        else if (scope === BUCKET) resources = { [`${BUCKET}.${account}_default_${bucket || '*'}`]: '*' };
         else resources = { [`${ACCOUNT}.${account}`]: '*' };
         policies.push({ effect: 'allow', resources, permission_groups });
       }
@@ -108,6 +110,12 @@ function CreateToken({ account, onCreated }: { account: string; onCreated: (name
           <select name="token-zone" value={zoneId} onChange={(e) => setZoneId(e.currentTarget.value)}>
             <option value="">all zones of the account</option>
             {(zones.data?.result ?? []).map((z) => <option key={z.id} value={z.id}>{z.name}</option>)}
+          </select>
+        </Field>
+        <Field label="Buckets of bucket permissions">
+          <select name="token-bucket" value={bucket} onChange={(e) => setBucket(e.currentTarget.value)}>
+            <option value="">all buckets of the account</option>
+            {((buckets.data?.result?.buckets ?? []) as any[]).map((b) => <option key={b.name} value={b.name}>{b.name}</option>)}
           </select>
         </Field>
         <Field label="Expires (optional)"><input type="datetime-local" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} /></Field>
