@@ -201,8 +201,9 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     throw err;
   }
   const limits = openLimits({ config: config.limits, db: database.db, dialect: database.dialect, clock, logger });
-  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps, limits, nameServers });
   let s3: RunningS3 | undefined;
+  const s3Listener = () => (s3 ? { port: s3.port, tls: tls !== undefined } : undefined);
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps, limits, nameServers, s3Listener });
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
     await limits.close();

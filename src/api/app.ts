@@ -43,6 +43,7 @@ import { workersZoneRoutes } from './routes/workers-routes.js';
 import { dnssecRoutes } from './routes/dnssec.js';
 import { SettingsStore } from '../zones/settings/settings-store.js';
 import { DnssecService } from '../zones/dnssec/dnssec-service.js';
+import { dashboardRoutes } from './dashboard-site.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -87,6 +88,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   api.route('/', dnsRecordRoutes());
 
   app.route(API_PREFIX, api);
+  if (deps.config.dashboard) app.route('/', dashboardRoutes(undefined, deps.s3Listener));
 
   app.notFound((c) => c.json(failureBody([{ code: 7000, message: 'No route for that URI' }]), 404));
   const unexpected = new IncidentLog(deps.logger.child({ component: 'v4-api' }));

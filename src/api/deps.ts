@@ -32,4 +32,6 @@ export interface ApiDeps {
   limits?: Limits;
   /** The name server pairs of accounts (the one main.ts gave the admin's pair through); absent: made from the config. */
   nameServers?: NameServerAssignments;
+  /** The S3 listener once it listens (the dashboard's uploads in parts go there); absent or undefined: none. */
+  s3Listener?: () => { port: number; tls: boolean } | undefined;
 }

@@ -100,6 +100,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** A PostgreSQL query without an answer this long breaks its connection and fails (ms). */
   databaseTimeoutMs: number;
+  /** The browser dashboard at `/` on the v4 listener (`--dashboard`, docs/dashboard.md); undefined counts as off. */
+  dashboard?: boolean;
   /** Admin listener (`/healthz`, `/readyz`, `/metrics`); undefined when turned off (`--admin off`). */
   admin: ListenAddress | undefined;
   /** Log line format; undefined: pretty on a terminal, JSON otherwise (decided by the CLI). */
@@ -243,6 +245,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     logLevel,
     shutdownTimeoutMs: int('shutdown-timeout', 30, 0, 3600) * 1000,
     databaseTimeoutMs: int('database-timeout', 30, 1, 3600) * 1000,
+    dashboard: onOff(get('dashboard'), 'dashboard', true),
     admin: get('admin') === 'off' ? undefined : parseListen(get('admin') ?? '127.0.0.1:9464', 'admin'),
     logFormat: logFormat(get('log-format')),
     dnsLogRate: int('dns-log-rate', 100, 0, 1_000_000),

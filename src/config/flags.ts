@@ -95,6 +95,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'edge-runtimes', value: 'N', default: '4', help: "script runtimes (workerd processes): each account's scripts run in one, its own while there are at most N accounts, so one account's looping script stalls no other; 0: one runtime for all (as with --edge-front off)", commands: S },
   { name: 'script-memory-mb', value: 'MB', default: '1024', help: 'memory limit of each script runtime (workerd process); over it, the runtime is replaced', commands: SD },
   // Operations (docs/operations.md).
+  { name: 'dashboard', value: 'on|off', default: 'on', help: 'the dashboard (docs/dashboard.md) at / on the --http listener; it calls the public v4 API (and S3 for uploads in parts) with the signed-in credential', commands: S },
   { name: 'admin', value: 'HOST:PORT|off', default: '127.0.0.1:9464', help: 'admin listener: /healthz, /readyz, /metrics (Prometheus); never on the public listeners', commands: S },
   { name: 'log-format', value: 'json|pretty', default: 'pretty on a terminal, json otherwise', help: 'log and startup lines as JSON or for people', commands: ['serve', 'dev'] },
   { name: 'dns-log-rate', value: 'N', default: '100', help: 'DNS query access lines per second and process (the rest are counted); 0 logs none', commands: S },
