@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Tests that run alone, after the rest: those that disturb the machine's shared services (a real PostgreSQL
@@ -7,6 +8,43 @@ import { defineConfig } from 'vitest/config';
  */
 export const SERIAL_TESTS = ['test/faults/postgres-restart.test.ts', 'test/runtime/loop-isolation.test.ts'];
 
+/**
+ * Test files run at once. Most of a file's time is waiting on its servers, child processes and loopback, not
+ * on a core, so more files than cores run together; vitest's default (cores - 1) ran one at a time on the
+ * 2-core CI machine. Every file uses resources of its own (port 0, its own data folder and PostgreSQL database),
+ * so files may run in any order, side by side. `--maxWorkers N` on the command line overrides it.
+ */
+const WORKERS = 4;
+
+/**
+ * Files that take long mostly waiting (Terraform's AWS provider polls a lifecycle configuration for about a
+ * minute; clients and docs run many child processes): started first, so that they overlap the rest instead
+ * of ending the run alone. Without a cache of the last run's times (CI starts from a clean checkout), vitest
+ * orders files by size.
+ */
+const LONG_FIRST = [
+  'test/s3/terraform.test.ts',
+  'test/faults/postgres-faults.test.ts',
+  'test/api/r2-wrangler.test.ts',
+  'test/s3/clients.test.ts',
+  'test/docs/snippets.test.ts',
+  'test/cli/operator-errors.test.ts',
+  'test/cli/zone-import-export.test.ts',
+  'test/edge/edge-isolation.test.ts',
+];
+
+/** vitest's order, with {@link LONG_FIRST} ahead of every other file. */
+class LongFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification): number => {
+      const i = LONG_FIRST.findIndex((name) => f.moduleId.endsWith(`/${name}`));
+      return i < 0 ? LONG_FIRST.length : i;
+    };
+    return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+  }
+}
+
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
@@ -14,5 +52,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    maxWorkers: WORKERS,
+    minWorkers: 1,
+    sequence: { sequencer: LongFirstSequencer },
   },
 });

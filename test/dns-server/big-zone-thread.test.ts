@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dig } from './dig.js';
-import { compileProject, startCompiled, type CompiledBuild, type CompiledServer } from '../helpers/compiled-server.js';
+import { projectBuild, startCompiled, type CompiledBuild, type CompiledServer } from '../helpers/compiled-server.js';
 
 const run = promisify(execFile);
 const EMAIL = 'bigzone@example.com';
@@ -62,7 +62,7 @@ async function address(name: string): Promise<string[]> {
 const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 
 beforeAll(async () => {
-  build = await compileProject('stratus-big-zone-test');
+  build = projectBuild();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-big-zone-thread-'));
   server = await startCompiled(build, { dataDir, email: EMAIL, key: KEY, flags: ['--dns-workers', '1', '--rate-limit', '0'], env: { STRATUS_TEST_CRASH_DNS_THREAD: CRASH } });
   ({ base, dnsPort, admin } = server);
@@ -79,7 +79,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  build?.remove();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

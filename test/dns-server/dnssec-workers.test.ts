@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dig } from './dig.js';
 import { startUnbound } from './unbound.js';
-import { compileProject, startCompiled, type CompiledBuild, type CompiledServer } from '../helpers/compiled-server.js';
+import { projectBuild, startCompiled, type CompiledBuild, type CompiledServer } from '../helpers/compiled-server.js';
 
 const run = promisify(execFile);
 const EMAIL = 'signing-workers@example.com';
@@ -38,7 +38,7 @@ async function api(method: string, p: string, body?: unknown): Promise<any> {
 }
 
 beforeAll(async () => {
-  build = await compileProject('stratus-dnssec-workers-test');
+  build = projectBuild();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-signing-workers-'));
   server = await startCompiled(build, { dataDir, email: EMAIL, key: KEY, flags: ['--dns-workers', '1'], env: { STRATUS_TEST_CRASH_DNS_THREAD: CRASH } });
   ({ base, dnsPort, admin } = server);
@@ -46,7 +46,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  build?.remove();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -2,7 +2,7 @@
  * The compiled `stratus serve` with its DNS thread answering UDP from its own copy of the zones: an API write
  * is visible to every query sent after the call returns (single writes, taken by the thread on its own, and
  * imports big enough to be queued, answered by the main thread until applied), and so is a zone becoming
- * active or stopping being active. Builds the project into node_modules/.cache first (workers only run from compiled code).
+ * active or stopping being active. Runs the project's build, dist/ (workers only run from compiled code).
  */
 import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -14,7 +14,7 @@ import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { upsertUser } from '../../src/accounts/users.js';
-import { compileProject, startCompiled, type CompiledBuild, type CompiledServer } from '../helpers/compiled-server.js';
+import { projectBuild, startCompiled, type CompiledBuild, type CompiledServer } from '../helpers/compiled-server.js';
 
 const run = promisify(execFile);
 const EMAIL = 'workers@example.com';
@@ -50,14 +50,13 @@ async function startServer(): Promise<void> {
 }
 
 beforeAll(async () => {
-  build = await compileProject('stratus-workers-test');
+  build = projectBuild();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-workers-'));
   await startServer();
 }, 90_000);
 
 afterAll(async () => {
   await server?.stop();
-  build?.remove();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

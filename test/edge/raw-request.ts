@@ -10,7 +10,7 @@ export interface RawAnswer {
 /**
  * Connects to `baseUrl`, writes `head` (request line and headers, without the blank line) and then each of
  * `chunks` as one HTTP chunk, then the last chunk unless `unfinished`; resolves with what comes back once the
- * answer's Content-Length is complete or the server closes.
+ * answer is complete (its Content-Length, or its last chunk) or the server closes.
  */
 export function rawExchange(baseUrl: string, head: string, chunks: Buffer[], opts: { unfinished?: boolean } = {}): Promise<RawAnswer> {
   const url = new URL(baseUrl);
@@ -29,10 +29,7 @@ export function rawExchange(baseUrl: string, head: string, chunks: Buffer[], opt
     };
     socket.on('data', (d: Buffer) => {
       got = Buffer.concat([got, d]);
-      const text = got.toString('latin1');
-      const end = text.indexOf('\r\n\r\n');
-      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end));
-      if (end >= 0 && length && got.length >= end + 4 + Number(length[1])) finish();
+      if (answerComplete(got.toString('latin1'))) finish();
     });
     socket.on('end', finish);
     socket.on('close', finish);
@@ -43,4 +40,25 @@ export function rawExchange(baseUrl: string, head: string, chunks: Buffer[], opt
       if (!opts.unfinished) socket.write('0\r\n\r\n');
     });
   });
+}
+
+/**
+ * Whether `text` holds a whole answer: its head, then as many bytes as its Content-Length says, or a chunked body
+ * up to its last chunk and trailers (a keep-alive connection stays open after either, so its end tells nothing).
+ */
+function answerComplete(text: string): boolean {
+  const end = text.indexOf('\r\n\r\n');
+  if (end < 0) return false;
+  const head = text.slice(0, end);
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+  if (length) return text.length >= end + 4 + Number(length[1]);
+  if (!/\r\ntransfer-encoding: *chunked/i.test(head)) return false;
+  for (let at = end + 4; ;) {
+    const line = text.indexOf('\r\n', at);
+    if (line < 0) return false;
+    const size = parseInt(text.slice(at, line), 16);
+    if (Number.isNaN(size)) return false;
+    if (size === 0) return text.indexOf('\r\n\r\n', line) >= 0; // the last chunk's line, trailers, a blank line
+    at = line + 2 + size + 2;
+  }
 }

@@ -1,29 +1,25 @@
 /**
  * The compiled `stratus serve` in a child process, for tests of what runs only from compiled code (the DNS
- * thread is a worker thread): the project is compiled once per test file into a folder of its own under
- * node_modules/.cache (so it resolves the project's packages), and started there on free ports.
+ * thread is a worker thread): the project's own build, dist/ (`npm test` builds it first; after a change to
+ * src/, run `npm run build` before such a test), started on free ports.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stopChild } from './stop-child.js';
-import { promisify } from 'node:util';
 
-const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** A compiled build of the project. */
 export interface CompiledBuild {
   dir: string;
-  /** Removes the build. */
-  remove(): void;
 }
 
-/** Compiles the project into `node_modules/.cache/<name>-<pid>` (type errors do not stop it: the suite's tsc reports them). */
-export async function compileProject(name: string): Promise<CompiledBuild> {
-  const dir = path.join(ROOT, 'node_modules', '.cache', `${name}-${process.pid}`);
-  await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', dir]).catch(() => {});
-  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+/** The project's build (dist/); throws, naming the command, when there is none. */
+export function projectBuild(): CompiledBuild {
+  const dir = path.join(ROOT, 'dist');
+  if (!fs.existsSync(path.join(dir, 'cli.js'))) throw new Error(`no build in ${dir}: run \`npm run build\` first`);
+  return { dir };
 }
 
 /** A running compiled server. */

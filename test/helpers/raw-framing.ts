@@ -71,28 +71,35 @@ export function parseAnswers(data: Buffer, ended: boolean): { answers: RawAnswer
 
 /**
  * Writes `request` (bytes as written) to 127.0.0.1:`port`; once the first answer is complete, writes a
- * follow-up `GET /` with `Connection: close` (a server that kept the connection answers it, then closes);
- * resolves once the server has closed the connection. No timer: the server either closes after its first
- * answer or answers the follow-up and closes.
+ * follow-up `GET /` with `Connection: close` (a server that kept the connection answers it); resolves once the
+ * server has closed the connection or answered the follow-up (a server may close that connection only when its
+ * keep-alive timer fires). No timer here: the server either closes after its first answer or answers the follow-up.
  */
 export function probeFraming(port: number, request: string | Buffer, followUp: { host?: string; path?: string } = {}): Promise<FramingOutcome> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     let data = Buffer.alloc(0);
     let followed = false;
+    let settled = false;
+    const settle = (ended: boolean): void => {
+      if (settled) return;
+      settled = true;
+      const { answers } = parseAnswers(data, ended);
+      resolve({ answers, status: answers[0]?.status ?? 0, closed: answers.length <= 1 });
+      socket.destroy();
+    };
     socket.on('data', (d: Buffer) => {
       data = Buffer.concat([data, d]);
-      if (!followed && parseAnswers(data, false).answers.length > 0) {
+      const { answers } = parseAnswers(data, false);
+      if (!followed && answers.length > 0) {
         followed = true;
         if (socket.writable) socket.write(`GET ${followUp.path ?? '/'} HTTP/1.1\r\nHost: ${followUp.host ?? '127.0.0.1'}\r\nConnection: close\r\n\r\n`);
       }
+      if (answers.length >= 2) settle(false); // the follow-up answered: the connection was kept
     });
     socket.on('error', (err: NodeJS.ErrnoException) => { if (err.code !== 'ECONNRESET' && err.code !== 'EPIPE') reject(err); });
     socket.on('end', () => socket.end());
-    socket.on('close', () => {
-      const { answers } = parseAnswers(data, true);
-      resolve({ answers, status: answers[0]?.status ?? 0, closed: answers.length <= 1 });
-    });
+    socket.on('close', () => settle(true));
     socket.write(request);
   });
 }

@@ -12,10 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, ListBucketsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCompiled, type CompiledServer } from '../helpers/compiled-server.js';
+import { projectBuild, startCompiled, type CompiledServer } from '../helpers/compiled-server.js';
 import { startDev, type DevProcess } from '../helpers/dev-process.js';
 import { clientWith, r2WriteKeys } from '../helpers/s3-keys.js';
-import { CLI, runCli } from '../cli/run-cli.js';
+import { runCli } from '../cli/run-cli.js';
 import Cloudflare from 'cloudflare';
 
 const SCRIPT = path.join(import.meta.dirname, 'fixtures', 'bucket-app.mjs');
@@ -49,10 +49,9 @@ describe('stratus dev on the data folder of a stratus serve', () => {
   ].join('\n'));
 
   beforeAll(async () => {
-    if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`);
     project = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-dev-serve-'));
     dataDir = path.join(project, '.stratus');
-    server = await startCompiled({ dir: path.dirname(CLI), remove: () => undefined }, {
+    server = await startCompiled(projectBuild(), {
       dataDir, ...ADMIN, flags: ['--s3-access-key-id', S3_KEYS.accessKeyId, '--s3-secret-access-key', S3_KEYS.secretAccessKey],
     });
     s3Url = /S3 API listening on (http[^\s"]+)/.exec(server.output())![1]!;

@@ -7,6 +7,11 @@
  * nothing is downloaded, and the provider is told not to reach AWS (no credential, region, account or instance
  * metadata look-ups); otherwise the test is skipped with the reason printed. The S3 calls the provider makes are
  * also driven with the SDK in `test/s3/terraform-sequence.test.ts`, which always runs.
+ *
+ * Time (measured on the 2-core machine, quiet: 86 s): init 2 s, apply 64 s, plan 7 s, destroy 12 s. 55 s of the
+ * apply is the provider's own wait for the lifecycle configuration to hold steady (it reads it back every 5 s
+ * after 10 s, with any S3 server); the rest is mostly the provider starting and refreshing. The file waits far
+ * more than it computes, so vitest.config.ts starts it first, beside the others.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
