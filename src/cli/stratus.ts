@@ -8,24 +8,13 @@ import { ConfigError, loadConfig } from '../config/config.js';
 import { parseArgs, closest, unknownVariables } from '../config/args.js';
 import { COMMANDS, commandHelp, mainHelp } from '../config/help.js';
 import type { FlagCommand } from '../config/flags.js';
-import { createLogger } from '../shared/logger.js';
-import { startStratus, type RunningStratus } from '../main.js';
-import { defaultLogFormat } from '../shared/log-format.js';
-import { Banner } from '../ops/banner.js';
-import type { Config } from '../config/config.js';
-import { openDatabase } from '../db/database.js';
-import { upsertUser } from '../accounts/users.js';
 import { AppError } from '../shared/errors.js';
-import { IncidentLog } from '../shared/incident-log.js';
-import { devCommand } from '../runtime/dev-command.js';
-import { preflight } from './preflight.js';
-import { checkListeners, listenFailure } from './start-errors.js';
 import { formatCredentials, readSavedCredentials } from './credentials-command.js';
 import { formatEnv } from './credentials-env.js';
 import { packageVersion } from './version.js';
-import { stopWithNpmParent } from './parent-watch.js';
-import { zoneCommand, zoneHelp } from './zone-command.js';
-import { backupCommand, restoreCommand } from './backup-command.js';
+
+// Each command's code is loaded only when it runs: `stratus --help` or `stratus zone` need not load the server,
+// the database drivers and the AWS SDK (a second of CPU per start).
 
 async function main(argv: string[]): Promise<number> {
   const first = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
@@ -34,13 +23,13 @@ async function main(argv: string[]): Promise<number> {
     const near = closest(first, names);
     throw new ConfigError(`unknown command "${first}"${near ? ` (did you mean ${near}?)` : ''}; see stratus --help`);
   }
-  if (first === 'zone') return zoneCommand(argv.slice(1));
+  if (first === 'zone') return (await import('./zone-command.js')).zoneCommand(argv.slice(1));
   const command = first === undefined || first === 'help' ? undefined : first as FlagCommand;
   const args = parseArgs(argv.slice(first === undefined ? 0 : 1), command);
   if (args.version) { process.stdout.write(`${packageVersion()}\n`); return 0; }
   if (command === undefined) {
     const topic = first === 'help' ? args.positional[0] : undefined;
-    if (topic === 'zone') { process.stdout.write(zoneHelp()); return 0; }
+    if (topic === 'zone') { process.stdout.write((await import('./zone-command.js')).zoneHelp()); return 0; }
     if (topic !== undefined && names.includes(topic)) { process.stdout.write(commandHelp(topic as FlagCommand)); return 0; }
     const help = mainHelp(packageVersion());
     if (args.help || first === 'help') { process.stdout.write(help); return 0; }
@@ -50,128 +39,13 @@ async function main(argv: string[]): Promise<number> {
   if (args.help) { process.stdout.write(commandHelp(command)); return 0; }
   for (const warning of unknownVariables(process.env)) process.stderr.write(`stratus: warning: ${warning}\n`);
   const { positional, flags } = args;
-  if (command === 'user') return userCommand(positional, flags);
-  if (command === 'dev') return devCommand(positional, flags);
+  if (command === 'user') return (await import('./user-command.js')).userCommand(positional, flags);
+  if (command === 'dev') return (await import('../runtime/dev-command.js')).devCommand(positional, flags);
   if (command === 'credentials') return credentialsCommand(positional, flags);
-  if (command === 'backup') return backupCommand(positional, flags);
-  if (command === 'restore') return restoreCommand(positional, flags);
+  if (command === 'backup') return (await import('./backup-command.js')).backupCommand(positional, flags);
+  if (command === 'restore') return (await import('./backup-command.js')).restoreCommand(positional, flags);
   if (positional.length > 0) throw new ConfigError(`stratus serve takes no arguments, got "${positional.join(' ')}"; see stratus serve --help`);
-  return serveCommand(flags);
-}
-
-/** `stratus serve`: checks the listeners' addresses and the stores, starts, prints the listeners (and generated credentials), stops on a signal. */
-async function serveCommand(flags: Record<string, string>): Promise<number> {
-  const config = loadConfig(flags, process.env);
-  const format = config.logFormat ?? defaultLogFormat(process.stdout.isTTY);
-  const logger = createLogger(config.logLevel, format);
-  // Every address is tried before anything is written (the data folder, the database, generated credentials).
-  await checkListeners(config);
-  await preflight(config);
-  let running: RunningStratus;
-  try {
-    running = await startStratus({ ...config, logFormat: format }, logger);
-  } catch (err) {
-    const line = listenFailure(err, config);
-    if (line !== undefined) throw new ConfigError(line);
-    throw err;
-  }
-  // A promise nobody awaited must not stop DNS, the v4 API and S3 together: log it (once per incident) instead.
-  const stray = new IncidentLog(logger);
-  process.on('unhandledRejection', (reason) => stray.failure(`unhandled promise rejection: ${reason instanceof Error ? reason.message : String(reason)}`, reason, 'unhandled promise rejection (a bug: please report it)'));
-  const banner = new Banner(format, logger);
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) {
-      banner.say(`${signal} again, exiting without waiting`, { signal });
-      process.exit(1);
-    }
-    stopping = true;
-    const { requestsMs, deadlineMs } = stopBudget(config.shutdownTimeoutMs);
-    banner.say(`${signal}, stopping within ${deadlineMs / 1000} s (requests in flight get up to ${requestsMs / 1000} s)`, { signal });
-    // The stores' own close has no deadline of its own (a pool waits for a connection stuck in the database):
-    // bound the whole stop. Nothing acknowledged is lost by exiting here: every store is crash-safe.
-    setTimeout(() => { logger.error('stopping took too long; exiting'); process.exit(1); }, deadlineMs).unref();
-    running.close(requestsMs).then(() => {
-      banner.say('stopped');
-      process.exit(0);
-    }, (err) => { logger.error({ err }, 'error while stopping'); process.exit(1); });
-  };
-  // SIGHUP (the terminal closed) stops as SIGINT does; with TLS it reloads the certificate instead (docs/operations.md).
-  process.on('SIGHUP', () => (config.tls ? reloadCertificate(running, banner, logger) : stop('SIGHUP')));
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  stopWithNpmParent(process.env, () => stop('parent process (npm) exited'));
-  // Announced once the signals are handled: whoever reads the addresses may signal at once.
-  printListeners(banner, running, config);
-  return -1;
-}
-
-/** SIGHUP: the v4 API and S3 listeners take the certificate files again; a bad file keeps the current one. */
-function reloadCertificate(running: RunningStratus, banner: Banner, logger: ReturnType<typeof createLogger>): void {
-  try {
-    const tls = running.reloadTls();
-    banner.say(`SIGHUP: TLS certificate reloaded (serial ${tls.serial}, valid until ${tls.validTo}); open connections keep the previous one`, { signal: 'SIGHUP', serial: tls.serial });
-  } catch (err) {
-    logger.error({ signal: 'SIGHUP' }, `SIGHUP: TLS certificate not reloaded, still serving the previous one: ${(err as Error).message}`);
-  }
-}
-
-/** The listeners' addresses and any credentials generated at this start. */
-function printListeners(banner: Banner, running: RunningStratus, config: Config): void {
-  const scheme = running.tls ? `HTTPS, certificate serial ${running.tls.serial}` : 'HTTP';
-  banner.say(`v4 API listening on ${running.httpUrl}/client/v4 (${scheme})`, { listener: 'v4', url: `${running.httpUrl}/client/v4` });
-  const dnsHost = running.dnsHost.includes(':') ? `[${running.dnsHost}]` : running.dnsHost;
-  const udp = running.dnsUdp.udp === 'native' ? 'UDP on the native batched path' : `UDP in JavaScript: ${running.dnsUdp.why ?? 'native path off'}`;
-  banner.say(`DNS listening on ${dnsHost}:${running.dnsPort} (UDP and TCP; ${udp})`, { listener: 'dns', host: running.dnsHost, port: running.dnsPort, udp: running.dnsUdp.udp });
-  if (running.s3Url) banner.say(`S3 API listening on ${running.s3Url} (${config.s3Domain ? `path-style, or virtual-hosted as BUCKET.${config.s3Domain}` : 'path-style addressing'})`, { listener: 's3', url: running.s3Url });
-  if (running.edgeUrl) banner.say(`edge listening on ${running.edgeUrl} (scripts and proxied hostnames, in workerd)`, { listener: 'edge', url: running.edgeUrl });
-  if (running.adminUrl) banner.say(`admin listening on ${running.adminUrl} (/healthz, /readyz, /metrics)`, { listener: 'admin', url: running.adminUrl });
-  const generated = running.generatedCredentials;
-  if (generated) {
-    banner.secret(`generated admin credentials (saved in ${generated.file}; stratus credentials prints them again)`,
-      [`X-Auth-Email: ${generated.email}`, `X-Auth-Key:   ${generated.key}`, `Authorization: Bearer ${generated.apiToken}`],
-      { file: generated.file, email: generated.email });
-  }
-  const s3Generated = running.generatedS3Credentials;
-  if (s3Generated) {
-    banner.secret(`generated S3 credentials (shown once; saved in ${s3Generated.file})`,
-      [`access key id:     ${s3Generated.accessKeyId}`, `secret access key: ${s3Generated.secretAccessKey}`],
-      { file: s3Generated.file, accessKeyId: s3Generated.accessKeyId });
-  }
-  if (running.generatedSecretsKeyFile) {
-    banner.say(`generated the key that encrypts Worker secrets into ${running.generatedSecretsKeyFile}; other nodes on this database need it as --secrets-key`,
-      { file: running.generatedSecretsKeyFile });
-  }
-}
-
-/** The most of `--shutdown-timeout` kept for stopping the DNS server, the edge and the stores after the requests. */
-const STORE_CLOSE_RESERVE_MS = 5_000;
-
-/**
- * How a stop spends `--shutdown-timeout`: the process ends within it (`deadlineMs`, at least 1 s); requests in
- * flight get all of it but the reserve for closing the stores (half of it, at most 5 s).
- */
-export function stopBudget(shutdownTimeoutMs: number): { requestsMs: number; deadlineMs: number } {
-  const deadlineMs = Math.max(shutdownTimeoutMs, 1_000);
-  return { requestsMs: deadlineMs - Math.min(STORE_CLOSE_RESERVE_MS, Math.floor(deadlineMs / 2)), deadlineMs };
-}
-
-/** `stratus user add --email E [--key K] [--data-dir DIR]`. */
-async function userCommand(args: string[], flags: Record<string, string>): Promise<number> {
-  if (args[0] !== 'add' || args.length > 1 || flags.email === undefined) {
-    process.stderr.write(`stratus: usage: stratus user add --email E [--key K] [--data-dir DIR]\n`);
-    return 2;
-  }
-  const config = loadConfig(flags, process.env);
-  await preflight({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsS3: undefined });
-  const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl });
-  try {
-    const user = await upsertUser(database.db, { email: flags.email, ...(flags.key !== undefined ? { key: flags.key } : {}) });
-    process.stdout.write(`${user.created ? 'created' : 'updated'} user ${user.email}\n  X-Auth-Key: ${user.key}\n  account id: ${user.accountId}\n`);
-    return 0;
-  } finally {
-    await database.close();
-  }
+  return (await import('./serve-command.js')).serveCommand(flags);
 }
 
 /** `stratus credentials [--data-dir DIR] [--json | --env]`. */
