@@ -46,12 +46,20 @@ export function createPool(opts: PoolOptions): pg.Pool {
   const queryTimeoutMs = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const name = opts.name ?? 'postgres';
   trackPool(name, pool);
-  const broken = (err: Error) => { recordConnectionError(name); opts.onConnectionError(err); };
+  // An idle connection's error reaches both listeners below (its own, and the pool's, which discards it):
+  // report each connection once.
+  const reported = new WeakSet<pg.PoolClient>();
+  const broken = (err: Error, client: pg.PoolClient) => {
+    if (reported.has(client)) return;
+    reported.add(client);
+    recordConnectionError(name);
+    opts.onConnectionError(err);
+  };
   // Idle connections: the pool forwards their errors here (and discards them).
   pool.on('error', broken);
   pool.on('connect', (client) => {
     // Connections in use: without this listener their 'error' event would be unhandled.
-    client.on('error', broken);
+    client.on('error', (err) => broken(err, client));
     watchQueries(client, queryTimeoutMs);
   });
   failWaitersOnEnd(pool);
