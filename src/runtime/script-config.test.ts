@@ -1,11 +1,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { isBucketName, isJsIdentifier, loadScriptConfig, validateScriptConfig } from './script-config.js';
+
+const dirs: string[] = [];
+afterAll(() => { for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true }); });
 
 function write(name: string, text: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-cfg-'));
+  dirs.push(dir);
   const file = path.join(dir, name);
   fs.writeFileSync(file, text);
   return file;
