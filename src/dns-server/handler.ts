@@ -14,11 +14,12 @@ import type { ZoneSnapshot } from '../dns/snapshot.js';
 import type { LookupResult } from '../dns/lookup.js';
 import type { Invalidation } from './zone-set.js';
 import { axfrStream, streamTransfer, transferView } from './axfr.js';
-import { isTransferAllowed } from './acl.js';
 import { PacketCache, packetKey, questionNameEnd, type AnswerDeps } from './packet-cache.js';
 import type { ZoneSigning } from './signing.js';
 import { signedTransferBatches } from './signing-transfer.js';
 import { DNSSEC_TYPE } from '../dns/dnssec/denial.js';
+import { TYPE_TSIG, tsigErrorResponse, verifyRequest, type ResponseSigner } from '../dns/tsig.js';
+import { findKey, transferAllowed, type TransferPolicies } from '../secondary-dns/transfer-policy.js';
 
 /** Where the handler finds zones (the zone cache on the main thread with `--dns-workers 0`, the DNS thread's trees otherwise). */
 export interface SnapshotSource {
@@ -100,6 +101,12 @@ export class DnsHandler {
   private deps: AnswerDeps = NO_ZONE;
   /** Told of the UDP answers the packet cache holds (the DNS thread's native UDP path). */
   onCachedAnswer: CachedAnswerListener | undefined;
+  /** Outgoing transfer settings of zones that have them (secondary-dns/transfer-policy.ts). */
+  private policies: TransferPolicies = {};
+  /** Set while answering a TSIG-signed query: its answer is signed, never cached. */
+  private signed = false;
+  /** Bytes kept free in a UDP answer for its TSIG record. */
+  private reserve = 0;
 
   constructor(
     private readonly cache: SnapshotSource,
@@ -111,6 +118,11 @@ export class DnsHandler {
     private readonly signing?: ZoneSigning,
   ) {
     cache.onInvalidate((inv) => this.packets.invalidate(inv.zoneId, inv.names));
+  }
+
+  /** Replaces the transfer policies (zones without one keep the instance's `--transfer-allow`). */
+  setTransferPolicies(policies: TransferPolicies): void {
+    this.policies = policies;
   }
 
   /**
@@ -149,8 +161,9 @@ export class DnsHandler {
         return [hit];
       }
       this.deps = NO_ZONE;
+      this.signed = false;
       const out = this.handleUnsafe(buf, from);
-      if (Array.isArray(out) && out.length === 1 && out[0]!.length >= 12 && out[0]![5] === 1 && out[0]![4] === 0 && !isTransfer(buf)) {
+      if (Array.isArray(out) && !this.signed && out.length === 1 && out[0]!.length >= 12 && out[0]![5] === 1 && out[0]![4] === 0 && !isTransfer(buf)) {
         this.packets.set(key, out[0]!, this.deps);
         if (told) told(buf, out[0]!, this.deps.zoneId, this.signing ? this.signing.epochEnds : Infinity);
       }
@@ -192,19 +205,55 @@ export class DnsHandler {
     if (pending) {
       return pending.then(() => {
         try {
-          return this.answer(msg, from, qname, this.cache.find(qname));
+          return this.answer(msg, from, qname, this.cache.find(qname), buf);
         } catch (err) {
           this.logger.error({ err }, 'unexpected error while answering');
           return this.bare(buf, RCODE.SERVFAIL);
         }
       });
     }
-    return this.answer(msg, from, qname, zone);
+    return this.answer(msg, from, qname, zone, buf);
   }
 
-  private answer(msg: DecodedMessage, from: QueryOrigin, qname: string, found: ZoneSnapshot | undefined): Responses | Promise<Responses> {
+  /**
+   * Answers from a zone; a query signed with TSIG (RFC 8945) is checked against the zone's account keys first
+   * (NOTAUTH with BADKEY, BADSIG or BADTIME when it fails) and every response to it is signed.
+   */
+  private answer(msg: DecodedMessage, from: QueryOrigin, qname: string, found: ZoneSnapshot | undefined, buf: Uint8Array): Responses {
     const q = msg.questions[0]!;
     const zone = q.type === TYPE.DS ? parentSide(this.cache, qname, found) : found;
+    this.reserve = 0;
+    if (!msg.additionals.some((r) => r.type === TYPE_TSIG)) return this.answerZone(msg, from, qname, zone, undefined);
+    this.signed = true;
+    const policy = zone ? this.policies[zone.zoneId] : undefined;
+    let check: ReturnType<typeof verifyRequest>;
+    try {
+      check = verifyRequest(buf, (name) => findKey(policy, name));
+    } catch {
+      return this.reply(msg, from, RCODE.FORMERR, q);
+    }
+    if (check.status === 'error') {
+      this.logger.info({ zone: zone?.origin, from: from.address, key: check.record.keyName, tsigError: check.error }, 'TSIG check failed');
+      return [tsigErrorResponse(this.reply(msg, from, RCODE.NOTAUTH, q)[0]!, check)];
+    }
+    if (check.status !== 'ok') return this.answerZone(msg, from, qname, zone, undefined);
+    const signer = check.signer;
+    this.reserve = 64 + check.record.keyName.length + check.record.algorithm.length + check.record.mac.length;
+    const out = this.answerZone(msg, from, qname, zone, signer);
+    const signed: Responses = out.map((m) => signer.sign(m));
+    const more = out.more;
+    if (more) {
+      signed.more = () => {
+        const next = more();
+        if (next === undefined || Array.isArray(next)) return next?.map((m) => signer.sign(m));
+        return next.then((n) => n?.map((m) => signer.sign(m)));
+      };
+    }
+    return signed;
+  }
+
+  private answerZone(msg: DecodedMessage, from: QueryOrigin, qname: string, zone: ZoneSnapshot | undefined, signer: ResponseSigner | undefined): Responses {
+    const q = msg.questions[0]!;
     if (!zone) return this.reply(msg, from, RCODE.REFUSED, q);
     if (q.type === TYPE.AXFR || q.type === TYPE.IXFR) {
       if (qname !== zone.origin) return this.reply(msg, from, RCODE.NOTAUTH, q);
@@ -212,8 +261,8 @@ export class DnsHandler {
         if (q.type === TYPE.AXFR) return this.reply(msg, from, RCODE.FORMERR, q);
         return this.reply(msg, from, RCODE.NOERROR, q, { answers: zone.soa.records, aa: true });
       }
-      if (!isTransferAllowed(from.address, this.transferAllow)) {
-        this.logger.info({ zone: zone.origin, from: from.address }, 'zone transfer refused');
+      if (!transferAllowed(this.policies[zone.zoneId], this.transferAllow, from.address, signer?.keyName)) {
+        this.logger.info({ zone: zone.origin, from: from.address, key: signer?.keyName }, 'zone transfer refused');
         return this.reply(msg, from, RCODE.REFUSED, q);
       }
       const keys = this.signing?.keysFor(zone);
@@ -232,7 +281,7 @@ export class DnsHandler {
     msg: DecodedMessage, from: QueryOrigin, rcode: number, question: DecodedMessage['questions'][number] | undefined,
     body: Partial<Pick<OutgoingMessage, 'aa' | 'answers' | 'authorities' | 'additionals'>> = {},
   ): Responses {
-    const limit = from.transport === 'tcp' ? 65_535 : msg.edns ? Math.max(512, Math.min(msg.edns.udpSize, 4096)) : 512;
+    const limit = (from.transport === 'tcp' ? 65_535 : msg.edns ? Math.max(512, Math.min(msg.edns.udpSize, 4096)) : 512) - this.reserve;
     const out: OutgoingMessage = {
       id: msg.id, qr: true, opcode: msg.opcode, aa: body.aa ?? false, rd: msg.rd, cd: msg.cd, rcode,
       question, answers: body.answers ?? [], authorities: body.authorities ?? [], additionals: body.additionals ?? [],

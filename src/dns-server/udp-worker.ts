@@ -316,6 +316,7 @@ parent.on('message', (m: ThreadCommand) => {
     else if (m.t === 'sync') reportSynced();
     else if (m.t === 'bind') bind(m.host, m.port);
     else if (m.t === 'unbind') unbind();
+    else if (m.t === 'policies') handler.setTransferPolicies(m.policies);
   } catch (err) {
     logger.error({ err }, 'bad message from the main thread');
   }

@@ -33,6 +33,7 @@ import type { LogFormat } from '../config/config.js';
 import type { RecordChange } from '../dns/zone-tree.js';
 import { DnsThread } from './dns-thread.js';
 import { recordDnsThreadRestart } from '../ops/probes.js';
+import type { TransferPolicies } from '../secondary-dns/transfer-policy.js';
 
 /** Wait before starting a thread again after one that ran less than {@link STABLE_MS}, doubling up to this (ms). */
 const MAX_BACKOFF_MS = 5_000;
@@ -75,7 +76,9 @@ export type ThreadCommand =
   /** The next part of a streamed zone transfer answering ask `id`. */
   | { t: 'more'; id: number }
   /** Answer `synced` once every update posted so far is applied and no zone has work queued. */
-  | { t: 'sync' };
+  | { t: 'sync' }
+  /** The transfer policies of zones with outgoing settings (secondary-dns/transfer-policy.ts). */
+  | { t: 'policies'; policies: TransferPolicies };
 
 /** Reports from the thread. */
 export type ThreadReport =
@@ -103,6 +106,8 @@ export interface UdpWorkers {
   status(): { ok: boolean; detail?: string };
   /** The UDP path of the bound socket (undefined before the first bind). */
   udpPath(): UdpPath | undefined;
+  /** Gives the thread (and any restarted one) the transfer policies of zones with outgoing settings. */
+  setTransferPolicies(policies: TransferPolicies): void;
   close(): Promise<void>;
 }
 
@@ -152,10 +157,11 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
   let startedAt = 0;
   /** Resolves when the current thread answers (restarts replace it). */
   let up: Promise<void> = Promise.resolve();
+  let policies: TransferPolicies = {};
 
   const spawn = (): DnsThread => {
     startedAt = Date.now();
-    return new DnsThread(SCRIPT, init, opts.cache, opts.logger, (code, err) => {
+    const made = new DnsThread(SCRIPT, init, opts.cache, opts.logger, (code, err) => {
       if (closing || !live) return;
       down = `the DNS thread ended (${err ? err.message : `exit code ${code}`}); restarting`;
       opts.logger.error({ code, err }, 'DNS thread ended; starting it again and reloading its zones');
@@ -163,6 +169,8 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
       backoff = Date.now() - startedAt >= STABLE_MS ? 0 : Math.min(MAX_BACKOFF_MS, Math.max(FIRST_BACKOFF_MS, backoff * 2));
       up = restart();
     });
+    made.setPolicies(policies);
+    return made;
   };
 
   const restart = async (): Promise<void> => {
@@ -235,6 +243,10 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
     sync: () => thread.setBusy(),
     status: () => (down ? { ok: false, detail: down } : { ok: true }),
     udpPath: () => path,
+    setTransferPolicies(p) {
+      policies = p;
+      thread.setPolicies(p);
+    },
     async close() {
       closing = true;
       await thread.terminate();
