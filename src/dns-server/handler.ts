@@ -13,7 +13,8 @@ import { lookup } from '../dns/lookup.js';
 import type { ZoneSnapshot } from '../dns/snapshot.js';
 import type { LookupResult } from '../dns/lookup.js';
 import type { Invalidation } from './zone-set.js';
-import { axfrStream, streamTransfer, transferView } from './axfr.js';
+import { axfrMessages, axfrStream, streamTransfer, transferView } from './axfr.js';
+import { ixfrRecords } from './ixfr.js';
 import { PacketCache, packetKey, questionNameEnd, type AnswerDeps } from './packet-cache.js';
 import type { ZoneSigning } from './signing.js';
 import { signedTransferBatches } from './signing-transfer.js';
@@ -223,7 +224,7 @@ export class DnsHandler {
     const q = msg.questions[0]!;
     const zone = q.type === TYPE.DS ? parentSide(this.cache, qname, found) : found;
     this.reserve = 0;
-    if (!msg.additionals.some((r) => r.type === TYPE_TSIG)) return this.answerZone(msg, from, qname, zone, undefined);
+    if (!msg.additionals.some((r) => r.type === TYPE_TSIG)) return this.answerZone(msg, from, qname, zone, undefined, buf);
     this.signed = true;
     const policy = zone ? this.policies[zone.zoneId] : undefined;
     let check: ReturnType<typeof verifyRequest>;
@@ -236,10 +237,10 @@ export class DnsHandler {
       this.logger.info({ zone: zone?.origin, from: from.address, key: check.record.keyName, tsigError: check.error }, 'TSIG check failed');
       return [tsigErrorResponse(this.reply(msg, from, RCODE.NOTAUTH, q)[0]!, check)];
     }
-    if (check.status !== 'ok') return this.answerZone(msg, from, qname, zone, undefined);
+    if (check.status !== 'ok') return this.answerZone(msg, from, qname, zone, undefined, buf);
     const signer = check.signer;
     this.reserve = 64 + check.record.keyName.length + check.record.algorithm.length + check.record.mac.length;
-    const out = this.answerZone(msg, from, qname, zone, signer);
+    const out = this.answerZone(msg, from, qname, zone, signer, buf);
     const signed: Responses = out.map((m) => signer.sign(m));
     const more = out.more;
     if (more) {
@@ -252,20 +253,31 @@ export class DnsHandler {
     return signed;
   }
 
-  private answerZone(msg: DecodedMessage, from: QueryOrigin, qname: string, zone: ZoneSnapshot | undefined, signer: ResponseSigner | undefined): Responses {
+  private answerZone(msg: DecodedMessage, from: QueryOrigin, qname: string, zone: ZoneSnapshot | undefined, signer: ResponseSigner | undefined, buf: Uint8Array): Responses {
     const q = msg.questions[0]!;
     if (!zone) return this.reply(msg, from, RCODE.REFUSED, q);
     if (q.type === TYPE.AXFR || q.type === TYPE.IXFR) {
       if (qname !== zone.origin) return this.reply(msg, from, RCODE.NOTAUTH, q);
-      if (from.transport === 'udp') {
-        if (q.type === TYPE.AXFR) return this.reply(msg, from, RCODE.FORMERR, q);
-        return this.reply(msg, from, RCODE.NOERROR, q, { answers: zone.soa.records, aa: true });
-      }
+      if (from.transport === 'udp' && q.type === TYPE.AXFR) return this.reply(msg, from, RCODE.FORMERR, q);
+      // The SOA alone: the client is current, or must ask again over TCP (RFC 1995 §2).
+      const soaOnly = () => this.reply(msg, from, RCODE.NOERROR, q, { answers: zone.soa.records, aa: true });
       if (!transferAllowed(this.policies[zone.zoneId], this.transferAllow, from.address, signer?.keyName)) {
+        if (from.transport === 'udp') return soaOnly();
         this.logger.info({ zone: zone.origin, from: from.address, key: signer?.keyName }, 'zone transfer refused');
         return this.reply(msg, from, RCODE.REFUSED, q);
       }
       const keys = this.signing?.keysFor(zone);
+      if (q.type === TYPE.IXFR) {
+        // Signed zones are transferred whole (their signatures are made per epoch, not journaled).
+        const diff = keys ? undefined : ixfrRecords(msg, buf, zone);
+        if (diff === 'current') return soaOnly();
+        if (diff && from.transport === 'udp') {
+          const out = this.reply(msg, from, RCODE.NOERROR, q, { answers: diff, aa: true });
+          return (out[0]![2]! & 0x02) !== 0 ? soaOnly() : out;
+        }
+        if (diff) return axfrMessages(zone, msg.id, q, 16_000, diff);
+        if (from.transport === 'udp') return soaOnly();
+      }
       // Streamed: signed (a big zone's first signed transfer takes a while) and sent a part at a time (axfr.ts).
       const { first, more } = keys ? streamTransfer(msg.id, q, signedTransferBatches(transferView(zone), keys, this.signing!.cache)) : axfrStream(zone, msg.id, q);
       return more ? Object.assign(first, { more }) : first;

@@ -8,6 +8,7 @@ import type { Database } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
 import type { ZoneChangeFeed } from '../zones/change-feed.js';
 import { ZoneCache } from './zone-cache.js';
+import { ZoneTree } from '../dns/zone-tree.js';
 import { DnsHandler } from './handler.js';
 import { startListeners } from './listeners.js';
 import { notifyAll, parseNotifyTarget } from './notify.js';
@@ -34,6 +35,8 @@ export interface DnsServerOptions {
   edgeIpv6: readonly string[];
   transferAllow: readonly string[];
   notify: readonly string[];
+  /** Versions of each zone kept for IXFR (zone-journal.ts); default 100. */
+  ixfrHistory?: number;
   /** Serial poll interval for changes made by other nodes (ms; 0 disables). Default 2000. */
   pollMs?: number;
   /** TCP idle timeout (ms). Default 10000. */
@@ -76,6 +79,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
     }
   });
   let started = false;
+  ZoneTree.setJournalVersions(opts.ixfrHistory ?? 100);
   const stopping = new AbortController();
   // Zones with outgoing settings (secondary-dns/) NOTIFY their peers (signed with the peer's key), or nobody
   // while disabled; the others the instance's --notify targets.
@@ -105,7 +109,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   try {
     const logRate = opts.logRate ?? 100;
     if (threaded) {
-      workers = await startUdpWorkers({ count: 1, cache, transferAllow: opts.transferAllow, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json', secretsKey: opts.secretsKey, nativeUdp: opts.nativeUdp !== false });
+      workers = await startUdpWorkers({ count: 1, cache, transferAllow: opts.transferAllow, ixfrHistory: opts.ixfrHistory ?? 100, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json', secretsKey: opts.secretsKey, nativeUdp: opts.nativeUdp !== false });
       if (!workers) throw new Error('the DNS thread failed to start');
     }
     await cache.loadAll();

@@ -85,6 +85,7 @@ const updates: MessagePort = init.updates;
 const state = new Int32Array(init.shared);
 const rootLogger = createLogger(init.logLevel, init.logFormat);
 const logger = rootLogger.child({ component: 'dns-thread' });
+ZoneTree.setJournalVersions(init.ixfrHistory);
 const zones = new WorkerZones();
 const queryLog = new QueryLog(rootLogger.child({ thread: 'dns' }), init.logRate);
 const handler = new DnsHandler(zones, init.transferAllow, logger, queryLog, signingWith(init.secretsKey, logger));

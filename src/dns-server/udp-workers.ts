@@ -46,6 +46,8 @@ export interface ThreadInit {
   updates: MessagePort;
   shared: SharedArrayBuffer;
   transferAllow: readonly string[];
+  /** Versions of each zone kept for IXFR. */
+  ixfrHistory: number;
   logLevel: string;
   logRate: number;
   logFormat: LogFormat;
@@ -118,6 +120,8 @@ export interface UdpWorkerOptions {
   cache: ZoneCache;
   /** AXFR allow-list (the thread answers transfers too). */
   transferAllow: readonly string[];
+  /** Versions of each zone kept for IXFR. */
+  ixfrHistory: number;
   /** The edge addresses proxied records are answered with (the thread builds its zones with them). */
   edge: { ipv4: readonly string[]; ipv6: readonly string[] };
   logger: Logger;
@@ -144,7 +148,7 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
     if (opts.count > 0) opts.logger.info('DNS thread unavailable here (no compiled thread script); answering in the main thread');
     return undefined;
   }
-  const init = { transferAllow: opts.transferAllow, logLevel: opts.logLevel, logRate: opts.logRate, logFormat: opts.logFormat, secretsKey: opts.secretsKey ? new Uint8Array(opts.secretsKey) : undefined, nativeUdp: opts.nativeUdp !== false };
+  const init = { transferAllow: opts.transferAllow, ixfrHistory: opts.ixfrHistory, logLevel: opts.logLevel, logRate: opts.logRate, logFormat: opts.logFormat, secretsKey: opts.secretsKey ? new Uint8Array(opts.secretsKey) : undefined, nativeUdp: opts.nativeUdp !== false };
   let closing = false;
   /** Set once the first thread answered: a thread that fails to start is not restarted (the main thread answers). */
   let live = false;
