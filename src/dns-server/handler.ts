@@ -186,6 +186,7 @@ export class DnsHandler {
   }
 
   private handleUnsafe(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {
+    this.reserve = 0;
     if (buf.length < 12 || (buf[2]! & 0x80) !== 0) return [];
     let msg: DecodedMessage;
     try {

@@ -220,4 +220,20 @@ describe('Knot and BIND as TSIG secondaries', () => {
     expect(good.messages.length).toBeGreaterThan(0);
     expect(good.checks.every((c) => c === 'signed')).toBe(true);
   });
+
+  it('sign every message of a multi-message transfer: a 900-record change reaches both by IXFR, and an AXFR verifies', async () => {
+    const sdk = server.sdk();
+    await sdk.dns.records.batch({ zone_id: zoneId, posts: Array.from({ length: 900 }, (_, i) => ({ type: 'TXT', name: `bulk-${i}`, content: `"bulk record number ${i} with some padding text"` })) } as never);
+    const primary = serialOf(await dig(server.dnsPort!, ZONE, 'SOA'))!;
+    for (const port of [knotPort, bindPort]) {
+      await until(`the bulk change on ${port}`, async () => (serialOf(await dig(port, ZONE, 'SOA')) === primary ? true : undefined));
+      expect((await dig(port, `bulk-899.${ZONE}`, 'TXT')).answer).toEqual([`bulk-899.${ZONE}. 300 IN TXT "bulk record number 899 with some padding text"`]);
+    }
+    expect(knotLog).not.toMatch(/fallback to AXFR/);
+    expect(bindLog).toMatch(new RegExp(`transferred serial ${primary}: TSIG 'bind-key'`));
+    const key: TsigKey = { name: 'knot-key', algorithm: 'hmac-sha256', secret: Buffer.from(KNOT_SECRET, 'base64') };
+    const axfr = await signedAxfr(key);
+    expect(axfr.messages.length).toBeGreaterThan(2);
+    expect(axfr.checks).toEqual(axfr.messages.map(() => 'signed'));
+  });
 });
