@@ -179,7 +179,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   }
   const dns = await startDnsServer({
     db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
-    transferAllow: config.transferAllow, notify: config.notify, udpWorkers: config.dnsWorkers, nativeUdp: config.dnsNativeUdp,
+    transferAllow: config.transferAllow, notify: config.notify, ixfrHistory: config.ixfrHistory, udpWorkers: config.dnsWorkers, nativeUdp: config.dnsNativeUdp,
     logRate: config.dnsLogRate, ...(config.logFormat ? { logFormat: config.logFormat } : {}), secretsKey: secrets.key,
   }).catch(async (err: unknown) => { await database.close(); throw err; });
   dnsStatus = () => {

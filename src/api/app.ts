@@ -44,6 +44,7 @@ import { dnssecRoutes } from './routes/dnssec.js';
 import { SettingsStore } from '../zones/settings/settings-store.js';
 import { DnssecService } from '../zones/dnssec/dnssec-service.js';
 import { dashboardRoutes } from './dashboard-site.js';
+import { secondaryDnsRoutes } from './routes/secondary-dns.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -83,6 +84,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   // Routes of other resources under /zones/:zone_id/… go here, before the DNS record routes: GET
   // …/dns_records/:dns_record_id would otherwise match their fixed words (export, usage, …).
   api.route('/', dnssecRoutes(deps));
+  api.route('/', secondaryDnsRoutes(deps));
   api.route('/', recordsBatchRoutes(deps.config.plan.recordsPerBatch));
   api.route('/', recordsImportExportRoutes(() => deps.clock.now()));
   api.route('/', dnsRecordRoutes());

@@ -39,6 +39,9 @@ const RULES: readonly Rule[] = [
   rule(WRITE, '/user/tokens(?:/.*)?', 'user', ['user_tokens:edit']),
   rule(READ, `/accounts/${ID}/tokens(?:/.*)?`, 'account', ['account_tokens:read']),
   rule(WRITE, `/accounts/${ID}/tokens(?:/.*)?`, 'account', ['account_tokens:edit']),
+  // Secondary DNS (TSIG keys, peers, ACLs): production lists Account Settings Read/Write for these routes' kind.
+  rule(READ, `/accounts/${ID}/secondary_dns/(?:tsigs|peers|acls)(?:/${ID})?`, 'account', ['account_settings:read']),
+  rule(WRITE, `/accounts/${ID}/secondary_dns/(?:tsigs|peers|acls)(?:/${ID})?`, 'account', ['account_settings:edit']),
   rule(READ, `/accounts/${ID}/dns_settings`, 'account', ['account_dns_settings:read']),
   rule(WRITE, `/accounts/${ID}/dns_settings`, 'account', ['account_dns_settings:edit']),
   // Objects: the route checks the Bucket Item groups on the bucket itself (bucket-scoped tokens included).
@@ -58,6 +61,8 @@ const RULES: readonly Rule[] = [
   rule(WRITE, `/zones/${ID}/dns_records(?:/.*)?`, 'zone', ['dns:edit']),
   rule(READ, `/zones/${ID}/dns_settings(?:/.*)?`, 'zone', ['zone_dns_settings:read', 'dns:read']),
   rule(WRITE, `/zones/${ID}/dns_settings(?:/.*)?`, 'zone', ['zone_dns_settings:edit', 'dns:edit']),
+  rule(READ, `/zones/${ID}/secondary_dns/outgoing(?:/status)?`, 'zone', ['dns:read']),
+  rule(['POST', 'PUT', 'DELETE'], `/zones/${ID}/secondary_dns/outgoing(?:/enable|/disable|/force_notify)?`, 'zone', ['dns:edit']),
   rule(READ, `/zones/${ID}/dnssec(?:/zsk)?`, 'zone', ['dns:read']), // production: DNS Read / DNS Write
   rule(WRITE, `/zones/${ID}/dnssec`, 'zone', ['dns:edit']),
   rule(READ, `/zones/${ID}/workers/routes(?:/.*)?`, 'zone', ['workers_routes:read']),

@@ -73,6 +73,8 @@ export interface Config {
   /** Hosts allowed to transfer zones (AXFR), and the secondaries that are sent NOTIFY. */
   transferAllow: string[];
   notify: string[];
+  /** Versions of each zone kept for IXFR (zone-journal.ts). */
+  ixfrHistory: number;
   plan: PlanLimits;
   /** Extra processes answering DNS over UDP (undefined: one per extra core, at most 3). */
   dnsWorkers: number | undefined;
@@ -224,6 +226,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     edgeIpv6: list('edge-ipv6', ['2001:db8::10', '2001:db8::11']),
     transferAllow: list('transfer-allow', ['127.0.0.1', '::1']),
     notify: list('notify', []),
+    ixfrHistory: int('ixfr-history', 100, 0, 100_000),
     plan: {
       commentMaxLength: int('comment-max-length', 500, 1, 100_000),
       tagsPerRecord: int('tags-per-record', 20, 0, 1000),

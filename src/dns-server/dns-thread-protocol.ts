@@ -6,12 +6,15 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ZoneUpdate } from './zone-update.js';
 import type { QueryCounts } from './query-stats.js';
 import type { LogFormat } from '../shared/log-format.js';
+import type { TransferPolicies } from '../secondary-dns/transfer-policy.js';
 
 /** What the DNS thread is started with. */
 export interface ThreadInit {
   updates: MessagePort;
   shared: SharedArrayBuffer;
   transferAllow: readonly string[];
+  /** Versions of each zone kept for IXFR. */
+  ixfrHistory: number;
   logLevel: string;
   logRate: number;
   logFormat: LogFormat;
@@ -42,7 +45,9 @@ export type ThreadCommand =
   /** The next part of a streamed zone transfer answering ask `id`. */
   | { t: 'more'; id: number }
   /** Answer `synced` once every update posted so far is applied and no zone has work queued. */
-  | { t: 'sync' };
+  | { t: 'sync' }
+  /** The transfer policies of zones with outgoing settings (secondary-dns/transfer-policy.ts). */
+  | { t: 'policies'; policies: TransferPolicies };
 
 /** Reports from the thread. */
 export type ThreadReport =

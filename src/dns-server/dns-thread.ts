@@ -8,6 +8,7 @@ import type { Logger } from '../shared/logger.js';
 import type { ZoneCache, ZoneUpdate } from './zone-cache.js';
 import type { QueryOrigin, Responses } from './handler.js';
 import { queryStats } from './query-stats.js';
+import type { TransferPolicies } from '../secondary-dns/transfer-policy.js';
 import type { ThreadCommand, ThreadInit, ThreadReport, UdpPath, UpdateBatch } from './dns-thread-protocol.js';
 
 /** Longest run of update posting per event-loop turn (ms). */
@@ -198,6 +199,11 @@ export class DnsThread {
         this.command({ t: 'more', id });
       });
     };
+  }
+
+  /** Gives the thread the transfer policies of zones with outgoing settings. */
+  setPolicies(policies: TransferPolicies): void {
+    this.command({ t: 'policies', policies });
   }
 
   private command(c: ThreadCommand): void {

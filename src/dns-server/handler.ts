@@ -13,12 +13,14 @@ import { lookup } from '../dns/lookup.js';
 import type { ZoneSnapshot } from '../dns/snapshot.js';
 import type { LookupResult } from '../dns/lookup.js';
 import type { Invalidation } from './zone-set.js';
-import { axfrStream, streamTransfer, transferView } from './axfr.js';
-import { isTransferAllowed } from './acl.js';
+import { axfrMessages, axfrStream, streamTransfer, transferView } from './axfr.js';
+import { ixfrRecords } from './ixfr.js';
 import { PacketCache, packetKey, questionNameEnd, type AnswerDeps } from './packet-cache.js';
 import type { ZoneSigning } from './signing.js';
 import { signedTransferBatches } from './signing-transfer.js';
 import { DNSSEC_TYPE } from '../dns/dnssec/denial.js';
+import { TYPE_TSIG, tsigErrorResponse, verifyRequest, type ResponseSigner } from '../dns/tsig.js';
+import { findKey, transferAllowed, type TransferPolicies } from '../secondary-dns/transfer-policy.js';
 
 /** Where the handler finds zones (the zone cache on the main thread with `--dns-workers 0`, the DNS thread's trees otherwise). */
 export interface SnapshotSource {
@@ -91,6 +93,12 @@ export class DnsHandler {
   private deps: AnswerDeps = NO_ZONE;
   /** Told of the UDP answers the packet cache holds (the DNS thread's native UDP path). */
   onCachedAnswer: CachedAnswerListener | undefined;
+  /** Outgoing transfer settings of zones that have them (secondary-dns/transfer-policy.ts). */
+  private policies: TransferPolicies = {};
+  /** Set while answering a TSIG-signed query: its answer is signed, never cached. */
+  private signed = false;
+  /** Bytes kept free in a UDP answer for its TSIG record. */
+  private reserve = 0;
 
   constructor(
     private readonly cache: SnapshotSource,
@@ -102,6 +110,11 @@ export class DnsHandler {
     private readonly signing?: ZoneSigning,
   ) {
     cache.onInvalidate((inv) => this.packets.invalidate(inv.zoneId, inv.names));
+  }
+
+  /** Replaces the transfer policies (zones without one keep the instance's `--transfer-allow`). */
+  setTransferPolicies(policies: TransferPolicies): void {
+    this.policies = policies;
   }
 
   /**
@@ -140,8 +153,9 @@ export class DnsHandler {
         return [hit];
       }
       this.deps = NO_ZONE;
+      this.signed = false;
       const out = this.handleUnsafe(buf, from);
-      if (Array.isArray(out) && out.length === 1 && out[0]!.length >= 12 && out[0]![5] === 1 && out[0]![4] === 0 && !isTransfer(buf)) {
+      if (Array.isArray(out) && !this.signed && out.length === 1 && out[0]!.length >= 12 && out[0]![5] === 1 && out[0]![4] === 0 && !isTransfer(buf)) {
         this.packets.set(key, out[0]!, this.deps);
         if (told) told(buf, out[0]!, this.deps.zoneId, this.signing ? this.signing.epochEnds : Infinity);
       }
@@ -163,6 +177,7 @@ export class DnsHandler {
   }
 
   private handleUnsafe(buf: Uint8Array, from: QueryOrigin): Responses | Promise<Responses> {
+    this.reserve = 0;
     if (buf.length < 12 || (buf[2]! & 0x80) !== 0) return [];
     let msg: DecodedMessage;
     try {
@@ -183,31 +198,78 @@ export class DnsHandler {
     if (pending) {
       return pending.then(() => {
         try {
-          return this.answer(msg, from, qname, this.cache.find(qname));
+          return this.answer(msg, from, qname, this.cache.find(qname), buf);
         } catch (err) {
           this.logger.error({ err }, 'unexpected error while answering');
           return this.bare(buf, RCODE.SERVFAIL);
         }
       });
     }
-    return this.answer(msg, from, qname, zone);
+    return this.answer(msg, from, qname, zone, buf);
   }
 
-  private answer(msg: DecodedMessage, from: QueryOrigin, qname: string, found: ZoneSnapshot | undefined): Responses | Promise<Responses> {
+  /**
+   * Answers from a zone; a query signed with TSIG (RFC 8945) is checked against the zone's account keys first
+   * (NOTAUTH with BADKEY, BADSIG or BADTIME when it fails) and every response to it is signed.
+   */
+  private answer(msg: DecodedMessage, from: QueryOrigin, qname: string, found: ZoneSnapshot | undefined, buf: Uint8Array): Responses {
     const q = msg.questions[0]!;
     const zone = q.type === TYPE.DS ? parentSide(this.cache, qname, found) : found;
+    this.reserve = 0;
+    if (!msg.additionals.some((r) => r.type === TYPE_TSIG)) return this.answerZone(msg, from, qname, zone, undefined, buf);
+    this.signed = true;
+    const policy = zone ? this.policies[zone.zoneId] : undefined;
+    let check: ReturnType<typeof verifyRequest>;
+    try {
+      check = verifyRequest(buf, (name) => findKey(policy, name));
+    } catch {
+      return this.reply(msg, from, RCODE.FORMERR, q);
+    }
+    if (check.status === 'error') {
+      this.logger.info({ zone: zone?.origin, from: from.address, key: check.record.keyName, tsigError: check.error }, 'TSIG check failed');
+      return [tsigErrorResponse(this.reply(msg, from, RCODE.NOTAUTH, q)[0]!, check)];
+    }
+    if (check.status !== 'ok') return this.answerZone(msg, from, qname, zone, undefined, buf);
+    const signer = check.signer;
+    this.reserve = 64 + check.record.keyName.length + check.record.algorithm.length + check.record.mac.length;
+    const out = this.answerZone(msg, from, qname, zone, signer, buf);
+    const signed: Responses = out.map((m) => signer.sign(m));
+    const more = out.more;
+    if (more) {
+      signed.more = () => {
+        const next = more();
+        if (next === undefined || Array.isArray(next)) return next?.map((m) => signer.sign(m));
+        return next.then((n) => n?.map((m) => signer.sign(m)));
+      };
+    }
+    return signed;
+  }
+
+  private answerZone(msg: DecodedMessage, from: QueryOrigin, qname: string, zone: ZoneSnapshot | undefined, signer: ResponseSigner | undefined, buf: Uint8Array): Responses {
+    const q = msg.questions[0]!;
     if (!zone) return this.reply(msg, from, RCODE.REFUSED, q);
     if (q.type === TYPE.AXFR || q.type === TYPE.IXFR) {
       if (qname !== zone.origin) return this.reply(msg, from, RCODE.NOTAUTH, q);
-      if (from.transport === 'udp') {
-        if (q.type === TYPE.AXFR) return this.reply(msg, from, RCODE.FORMERR, q);
-        return this.reply(msg, from, RCODE.NOERROR, q, { answers: zone.soa.records, aa: true });
-      }
-      if (!isTransferAllowed(from.address, this.transferAllow)) {
-        this.logger.info({ zone: zone.origin, from: from.address }, 'zone transfer refused');
+      if (from.transport === 'udp' && q.type === TYPE.AXFR) return this.reply(msg, from, RCODE.FORMERR, q);
+      // The SOA alone: the client is current, or must ask again over TCP (RFC 1995 §2).
+      const soaOnly = () => this.reply(msg, from, RCODE.NOERROR, q, { answers: zone.soa.records, aa: true });
+      if (!transferAllowed(this.policies[zone.zoneId], this.transferAllow, from.address, signer?.keyName)) {
+        if (from.transport === 'udp') return soaOnly();
+        this.logger.info({ zone: zone.origin, from: from.address, key: signer?.keyName }, 'zone transfer refused');
         return this.reply(msg, from, RCODE.REFUSED, q);
       }
       const keys = this.signing?.keysFor(zone);
+      if (q.type === TYPE.IXFR) {
+        // Signed zones are transferred whole (their signatures are made per epoch, not journaled).
+        const diff = keys ? undefined : ixfrRecords(msg, buf, zone);
+        if (diff === 'current') return soaOnly();
+        if (diff && from.transport === 'udp') {
+          const out = this.reply(msg, from, RCODE.NOERROR, q, { answers: diff, aa: true });
+          return (out[0]![2]! & 0x02) !== 0 ? soaOnly() : out;
+        }
+        if (diff) return axfrMessages(zone, msg.id, q, 16_000, diff);
+        if (from.transport === 'udp') return soaOnly();
+      }
       // Streamed: signed (a big zone's first signed transfer takes a while) and sent a part at a time (axfr.ts).
       const { first, more } = keys ? streamTransfer(msg.id, q, signedTransferBatches(transferView(zone), keys, this.signing!.cache)) : axfrStream(zone, msg.id, q);
       return more ? Object.assign(first, { more }) : first;
@@ -223,7 +285,7 @@ export class DnsHandler {
     msg: DecodedMessage, from: QueryOrigin, rcode: number, question: DecodedMessage['questions'][number] | undefined,
     body: Partial<Pick<OutgoingMessage, 'aa' | 'answers' | 'authorities' | 'additionals'>> = {},
   ): Responses {
-    const limit = from.transport === 'tcp' ? 65_535 : msg.edns ? Math.max(512, Math.min(msg.edns.udpSize, 4096)) : 512;
+    const limit = (from.transport === 'tcp' ? 65_535 : msg.edns ? Math.max(512, Math.min(msg.edns.udpSize, 4096)) : 512) - this.reserve;
     const out: OutgoingMessage = {
       id: msg.id, qr: true, opcode: msg.opcode, aa: body.aa ?? false, rd: msg.rd, cd: msg.cd, rcode,
       question, answers: body.answers ?? [], authorities: body.authorities ?? [], additionals: body.additionals ?? [],

@@ -1,6 +1,8 @@
 /**
- * NOTIFY (RFC 1996): tells the configured secondaries that a zone changed, over UDP, retrying a few times
- * until a matching response arrives. Targets are `HOST` or `HOST:PORT` (`[v6]:PORT`); the port defaults to 53.
+ * NOTIFY (RFC 1996): tells the configured secondaries that a zone changed, over UDP, retrying with a growing
+ * delay (1 s, 2 s, 3 s ...) until a matching response arrives. Targets are `HOST` or `HOST:PORT`
+ * (`[v6]:PORT`); the port defaults to 53. A target with a TSIG key (a zone's peer) gets the NOTIFY signed.
+ * Timers are unref'd; an aborted signal (the server closing) stops every retry.
  */
 import dgram from 'node:dgram';
 import { isIPv6 } from 'node:net';
@@ -10,11 +12,14 @@ import type { ZoneSnapshot } from '../dns/snapshot.js';
 import { OPCODE, TYPE } from '../dns/wire/constants.js';
 import { encodeMessage } from '../dns/wire/message.js';
 import { Writer } from '../dns/wire/writer.js';
+import { signRequest, type TsigKey } from '../dns/tsig.js';
 
 /** A parsed NOTIFY target. */
 export interface NotifyTarget {
   host: string;
   port: number;
+  /** Signs the NOTIFY (RFC 8945). */
+  key?: TsigKey;
 }
 
 /** Parses `HOST`, `HOST:PORT` or `[V6]:PORT`. */
@@ -37,24 +42,34 @@ export function notifyMessage(s: ZoneSnapshot, id: number): Buffer {
 }
 
 /** Sends NOTIFY for the zone to one target; resolves true when it was acknowledged. */
-export function notifyOne(s: ZoneSnapshot, target: NotifyTarget, opts: { tries?: number; timeoutMs?: number } = {}): Promise<boolean> {
+export function notifyOne(s: ZoneSnapshot, target: NotifyTarget, opts: { tries?: number; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<boolean> {
   const tries = opts.tries ?? 4;
   const timeoutMs = opts.timeoutMs ?? 1000;
   const id = randomInt(0, 65536);
-  const msg = notifyMessage(s, id);
+  const plain = notifyMessage(s, id);
+  const msg = target.key ? signRequest(plain, target.key).message : plain;
+  if (opts.signal?.aborted) return Promise.resolve(false);
   const socket = dgram.createSocket(isIPv6(target.host) ? 'udp6' : 'udp4');
+  socket.unref();
   return new Promise<boolean>((resolve) => {
     let attempt = 0;
     let timer: NodeJS.Timeout | undefined;
+    let finished = false;
     const done = (ok: boolean) => {
+      if (finished) return;
+      finished = true;
       if (timer) clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', abort);
       socket.close();
       resolve(ok);
     };
+    const abort = () => done(false);
+    opts.signal?.addEventListener('abort', abort);
     const send = () => {
       if (attempt++ >= tries) { done(false); return; }
       socket.send(msg, target.port, target.host, () => {});
       timer = setTimeout(send, timeoutMs * attempt);
+      timer.unref();
     };
     socket.on('message', (reply) => {
       if (reply.length >= 12 && reply.readUInt16BE(0) === id && (reply[2]! & 0x80) !== 0) done(true);
@@ -65,11 +80,12 @@ export function notifyOne(s: ZoneSnapshot, target: NotifyTarget, opts: { tries?:
 }
 
 /** Sends NOTIFY for a zone to every target in the background, logging the outcome. */
-export function notifyAll(s: ZoneSnapshot, targets: readonly NotifyTarget[], logger: Logger): void {
+export function notifyAll(s: ZoneSnapshot, targets: readonly NotifyTarget[], logger: Logger, signal?: AbortSignal): void {
   for (const t of targets) {
-    void notifyOne(s, t).then((ok) => {
-      if (ok) logger.debug({ zone: s.origin, serial: s.serial, target: t }, 'NOTIFY acknowledged');
-      else logger.warn({ zone: s.origin, serial: s.serial, target: t }, 'NOTIFY not acknowledged');
+    const target = { host: t.host, port: t.port, ...(t.key ? { key: t.key.name } : {}) };
+    void notifyOne(s, t, { signal }).then((ok) => {
+      if (ok) logger.debug({ zone: s.origin, serial: s.serial, target }, 'NOTIFY acknowledged');
+      else if (!signal?.aborted) logger.warn({ zone: s.origin, serial: s.serial, target }, 'NOTIFY not acknowledged');
     });
   }
 }

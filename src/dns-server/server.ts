@@ -8,6 +8,7 @@ import type { Database } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
 import type { ZoneChangeFeed } from '../zones/change-feed.js';
 import { ZoneCache } from './zone-cache.js';
+import { ZoneTree } from '../dns/zone-tree.js';
 import { DnsHandler } from './handler.js';
 import { startListeners } from './listeners.js';
 import { notifyAll, parseNotifyTarget } from './notify.js';
@@ -18,6 +19,12 @@ import type { LogFormat } from '../shared/log-format.js';
 import { QueryLog } from './query-log.js';
 import { recordDnsUdpPath, trackZoneCache } from '../shared/probes.js';
 import { signingWith } from './signing.js';
+import type { ZoneSnapshot } from '../dns/snapshot.js';
+import type { NotifyTarget } from './notify.js';
+import { SecretBox } from '../shared/secret-box.js';
+import { TransferPolicyStore } from '../secondary-dns/transfer-policy-store.js';
+import { findKey, type TransferPolicies } from '../secondary-dns/transfer-policy.js';
+import { onNotifyRequest } from '../secondary-dns/change-signal.js';
 
 /** What the DNS server needs. */
 export interface DnsServerOptions {
@@ -29,6 +36,8 @@ export interface DnsServerOptions {
   edgeIpv6: readonly string[];
   transferAllow: readonly string[];
   notify: readonly string[];
+  /** Versions of each zone kept for IXFR (zone-journal.ts); default 100. */
+  ixfrHistory?: number;
   /** Serial poll interval for changes made by other nodes (ms; 0 disables). Default 2000. */
   pollMs?: number;
   /** TCP idle timeout (ms). Default 10000. */
@@ -71,13 +80,29 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
     }
   });
   let started = false;
-  const notify = new NotifySchedule((zone) => notifyAll(zone, targets, logger));
+  ZoneTree.setJournalVersions(opts.ixfrHistory ?? 100);
+  const stopping = new AbortController();
+  // Zones with outgoing settings (secondary-dns/) NOTIFY their peers (signed with the peer's key), or nobody
+  // while disabled; the others the instance's --notify targets.
+  let policies: TransferPolicies = {};
+  const targetsFor = (zone: ZoneSnapshot): NotifyTarget[] => {
+    const p = policies[zone.zoneId];
+    if (!p) return targets;
+    if (!p.enabled) return [];
+    return p.peers.filter((peer) => peer.ip !== undefined).map((peer) => {
+      const key = peer.keyName ? findKey(p, peer.keyName) : undefined;
+      return { host: peer.ip!, port: peer.port, ...(key ? { key } : {}) };
+    });
+  };
+  const notify = new NotifySchedule((zone) => notifyAll(zone, targetsFor(zone), logger, stopping.signal));
   // With the DNS thread, the zones' records live in the thread only; this thread keeps their fields (mirrors).
   const threaded = dnsThreadAvailable(opts.udpWorkers ?? 1);
   const cache = new ZoneCache(opts.db, { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, (zone) => {
-    if (started && targets.length) notify.changed(zone);
+    if (started && targetsFor(zone).length) notify.changed(zone);
   }, { mirror: threaded });
   let workers: UdpWorkers | undefined;
+  let policyStore: TransferPolicyStore | undefined;
+  let stopNotifyRequests: (() => void) | undefined;
   const unsubscribe = opts.changeFeed.subscribe((change) => {
     cache.apply(change);
     workers?.sync();
@@ -85,7 +110,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   try {
     const logRate = opts.logRate ?? 100;
     if (threaded) {
-      workers = await startUdpWorkers({ count: 1, cache, transferAllow: opts.transferAllow, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json', secretsKey: opts.secretsKey, nativeUdp: opts.nativeUdp !== false });
+      workers = await startUdpWorkers({ count: 1, cache, transferAllow: opts.transferAllow, ixfrHistory: opts.ixfrHistory ?? 100, edge: { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, logLevel: opts.logger.level, logRate, logFormat: opts.logFormat ?? 'json', secretsKey: opts.secretsKey, nativeUdp: opts.nativeUdp !== false });
       if (!workers) throw new Error('the DNS thread failed to start');
     }
     await cache.loadAll();
@@ -93,6 +118,17 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
     if (!handler) {
       handler = new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate), signingWith(opts.secretsKey, logger));
     }
+    const answering = handler;
+    policyStore = new TransferPolicyStore(opts.db, opts.secretsKey ? new SecretBox(opts.secretsKey) : undefined, logger, (p) => {
+      policies = p;
+      answering.setTransferPolicies(p);
+    });
+    await policyStore.reload();
+    policyStore.startPolling(opts.pollMs ?? 2000);
+    stopNotifyRequests = onNotifyRequest((zoneId) => {
+      const zone = cache.get(zoneId);
+      if (zone) notifyAll(zone, targetsFor(zone), logger, stopping.signal);
+    });
     const listeners = await startListeners(handler, { host: opts.listen.host, port: opts.listen.port, tcpIdleMs: opts.tcpIdleMs ?? 10_000 }, logger, workers?.udp);
     const untrack = trackZoneCache(cache);
     cache.startPolling(opts.pollMs ?? 2000);
@@ -110,6 +146,9 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
         untrack();
         unsubscribe();
         notify.close();
+        stopping.abort();
+        policyStore?.close();
+        stopNotifyRequests?.();
         await listeners.close();
         await workers?.close();
         await cache.close();
@@ -117,6 +156,9 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
     };
   } catch (err) {
     unsubscribe();
+    stopping.abort();
+    policyStore?.close();
+    stopNotifyRequests?.();
     await cache.close();
     await workers?.close();
     throw err;

@@ -85,6 +85,7 @@ const updates: MessagePort = init.updates;
 const state = new Int32Array(init.shared);
 const rootLogger = createLogger(init.logLevel, init.logFormat);
 const logger = rootLogger.child({ component: 'dns-thread' });
+ZoneTree.setJournalVersions(init.ixfrHistory);
 const zones = new WorkerZones();
 const queryLog = new QueryLog(rootLogger.child({ thread: 'dns' }), init.logRate);
 const handler = new DnsHandler(zones, init.transferAllow, logger, queryLog, signingWith(init.secretsKey, logger));
@@ -316,6 +317,7 @@ parent.on('message', (m: ThreadCommand) => {
     else if (m.t === 'sync') reportSynced();
     else if (m.t === 'bind') bind(m.host, m.port);
     else if (m.t === 'unbind') unbind();
+    else if (m.t === 'policies') handler.setTransferPolicies(m.policies);
   } catch (err) {
     logger.error({ err }, 'bad message from the main thread');
   }

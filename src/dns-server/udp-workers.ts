@@ -29,6 +29,7 @@ import type { QueryOrigin, Responses } from './handler.js';
 import type { ExternalUdp } from './listeners.js';
 import type { LogFormat } from '../shared/log-format.js';
 import type { RecordChange } from '../dns/zone-tree.js';
+import type { TransferPolicies } from '../secondary-dns/transfer-policy.js';
 import { DnsThread } from './dns-thread.js';
 import { recordDnsThreadRestart } from '../shared/probes.js';
 import type { ThreadCommand, ThreadInit, ThreadReport, UdpPath, UpdateBatch } from './dns-thread-protocol.js';
@@ -54,6 +55,8 @@ export interface UdpWorkers {
   status(): { ok: boolean; detail?: string };
   /** The UDP path of the bound socket (undefined before the first bind). */
   udpPath(): UdpPath | undefined;
+  /** Gives the thread (and any restarted one) the transfer policies of zones with outgoing settings. */
+  setTransferPolicies(policies: TransferPolicies): void;
   close(): Promise<void>;
 }
 
@@ -64,6 +67,8 @@ export interface UdpWorkerOptions {
   cache: ZoneCache;
   /** AXFR allow-list (the thread answers transfers too). */
   transferAllow: readonly string[];
+  /** Versions of each zone kept for IXFR. */
+  ixfrHistory: number;
   /** The edge addresses proxied records are answered with (the thread builds its zones with them). */
   edge: { ipv4: readonly string[]; ipv6: readonly string[] };
   logger: Logger;
@@ -90,7 +95,7 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
     if (opts.count > 0) opts.logger.info('DNS thread unavailable here (no compiled thread script); answering in the main thread');
     return undefined;
   }
-  const init = { transferAllow: opts.transferAllow, logLevel: opts.logLevel, logRate: opts.logRate, logFormat: opts.logFormat, secretsKey: opts.secretsKey ? new Uint8Array(opts.secretsKey) : undefined, nativeUdp: opts.nativeUdp !== false };
+  const init = { transferAllow: opts.transferAllow, ixfrHistory: opts.ixfrHistory, logLevel: opts.logLevel, logRate: opts.logRate, logFormat: opts.logFormat, secretsKey: opts.secretsKey ? new Uint8Array(opts.secretsKey) : undefined, nativeUdp: opts.nativeUdp !== false };
   let closing = false;
   /** Set once the first thread answered: a thread that fails to start is not restarted (the main thread answers). */
   let live = false;
@@ -103,10 +108,11 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
   let startedAt = 0;
   /** Resolves when the current thread answers (restarts replace it). */
   let up: Promise<void> = Promise.resolve();
+  let policies: TransferPolicies = {};
 
   const spawn = (): DnsThread => {
     startedAt = Date.now();
-    return new DnsThread(SCRIPT, init, opts.cache, opts.logger, (code, err) => {
+    const made = new DnsThread(SCRIPT, init, opts.cache, opts.logger, (code, err) => {
       if (closing || !live) return;
       down = `the DNS thread ended (${err ? err.message : `exit code ${code}`}); restarting`;
       opts.logger.error({ code, err }, 'DNS thread ended; starting it again and reloading its zones');
@@ -114,6 +120,8 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
       backoff = Date.now() - startedAt >= STABLE_MS ? 0 : Math.min(MAX_BACKOFF_MS, Math.max(FIRST_BACKOFF_MS, backoff * 2));
       up = restart();
     });
+    made.setPolicies(policies);
+    return made;
   };
 
   const restart = async (): Promise<void> => {
@@ -186,6 +194,10 @@ export async function startUdpWorkers(opts: UdpWorkerOptions): Promise<UdpWorker
     sync: () => thread.setBusy(),
     status: () => (down ? { ok: false, detail: down } : { ok: true }),
     udpPath: () => path,
+    setTransferPolicies(p) {
+      policies = p;
+      thread.setPolicies(p);
+    },
     async close() {
       closing = true;
       await thread.terminate();

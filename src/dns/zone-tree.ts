@@ -23,6 +23,7 @@ import { deriveNode, soaRecord } from './node-rrsets.js';
 import { flattened, type DraftView, type Reads } from './zone-flatten.js';
 import { link, NodesView, TreeNode, unlink, type NodeDeriver, type Slot } from './zone-tree-node.js';
 import { unpackRecords, withoutRecord, withRecord } from './packed-records.js';
+import { ZoneJournal } from './zone-journal.js';
 
 /** One record's change: the record before (null: created) and after (null: deleted). */
 export interface RecordChange {
@@ -56,8 +57,18 @@ interface Seen {
 
 /** A zone image patched by changesets (see the module comment). */
 export class ZoneTree implements ZoneSnapshot, NodeDeriver {
+  /** Versions kept for IXFR by trees made from now on (`--ixfr-history`; 0: none). */
+  private static journalVersions = 0;
+
+  /** Sets how many versions new trees keep for IXFR (zone-journal.ts). */
+  static setJournalVersions(versions: number): void {
+    ZoneTree.journalVersions = versions;
+  }
+
   readonly zoneId: string;
   readonly origin: string;
+  /** The recent versions as served differences, for IXFR. */
+  readonly journal = new ZoneJournal(ZoneTree.journalVersions);
   serial: number;
   /** Every existing name: its packed records when plain, else its node. */
   private readonly slots = new Map<string, Slot>();
@@ -157,6 +168,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     const report: ChangeReport = { names: new Set(), wholeZone: false };
     const touched = new Set<string>();
     let work = 0;
+    const journaled = this.journal.on && serial > this.serial ? this.beforeChanges(changes) : undefined;
     for (const c of changes) {
       if (c.before) { this.removeSource(c.before.name, c.id); touched.add(c.before.name); }
       if (c.after) {
@@ -168,7 +180,21 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     }
     yield* this.settle(touched, report);
     this.setSerial(serial, report);
+    if (journaled) {
+      if (report.wholeZone) this.journal.reset();
+      else this.journal.record(journaled.before, report.names, this.origin, (n) => this.nodes.get(n)?.rrsets, journaled.from, { serial: this.serial, soa: this.soa.records[0]! });
+    }
     return report;
+  }
+
+  /** What the journal needs before a changeset: the served records of every name it can change, and the SOA. */
+  private beforeChanges(changes: readonly RecordChange[]): { before: ReturnType<typeof ZoneJournal.capture>; from: { serial: number; soa: WireRecord } } {
+    const names = new Set<string>([this.origin, ...this.flatReads.keys()]);
+    for (const c of changes) {
+      if (c.before) names.add(c.before.name);
+      if (c.after) names.add(c.after.name);
+    }
+    return { before: ZoneJournal.capture(names, this.origin, (n) => this.nodes.get(n)?.rrsets), from: { serial: this.serial, soa: this.soa.records[0]! } };
   }
 
   /** New zone settings or name servers: the apex and the names depending on settings are re-derived. */
@@ -183,6 +209,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   /** {@link setZone} in steps. */
   *setZoneSteps(zone: SnapshotZone): Generator<void, ChangeReport> {
     const report: ChangeReport = { names: new Set(), wholeZone: true };
+    this.journal.reset();
     this.zone = { ...zone, name: this.origin, id: this.zoneId, serial: this.serial };
     const touched = new Set<string>([this.origin, ...this.proxiedNames, ...this.cnameNames]);
     yield* this.settle(touched, report);

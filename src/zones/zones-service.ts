@@ -224,6 +224,7 @@ export class ZonesService {
       await bumpEdgeSerial(trx);
       await trx.deleteFrom('dns_records').where('zone_id', '=', zoneId).execute();
       await deleteZoneChanges(trx, zoneId);
+      await trx.deleteFrom('secondary_dns_outgoing').where('zone_id', '=', zoneId).execute();
       await trx.deleteFrom('zones').where('id', '=', zoneId).execute();
       return row?.name;
     });

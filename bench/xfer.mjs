@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+/**
+ * Zone transfers (issue 29): Stratus and Knot 3 as primaries of the same zone in one run, each with a stock Knot
+ * secondary. Prints, never asserts.
+ *
+ * 1. Stratus (dist/, `npm run build` first) gets a zone of BENCH_RECORDS records (bench/lib/bulk-load.mjs); a
+ *    Knot secondary takes it by AXFR (Knot's own log gives the transfer time) and `kdig AXFR` times a full
+ *    transfer to /dev/null. Knot as primary serves the same records (a zone file of Stratus's AXFR) to its own
+ *    Knot secondary, timed the same way.
+ * 2. One change: through the v4 API for Stratus, an RFC 2136 update (knsupdate) for Knot; the time from just
+ *    before the call until the secondary serves the new serial (NOTIFY, then IXFR; Knot's log tells whether
+ *    the secondary used IXFR).
+ *
+ *   npm run build && node bench/xfer.mjs   (BENCH_RECORDS=100000)
+ */
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { freePort, waitFor } from './lib/big-zone-dns.mjs';
+import { bulkLoad } from './lib/api-bench.mjs';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);
+const ZONE = 'xfer.example';
+const EMAIL = 'bench@example.com';
+const KEY = '0123456789abcdef0123456789abcdef01234';
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-xfer-bench-'));
+const children = [];
+const log = (msg) => process.stdout.write(`[xfer] ${msg}\n`);
+
+function start(cmd, args) {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.output = '';
+  const keep = (d) => { child.output = (child.output + d.toString()).slice(-1_000_000); };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  children.push(child);
+  return child;
+}
+
+async function api(base, method, p, body) {
+  const res = await fetch(`${base}${p}`, { method, headers: { 'x-auth-email': EMAIL, 'x-auth-key': KEY, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+  const json = await res.json();
+  if (!json.success) throw new Error(`${method} ${p}: ${JSON.stringify(json.errors)}`);
+  return json.result;
+}
+
+async function soaSerial(port) {
+  const { stdout } = await run('kdig', ['@127.0.0.1', '-p', String(port), '+short', '+time=2', '+retry=0', ZONE, 'SOA']).catch(() => ({ stdout: '' }));
+  return Number(stdout.trim().split(/\s+/)[2] ?? NaN);
+}
+
+/** Wall time of a full AXFR (kdig, output discarded). */
+async function timeAxfr(port) {
+  const t0 = performance.now();
+  await run('sh', ['-c', `kdig @127.0.0.1 -p ${port} ${ZONE} AXFR > /dev/null`], { maxBuffer: 1 << 20 });
+  return performance.now() - t0;
+}
+
+function knotConf(name, port, body, startNow = true) {
+  const dir = path.join(tmp, name);
+  fs.mkdirSync(path.join(dir, 'db'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'zones'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'knot.conf'), `server:\n    rundir: "${dir}"\n    listen: 127.0.0.1@${port}\ncontrol:\n    listen: "${dir}/knot.sock"\ndatabase:\n    storage: "${dir}/db"\nlog:\n  - target: stderr\n    any: info\ntemplate:\n  - id: default\n    storage: "${dir}/zones"\n    file: "%s.zone"\n${body}`);
+  return { dir, child: startNow ? start('knotd', ['-c', path.join(dir, 'knot.conf')]) : undefined };
+}
+
+/** A Knot secondary of the primary at `primaryPort`; resolves once its first AXFR is logged (seconds from its log). */
+async function secondaryOf(name, primaryPort) {
+  const port = await freePort();
+  const k = knotConf(name, port, `remote:\n  - id: primary\n    address: 127.0.0.1@${primaryPort}\nacl:\n  - id: notify\n    address: 127.0.0.1\n    action: notify\nzone:\n  - domain: ${ZONE}\n    master: primary\n    acl: notify\n    zonefile-sync: -1\n    journal-content: changes\n`);
+  const axfrSeconds = await waitFor(`${name}'s AXFR`, async () => /AXFR, incoming, [^\n]*finished, ([\d.]+) seconds/.exec(k.child.output)?.[1], 600_000);
+  return { ...k, port, axfrSeconds: Number(axfrSeconds) };
+}
+
+/** Milliseconds from `t0` until the secondary at `port` serves serial `serial`. */
+async function visibleAfter(t0, port, serial) {
+  await waitFor('the new serial on the secondary', async () => (await soaSerial(port)) >= serial, 60_000);
+  return performance.now() - t0;
+}
+
+async function main() {
+  const sPort = await freePort();
+  const s2Port = await freePort();
+  const kPort = await freePort();
+  const stratus = start(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'serve', '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--s3', 'off', '--edge', 'off',
+    '--dns', `127.0.0.1:${sPort}`, '--auth-email', EMAIL, '--auth-key', KEY, '--rate-limit', '0', '--log-level', 'warn', '--records-per-zone', String(RECORDS + 1000), '--notify', `127.0.0.1:${s2Port}`]);
+  const base = (await waitFor('Stratus', async () => /v4 API listening on (\S+)/.exec(stratus.output)?.[1], 60_000)).replace(/\/client\/v4$/, '') + '/client/v4';
+  const [account] = await api(base, 'GET', '/accounts');
+  const zone = await api(base, 'POST', '/zones', { account: { id: account.id }, name: ZONE });
+  log(`loading ${RECORDS} records into Stratus`);
+  const { serial } = await bulkLoad(path.join(tmp, 'stratus'), { id: zone.id, name: ZONE }, RECORDS);
+  await waitFor('Stratus to serve the loaded zone', async () => (await soaSerial(sPort)) >= Number(serial), 600_000);
+
+  log('Knot secondary of Stratus');
+  const fromStratus = await (async () => {
+    const k = knotConf('knot-s2', s2Port, `remote:\n  - id: primary\n    address: 127.0.0.1@${sPort}\nacl:\n  - id: notify\n    address: 127.0.0.1\n    action: notify\nzone:\n  - domain: ${ZONE}\n    master: primary\n    acl: notify\n    zonefile-sync: -1\n    journal-content: changes\n`);
+    const axfrSeconds = await waitFor('the AXFR from Stratus', async () => /AXFR, incoming, [^\n]*finished, ([\d.]+) seconds/.exec(k.child.output)?.[1], 600_000);
+    return { ...k, port: s2Port, axfrSeconds: Number(axfrSeconds) };
+  })();
+  const stratusAxfrMs = await timeAxfr(sPort);
+
+  log('Knot primary with the same records, and its Knot secondary');
+  const { stdout: axfr } = await run('kdig', ['@127.0.0.1', '-p', String(sPort), ZONE, 'AXFR', '+nocomments'], { maxBuffer: 1 << 30 });
+  const rrs = axfr.split('\n').filter((l) => l && !l.startsWith(';'));
+  const k2Port = await freePort();
+  const knotPrimary = knotConf('knot-p', kPort, `remote:\n  - id: secondary\n    address: 127.0.0.1@${k2Port}\nacl:\n  - id: update\n    address: 127.0.0.1\n    action: [update, transfer]\nzone:\n  - domain: ${ZONE}\n    acl: update\n    zonefile-sync: -1\n    journal-content: changes\n    notify: secondary\n`, false);
+  fs.writeFileSync(path.join(knotPrimary.dir, 'zones', `${ZONE}.zone`), `${rrs.slice(0, -1).join('\n')}\n`);
+  const kp = start('knotd', ['-c', path.join(knotPrimary.dir, 'knot.conf')]);
+  await waitFor('Knot primary to load', async () => (await soaSerial(kPort)) > 0, 60_000);
+  const k2 = knotConf('knot-k2', k2Port, `remote:\n  - id: primary\n    address: 127.0.0.1@${kPort}\nacl:\n  - id: notify\n    address: 127.0.0.1\n    action: notify\nzone:\n  - domain: ${ZONE}\n    master: primary\n    acl: notify\n    zonefile-sync: -1\n    journal-content: changes\n`);
+  const k2Axfr = Number(await waitFor('the AXFR from Knot', async () => /AXFR, incoming, [^\n]*finished, ([\d.]+) seconds/.exec(k2.child.output)?.[1], 600_000));
+  const knotAxfrMs = await timeAxfr(kPort);
+
+  log('one change on each primary');
+  const before = await soaSerial(sPort);
+  let t0 = performance.now();
+  await api(base, 'POST', `/zones/${zone.id}/dns_records`, { type: 'A', name: 'changed', content: '192.0.2.99', ttl: 300 });
+  const apiMs = performance.now() - t0;
+  const stratusIxfrMs = await visibleAfter(t0, s2Port, before + 1);
+  const knotBefore = await soaSerial(kPort);
+  t0 = performance.now();
+  await new Promise((resolve, reject) => {
+    const u = spawn('knsupdate', [], { stdio: ['pipe', 'ignore', 'pipe'] });
+    u.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`knsupdate exited ${code}`))));
+    u.stdin.end(`server 127.0.0.1 ${kPort}\nzone ${ZONE}.\nupdate add changed.${ZONE}. 300 A 192.0.2.99\nsend\n`);
+  });
+  const knotIxfrMs = await visibleAfter(t0, k2Port, knotBefore + 1);
+  const usedIxfr = (out) => (/IXFR, incoming[^\n]*finished/.test(out) ? 'IXFR' : 'AXFR');
+
+  console.log(`\n| ${RECORDS} records | Stratus primary | Knot primary |`);
+  console.log('|---|---|---|');
+  console.log(`| full AXFR, kdig to /dev/null | ${(stratusAxfrMs / 1000).toFixed(2)} s | ${(knotAxfrMs / 1000).toFixed(2)} s |`);
+  console.log(`| first AXFR of a Knot secondary (its log) | ${fromStratus.axfrSeconds.toFixed(2)} s | ${k2Axfr.toFixed(2)} s |`);
+  console.log(`| one change: call to secondary serving it | ${stratusIxfrMs.toFixed(0)} ms (API call ${apiMs.toFixed(0)} ms; ${usedIxfr(fromStratus.child.output)}) | ${knotIxfrMs.toFixed(0)} ms (knsupdate; ${usedIxfr(k2.child.output)}) |`);
+  void kp;
+}
+
+main().catch((err) => { console.error(err); for (const c of children) console.error(`--- ${c.spawnargs.slice(0, 3).join(' ')}\n${c.output.slice(-3000)}`); process.exitCode = 1; })
+  .finally(() => { for (const c of children) if (c.exitCode === null) c.kill('SIGTERM'); setTimeout(() => { fs.rmSync(tmp, { recursive: true, force: true }); process.exit(); }, 500); });

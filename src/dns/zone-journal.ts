@@ -1,0 +1,138 @@
+/**
+ * The recent versions of a zone tree as served differences, for IXFR (RFC 1995): each changeset the tree applies
+ * (the change feed's and the change log's, so every node of a shared database keeps its own) is recorded as the
+ * served records it removed and added, between the SOA before and after. The names a changeset can change are
+ * captured before it runs (its records' names, the flattened CNAMEs, the apex); a change that reaches further
+ * (settings, delegations), or is bigger than {@link MAX_JOURNAL_RECORDS}, empties the journal, and the next
+ * IXFR answers with the whole zone (RFC 1995 §4 allows it). At most `versions` changesets are kept per zone
+ * (`--ixfr-history`); older serials get the whole zone too. History starts when the zone is loaded.
+ */
+import type { RRset } from './snapshot.js';
+import type { WireRecord } from './wire/message.js';
+import { TYPE } from './wire/constants.js';
+
+/** One version step: from `from` to `to`. */
+export interface JournalEntry {
+  from: number;
+  to: number;
+  fromSoa: WireRecord;
+  toSoa: WireRecord;
+  deleted: WireRecord[];
+  added: WireRecord[];
+}
+
+/** Above this many records changed at once, a changeset empties the journal (a full transfer is as cheap). */
+export const MAX_JOURNAL_RECORDS = 20_000;
+
+/** A comparable key of a served record. */
+export function recordKey(r: WireRecord): string {
+  let k = `${r.name.toLowerCase()}|${r.type}|${r.klass ?? 1}|${r.ttl}|`;
+  for (const p of r.rdata) k += p instanceof Uint8Array ? Buffer.from(p).toString('base64') + ',' : `n:${p.name.toLowerCase()},`;
+  return k;
+}
+
+/** The served records of rrsets, the apex SOA left out (IXFR carries SOAs itself). */
+function recordsOf(rrsets: Map<number, RRset> | undefined, isApex: boolean): WireRecord[] {
+  const out: WireRecord[] = [];
+  if (!rrsets) return out;
+  for (const set of rrsets.values()) {
+    if (set.type === TYPE.SOA && isApex) continue;
+    for (const r of set.records) out.push(r);
+  }
+  return out;
+}
+
+/** What a changeset replaced, per name: the served records before. */
+export type BeforeState = Map<string, WireRecord[]>;
+
+/** A zone's journal. */
+export class ZoneJournal {
+  private entries: JournalEntry[] = [];
+
+  constructor(private versions: number) {}
+
+  /** Keeps at most this many versions (0: none). */
+  setVersions(versions: number): void {
+    this.versions = versions;
+    if (this.entries.length > versions) this.entries.splice(0, this.entries.length - versions);
+  }
+
+  /** True when changesets should be recorded. */
+  get on(): boolean {
+    return this.versions > 0;
+  }
+
+  /** Forgets every version (the next IXFR from before now is a full transfer). */
+  reset(): void {
+    this.entries = [];
+  }
+
+  /** The served records of names, before a changeset (`rrsetsOf` reads the tree). */
+  static capture(names: Iterable<string>, origin: string, rrsetsOf: (name: string) => Map<number, RRset> | undefined): BeforeState {
+    const out: BeforeState = new Map();
+    for (const n of names) if (!out.has(n)) out.set(n, recordsOf(rrsetsOf(n), n === origin));
+    return out;
+  }
+
+  /**
+   * Records a changeset: the captured names' records before, `changed` (the tree's report) after. A changed name
+   * that was not captured and serves records now means the changeset reached further: the journal empties.
+   */
+  record(before: BeforeState, changed: Iterable<string>, origin: string, rrsetsOf: (name: string) => Map<number, RRset> | undefined, from: { serial: number; soa: WireRecord }, to: { serial: number; soa: WireRecord }): void {
+    if (to.serial === from.serial) return;
+    const deleted: WireRecord[] = [];
+    const added: WireRecord[] = [];
+    const names = new Set(before.keys());
+    for (const n of changed) {
+      if (!names.has(n)) {
+        if (recordsOf(rrsetsOf(n), n === origin).length > 0) { this.reset(); return; }
+        continue;
+      }
+    }
+    for (const n of names) {
+      const old = before.get(n)!;
+      const now = recordsOf(rrsetsOf(n), n === origin);
+      const oldKeys = new Map(old.map((r) => [recordKey(r), r]));
+      const newKeys = new Map(now.map((r) => [recordKey(r), r]));
+      for (const [k, r] of oldKeys) if (!newKeys.has(k)) deleted.push(r);
+      for (const [k, r] of newKeys) if (!oldKeys.has(k)) added.push(r);
+      if (deleted.length + added.length > MAX_JOURNAL_RECORDS) { this.reset(); return; }
+    }
+    const last = this.entries[this.entries.length - 1];
+    if (last && last.to !== from.serial) this.entries = [];
+    this.entries.push({ from: from.serial, to: to.serial, fromSoa: from.soa, toSoa: to.soa, deleted, added });
+    if (this.entries.length > this.versions) this.entries.splice(0, this.entries.length - this.versions);
+  }
+
+  /**
+   * The condensed difference from `serial` to the newest version (RFC 1995 §5): the client's SOA, what to delete,
+   * the newest SOA, what to add; undefined when the journal does not reach back to `serial`.
+   */
+  since(serial: number): { fromSoa: WireRecord; toSoa: WireRecord; deleted: WireRecord[]; added: WireRecord[] } | undefined {
+    const start = this.entries.findIndex((e) => e.from === serial);
+    if (start < 0) return undefined;
+    const deleted = new Map<string, WireRecord>();
+    const added = new Map<string, WireRecord>();
+    for (let i = start; i < this.entries.length; i++) {
+      const e = this.entries[i]!;
+      for (const r of e.deleted) {
+        const k = recordKey(r);
+        if (added.has(k)) added.delete(k);
+        else deleted.set(k, r);
+      }
+      for (const r of e.added) {
+        const k = recordKey(r);
+        if (deleted.has(k)) deleted.delete(k);
+        else added.set(k, r);
+      }
+    }
+    const first = this.entries[start]!;
+    const last = this.entries[this.entries.length - 1]!;
+    return { fromSoa: first.fromSoa, toSoa: last.toSoa, deleted: [...deleted.values()], added: [...added.values()] };
+  }
+
+  /** The newest serial recorded (undefined when empty). */
+  get newest(): number | undefined {
+    return this.entries[this.entries.length - 1]?.to;
+  }
+}
