@@ -41,6 +41,8 @@ import { workersVersionRoutes } from './routes/workers-versions.js';
 import { workersAccountRoutes } from './routes/workers-account.js';
 import { workersZoneRoutes } from './routes/workers-routes.js';
 import { dnssecRoutes } from './routes/dnssec.js';
+import { sslRoutes } from './routes/ssl.js';
+import { customCertificateRoutes } from './routes/custom-certificates.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -80,6 +82,10 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   // Routes of other resources under /zones/:zone_id/… go here, before the DNS record routes: GET
   // …/dns_records/:dns_record_id would otherwise match their fixed words (export, usage, …).
   api.route('/', dnssecRoutes(deps));
+  if (deps.certificates) {
+    api.route('/', sslRoutes(deps, deps.certificates));
+    api.route('/', customCertificateRoutes(deps, deps.certificates));
+  }
   api.route('/', recordsBatchRoutes(deps.config.plan.recordsPerBatch));
   api.route('/', recordsImportExportRoutes(() => deps.clock.now()));
   api.route('/', dnsRecordRoutes());

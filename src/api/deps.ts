@@ -13,6 +13,7 @@ import type { BucketDomains } from '../scripts/bucket-domains.js';
 import type { SecretBox } from '../scripts/secret-box.js';
 import type { BucketDirectory } from '../scripts/scripts-service.js';
 import type { Limits } from '../limits/limits.js';
+import type { Certificates } from '../certs/certificate-service.js';
 
 /** Dependencies of the v4 API. */
 export interface ApiDeps {
@@ -32,4 +33,6 @@ export interface ApiDeps {
   limits?: Limits;
   /** The name server pairs of accounts (the one main.ts gave the admin's pair through); absent: made from the config. */
   nameServers?: NameServerAssignments;
+  /** The certificate room (src/certs/): mounts the SSL and custom certificate routes. */
+  certificates?: Certificates;
 }

@@ -58,6 +58,10 @@ const RULES: readonly Rule[] = [
   rule(WRITE, `/zones/${ID}/dns_records(?:/.*)?`, 'zone', ['dns:edit']),
   rule(READ, `/zones/${ID}/dns_settings(?:/.*)?`, 'zone', ['zone_dns_settings:read', 'dns:read']),
   rule(WRITE, `/zones/${ID}/dns_settings(?:/.*)?`, 'zone', ['zone_dns_settings:edit', 'dns:edit']),
+  rule(READ, `/zones/${ID}/ssl/(?:universal/settings|certificate_packs(?:/${ID})?|verification)`, 'zone', ['ssl:read']),
+  rule(WRITE, `/zones/${ID}/ssl/(?:universal/settings|certificate_packs(?:/${ID})?|verification(?:/${ID})?)`, 'zone', ['ssl:edit']),
+  rule(READ, `/zones/${ID}/custom_certificates(?:/${ID})?`, 'zone', ['ssl:read']),
+  rule(WRITE, `/zones/${ID}/custom_certificates(?:/${ID})?`, 'zone', ['ssl:edit']),
   rule(READ, `/zones/${ID}/dnssec(?:/zsk)?`, 'zone', ['dns:read']), // production: DNS Read / DNS Write
   rule(WRITE, `/zones/${ID}/dnssec`, 'zone', ['dns:edit']),
   rule(READ, `/zones/${ID}/workers/routes(?:/.*)?`, 'zone', ['workers_routes:read']),

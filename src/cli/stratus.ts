@@ -26,6 +26,9 @@ import { packageVersion } from './version.js';
 import { stopWithNpmParent } from './parent-watch.js';
 import { zoneCommand, zoneHelp } from './zone-command.js';
 import { backupCommand, restoreCommand } from './backup-command.js';
+import { localRoot } from '../certs/local-ca.js';
+import { resolveSecretsKey, SecretBox } from '../scripts/secret-box.js';
+import { systemClock } from '../shared/clock.js';
 
 async function main(argv: string[]): Promise<number> {
   const first = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
@@ -55,6 +58,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'credentials') return credentialsCommand(positional, flags);
   if (command === 'backup') return backupCommand(positional, flags);
   if (command === 'restore') return restoreCommand(positional, flags);
+  if (command === 'ca') return caCommand(positional, flags);
   if (positional.length > 0) throw new ConfigError(`stratus serve takes no arguments, got "${positional.join(' ')}"; see stratus serve --help`);
   return serveCommand(flags);
 }
@@ -157,6 +161,22 @@ async function userCommand(args: string[], flags: Record<string, string>): Promi
   try {
     const user = await upsertUser(database.db, { email: flags.email, ...(flags.key !== undefined ? { key: flags.key } : {}) });
     process.stdout.write(`${user.created ? 'created' : 'updated'} user ${user.email}\n  X-Auth-Key: ${user.key}\n  account id: ${user.accountId}\n`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+/** `stratus ca export`: prints the local CA's root certificate (made and stored on first use). */
+async function caCommand(args: string[], flags: Record<string, string>): Promise<number> {
+  if (args[0] !== 'export' || args.length > 1) throw new ConfigError('usage: stratus ca export [--data-dir DIR] [--database-url URL]; see stratus ca --help');
+  const config = loadConfig(flags, process.env);
+  await preflight({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, blobsS3: undefined });
+  const database = await openDatabase({ dataDir: config.dataDir, url: config.databaseUrl });
+  try {
+    const key = resolveSecretsKey({ dataDir: config.dataDir, configured: config.secretsKey });
+    const root = await localRoot(database.db, new SecretBox(key.key), systemClock);
+    process.stdout.write(root.certificatePem.endsWith('\n') ? root.certificatePem : `${root.certificatePem}\n`);
     return 0;
   } finally {
     await database.close();
