@@ -69,7 +69,7 @@ export class AcmeIssuer implements Issuer {
     const client = new acme.Client({
       directoryUrl: this.opts.directoryUrl, accountKey: this.box.open(row.sealed_key, `certificate-authority/${id}`),
       ...(row.account_url ? { accountUrl: row.account_url } : {}), ...(this.opts.eab ? { externalAccountBinding: this.opts.eab } : {}),
-      backoffAttempts: 10, backoffMin: 200, backoffMax: 3000,
+      backoffAttempts: 5, backoffMin: 200, backoffMax: 2000,
     });
     if (!row.account_url) {
       await client.createAccount({ termsOfServiceAgreed: true, ...(this.opts.email ? { contact: [`mailto:${this.opts.email}`] } : {}) });
