@@ -8,6 +8,7 @@
  * The ACME account key is made on first use and kept sealed in the store (`certificate_authorities`, id
  * `acme:<directory URL>`), so every node and restart uses one account.
  */
+import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import { Resolver } from 'node:dns/promises';
@@ -48,8 +49,26 @@ export class AcmeIssuer implements Issuer {
     private readonly challenges: ChallengeRecords, private readonly dns: DnsCheck) {
     if (opts.caPem) {
       // acme-client talks through its own axios instance: trust the system's CAs plus the given ones
-      acme.axios.defaults.httpsAgent = new https.Agent({ ca: [...tls.rootCertificates, opts.caPem], keepAlive: false });
+      this.agent = new https.Agent({ ca: [...tls.rootCertificates, opts.caPem], keepAlive: false });
+      acme.axios.defaults.httpsAgent = this.agent;
     }
+  }
+
+  private readonly agent: https.Agent | undefined;
+
+  /** Fetches the directory once, so an unreachable CA fails the order at once (acme-client retries for long). */
+  private probe(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const url = new URL(this.opts.directoryUrl);
+      const get = url.protocol === 'http:' ? http.get : https.get;
+      const req = get(url, { timeout: 10_000, ...(this.agent && url.protocol === 'https:' ? { agent: this.agent } : {}) }, (res) => {
+        res.resume();
+        if ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300) resolve();
+        else reject(new Error(`the directory answered ${res.statusCode}`));
+      });
+      req.on('timeout', () => req.destroy(new Error('no answer within 10 s')));
+      req.on('error', reject);
+    });
   }
 
   private get contextId(): string {
@@ -58,6 +77,7 @@ export class AcmeIssuer implements Issuer {
 
   private async account(): Promise<acme.Client> {
     if (this.client) return this.client;
+    await this.probe();
     const id = this.contextId;
     let row = await this.db.selectFrom('certificate_authorities').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) {
