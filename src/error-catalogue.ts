@@ -8,6 +8,7 @@
  * recorded. Record-name and record-value codes come from dns/record-types/errors.ts, lifecycle codes from
  * deprecation/codes.ts, zone-file and batch codes from zones/zonefile/errors.ts; they are gathered here so that there is one list.
  */
+import { CERT_CODES } from './certs/codes.js';
 import * as recordProblems from './dns/record-types/errors.js';
 import { DEPRECATION_CODES } from './deprecation/codes.js';
 import { ZONEFILE_CODES } from './zones/zonefile/errors.js';
@@ -135,6 +136,16 @@ const R2_ENTRIES: CatalogueEntry[] = [
 ];
 
 /** Workers codes (owned by scripts/: scripts, versions, deployments, secrets, routes, subdomains). */
+/** Codes of the SSL and custom certificate routes (owned by certs/, api/routes/ssl.ts). */
+const CERT_ENTRIES: CatalogueEntry[] = [
+  e(CERT_CODES.badCertificate, 400, 'The certificate or private key could not be read, or the key is not the certificate\'s …', 'POST/PATCH /zones/:zone_id/custom_certificates: `certificate` without a PEM certificate, `private_key` without a PEM key, or a key that does not match the leaf', 'stratus'),
+  e(CERT_CODES.foreignCertificate, 400, 'The certificate covers no name of this zone.', 'POST/PATCH /zones/:zone_id/custom_certificates: no name of the certificate is the zone or below it', 'stratus'),
+  e(CERT_CODES.badBody, 400, 'Invalid <field> …', 'SSL routes: `enabled` not a boolean (universal settings); order with `type` other than `advanced`, hosts empty, over 50, without the apex or outside the zone, unknown `validation_method`, `validity_days` or `certificate_authority`; custom certificate with an unknown `bundle_method` or a `priority` that is not a whole number', 'stratus'),
+  e(CERT_CODES.packNotFound, 404, 'Certificate pack not found.', 'GET/PATCH/DELETE /zones/:zone_id/ssl/certificate_packs/:id for an id the zone has no pack of', 'stratus'),
+  e(CERT_CODES.customNotFound, 404, 'Custom certificate not found.', 'GET/PATCH/DELETE /zones/:zone_id/custom_certificates/:id for an id the zone has no certificate of', 'stratus'),
+  e(CERT_CODES.universalPack, 400, 'The universal certificate pack cannot be deleted; turn universal SSL off instead.', 'DELETE /zones/:zone_id/ssl/certificate_packs/:id of the universal pack', 'stratus'),
+];
+
 const WORKERS_ENTRIES: CatalogueEntry[] = [
   e(WORKERS_CODES.scriptNotFound, 404, 'This Worker does not exist on your account.', 'a script (or its version, deployment) that is not in the path\'s account; also GET …/workers/subdomain when the account has none (wrangler then offers to register one)'),
   e(WORKERS_CODES.invalidName, 400, 'Invalid Worker name …', 'a script name that is not 1 to 63 lowercase letters, digits, "-" or "_"', 'stratus'),
@@ -166,7 +177,7 @@ function recordProblemEntries(): CatalogueEntry[] {
 /** The whole catalogue, sorted by code (one entry per code). */
 export function errorCatalogue(): CatalogueEntry[] {
   const byCode = new Map<number, CatalogueEntry>();
-  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...ZONEFILE_ENTRIES, ...FAULT_ENTRIES, ...R2_ENTRIES, ...WORKERS_ENTRIES, ...recordProblemEntries()]) {
+  for (const entry of [...API_CODES, ...LIFECYCLE_ENTRIES, ...ZONEFILE_ENTRIES, ...FAULT_ENTRIES, ...R2_ENTRIES, ...CERT_ENTRIES, ...WORKERS_ENTRIES, ...recordProblemEntries()]) {
     if (!byCode.has(entry.code)) byCode.set(entry.code, entry);
   }
   return [...byCode.values()].sort((a, b) => a.code - b.code);

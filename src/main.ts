@@ -39,6 +39,7 @@ import { startHttpsEdge, type HttpsEdge } from './runtime/https-edge.js';
 import { ZonePolicies } from './edge/zone-policy.js';
 import { PolicyCatalog, type EdgePorts } from './edge/policy-catalog.js';
 import { openLimits } from './limits/limits.js';
+import { startCertificates, type Certificates } from './certs/certificate-service.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -200,12 +201,23 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     await dns.close(); await store.close(); await database.close();
     throw err;
   }
+  let certificates: Certificates;
+  try {
+    certificates = await startCertificates({
+      db: database.db, box: control.apiDeps.box, clock, logger, changeFeed, config: config.certificates,
+      dns: { host: dns.host, port: dns.port }, shared: database.dialect === 'postgres',
+    });
+  } catch (err) {
+    control.close(); await dns.close(); await store.close(); await database.close();
+    throw err;
+  }
   const limits = openLimits({ config: config.limits, db: database.db, dialect: database.dialect, clock, logger });
   let s3: RunningS3 | undefined;
   const s3Listener = () => (s3 ? { port: s3.port, tls: tls !== undefined } : undefined);
-  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps, limits, nameServers, s3Listener });
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps, limits, nameServers, s3Listener, certificates });
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
+    await certificates.close();
     await limits.close();
     blobProbe.close();
     control.close();
@@ -234,8 +246,8 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
         bucketFor: (accountId, bucketName, options) => bindingBucket(store.forAccount(accountId), bucketName, options),
       });
       ports.http = edge.port;
-      if (config.edgeTls && tls) {
-        edgeTls = await startHttpsEdge({ listen: config.edgeTls, tls, policies, edge: { host: config.edge.host, port: edge.port, secret: edge.runtime.frontSecret }, logger });
+      if (config.edgeTls) {
+        edgeTls = await startHttpsEdge({ listen: config.edgeTls, tls, certificates: certificates.served, policies, edge: { host: config.edge.host, port: edge.port, secret: edge.runtime.frontSecret }, logger });
         ports.https = edgeTls.port;
       }
     }

@@ -11,6 +11,8 @@ export type Capability =
   | 'zone:read' | 'zone:edit'
   | 'dns:read' | 'dns:edit'
   | 'zone_settings:read' | 'zone_settings:edit'
+  /** Universal SSL, certificate packs, custom certificates of a zone. */
+  | 'ssl:read' | 'ssl:edit'
   | 'zone_dns_settings:read' | 'zone_dns_settings:edit'
   | 'account_settings:read' | 'account_settings:edit'
   | 'account_dns_settings:read' | 'account_dns_settings:edit'
@@ -63,6 +65,7 @@ export const PERMISSION_GROUPS: readonly PermissionGroup[] = [
   ...pair('zone_dns_settings', ZONE, 'Zone DNS Settings', '0a6cfe8cd3ed445e918579e2fb13087b', 'c4df38be41c247b3b4b7702e76eadae0', 'Zone DNS Settings'),
   ...pair('zone', ZONE, 'Zone', 'c8fed203ed3043cba015a93ad1616f1f', 'e6d2666161e84845a636613608cee8d5', 'zone management'),
   ...pair('zone_settings', ZONE, 'Zone Settings', '517b21aee92c4d89936c976ba6e4be55', '3030687196b94b638145a3953da2b699', 'zone settings'),
+  ...pair('ssl', ZONE, 'SSL and Certificates', '7b7216b327b04b8fbc8f524e1f9b7531', 'c03055bc037c4ea9afb9a9f104b7b721', 'SSL and Certificates'),
   // Storage over the S3 API (a token's id and the SHA-256 of its value are an S3 key pair, as in production).
   { id: '6a018a9f2fc74eb6b293b0c548f38b39', name: 'Workers R2 Storage Bucket Item Read', description: 'Grants read access to Cloudflare R2 Bucket Scoped Storage', scope: BUCKET, grants: ['bucket_item:read'] },
   { id: '2efd5506f9c8494dacb1fa10a3e7d5b6', name: 'Workers R2 Storage Bucket Item Write', description: 'Grants write access to Cloudflare R2 Bucket Scoped Storage', scope: BUCKET, grants: ['bucket_item:read', 'bucket_item:edit'] },

@@ -266,7 +266,7 @@ export class TokenGrants {
 }
 
 /** Every capability of zone-scoped groups. */
-const ZONE_CAPABILITIES: readonly Capability[] = ['zone:read', 'dns:read', 'zone_settings:read', 'zone_dns_settings:read', 'workers_routes:read'];
+const ZONE_CAPABILITIES: readonly Capability[] = ['zone:read', 'dns:read', 'zone_settings:read', 'zone_dns_settings:read', 'workers_routes:read', 'ssl:read'];
 
 /** True when a resource entry covers the zone. */
 function coversZone(key: string, value: string | Record<string, string>, zoneId: string, accountId: string): boolean {

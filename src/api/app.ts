@@ -45,6 +45,8 @@ import { SettingsStore } from '../zones/settings/settings-store.js';
 import { DnssecService } from '../zones/dnssec/dnssec-service.js';
 import { dashboardRoutes } from './dashboard-site.js';
 import { secondaryDnsRoutes } from './routes/secondary-dns.js';
+import { sslRoutes } from './routes/ssl.js';
+import { customCertificateRoutes } from './routes/custom-certificates.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -85,6 +87,10 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   // …/dns_records/:dns_record_id would otherwise match their fixed words (export, usage, …).
   api.route('/', dnssecRoutes(deps));
   api.route('/', secondaryDnsRoutes(deps));
+  if (deps.certificates) {
+    api.route('/', sslRoutes(deps, deps.certificates));
+    api.route('/', customCertificateRoutes(deps, deps.certificates));
+  }
   api.route('/', recordsBatchRoutes(deps.config.plan.recordsPerBatch));
   api.route('/', recordsImportExportRoutes(() => deps.clock.now()));
   api.route('/', dnsRecordRoutes());

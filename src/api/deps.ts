@@ -13,6 +13,7 @@ import type { BucketDomains } from '../scripts/bucket-domains.js';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { BucketDirectory } from '../scripts/scripts-service.js';
 import type { Limits } from '../limits/limits.js';
+import type { Certificates } from '../certs/certificate-service.js';
 
 /** Dependencies of the v4 API. */
 export interface ApiDeps {
@@ -34,4 +35,6 @@ export interface ApiDeps {
   nameServers?: NameServerAssignments;
   /** The S3 listener once it listens (the dashboard's uploads in parts go there); absent or undefined: none. */
   s3Listener?: () => { port: number; tls: boolean } | undefined;
+  /** The certificate room (src/certs/): mounts the SSL and custom certificate routes. */
+  certificates?: Certificates;
 }

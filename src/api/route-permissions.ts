@@ -63,6 +63,10 @@ const RULES: readonly Rule[] = [
   rule(WRITE, `/zones/${ID}/dns_settings(?:/.*)?`, 'zone', ['zone_dns_settings:edit', 'dns:edit']),
   rule(READ, `/zones/${ID}/secondary_dns/outgoing(?:/status)?`, 'zone', ['dns:read']),
   rule(['POST', 'PUT', 'DELETE'], `/zones/${ID}/secondary_dns/outgoing(?:/enable|/disable|/force_notify)?`, 'zone', ['dns:edit']),
+  rule(READ, `/zones/${ID}/ssl/(?:universal/settings|certificate_packs(?:/${ID})?|verification)`, 'zone', ['ssl:read']),
+  rule(WRITE, `/zones/${ID}/ssl/(?:universal/settings|certificate_packs(?:/${ID})?|verification(?:/${ID})?)`, 'zone', ['ssl:edit']),
+  rule(READ, `/zones/${ID}/custom_certificates(?:/${ID})?`, 'zone', ['ssl:read']),
+  rule(WRITE, `/zones/${ID}/custom_certificates(?:/${ID})?`, 'zone', ['ssl:edit']),
   rule(READ, `/zones/${ID}/dnssec(?:/zsk)?`, 'zone', ['dns:read']), // production: DNS Read / DNS Write
   rule(WRITE, `/zones/${ID}/dnssec`, 'zone', ['dns:edit']),
   rule(READ, `/zones/${ID}/workers/routes(?:/.*)?`, 'zone', ['workers_routes:read']),

@@ -44,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'credentials') return credentialsCommand(positional, flags);
   if (command === 'backup') return (await import('./backup-command.js')).backupCommand(positional, flags);
   if (command === 'restore') return (await import('./backup-command.js')).restoreCommand(positional, flags);
+  if (command === 'ca') return (await import('./ca-command.js')).caCommand(positional, flags);
   if (positional.length > 0) throw new ConfigError(`stratus serve takes no arguments, got "${positional.join(' ')}"; see stratus serve --help`);
   return (await import('./serve-command.js')).serveCommand(flags);
 }

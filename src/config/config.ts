@@ -116,8 +116,10 @@ export interface Config {
   limits: LimitsConfig;
   /** The edge listener scripts and proxied hostnames are served on (`--edge`); undefined when turned off. */
   edge: ListenAddress | undefined;
-  /** The HTTPS edge listener (`--edge-tls`, with `--tls-cert`/`--tls-key`); undefined when off. */
+  /** The HTTPS edge listener (`--edge-tls`; certificates per server name, `--tls-cert` the fallback); undefined when off. */
   edgeTls: ListenAddress | undefined;
+  /** Where certificates come from (`--acme-*`; docs/edge.md, "Certificates"). */
+  certificates: CertificatesConfig;
   /** Port of the origins proxied hostnames are forwarded to (`--origin-port`). */
   originPort: number;
   /** Port of origins reached over HTTPS (`--origin-tls-port`; zones with `ssl` full or strict). */
@@ -261,7 +263,8 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
       authFailureWindowSeconds: int('auth-failure-window', 300, 1, 86_400),
     },
     edge: get('edge') === 'off' ? undefined : parseListen(get('edge') ?? '127.0.0.1:8080', 'edge'),
-    edgeTls: edgeTlsListen(get('edge-tls'), get('edge'), get('tls-cert')),
+    edgeTls: edgeTlsListen(get('edge-tls'), get('edge')),
+    certificates: certificatesConfig(get),
     originPort: int('origin-port', 80, 1, 65535),
     originTlsPort: int('origin-tls-port', 443, 1, 65535),
     scriptOutbound: list('script-outbound', []).map((c) => parseCidr(c, 'script-outbound')),
@@ -294,12 +297,41 @@ export function scriptLimitsConfig(get: (name: string) => string | undefined): S
   };
 }
 
-/** `--edge-tls`: off by default; it needs the edge (`--edge`) and a certificate (`--tls-cert`). */
-function edgeTlsListen(value: string | undefined, edge: string | undefined, cert: string | undefined): ListenAddress | undefined {
+/** `--edge-tls`: off by default; it needs the edge (`--edge`). Certificates come from the store (`--tls-cert`: the fallback). */
+function edgeTlsListen(value: string | undefined, edge: string | undefined): ListenAddress | undefined {
   if (value === undefined || value === '' || value === 'off') return undefined;
   if (edge === 'off') throw new ConfigError('--edge-tls needs the edge listener: --edge is off');
-  if (cert === undefined || cert === '') throw new ConfigError('--edge-tls needs --tls-cert and --tls-key (the certificate the HTTPS edge serves)');
   return parseListen(value, 'edge-tls');
+}
+
+/** Where certificates come from: an ACME CA (`--acme-directory`) or the local CA. */
+export interface CertificatesConfig {
+  /** ACME v2 directory URL; undefined: the local CA. */
+  acmeDirectory: string | undefined;
+  acmeEmail: string | undefined;
+  /** PEM file of extra CAs trusted for the ACME server's HTTPS. */
+  acmeCaFile: string | undefined;
+  /** External Account Binding (`--acme-eab-kid`, `--acme-eab-hmac-key`). */
+  acmeEab: { kid: string; hmacKey: string } | undefined;
+  /** Renew this many days before expiry (`--acme-renew-days`). */
+  renewDays: number;
+  /** Loop timing (tests shorten it; not a flag): scan interval, first retry wait, longest retry wait (ms). */
+  tickMs?: number;
+  firstRetryMs?: number;
+  maxRetryMs?: number;
+}
+
+function certificatesConfig(get: (name: string) => string | undefined): CertificatesConfig {
+  const directory = get('acme-directory');
+  if (directory !== undefined && !/^https?:\/\//.test(directory)) throw new ConfigError(`--acme-directory must be an http(s) URL, got "${directory}"`);
+  const kid = get('acme-eab-kid');
+  const hmacKey = get('acme-eab-hmac-key');
+  if ((kid === undefined) !== (hmacKey === undefined)) throw new ConfigError('--acme-eab-kid and --acme-eab-hmac-key go together');
+  return {
+    acmeDirectory: directory, acmeEmail: get('acme-email'), acmeCaFile: get('acme-ca-file'),
+    acmeEab: kid !== undefined && hmacKey !== undefined ? { kid, hmacKey } : undefined,
+    renewDays: intFlag(get, 'acme-renew-days', 30, 1, 365),
+  };
 }
 
 /** The TLS files: both flags or neither (the files themselves are checked at start, `shared/tls-files.ts`). */

@@ -7,7 +7,7 @@
  */
 
 /** The commands that take flags. */
-export type FlagCommand = 'serve' | 'dev' | 'user' | 'credentials' | 'zone import' | 'zone export' | 'backup' | 'restore';
+export type FlagCommand = 'serve' | 'dev' | 'user' | 'credentials' | 'zone import' | 'zone export' | 'backup' | 'restore' | 'ca';
 
 /** One flag. */
 export interface FlagSpec {
@@ -26,7 +26,7 @@ export interface FlagSpec {
 }
 
 const S: readonly FlagCommand[] = ['serve'];
-const STORE: readonly FlagCommand[] = ['serve', 'user'];
+const STORE: readonly FlagCommand[] = ['serve', 'user', 'ca'];
 /** The script runtime's flags: `stratus serve --edge` and `stratus dev` take the same. */
 const SD: readonly FlagCommand[] = ['serve', 'dev'];
 const ZONE: readonly FlagCommand[] = ['zone import', 'zone export'];
@@ -34,7 +34,7 @@ const ZONE: readonly FlagCommand[] = ['zone import', 'zone export'];
 /** Every flag. */
 export const FLAGS: readonly FlagSpec[] = [
   // Data and stores.
-  { name: 'data-dir', value: 'DIR', default: './.stratus', help: 'data folder: embedded SQLite database, object files, generated credentials', commands: ['serve', 'dev', 'user', 'credentials', 'backup', 'restore'] },
+  { name: 'data-dir', value: 'DIR', default: './.stratus', help: 'data folder: embedded SQLite database, object files, generated credentials', commands: ['serve', 'dev', 'user', 'credentials', 'backup', 'restore', 'ca'] },
   { name: 'database-url', value: 'URL', default: 'embedded SQLite', help: 'PostgreSQL connection string (postgres://user@host/db) for zones, records and bucket metadata; nodes may share it', commands: STORE },
   { name: 'database-timeout', value: 'S', default: '30', help: 'a PostgreSQL query without an answer for S seconds fails (503) and its connection is replaced', commands: STORE },
   { name: 'blobs-dir', value: 'DIR', default: 'DATA_DIR/blobs', help: 'folder of object bodies; nodes sharing a PostgreSQL database share it too', commands: ['serve', 'backup', 'restore'] },
@@ -49,7 +49,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'http', value: 'HOST:PORT', default: '127.0.0.1:8787', help: 'HTTP listener (the v4 API; the script under stratus dev); port 0 picks a free port', commands: ['serve', 'dev', 'credentials'] },
   { name: 'dns', value: 'HOST:PORT', default: '127.0.0.1:1053', help: 'DNS listener, UDP and TCP; port 0 picks a free port', commands: S },
   { name: 's3', value: 'HOST:PORT|off', default: '127.0.0.1:8788', help: 'S3-compatible API listener; off turns it off', commands: ['serve', 'credentials'] },
-  { name: 'tls-cert', value: 'FILE', default: 'off (plain HTTP)', help: 'HTTPS on the v4 API and S3 listeners (and --edge-tls) with this PEM certificate chain (with --tls-key); SIGHUP reloads both files', commands: S },
+  { name: 'tls-cert', value: 'FILE', default: 'off (plain HTTP)', help: 'HTTPS on the v4 API and S3 listeners (and the --edge-tls fallback for names without a certificate) with this PEM certificate chain (with --tls-key); SIGHUP reloads both files', commands: S },
   { name: 'tls-key', value: 'FILE', default: 'off', help: 'the PEM private key of --tls-cert', commands: S },
   { name: 'dns-workers', value: 'N', default: '1', help: '1 (any N from 1 to 16 counts as 1): one DNS thread holds the zones and answers every DNS query (UDP, TCP, AXFR, signing) off the API thread, and is restarted if it dies; 0: the main thread holds the zones and answers', commands: S },
   { name: 'dns-native-udp', value: 'on|off', default: 'on', help: "on: the DNS thread serves UDP through the native addon built at npm install (batched recvmmsg/sendmmsg, packet-cache hits answered natively) when it loads, else in JavaScript; off: always in JavaScript (Node's dgram)", commands: S },
@@ -81,13 +81,19 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'records-per-batch', value: 'N', default: '3500', help: 'most record operations in one batch request (plan limit)', commands: S },
   // Edge (docs/edge.md, docs/runtime.md).
   { name: 'edge', value: 'HOST:PORT|off', default: '127.0.0.1:8080', help: 'edge listener: deployed scripts on their routes and proxied hostnames (workerd); off turns it off', commands: S },
-  { name: 'edge-tls', value: 'HOST:PORT|off', default: 'off', help: 'HTTPS edge listener with the --tls-cert certificate; acts on zones\' always_use_https, ssl, min_tls_version and security_header (docs/edge.md)', commands: S },
+  { name: 'edge-tls', value: 'HOST:PORT|off', default: 'off', help: 'HTTPS edge listener: each server name gets its certificate from the store (universal, advanced, custom; --tls-cert the fallback); acts on zones\' always_use_https, ssl, min_tls_version and security_header (docs/edge.md)', commands: S },
+  { name: 'acme-directory', value: 'URL', default: 'off (the local CA)', help: 'ACME v2 directory certificates are ordered from, validated by DNS-01 on Stratus\'s own DNS; without it a local CA in the store issues them (`stratus ca export`)', commands: S },
+  { name: 'acme-email', value: 'EMAIL', default: 'none', help: 'contact e-mail of the ACME account', commands: S },
+  { name: 'acme-ca-file', value: 'FILE', default: 'system CAs', help: 'PEM file of extra CAs trusted for the ACME server\'s own HTTPS (private CAs, tests)', commands: S },
+  { name: 'acme-eab-kid', value: 'KID', default: 'none', help: 'External Account Binding key id, for CAs that need one (with --acme-eab-hmac-key)', commands: S },
+  { name: 'acme-eab-hmac-key', value: 'KEY', default: 'none', help: 'External Account Binding HMAC key (base64url)', commands: S },
+  { name: 'acme-renew-days', value: 'N', default: '30', help: 'certificates are renewed this many days before they expire', commands: S },
   { name: 'origin-port', value: 'PORT', default: '80', help: 'port of the origins proxied hostnames without a route are forwarded to', commands: S },
   { name: 'origin-allow', value: 'CIDR,…', default: 'none', help: 'private ranges proxied origins may be in (public addresses always; loopback, private and Stratus itself never otherwise: error 1000)', commands: S },
   { name: 'origin-tls-port', value: 'PORT', default: '443', help: "port of origins reached over HTTPS, for zones whose ssl setting is full (any certificate) or strict (a valid one)", commands: S },
   { name: 'workers-domain', value: 'DOMAIN', default: 'workers.localhost', help: 'SCRIPT.ACCOUNT-SUBDOMAIN.DOMAIN runs a script whose workers subdomain is enabled', commands: S },
   { name: 'public-domain', value: 'DOMAIN', default: 'r2.localhost', help: "public development hostnames of buckets (pub-ID.DOMAIN) served on --edge", commands: S },
-  { name: 'secrets-key', value: 'KEY', default: 'generated into DATA_DIR/edge-secrets-key.json', help: '32 bytes (base64 or 64 hex digits) encrypting Worker secrets and DNSSEC zone keys at rest; nodes on one PostgreSQL need the same', commands: S },
+  { name: 'secrets-key', value: 'KEY', default: 'generated into DATA_DIR/edge-secrets-key.json', help: '32 bytes (base64 or 64 hex digits) encrypting Worker secrets, DNSSEC zone keys and certificate keys at rest; nodes on one PostgreSQL need the same', commands: ['serve', 'ca'] },
   { name: 'script-outbound', value: 'CIDR,…', default: 'none', help: 'private ranges scripts may fetch (public addresses always; loopback, private and Stratus itself never otherwise)', commands: SD },
   { name: 'script-cpu-ms', value: 'MS', default: '30000', help: "a script keeping the runtime from answering this long is stopped (1102); a script's own limits.cpu_ms (wrangler's [limits]) may only lower it", commands: SD },
   { name: 'script-subrequests', value: 'N', default: '50', help: "fetch() calls a script may make per request (production's free plan; paid: 10000); past it fetch throws \"Too many subrequests.\"; a script's own limits.subrequests may only lower it; 0: no limit", commands: SD },

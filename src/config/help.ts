@@ -20,6 +20,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'zone import', usage: 'stratus zone import --zone NAME FILE [flags]', summary: "import a BIND zone file of any size into a zone of a running Stratus over the v4 API (split into requests under the API's 256 KiB cap)" },
   { name: 'zone export', usage: 'stratus zone export --zone NAME [--out FILE] [flags]', summary: "write a zone of a running Stratus as a BIND zone file (the v4 API's export)" },
   { name: 'backup', usage: 'stratus backup --to DIR [--data-dir DIR] [--blobs-dir DIR]', summary: 'copy the embedded store (SQLite databases, object bodies, generated secrets) while Stratus runs, with a manifest of checksums' },
+  { name: 'ca', usage: 'stratus ca export [--data-dir DIR] [--database-url URL]', summary: 'print the root certificate (PEM) of the local CA that issues certificates without --acme-directory, to trust it (made on first use)' },
   { name: 'restore', usage: 'stratus restore --from DIR [--data-dir DIR] [--blobs-dir DIR]', summary: 'check a backup against its manifest and write it into a new or empty data folder' },
 ];
 

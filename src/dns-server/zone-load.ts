@@ -16,6 +16,7 @@ import type { ChangeReport } from '../dns/zone-tree.js';
 import type { ImageFactory, ZoneImage } from './zone-mirror.js';
 import { readChanges, type LoggedChange } from '../zones/change-log.js';
 import { readRecordPage, readZone, zoneFields } from './zone-source.js';
+import { zoneChallengeRecords } from '../certs/challenges.js';
 
 /** Longest run of tree work between two event-loop turns (ms). */
 export const SLICE_MS = 4;
@@ -67,6 +68,9 @@ export async function loadZone(db: Kysely<Database>, zoneId: string, edge: EdgeA
       after = page.last;
       await drive(tree.applySteps(page.records.map((r) => ({ id: r.id, before: null, after: r })), zone.serial));
     }
+    // DNS-01 challenge values (certs/challenges.ts) are served with the records without being records
+    const challenges = await zoneChallengeRecords(db, zoneId);
+    if (challenges.length > 0) await drive(tree.applySteps(challenges.map((r) => ({ id: r.id, before: null, after: r })), zone.serial));
     const now = await readZone(db, zoneId);
     if (!now) return undefined;
     if ((await catchUp(db, tree, now.serial, () => {})) === 'current' || attempt >= 3) {

@@ -1,8 +1,13 @@
 /**
- * The HTTPS edge listener (`--edge-tls HOST:PORT`, with the `--tls-cert`/`--tls-key` certificate): it ends TLS
+ * The HTTPS edge listener (`--edge-tls HOST:PORT`): it ends TLS
  * in Node and forwards each request as plain HTTP to the `--edge` socket (workerd's supervisor), naming the
  * client's address and the scheme in headers vouched for by the runtime's secret, so scripts, origins and
  * route patterns see `https` as production's do.
+ *
+ * Certificates by server name (SNI): the `CertificateSource`'s (edge/certificates.ts: universal, advanced and
+ * custom certificates kept by src/certs/) through an SNICallback, one secure context per certificate and TLS floor,
+ * made on first use and dropped when the source changes; a name without one gets the `--tls-cert` certificate
+ * when given (the fallback), else the handshake fails (no certificate to present: a handshake_failure alert).
  *
  * Zone settings it acts on (`edge/zone-policy.ts`): `min_tls_version` by the ClientHello's server name (a
  * client offering only older versions fails the handshake with a protocol_version alert, as production's edge
@@ -17,11 +22,15 @@ import type { SecureContextTarget, TlsMaterial } from '../shared/tls-files.js';
 import { clientHelloComplete, clientHelloServerName } from '../edge/client-hello.js';
 import { tlsAtLeast, type ZonePolicies, type ZonePolicy } from '../edge/zone-policy.js';
 import { errorPage } from '../edge/error-page.js';
+import type { CertificateSource, ServedCertificate } from '../edge/certificates.js';
 
 /** Options of {@link startHttpsEdge}. */
 export interface HttpsEdgeOptions {
   listen: { host: string; port: number };
-  tls: TlsMaterial;
+  /** The fallback certificate (`--tls-cert`) for names the source has none for. */
+  tls: TlsMaterial | undefined;
+  /** Certificates by server name. */
+  certificates: CertificateSource | undefined;
   policies: ZonePolicies;
   /** The plain edge socket requests are forwarded to, and the secret that vouches for the front's headers. */
   edge: { host: string; port: number; secret: string };
@@ -43,14 +52,24 @@ const HELLO_LIMIT = 16 * 1024 + 5;
 const HELLO_TIMEOUT_MS = 10_000;
 const FRONT_HEADERS = ['x-stratus-front', 'x-stratus-client-ip', 'x-stratus-scheme'];
 
-function contexts(material: { cert: Buffer; key: Buffer }): Map<string, tls.SecureContext> {
-  return new Map(VERSIONS.map((v) => [v, tls.createSecureContext({ cert: material.cert, key: material.key, minVersion: v })]));
+function contexts(material: { cert: Buffer | string; key: Buffer | string } | undefined): Map<string, tls.SecureContext> {
+  return new Map(VERSIONS.map((v) => [v, tls.createSecureContext({ ...(material ? { cert: material.cert, key: material.key } : {}), minVersion: v })]));
 }
 
 /** Starts the HTTPS edge listener. */
 export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge> {
   const log = opts.logger.child({ component: 'edge-tls' });
   let ctx = contexts(opts.tls);
+  // secure contexts of the source's certificates, by certificate and floor; emptied when the source changes
+  let served = new Map<ServedCertificate, Map<string, tls.SecureContext>>();
+  const unsubscribe = opts.certificates?.onChange(() => { served = new Map(); });
+  const contextFor = (name: string, minTls: string): tls.SecureContext => {
+    const cert = opts.certificates?.lookup(name);
+    if (!cert) return ctx.get(minTls)!;
+    let byFloor = served.get(cert);
+    if (!byFloor) { byFloor = contexts({ cert: cert.certificatePem, key: cert.privateKeyPem }); served.set(cert, byFloor); }
+    return byFloor.get(minTls)!;
+  };
   // a connection per request: a replaced workerd generation closes its idle connections, and a request sent on
   // one of those would fail
   const agent = new http.Agent({ keepAlive: false, maxSockets: 1024 });
@@ -107,7 +126,11 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
     const policy = name ? await opts.policies.forHost(name).catch(() => undefined) : undefined;
     if (socket.destroyed) return;
     socket.unshift(hello);
-    const secure = new tls.TLSSocket(socket, { isServer: true, secureContext: ctx.get(policy?.minTls ?? 'TLSv1')!, ALPNProtocols: ['http/1.1'] });
+    const minTls = policy?.minTls ?? 'TLSv1';
+    const secure = new tls.TLSSocket(socket, {
+      isServer: true, secureContext: ctx.get(minTls)!, ALPNProtocols: ['http/1.1'],
+      SNICallback: (servername, done) => { try { done(null, contextFor(servername, minTls)); } catch (err) { done(err as Error); } },
+    });
     secure.on('error', () => secure.destroy());
     secure.once('secure', () => {
       // the context's floor already refused older clients; this guards a context that allowed one anyway
@@ -129,6 +152,7 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
     port,
     tls: { setSecureContext: (o) => { ctx = contexts({ cert: o.cert as Buffer, key: o.key as Buffer }); } },
     close: () => new Promise<void>((resolve) => {
+      unsubscribe?.();
       server.close(() => resolve());
       for (const s of sockets) s.destroy();
       app.closeAllConnections();

@@ -76,7 +76,8 @@ describe('--edge-tls', () => {
     expect(loadConfig({}).edgeTls).toBeUndefined();
     expect(loadConfig({ 'edge-tls': 'off' }).edgeTls).toBeUndefined();
     expect(loadConfig({ 'edge-tls': '127.0.0.1:8443', 'tls-cert': 'c.pem', 'tls-key': 'k.pem' }).edgeTls).toEqual({ host: '127.0.0.1', port: 8443 });
-    expect(() => loadConfig({ 'edge-tls': '127.0.0.1:8443' })).toThrow('--edge-tls needs --tls-cert and --tls-key');
+    // certificates come from the store by server name (test/certs/); --tls-cert is only the fallback
+    expect(loadConfig({ 'edge-tls': '127.0.0.1:8443' }).edgeTls).toEqual({ host: '127.0.0.1', port: 8443 });
     expect(() => loadConfig({ 'edge-tls': '127.0.0.1:8443', edge: 'off', 'tls-cert': 'c.pem', 'tls-key': 'k.pem' })).toThrow(ConfigError);
   });
 });

@@ -65,11 +65,14 @@ export function curl(port: number, caFile: string, host: string, args: string[])
   });
 }
 
-/** Creates zone `name` in `who`'s account with a proxied `www.NAME` A record to 127.0.0.1; returns its id. */
+/** Creates zone `name` in `who`'s account (universal SSL off) with a proxied `www.NAME` A record to 127.0.0.1; returns its id. */
 export async function zoneWithRecord(apiBase: string, ca: Buffer, who: Who, name: string): Promise<string> {
   const account = (await v4(apiBase, ca, who, 'GET', '/accounts')).json.result[0].id as string;
   const zone = await v4(apiBase, ca, who, 'POST', '/zones', { account: { id: account }, name, type: 'full' });
   if (!zone.json.success) throw new Error(JSON.stringify(zone.json.errors));
+  // these tests serve the listener's own certificate (the fallback): no universal certificate from the store
+  const off = await v4(apiBase, ca, who, 'PATCH', `/zones/${zone.json.result.id}/ssl/universal/settings`, { enabled: false });
+  if (!off.json.success) throw new Error(JSON.stringify(off.json.errors));
   const rec = await v4(apiBase, ca, who, 'POST', `/zones/${zone.json.result.id}/dns_records`, { type: 'A', name: `www.${name}`, content: '127.0.0.1', proxied: true, ttl: 1 });
   if (!rec.json.success) throw new Error(JSON.stringify(rec.json.errors));
   return zone.json.result.id as string;
