@@ -47,7 +47,7 @@ export function pageInfo(page: number, perPage: number, count: number, totalCoun
 }
 
 /**
- * The v4 answer to a request Node's HTTP parser refused (`shared/http-listener.ts`): 6003 in the envelope; for
+ * The v4 answer to a request Node's HTTP parser refused (`http/http-listener.ts`): 6003 in the envelope; for
  * a request with both Transfer-Encoding and Content-Length, with the cause (6121) in `error_chain`, as the
  * deprecation schedule declines it (`api/middleware/deprecation-framing.ts`); for a control byte in a credential
  * header, with that header named in `error_chain` (`api/middleware/header-bytes.ts`), the value never echoed.

@@ -1,4 +1,4 @@
-/** Error codes of the certificate routes (docs/errors.md, shared/error-codes.ts). */
+/** Error codes of the certificate routes (docs/errors.md, error-catalogue.ts). */
 export const CERT_CODES = {
   /** A certificate or key that cannot be read, or a key that is not the certificate's. */
   badCertificate: 1210,

@@ -217,7 +217,7 @@ const migrations: Record<string, Migration> = {
   },
   '0009_zone_dnssec': {
     // A zone's DNSSEC state and its key (JSON, dns/dnssec/config.ts): status, options, the public key and the
-    // private key sealed with the secrets key (scripts/secret-box.ts). On the zone row, so the DNS servers of
+    // private key sealed with the secrets key (shared/secret-box.ts). On the zone row, so the DNS servers of
     // every node read it with the zone and settings changes carry it through the change log.
     async up(db: Kysely<any>): Promise<void> {
       await db.schema.alterTable('zones').addColumn('dnssec', 'text').execute();
@@ -260,7 +260,7 @@ const migrations: Record<string, Migration> = {
   },
   '0014_secondary_dns': {
     // Zone transfers managed per zone (secondary-dns/): an account's TSIG keys (the secret sealed with the secrets
-    // key, scripts/secret-box.ts), peers (secondaries NOTIFYed and allowed to transfer, with their key) and ACLs
+    // key, shared/secret-box.ts), peers (secondaries NOTIFYed and allowed to transfer, with their key) and ACLs
     // (address ranges allowed to transfer), each zone's outgoing settings (peers as a JSON id list), and one
     // counter bumped by every write, which DNS servers poll to reload what they enforce.
     async up(db: Kysely<any>): Promise<void> {

@@ -146,7 +146,7 @@ export interface WorkersVersionsTable {
   compatibility_date: string;
   /** JSON string array. */
   compatibility_flags: string;
-  /** JSON array of stored bindings; secret values are encrypted (scripts/secret-box.ts). */
+  /** JSON array of stored bindings; secret values are encrypted (shared/secret-box.ts). */
   bindings: string;
   /** JSON: `workers/message`, `workers/tag`, `workers/triggered_by`. */
   annotations: string;
@@ -337,7 +337,7 @@ export interface CertificatesTable {
   hosts: string;
   /** Leaf first, then intermediates. */
   certificate_pem: string;
-  /** PKCS#8 PEM sealed with the secrets key (scripts/secret-box.ts). */
+  /** PKCS#8 PEM sealed with the secrets key (shared/secret-box.ts). */
   sealed_key: string;
   issuer: string;
   signature: string;

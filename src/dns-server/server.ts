@@ -51,7 +51,7 @@ export interface DnsServerOptions {
   logRate?: number;
   /** Format of the DNS thread's log lines (as the main thread's). */
   logFormat?: LogFormat;
-  /** The secrets key (scripts/secret-box.ts) zone signing keys are sealed with; without it no zone is signed. */
+  /** The secrets key (shared/secret-box.ts) zone signing keys are sealed with; without it no zone is signed. */
   secretsKey?: Buffer;
   /** False: the DNS thread serves UDP in JavaScript even when the native addon loads (native-udp.ts). Default true. */
   nativeUdp?: boolean;

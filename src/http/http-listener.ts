@@ -54,7 +54,7 @@ export interface ListenOptions {
    * client never uploads the body); undefined lets it continue as usual (Node's default sends 100 Continue).
    */
   beforeContinue?: (req: IncomingMessage) => (ParserErrorAnswer & { status: number }) | undefined;
-  /** Every request gets an access-log line and is counted in the metrics (ops/http-observer.ts). */
+  /** Every request gets an access-log line and is counted in the metrics (http-observer.ts). */
   observe?: HttpObservation;
   /** Serve requests whose `Expect` is not `100-continue` as if it were absent (S3 does) instead of Node's 417. */
   ignoreUnknownExpect?: boolean;
@@ -67,7 +67,7 @@ const LISTEN_OPTION_KEYS: readonly (keyof ListenOptions)[] = ['serverOptions', '
 
 /**
  * Listens on `host:port` (port 0 picks a free one); rejects when the address cannot be bound. With `observe`,
- * every request gets an access-log line and is counted in the metrics (ops/http-observer.ts), including those
+ * every request gets an access-log line and is counted in the metrics (http-observer.ts), including those
  * refused before the application sees them (parser errors, `Expect: 100-continue` refusals).
  */
 export async function listenHttp(

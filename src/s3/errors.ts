@@ -97,7 +97,7 @@ export function errorResponse(err: S3Error, resource: string, requestId: string,
   return new Response(head ? null : body, { status: err.status, headers });
 }
 
-/** The S3 answer to a request Node's HTTP parser refused (`shared/http-listener.ts`), as an S3 error document. */
+/** The S3 answer to a request Node's HTTP parser refused (`http/http-listener.ts`), as an S3 error document. */
 export function s3ParserError(status: number): { contentType: string; body: string } {
   const [code, message] = status === 431
     ? ['RequestHeaderSectionTooLarge', 'Your request header section exceeds the maximum allowed size.']

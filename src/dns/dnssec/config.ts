@@ -1,7 +1,7 @@
 /**
  * A zone's DNSSEC state as stored in `zones.dnssec` (JSON) and as the DNS server reads it. One key per zone:
  * a combined signing key (CSK, flags 257, ECDSA P-256 with SHA-256, algorithm 13, RFC 6605), as production
- * uses. The private key is sealed (scripts/secret-box.ts) with {@link keyContext} as additional data; nothing
+ * uses. The private key is sealed (shared/secret-box.ts) with {@link keyContext} as additional data; nothing
  * here ever holds it in the clear.
  */
 
