@@ -10,7 +10,7 @@ export interface RawAnswer {
 /**
  * Connects to `baseUrl`, writes `head` (request line and headers, without the blank line) and then each of
  * `chunks` as one HTTP chunk, then the last chunk unless `unfinished`; resolves with what comes back once the
- * answer's Content-Length is complete or the server closes.
+ * answer's Content-Length is complete (or its last chunk came) or the server closes.
  */
 export function rawExchange(baseUrl: string, head: string, chunks: Buffer[], opts: { unfinished?: boolean } = {}): Promise<RawAnswer> {
   const url = new URL(baseUrl);
@@ -33,6 +33,8 @@ export function rawExchange(baseUrl: string, head: string, chunks: Buffer[], opt
       const end = text.indexOf('\r\n\r\n');
       const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end));
       if (end >= 0 && length && got.length >= end + 4 + Number(length[1])) finish();
+      // a chunked answer (a response streamed through the front) is whole at its last chunk
+      if (end >= 0 && /\r\ntransfer-encoding: *chunked/i.test(text.slice(0, end)) && text.endsWith('\r\n0\r\n\r\n')) finish();
     });
     socket.on('end', finish);
     socket.on('close', finish);
