@@ -30,7 +30,8 @@ import { Miniflare } from 'miniflare';
 import { openBucketStore } from '../dist/index.js';
 import { startEdge } from '../dist/runtime/index.js';
 import { silentLogger } from '../dist/shared/logger.js';
-import { NGINX_BINARY, startBucketWorkerd, startNginx, startPlainWorkerd, startTwoProcessFloor, startWranglerDev } from './lib/edge-peers.mjs';
+import { limitModules } from '../dist/runtime/workerd/limits-shim.js';
+import { NGINX_BINARY, startBucketWorkerd, startShimmedWorkerd, startNginx, startPlainWorkerd, startTwoProcessFloor, startWranglerDev } from './lib/edge-peers.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
 const SECONDS = Number(args.seconds ?? 5);
@@ -186,11 +187,17 @@ const store = await openBucketStore({ dataDir: path.join(root, 'data') });
 const catalog = new BenchCatalog();
 // The pairs script makes 2 x PAIRS bucket calls in one request: a bucket subrequest limit above that (the limit
 // is still counted, so its cost is measured).
-const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000 });
+const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000, front: args.front ?? 'auto' });
+// The same runtime with the workerd front (the front door before nginx), on the same catalog.
+const workerdFront = ONLY.has('hello') && edge.runtime.frontKind === 'nginx'
+  ? await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: 'workerd' })
+  : undefined;
 // The same runtime without its front process (--edge-front off), on the same catalog.
 const direct = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: false });
 const plain = ONLY.has('hello') ? await startPlainWorkerd(root, HELLO) : undefined;
 const nginx = ONLY.has('hello') && NGINX_BINARY ? await startNginx(root, `127.0.0.1:${plain.port}`) : undefined;
+// The script behind the limits entry alone (what a socket per script version would serve, without the supervisor).
+const shimmed = ONLY.has('hello') ? await startShimmedWorkerd(root, HELLO, limitModules('index.js', 'esm', [], { fetch: 50, bucket: 1000 }, [])) : undefined;
 const floor = ONLY.has('hello') ? await startTwoProcessFloor(root, HELLO) : undefined;
 const wranglerDev = WITH_WRANGLER ? await startWranglerDev(root, HELLO, await freePort()) : undefined;
 try {
@@ -203,9 +210,11 @@ try {
 } finally {
   await nginx?.close();
   await plain?.close();
+  await shimmed?.close();
   await floor?.close();
   await wranglerDev?.close();
   await edge.close();
+  await workerdFront?.close();
   await direct.close();
   await store.close();
   fs.rmSync(root, { recursive: true, force: true });
@@ -215,16 +224,23 @@ async function helloWorld() {
   catalog.deploy('hello.bench', HELLO);
   await get(edge.port, 'hello.bench');
   await get(direct.port, 'hello.bench');
+  if (workerdFront) await get(workerdFront.port, 'hello.bench');
+  // the nginx front learns the hostname's runtime from the first answers (then reloads): wait for it
+  for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !edge.runtime.nginxConfig().includes('hello.bench'); i++) { await get(edge.port, 'hello.bench'); await new Promise((r) => setTimeout(r, 100)); }
   const peers = {
     plain: { label: 'workerd alone', target: plain.port, pids: () => ({ workerd: plain.pid, node: process.pid }) },
     ...(nginx ? { nginx: { label: 'nginx -> workerd alone', target: nginx.port, pids: () => ({ nginx: nginx.workerPids()[0], workerd: plain.pid, node: process.pid }) } } : {}),
-    edge: { label: 'Stratus --edge', target: edge.port, pids: () => ({ front: edge.runtime.frontPid, generation: edge.runtime.pid, node: process.pid }) },
+    edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port, pids: () => ({ front: edge.runtime.frontPids()[0], generation: edge.runtime.pid, node: process.pid }) },
+    ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port, pids: () => ({ front: workerdFront.runtime.frontPid, generation: workerdFront.runtime.pid, node: process.pid }) } } : {}),
     direct: { label: '--edge-front off', target: direct.port, pids: () => ({ generation: direct.runtime.pid, node: process.pid }) },
     // The script generation's own socket, without the front process (where the time goes).
     generation: { label: 'generation socket alone', target: { socketPath: edge.runtime.socketPathOf('bench') ?? edge.runtime.generationSocketPath }, pids: () => ({ generation: edge.runtime.pid }) },
+    shimmed: { label: 'script + limits entry', target: shimmed.port, pids: () => ({ workerd: shimmed.pid, node: process.pid }) },
     floor: { label: 'two-process floor', target: floor.port, pids: () => ({ front: floor.pids[0], script: floor.pids[1], node: process.pid }) },
     ...(wranglerDev ? { wrangler: { label: 'wrangler dev --local', target: wranglerDev.port, pids: () => ({ node: process.pid }) } } : {}),
   };
+  // --peers a,b: only these rows (plain, the denominator, always)
+  if (args.peers) for (const k of Object.keys(peers)) if (k !== 'plain' && !args.peers.split(',').includes(k)) delete peers[k];
   const best = Object.fromEntries(Object.keys(peers).map((k) => [k, { rps: 0, p99: Infinity, cpu: {} }]));
   for (let r = 0; r < ROUNDS; r++) {
     for (const [name, peer] of Object.entries(peers)) {
@@ -240,10 +256,11 @@ async function helloWorld() {
   };
   log(`hello world, ${CONCURRENCY} connections, ${SECONDS} s x ${ROUNDS} rounds (best), load average ${loadAverage()}:`);
   for (const name of Object.keys(peers)) log(row(name));
-  log(`  ratio edge/workerd alone ${(best.edge.rps / best.plain.rps).toFixed(2)}x`);
-  if (nginx) {
+  if (best.edge) log(`  ratio edge/workerd alone ${(best.edge.rps / best.plain.rps).toFixed(2)}x`);
+  if (nginx && best.nginx) {
     log(`  ratio edge/nginx -> workerd ${(best.edge.rps / best.nginx.rps).toFixed(2)}x in req/s (target >= 0.8x)`);
-    await latencyAt({ edge: { label: 'Stratus --edge', target: edge.port }, nginx: { label: 'nginx -> workerd alone', target: nginx.port } }, 'hello.bench');
+    await latencyAt({ edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port }, nginx: { label: 'nginx -> workerd alone', target: nginx.port },
+      ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port } } : {}) }, 'hello.bench');
   }
   if (best.wrangler) log(`  ratio edge/wrangler dev  ${(best.edge.rps / best.wrangler.rps).toFixed(2)}x (target >= 0.8x), p99 ${best.edge.p99.toFixed(2)} against ${best.wrangler.p99.toFixed(2)} ms`);
   log('  (the Node process line counts the load generator too)');
@@ -269,13 +286,14 @@ async function bucketRead() {
   catalog.deploy('read.bench', READ_SCRIPT, [{ type: 'r2_bucket', name: 'B', bucketName: 'bench' }]);
   const init = await new Promise((resolve, reject) => http.get({ host: '127.0.0.1', port: edge.port, path: '/init', headers: { host: 'read.bench' } }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); }).on('error', reject));
   if (init !== 200) throw new Error(`read script answered ${init}`);
+  for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !edge.runtime.nginxConfig().includes('read.bench'); i++) await new Promise((r) => setTimeout(r, 100));
   const alone = await startBucketWorkerd(root, READ_SCRIPT, edge.runtime.storeAddress, edge.runtime.frontSecret, { accountId: 'bench', bucket: 'bench', compatibilityDate: '2025-01-01', compatibilityFlags: [] });
   const front = await startNginx(root, `127.0.0.1:${alone.port}`);
   try {
     const peers = {
       plain: { label: 'workerd alone', target: alone.port, pids: () => ({ workerd: alone.pid, node: process.pid }) },
       nginx: { label: 'nginx -> workerd alone', target: front.port, pids: () => ({ nginx: front.workerPids()[0], workerd: alone.pid, node: process.pid }) },
-      edge: { label: 'Stratus --edge', target: edge.port, pids: () => ({ front: edge.runtime.frontPid, generation: edge.runtime.pid, node: process.pid }) },
+      edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port, pids: () => ({ front: edge.runtime.frontPids()[0], generation: edge.runtime.pid, node: process.pid }) },
     };
     const best = Object.fromEntries(Object.keys(peers).map((k) => [k, { rps: 0 }]));
     for (let r = 0; r < ROUNDS; r++) {

@@ -148,3 +148,18 @@ export async function startBucketWorkerd(root, source, store, secret, binding) {
   sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "hello")],
 );`);
 }
+
+/**
+ * workerd alone running `source` behind Stratus's limits entry modules (`limits-shim.ts`: subrequest counters,
+ * the pass-through guard), as a socket per script version would serve it without the supervisor worker.
+ */
+export async function startShimmedWorkerd(root, source, shim) {
+  const dir = fs.mkdtempSync(path.join(root, 'shim-'));
+  fs.writeFileSync(path.join(dir, 'index.js'), source);
+  shim.modules.forEach((m, i) => fs.writeFileSync(path.join(dir, `m${i}.mjs`), m.source));
+  const modules = [...shim.modules.map((m, i) => `(name = ${JSON.stringify(m.name)}, esModule = embed "m${i}.mjs")`), '(name = "index.js", esModule = embed "index.js")'];
+  return startWorkerd(dir, `const config :Workerd.Config = (
+  services = [(name = "hello", worker = (modules = [${modules.join(', ')}], compatibilityDate = "2025-01-01", compatibilityFlags = [${shim.flags.map((f) => JSON.stringify(f)).join(', ')}]))],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "hello")],
+);`);
+}
