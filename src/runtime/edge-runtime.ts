@@ -79,7 +79,7 @@ export interface EdgeRuntimeOptions {
    * script in the shared runtime. Needs the front (without it every script runs in the shared runtime).
    */
   runtimes?: number;
-  /** nginx worker processes with the nginx front (default 1; `auto`: one per core). */
+  /** nginx worker processes with the nginx front (default `auto`: one per core). */
   frontWorkers?: number | 'auto';
 }
 
@@ -230,7 +230,7 @@ export class EdgeRuntime {
         binary: findNginx() ?? 'nginx', edgeFd: this.socket.fd, dir: path.join(this.dir, 'nginx'), logger: this.opts.logger,
         listen: { host: this.socket.host, port: this.socket.port },
         slotSockets: Array.from({ length: this.accounts.slots + 1 }, (_, i) => this.slotSocketPath(i)),
-        maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', workers: this.opts.frontWorkers ?? 1,
+        maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', workers: this.opts.frontWorkers ?? 'auto',
       });
     } else if (this.frontKind === 'workerd') this.front = await FrontDoor.start({
       edgeFd: this.socket.fd, slotSockets: Array.from({ length: this.accounts.slots + 1 }, (_, i) => this.slotSocketPath(i)),
