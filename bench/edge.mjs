@@ -30,7 +30,8 @@ import { Miniflare } from 'miniflare';
 import { openBucketStore } from '../dist/index.js';
 import { startEdge } from '../dist/runtime/index.js';
 import { silentLogger } from '../dist/shared/logger.js';
-import { startPlainWorkerd, startTwoProcessFloor, startWranglerDev } from './lib/edge-peers.mjs';
+import { limitModules } from '../dist/runtime/workerd/limits-shim.js';
+import { NGINX_BINARY, startBucketWorkerd, startShimmedWorkerd, startNginx, startPlainWorkerd, startTwoProcessFloor, startWranglerDev } from './lib/edge-peers.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
 const SECONDS = Number(args.seconds ?? 5);
@@ -40,7 +41,9 @@ const PAIRS = Number(args.pairs ?? 2000);
 const SCRIPTS = Number(args.scripts ?? 20);
 const log = (line) => process.stdout.write(`${line}\n`);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-bench-edge-'));
-const ONLY = new Set((args.only ?? 'hello,bucket,deploy,runtimes').split(','));
+const ONLY = new Set((args.only ?? 'hello,read,bucket,deploy,runtimes').split(','));
+/** Offered load of the open-loop latency measure (requests/s over CONCURRENCY keep-alive sockets). */
+const OFFERED = Number(args.offered ?? 2000);
 const ACCOUNTS = Number(args.accounts ?? 8);
 const WITH_WRANGLER = args.wrangler !== 'off' && ONLY.has('hello');
 
@@ -60,6 +63,14 @@ const PAIRS_SCRIPT = `export default {
       }
     }));
     return Response.json({ ms: Date.now() - started });
+  },
+};`;
+
+const READ_SCRIPT = `export default {
+  async fetch(request, env) {
+    if (new URL(request.url).pathname === '/init') { await env.B.put('one-k', new Uint8Array(1024).fill(7)); return new Response('ok'); }
+    const o = await env.B.get('one-k');
+    return new Response(o.body);
   },
 };`;
 
@@ -99,6 +110,42 @@ async function load(port, host) {
   return { rps: latencies.length / seconds, p99: latencies[Math.floor(latencies.length * 0.99)], count: latencies.length };
 }
 
+/**
+ * Open-loop load: OFFERED requests/s for SECONDS over CONCURRENCY keep-alive sockets, each request started on
+ * its schedule whether or not earlier ones finished (queued for a free socket); latency counted from the
+ * scheduled start. Returns { p50, p99, late } (late: requests that could not keep the schedule at all).
+ */
+async function openLoop(port, host) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const latencies = [];
+  const total = Math.round(OFFERED * SECONDS);
+  const t0 = performance.now() + 20;
+  let issued = 0;
+  const pending = new Set();
+  const issue = (scheduled) => {
+    const p = new Promise((resolve) => {
+      http.get({ ...(typeof port === 'number' ? { host: '127.0.0.1', port } : port), path: '/', agent, headers: { host } }, (res) => {
+        res.resume();
+        res.on('end', () => { latencies.push(performance.now() - scheduled); resolve(); });
+      }).on('error', () => { latencies.push(Infinity); resolve(); });
+    });
+    pending.add(p);
+    void p.then(() => pending.delete(p));
+  };
+  await new Promise((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      while (issued < total && t0 + (issued * 1000) / OFFERED <= now) { issue(t0 + (issued * 1000) / OFFERED); issued++; }
+      if (issued < total) setTimeout(tick, 1); else resolve();
+    };
+    setTimeout(tick, 20);
+  });
+  await Promise.all(pending);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { p50: latencies[Math.floor(latencies.length * 0.5)], p99: latencies[Math.floor(latencies.length * 0.99)] };
+}
+
 /** CPU time (ms) a process has used so far. */
 function cpuMs(pid) {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -106,9 +153,10 @@ function cpuMs(pid) {
 }
 
 /** Runs `load` while counting the CPU time of `pids` (process label -> pid); adds µs per request to the result. */
-async function measured(target, pids) {
+async function measured(target, pids, host = 'hello.bench') {
+  pids = Object.fromEntries(Object.entries(pids).filter(([, p]) => p !== undefined));
   const before = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuMs(p)]));
-  const m = await load(target, 'hello.bench');
+  const m = await load(target, host);
   m.cpu = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, ((cpuMs(p) - before[k]) * 1000) / m.count]));
   return m;
 }
@@ -139,23 +187,34 @@ const store = await openBucketStore({ dataDir: path.join(root, 'data') });
 const catalog = new BenchCatalog();
 // The pairs script makes 2 x PAIRS bucket calls in one request: a bucket subrequest limit above that (the limit
 // is still counted, so its cost is measured).
-const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000 });
+const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000, front: args.front ?? 'auto' });
+// The same runtime with the workerd front (the front door before nginx), on the same catalog.
+const workerdFront = ONLY.has('hello') && edge.runtime.frontKind === 'nginx'
+  ? await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: 'workerd' })
+  : undefined;
 // The same runtime without its front process (--edge-front off), on the same catalog.
 const direct = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: false });
 const plain = ONLY.has('hello') ? await startPlainWorkerd(root, HELLO) : undefined;
+const nginx = ONLY.has('hello') && NGINX_BINARY ? await startNginx(root, `127.0.0.1:${plain.port}`) : undefined;
+// The script behind the limits entry alone (what a socket per script version would serve, without the supervisor).
+const shimmed = ONLY.has('hello') ? await startShimmedWorkerd(root, HELLO, limitModules('index.js', 'esm', [], { fetch: 50, bucket: 1000 }, [])) : undefined;
 const floor = ONLY.has('hello') ? await startTwoProcessFloor(root, HELLO) : undefined;
 const wranglerDev = WITH_WRANGLER ? await startWranglerDev(root, HELLO, await freePort()) : undefined;
 try {
   // 1. Hello world.
   if (ONLY.has('hello')) await helloWorld();
+  if (ONLY.has('read')) await bucketRead();
   if (ONLY.has('bucket')) await bucketPairs();
   if (ONLY.has('deploy')) await deploys();
   if (ONLY.has('runtimes')) await runtimes();
 } finally {
+  await nginx?.close();
   await plain?.close();
+  await shimmed?.close();
   await floor?.close();
   await wranglerDev?.close();
   await edge.close();
+  await workerdFront?.close();
   await direct.close();
   await store.close();
   fs.rmSync(root, { recursive: true, force: true });
@@ -165,15 +224,23 @@ async function helloWorld() {
   catalog.deploy('hello.bench', HELLO);
   await get(edge.port, 'hello.bench');
   await get(direct.port, 'hello.bench');
+  if (workerdFront) await get(workerdFront.port, 'hello.bench');
+  // the nginx front learns the hostname's runtime from the first answers (then reloads): wait for it
+  for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !edge.runtime.nginxConfig().includes('hello.bench'); i++) { await get(edge.port, 'hello.bench'); await new Promise((r) => setTimeout(r, 100)); }
   const peers = {
     plain: { label: 'workerd alone', target: plain.port, pids: () => ({ workerd: plain.pid, node: process.pid }) },
-    edge: { label: 'Stratus --edge', target: edge.port, pids: () => ({ front: edge.runtime.frontPid, generation: edge.runtime.pid, node: process.pid }) },
+    ...(nginx ? { nginx: { label: 'nginx -> workerd alone', target: nginx.port, pids: () => ({ nginx: nginx.workerPids()[0], workerd: plain.pid, node: process.pid }) } } : {}),
+    edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port, pids: () => ({ front: edge.runtime.frontPids()[0], generation: edge.runtime.pid, node: process.pid }) },
+    ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port, pids: () => ({ front: workerdFront.runtime.frontPid, generation: workerdFront.runtime.pid, node: process.pid }) } } : {}),
     direct: { label: '--edge-front off', target: direct.port, pids: () => ({ generation: direct.runtime.pid, node: process.pid }) },
     // The script generation's own socket, without the front process (where the time goes).
     generation: { label: 'generation socket alone', target: { socketPath: edge.runtime.socketPathOf('bench') ?? edge.runtime.generationSocketPath }, pids: () => ({ generation: edge.runtime.pid }) },
+    shimmed: { label: 'script + limits entry', target: shimmed.port, pids: () => ({ workerd: shimmed.pid, node: process.pid }) },
     floor: { label: 'two-process floor', target: floor.port, pids: () => ({ front: floor.pids[0], script: floor.pids[1], node: process.pid }) },
     ...(wranglerDev ? { wrangler: { label: 'wrangler dev --local', target: wranglerDev.port, pids: () => ({ node: process.pid }) } } : {}),
   };
+  // --peers a,b: only these rows (plain, the denominator, always)
+  if (args.peers) for (const k of Object.keys(peers)) if (k !== 'plain' && !args.peers.split(',').includes(k)) delete peers[k];
   const best = Object.fromEntries(Object.keys(peers).map((k) => [k, { rps: 0, p99: Infinity, cpu: {} }]));
   for (let r = 0; r < ROUNDS; r++) {
     for (const [name, peer] of Object.entries(peers)) {
@@ -189,9 +256,64 @@ async function helloWorld() {
   };
   log(`hello world, ${CONCURRENCY} connections, ${SECONDS} s x ${ROUNDS} rounds (best), load average ${loadAverage()}:`);
   for (const name of Object.keys(peers)) log(row(name));
-  log(`  ratio edge/workerd alone ${(best.edge.rps / best.plain.rps).toFixed(2)}x`);
+  if (best.edge) log(`  ratio edge/workerd alone ${(best.edge.rps / best.plain.rps).toFixed(2)}x`);
+  if (nginx && best.nginx) {
+    log(`  ratio edge/nginx -> workerd ${(best.edge.rps / best.nginx.rps).toFixed(2)}x in req/s (target >= 0.8x)`);
+    await latencyAt({ edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port }, nginx: { label: 'nginx -> workerd alone', target: nginx.port },
+      ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port } } : {}) }, 'hello.bench');
+  }
   if (best.wrangler) log(`  ratio edge/wrangler dev  ${(best.edge.rps / best.wrangler.rps).toFixed(2)}x (target >= 0.8x), p99 ${best.edge.p99.toFixed(2)} against ${best.wrangler.p99.toFixed(2)} ms`);
   log('  (the Node process line counts the load generator too)');
+}
+
+/** p50/p99 at OFFERED requests/s, open loop, rounds interleaved (best p99 of each); the target is a p99 under 5 ms through the edge. */
+async function latencyAt(peers, host) {
+  const best = Object.fromEntries(Object.keys(peers).map((k) => [k, { p99: Infinity }]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [name, peer] of Object.entries(peers)) {
+      const m = await openLoop(peer.target, host);
+      if (m.p99 < best[name].p99) best[name] = m;
+    }
+  }
+  log(`  open loop, ${OFFERED} req/s offered over ${CONCURRENCY} keep-alive sockets, ${SECONDS} s x ${ROUNDS} rounds (best), load average ${loadAverage()}:`);
+  for (const [name, peer] of Object.entries(peers)) log(`    ${peer.label.padEnd(24)} p50 ${best[name].p50.toFixed(2).padStart(7)} ms  p99 ${best[name].p99.toFixed(2).padStart(7)} ms`);
+}
+
+
+/** 1b. A script that reads a 1 KiB object from its bucket: --edge against nginx -> workerd alone (its binding on the same store service). */
+async function bucketRead() {
+  if (!NGINX_BINARY) { log('bucket read: nginx is not installed, skipped'); return; }
+  catalog.deploy('read.bench', READ_SCRIPT, [{ type: 'r2_bucket', name: 'B', bucketName: 'bench' }]);
+  const init = await new Promise((resolve, reject) => http.get({ host: '127.0.0.1', port: edge.port, path: '/init', headers: { host: 'read.bench' } }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); }).on('error', reject));
+  if (init !== 200) throw new Error(`read script answered ${init}`);
+  for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !edge.runtime.nginxConfig().includes('read.bench'); i++) await new Promise((r) => setTimeout(r, 100));
+  const alone = await startBucketWorkerd(root, READ_SCRIPT, edge.runtime.storeAddress, edge.runtime.frontSecret, { accountId: 'bench', bucket: 'bench', compatibilityDate: '2025-01-01', compatibilityFlags: [] });
+  const front = await startNginx(root, `127.0.0.1:${alone.port}`);
+  try {
+    const peers = {
+      plain: { label: 'workerd alone', target: alone.port, pids: () => ({ workerd: alone.pid, node: process.pid }) },
+      nginx: { label: 'nginx -> workerd alone', target: front.port, pids: () => ({ nginx: front.workerPids()[0], workerd: alone.pid, node: process.pid }) },
+      edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port, pids: () => ({ front: edge.runtime.frontPids()[0], generation: edge.runtime.pid, node: process.pid }) },
+    };
+    const best = Object.fromEntries(Object.keys(peers).map((k) => [k, { rps: 0 }]));
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const [name, peer] of Object.entries(peers)) {
+        const m = await measured(peer.target, peer.pids(), 'read.bench');
+        if (m.rps > best[name].rps) best[name] = m;
+      }
+    }
+    log(`bucket read (1 KiB object per request), ${CONCURRENCY} connections, ${SECONDS} s x ${ROUNDS} rounds (best), load average ${loadAverage()}:`);
+    for (const [name, peer] of Object.entries(peers)) {
+      const m = best[name];
+      const cpu = Object.entries(m.cpu).map(([k, us]) => `${k} ${us.toFixed(0)}`).join(', ');
+      log(`  ${peer.label.padEnd(24)} ${m.rps.toFixed(0).padStart(7)} req/s  p99 ${m.p99.toFixed(2).padStart(6)} ms  (CPU us/request: ${cpu})`);
+    }
+    log(`  ratio edge/nginx -> workerd ${(best.edge.rps / best.nginx.rps).toFixed(2)}x in req/s (target >= 0.8x)`);
+    await latencyAt({ edge: peers.edge, nginx: peers.nginx }, 'read.bench');
+  } finally {
+    await front.close();
+    await alone.close();
+  }
 }
 
 /** 2. Bucket binding pairs. */

@@ -87,3 +87,79 @@ export async function startWranglerDev(root, source, port) {
     close: () => new Promise((r) => { if (child.exitCode !== null) r(); else { child.once('exit', r); stopGroup(); } }),
   };
 }
+
+/** Debian's nginx binary, when installed. */
+export const NGINX_BINARY = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => fs.existsSync(p));
+
+/**
+ * nginx in front of `upstream` (`host:port` or `unix:/path`), as a self-hoster runs workerd: one worker process,
+ * keep-alive connections to the upstream; resolves its port once it accepts.
+ */
+export async function startNginx(root, upstream, { workers = 1 } = {}) {
+  if (!NGINX_BINARY) throw new Error('nginx is not installed');
+  const dir = fs.mkdtempSync(path.join(root, 'nginx-'));
+  const port = await new Promise((resolve) => {
+    const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
+  });
+  fs.writeFileSync(path.join(dir, 'nginx.conf'), `worker_processes ${workers};
+daemon off;
+pid ${dir}/nginx.pid;
+error_log stderr error;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  upstream backend { server ${upstream}; keepalive 64; }
+  server {
+    listen 127.0.0.1:${port};
+    location / { proxy_pass http://backend; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $host; proxy_buffering off; }
+  }
+}
+`);
+  const child = spawn(NGINX_BINARY, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', 'stderr'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  process.on('exit', () => child.kill());
+  for (let i = 0; ; i++) {
+    const ok = await new Promise((resolve) => {
+      const s = require('node:net').connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); }).on('error', () => resolve(false));
+    });
+    if (ok) break;
+    if (child.exitCode !== null || i > 100) throw new Error('nginx did not start');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const workerPids = () => {
+    const out = [];
+    for (const p of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(p)) continue;
+      try { if (fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(child.pid)) out.push(Number(p)); } catch { /* gone */ }
+    }
+    return out;
+  };
+  return { port, pid: child.pid, workerPids, close: () => new Promise((r) => { if (child.exitCode !== null) r(); else { child.once('exit', r); child.kill('SIGQUIT'); } }) };
+}
+
+/** workerd alone running `source` with a bucket binding `B` served by Stratus's store service (`store` address, its secret). */
+export async function startBucketWorkerd(root, source, store, secret, binding) {
+  const dir = fs.mkdtempSync(path.join(root, 'bucket-'));
+  fs.writeFileSync(path.join(dir, 'hello.js'), source);
+  const quote = (s) => JSON.stringify(s);
+  return startWorkerd(dir, `const config :Workerd.Config = (
+  services = [(name = "hello", worker = (modules = [(name = "hello.js", esModule = embed "hello.js")], compatibilityDate = "2025-01-01", bindings = [(name = "B", r2Bucket = "store")])),
+              (name = "store", external = (address = ${quote(store)}, http = (injectRequestHeaders = [(name = "x-stratus-secret", value = ${quote(secret)}), (name = "x-stratus-binding", value = ${quote(JSON.stringify(binding))})])))],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "hello")],
+);`);
+}
+
+/**
+ * workerd alone running `source` behind Stratus's limits entry modules (`limits-shim.ts`: subrequest counters,
+ * the pass-through guard), as a socket per script version would serve it without the supervisor worker.
+ */
+export async function startShimmedWorkerd(root, source, shim) {
+  const dir = fs.mkdtempSync(path.join(root, 'shim-'));
+  fs.writeFileSync(path.join(dir, 'index.js'), source);
+  shim.modules.forEach((m, i) => fs.writeFileSync(path.join(dir, `m${i}.mjs`), m.source));
+  const modules = [...shim.modules.map((m, i) => `(name = ${JSON.stringify(m.name)}, esModule = embed "m${i}.mjs")`), '(name = "index.js", esModule = embed "index.js")'];
+  return startWorkerd(dir, `const config :Workerd.Config = (
+  services = [(name = "hello", worker = (modules = [${modules.join(', ')}], compatibilityDate = "2025-01-01", compatibilityFlags = [${shim.flags.map((f) => JSON.stringify(f)).join(', ')}]))],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "hello")],
+);`);
+}

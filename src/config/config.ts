@@ -136,8 +136,8 @@ export interface Config {
   scriptSubrequests: number;
   /** Bucket binding operations a script may make per request (`--script-bucket-subrequests`; free plan: 1,000); 0: no limit. */
   scriptBucketSubrequests: number;
-  /** The edge's front process (`--edge-front`): in-flight requests of a killed runtime get 1102, chunked bodies are counted. */
-  edgeFront: boolean;
+  /** The edge's front door (`--edge-front`): nginx, workerd, auto (nginx when installed) or off (runtime/edge-runtime.ts). */
+  edgeFront: 'auto' | 'nginx' | 'workerd' | 'off';
   /** Script runtimes besides the shared one (`--edge-runtimes`): accounts' scripts are spread over them. */
   edgeRuntimes: number;
 }
@@ -270,7 +270,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     scriptOutbound: list('script-outbound', []).map((c) => parseCidr(c, 'script-outbound')),
     originAllow: list('origin-allow', []).map((c) => parseCidr(c, 'origin-allow')),
     ...scriptLimitsConfig(get),
-    edgeFront: onOff(get('edge-front'), 'edge-front', true),
+    edgeFront: edgeFrontChoice(get('edge-front')),
     edgeRuntimes: int('edge-runtimes', 4, 0, 64),
   };
 }
@@ -340,6 +340,13 @@ function tlsFiles(cert: string | undefined, key: string | undefined): Config['tl
   if (cert === undefined || cert === '') throw new ConfigError('--tls-key needs --tls-cert (the certificate chain, PEM) as well');
   if (key === undefined || key === '') throw new ConfigError('--tls-cert needs --tls-key (its private key, PEM) as well');
   return { certFile: path.resolve(cert), keyFile: path.resolve(key) };
+}
+
+/** Reads `--edge-front`: auto, nginx, workerd or off (`on`, its earlier spelling, is auto). */
+function edgeFrontChoice(value: string | undefined): Config['edgeFront'] {
+  if (value === undefined || value === 'on') return 'auto';
+  if (value === 'auto' || value === 'nginx' || value === 'workerd' || value === 'off') return value;
+  throw new ConfigError(`--edge-front must be auto, nginx, workerd or off, got "${value}"`);
 }
 
 /** Reads an `on`/`off` flag. */

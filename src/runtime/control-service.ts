@@ -38,6 +38,8 @@ export interface ControlHandlers {
   cpuBudgets?: { begin(slot: number, ray: string, ms: number): void; end(rays: string[]): void };
   /** The runtime slot serving a request for `host` + `path` (opened if it is an account's first). */
   route?(host: string, path: string, scheme: 'http' | 'https'): Promise<number>;
+  /** Told of every catalog answer given to a supervisor (the nginx front learns which slot a hostname's scripts run in). */
+  resolved?(host: string, target: EdgeTarget): void;
 }
 
 /** One request the supervisor finished, as it reports it (timing and bytes as of the response's headers). */
@@ -133,7 +135,9 @@ export async function startControlService(secretText: string, h: ControlHandlers
         const host = String(req.headers['x-host'] ?? '');
         const path = Buffer.from(String(req.headers['x-path'] ?? '/'), 'latin1').toString('utf8');
         const scheme = req.headers['x-scheme'] === 'https' ? 'https' : 'http';
-        json(res, 200, h.catalog ? await h.catalog.resolve(host, path, scheme) : NO_CATALOG_TARGET);
+        const target = h.catalog ? await h.catalog.resolve(host, path, scheme) : NO_CATALOG_TARGET;
+        h.resolved?.(host, target);
+        json(res, 200, target);
       } else if (req.url === '/access' && req.method === 'POST') {
         const records = accessRecords(await readBody(req, ACCESS_REPORT_LIMIT));
         h.cpuBudgets?.end(records.map((r) => r.requestId));

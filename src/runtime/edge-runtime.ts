@@ -22,6 +22,7 @@ import { holdListeningSocket, type HeldSocket } from './workerd/socket-holder.js
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import { AddressPolicy } from '../edge/address-policy.js';
 import { FrontDoor } from './front/front-door.js';
+import { findNginx, NginxFront } from './front/nginx-front.js';
 import { edgeAccessRecorder } from './edge-access.js';
 import { RuntimeSlot, type SlotSettings } from './runtime-slot.js';
 import { AccountSlots } from './account-slots.js';
@@ -71,13 +72,30 @@ export interface EdgeRuntimeOptions {
    * accept on the edge socket themselves: faster, but those requests lose their connection and a chunked
    * body is not counted.
    */
-  front?: boolean;
+  front?: EdgeFrontChoice | boolean;
   /**
    * Script runtimes besides the shared one (default {@link DEFAULT_RUNTIMES}): each account's scripts run in one
    * of them, its own while there are at most this many accounts, so one account's loop stalls no other. 0: every
    * script in the shared runtime. Needs the front (without it every script runs in the shared runtime).
    */
   runtimes?: number;
+  /** nginx worker processes with the nginx front (default `auto`: one per core). */
+  frontWorkers?: number | 'auto';
+}
+
+/**
+ * The edge's front door (`--edge-front`): `nginx` (Debian's nginx, started and configured by Stratus), `workerd`
+ * (a workerd process running Stratus's forwarding worker), `auto` (nginx when installed, else workerd), or
+ * `off` (the generations accept on the edge socket themselves). `true` is `workerd`, `false` is `off`.
+ */
+export type EdgeFrontChoice = 'auto' | 'nginx' | 'workerd' | 'off';
+
+/** The front a choice comes to on this host (`auto`: nginx when installed). */
+export function resolveEdgeFront(choice: EdgeFrontChoice | boolean | undefined): 'nginx' | 'workerd' | 'off' {
+  if (choice === false || choice === 'off') return 'off';
+  if (choice === 'nginx') return 'nginx';
+  if (choice === 'auto') return findNginx() ? 'nginx' : 'workerd';
+  return 'workerd';
 }
 
 /** Production's request body limit on its smallest plans (100 MB). */
@@ -89,6 +107,9 @@ export class EdgeRuntime {
   /** The Unix sockets the slots' generations accept on (front on), by slot; the front forwards to them. */
   private readonly slotSockets: HeldSocket[] = [];
   private front: FrontDoor | undefined;
+  private nginx: NginxFront | undefined;
+  /** The front door in use. */
+  readonly frontKind: 'nginx' | 'workerd' | 'off';
   private store!: StoreService;
   private control!: ControlService;
   private services!: GenerationServices;
@@ -109,7 +130,8 @@ export class EdgeRuntime {
 
   constructor(private readonly opts: EdgeRuntimeOptions) {
     this.log = opts.logger.child({ component: 'edge' });
-    this.accounts = new AccountSlots(opts.front === false ? 0 : Math.max(0, opts.runtimes ?? DEFAULT_RUNTIMES));
+    this.frontKind = resolveEdgeFront(opts.front);
+    this.accounts = new AccountSlots(this.frontKind === 'off' ? 0 : Math.max(0, opts.runtimes ?? DEFAULT_RUNTIMES));
   }
 
   /** Generations replaced because one died, hung or grew too large (every slot). */
@@ -131,7 +153,18 @@ export class EdgeRuntime {
 
   /** The front process's pid (undefined with `front: false`; tests use it to simulate a crash). */
   get frontPid(): number | undefined {
-    return this.front?.pid;
+    return this.front?.pid ?? this.nginx?.pid;
+  }
+
+  /** The processes that accept client connections: the workerd front, or nginx's workers (the benchmark counts their CPU). */
+  frontPids(): number[] {
+    if (this.nginx) return this.nginx.workerPids();
+    return this.front?.pid === undefined ? [] : [this.front.pid];
+  }
+
+  /** The nginx front's configuration as it is now (undefined with another front). */
+  nginxConfig(): string | undefined {
+    return this.nginx?.config();
   }
 
   /** The Unix socket the shared slot's generations accept on, behind the front process (the benchmark measures it alone). */
@@ -142,7 +175,7 @@ export class EdgeRuntime {
   /** The Unix socket of the runtime running `accountId`'s scripts, once one was asked for (the benchmark measures it alone). */
   socketPathOf(accountId: string): string | undefined {
     const index = this.accounts.assigned(accountId);
-    return index === undefined || this.opts.front === false ? undefined : this.slotSocketPath(index);
+    return index === undefined || this.frontKind === 'off' ? undefined : this.slotSocketPath(index);
   }
 
   private slotSocketPath(index: number): string {
@@ -183,15 +216,23 @@ export class EdgeRuntime {
         end: (rays) => { for (const s of this.slots.values()) s.cpuBudgets.end(rays); },
       },
       route: (host, p, scheme) => this.route(host, p, scheme),
+      resolved: (host, target) => this.learn(host, target),
     });
     this.services = {
       control: this.control.address, store: this.store.address, secret: this.secret,
       scriptNetwork: new AddressPolicy({ allow: this.opts.scriptOutbound ?? [], deny: this.opts.hostAddresses ?? [] }).workerdNetwork(),
-      behindFront: this.opts.front !== false,
+      behindFront: this.frontKind !== 'off',
       subrequests: { fetch: this.opts.subrequests ?? 50, bucket: this.opts.bucketSubrequests ?? 1000 },
     };
     await this.openSlot(0);
-    if (this.opts.front !== false) this.front = await FrontDoor.start({
+    if (this.frontKind === 'nginx') {
+      this.nginx = await NginxFront.start({
+        binary: findNginx() ?? 'nginx', edgeFd: this.socket.fd, dir: path.join(this.dir, 'nginx'), logger: this.opts.logger,
+        listen: { host: this.socket.host, port: this.socket.port },
+        slotSockets: Array.from({ length: this.accounts.slots + 1 }, (_, i) => this.slotSocketPath(i)),
+        maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', workers: this.opts.frontWorkers ?? 'auto',
+      });
+    } else if (this.frontKind === 'workerd') this.front = await FrontDoor.start({
       edgeFd: this.socket.fd, slotSockets: Array.from({ length: this.accounts.slots + 1 }, (_, i) => this.slotSocketPath(i)),
       dir: this.dir, logger: this.opts.logger,
       control: { address: this.control.address, secret: this.secret },
@@ -218,7 +259,7 @@ export class EdgeRuntime {
     if (!opening) {
       opening = (async () => {
         let fd = this.socket.fd;
-        if (this.opts.front !== false) {
+        if (this.frontKind !== 'off') {
           const held = await holdListeningSocket(`unix:${this.slotSocketPath(index)}`, 0);
           this.slotSockets.push(held);
           fd = held.fd;
@@ -250,12 +291,25 @@ export class EdgeRuntime {
     return index;
   }
 
+  /**
+   * With the nginx front: a script's hostname seen in a catalog answer is sent to its account's slot from then
+   * on (nginx's `map $host`, reloaded); until then, and for every other hostname, nginx forwards to the shared
+   * slot, whose supervisor hands a script's request over to the slot serving it.
+   */
+  private learn(host: string, target: { kind: string; accountId?: string }): void {
+    if (!this.nginx || this.closed || this.accounts.slots === 0 || target.kind !== 'script' || !target.accountId) return;
+    const index = this.accounts.slotOf(target.accountId);
+    if (this.nginx.routed(host) === index) return;
+    void this.openSlot(index).then(() => this.nginx?.route(host, index), () => undefined);
+  }
+
   /** Whether the edge serves (readiness): the front and the shared slot live; the watchdogs replace what stops answering. */
   status(): { ok: boolean; detail: string } {
     if (this.closed) return { ok: false, detail: 'closed' };
     const shared = this.slots.get(0)?.live;
     if (!shared || !shared.alive) return { ok: false, detail: 'workerd is being replaced' };
     if (this.front && !this.front.alive) return { ok: false, detail: 'the front workerd is being restarted' };
+    if (this.nginx && !this.nginx.alive) return { ok: false, detail: 'the front nginx is being restarted' };
     let versions = 0;
     let replacing = 0;
     for (const s of this.slots.values()) {
@@ -297,6 +351,7 @@ export class EdgeRuntime {
     // The front first: it stops accepting and finishes its requests, which the generations are serving.
     try {
       await this.front?.stop(graceMs);
+      await this.nginx?.stop(graceMs);
       await Promise.all([...this.slots.values()].map((s) => s.stop(graceMs)));
       // After a start that failed halfway, some of these were never made.
       await this.control?.close();

@@ -2,8 +2,9 @@
  * Request framing on every HTTP listener (RFC 9112 §3.2, §5.1, §5.2, §6.1, §6.3), over raw sockets: each
  * malformed request gets 400 in the listener's format and the connection closed (a follow-up request on it is
  * never answered), on the v4 API and S3 (Node's strict parser) and, for what the front worker can see, on the
- * edge. What workerd's own parser does on the edge's front with the rest is pinned here as docs/edge.md
- * ("Framing") states it. Well-formed requests keep their connection.
+ * edge, whose nginx front door answers every case with production's 400 page (with the workerd front or none,
+ * what workerd's own parser does is pinned here as docs/edge.md, "Framing", states it). Well-formed requests keep
+ * their connection.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -93,69 +94,62 @@ describe('the v4 API and S3 (Node\'s strict parser)', () => {
   });
 });
 
-describe('the edge (workerd as the front)', () => {
+describe('the edge (nginx as the front door)', () => {
   const edge = (text: string) => probeFraming(edgePort, text, { host: 'echo.framing.test' });
   const host = 'echo.framing.test';
 
-  it('answers 400 with the error page and closes when Transfer-Encoding comes with Content-Length or is not chunked alone; the script never runs', async () => {
-    for (const name of ['Transfer-Encoding and Content-Length', 'Content-Length and Transfer-Encoding', 'Transfer-Encoding twice chunked']) {
-      // several times: the close must not depend on timing
-      for (let i = 0; i < 3; i++) {
-        const out = await edge(MALFORMED[name]!(host, '/'));
+  it('answers every malformed request 400 with the error page and closes the connection; the script never runs', async () => {
+    for (const [name, make] of Object.entries(MALFORMED)) {
+      // several times for the ambiguous bodies: the close must not depend on timing
+      for (let i = 0; i < (name.includes('Transfer-Encoding') ? 3 : 1); i++) {
+        const out = await edge(make(host, '/'));
         expect(out.status, name).toBe(400);
         expect(out.closed, name).toBe(true);
-        expect(out.answers[0]!.body, name).toContain('The request framing is ambiguous');
+        expect(out.answers[0]!.headers.connection, name).toBe('close');
+        expect(out.answers[0]!.body, name).toContain('Error</span> <span>400</span>');
+        expect(out.answers[0]!.body, name).not.toContain('script saw');
         expect(out.answers[0]!.headers['cf-ray'], name).toMatch(/^[0-9a-f]{16}-STR$/);
       }
     }
   });
 
-  it("closes on what workerd's parser refuses itself, with its own 500 (the worker never sees these requests)", async () => {
-    for (const name of ['duplicate Content-Length', 'differing Content-Length', 'Content-Length list', 'Transfer-Encoding: xchunked', 'Transfer-Encoding: gzip',
-      'Transfer-Encoding: chunked, gzip', 'obs-fold of Transfer-Encoding', 'asterisk-form for GET', 'absolute-form with another scheme', 'authority-form for GET', 'two Host headers']) {
-      const out = await edge(MALFORMED[name]!(host, '/'));
-      expect(out.status, name).toBe(500);
-      expect(out.closed, name).toBe(true);
-      expect(out.answers[0]!.body, name).toBe('Internal Server Error');
-    }
-    // absolute-form http://, which RFC 9112 says a server must accept, is refused the same way
-    const absolute = await edge(request('GET', `http://${host}/`, host, []));
-    expect(absolute).toMatchObject({ status: 500, closed: true });
-  });
-
-  it("serves what workerd's parser normalizes before the worker can see it (docs/edge.md, \"Framing\")", async () => {
-    const spaced = await edge(MALFORMED['Transfer-Encoding : chunked']!(host, '/'));
-    expect(spaced.answers[0]!.body).toBe('script saw POST "hello"'); // framed as chunked
-    const length = await edge(MALFORMED['Content-Length : 5']!(host, '/'));
-    expect(length.answers[0]!.body).toBe('script saw POST "hello"');
-    const folded = await edge(MALFORMED['obs-fold']!(host, '/'));
-    expect(folded.answers[0]!.body).toBe('script saw GET ""'); // the value reaches the script with the fold as spaces
-    for (const out of [spaced, length, folded]) expect(out.closed).toBe(false);
-  });
-
-  it('with --edge-front off, the generations refuse the same requests the same way', async () => {
-    const frontless = await startTestServer({ flags: { edge: '127.0.0.1:0', 'edge-front': 'off' }, edgeCatalog: catalog });
-    try {
-      const port = Number(new URL(frontless.running.edgeUrl!).port);
-      for (const name of ['Transfer-Encoding and Content-Length', 'Content-Length and Transfer-Encoding', 'Transfer-Encoding twice chunked']) {
-        const out = await probeFraming(port, MALFORMED[name]!(host, '/'), { host });
-        expect(out.status, name).toBe(400);
-        expect(out.closed, name).toBe(true);
-        expect(out.answers[0]!.body, name).toContain('The request framing is ambiguous');
-      }
-      const fine = await probeFraming(port, request('POST', '/', host, ['Content-Length: 5'], 'hello'), { host });
-      expect(fine.status).toBe(200);
-      expect(fine.answers[0]!.body).toBe('script saw POST "hello"');
-    } finally {
-      await frontless.stop();
-    }
-  }, 60_000);
-
-  it('keeps the connection of a well-formed request', async () => {
+  it('keeps the connection of a well-formed request, in origin-form, absolute-form and chunked', async () => {
     const out = await edge(request('POST', '/', host, ['Content-Length: 5'], 'hello'));
     expect(out).toMatchObject({ status: 200, closed: false });
     expect(out.answers[0]!.body).toBe('script saw POST "hello"');
     const chunked = await edge(request('POST', '/', host, ['Transfer-Encoding: chunked'], CHUNKED));
     expect(chunked).toMatchObject({ status: 200, closed: false });
+    expect(chunked.answers[0]!.body).toBe('script saw POST "hello"');
+    const absolute = await edge(request('GET', `http://${host}/`, host, []));
+    expect(absolute).toMatchObject({ status: 200, closed: false });
+    expect(absolute.answers[0]!.body).toBe('script saw GET ""');
   });
+});
+
+describe('the edge with the other fronts', () => {
+  const host = 'echo.framing.test';
+  for (const front of ['workerd', 'off']) {
+    it(`with --edge-front ${front}, the front worker (or the generations' supervisor) refuses ambiguous bodies with 400 and a close`, async () => {
+      const other = await startTestServer({ flags: { edge: '127.0.0.1:0', 'edge-front': front }, edgeCatalog: catalog });
+      try {
+        const port = Number(new URL(other.running.edgeUrl!).port);
+        for (const name of ['Transfer-Encoding and Content-Length', 'Content-Length and Transfer-Encoding', 'Transfer-Encoding twice chunked']) {
+          const out = await probeFraming(port, MALFORMED[name]!(host, '/'), { host });
+          expect(out.status, name).toBe(400);
+          expect(out.closed, name).toBe(true);
+          expect(out.answers[0]!.body, name).toContain('The request framing is ambiguous');
+        }
+        // what workerd's parser refuses itself: its own 500, and a close (docs/edge.md, "Framing")
+        for (const name of ['duplicate Content-Length', 'Transfer-Encoding: xchunked', 'two Host headers']) {
+          const out = await probeFraming(port, MALFORMED[name]!(host, '/'), { host });
+          expect(out).toMatchObject({ status: 500, closed: true });
+        }
+        const fine = await probeFraming(port, request('POST', '/', host, ['Content-Length: 5'], 'hello'), { host });
+        expect(fine.status).toBe(200);
+        expect(fine.answers[0]!.body).toBe('script saw POST "hello"');
+      } finally {
+        await other.stop();
+      }
+    }, 60_000);
+  }
 });

@@ -10,6 +10,7 @@ import { rawExchange } from './raw-request.js';
 
 const variants = [
   { name: 'front on', opts: { front: true } },
+  { name: 'nginx front', opts: { front: 'auto' as const } },
   { name: 'front off', opts: { front: false } },
   { name: 'front on, no subrequest limits', opts: { front: true, subrequests: 0, bucketSubrequests: 0 } },
 ];

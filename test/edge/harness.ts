@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startEdge, type RunningEdge } from '../../src/runtime/start-edge.js';
-import type { EdgeRuntimeOptions } from '../../src/runtime/edge-runtime.js';
+import type { EdgeFrontChoice, EdgeRuntimeOptions } from '../../src/runtime/edge-runtime.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { openBucketStore, type BucketStore } from '../../src/store/index.js';
 import { MemoryCatalog } from './memory-catalog.js';
@@ -24,6 +24,8 @@ export async function startEdgeHarness(opts: Partial<EdgeRuntimeOptions> = {}): 
   const edge = await startEdge({
     listen: { host: '127.0.0.1', port: 0 }, catalog, logger: createLogger(process.env.EDGE_TEST_LOG ?? 'silent'),
     bucketFor: (accountId, name, options) => store.bucket(`${accountId}--${name}`, options),
+    // as `stratus serve` runs it: nginx when installed (EDGE_TEST_FRONT=workerd tests the workerd front)
+    front: (process.env.EDGE_TEST_FRONT as EdgeFrontChoice | undefined) ?? 'auto',
     ...opts,
   });
   return {

@@ -1,0 +1,178 @@
+/**
+ * The nginx front door (`--edge-front nginx`, or `auto` when Debian's nginx is installed): Stratus starts nginx
+ * on the held edge socket (handed over as an inherited listener, `NGINX=3;`, so nginx never binds and a restart
+ * never closes the port), with a generated configuration in the runtime's private folder (`nginx-config.ts`),
+ * and reloads it gracefully (SIGHUP: new workers take new connections, old ones finish theirs) when the Host ->
+ * runtime slot map changes. If nginx exits while the runtime is open it is started again on the same socket.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Logger } from '../../shared/logger.js';
+import { nginxConfig, type NginxSettings } from './nginx-config.js';
+
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p));
+
+/** The nginx binary: `STRATUS_NGINX`, else Debian's `/usr/sbin/nginx`, else `nginx` on the PATH; undefined when none. */
+export function findNginx(): string | undefined {
+  const candidates = [process.env['STRATUS_NGINX'], '/usr/sbin/nginx', '/usr/bin/nginx', ...(process.env['PATH'] ?? '').split(':').map((d) => d && path.join(d, 'nginx'))];
+  return candidates.find((p): p is string => !!p && fs.existsSync(p));
+}
+
+/** Options of {@link NginxFront.start}. */
+export interface NginxFrontOptions extends Omit<NginxSettings, 'routes' | 'user' | 'dir'> {
+  binary: string;
+  /** The held edge socket's descriptor (inherited by nginx as its listener). */
+  edgeFd: number;
+  /** Private folder (mode 0700) for the configuration, pid file and temporary files. */
+  dir: string;
+  logger: Logger;
+}
+
+/** A running nginx front. */
+export class NginxFront {
+  private child!: ChildProcess;
+  private exited = true;
+  private closed = false;
+  private readonly routes = new Map<string, number>();
+  private reloadTimer: NodeJS.Timeout | undefined;
+  private readonly log: Logger;
+  private readonly configFile: string;
+
+  private constructor(private readonly opts: NginxFrontOptions) {
+    this.log = opts.logger.child({ component: 'edge-front', front: 'nginx' });
+    this.configFile = path.join(opts.dir, 'nginx.conf');
+  }
+
+  /** Writes the configuration and starts nginx; resolves once it has read it and serves. */
+  static async start(opts: NginxFrontOptions): Promise<NginxFront> {
+    fs.mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
+    const front = new NginxFront(opts);
+    await front.launch();
+    return front;
+  }
+
+  /** The master process's pid. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  /** The configuration as it is now (tests read it). */
+  config(): string {
+    return nginxConfig({ ...this.opts, dir: this.opts.dir, routes: this.routes, user: process.getuid?.() === 0 ? os.userInfo().username : undefined });
+  }
+
+  /** Sends `host`'s requests to `slot` from now on (within a reload, batched over 100 ms). */
+  route(host: string, slot: number): void {
+    if (this.routes.get(host) === slot) return;
+    if (this.routes.size >= 100_000) this.routes.clear();
+    this.routes.set(host, slot);
+    this.scheduleReload();
+  }
+
+  /** Whether `host` is routed to an account slot already. */
+  routed(host: string): number | undefined {
+    return this.routes.get(host);
+  }
+
+  private scheduleReload(): void {
+    if (this.reloadTimer || this.closed) return;
+    this.reloadTimer = setTimeout(() => {
+      this.reloadTimer = undefined;
+      this.reload();
+    }, 100);
+    this.reloadTimer.unref();
+  }
+
+  /** Rewrites the configuration and has nginx load it gracefully (SIGHUP). */
+  reload(): void {
+    if (this.closed || this.exited) return;
+    fs.writeFileSync(this.configFile, this.config(), { mode: 0o600 });
+    this.child.kill('SIGHUP');
+  }
+
+  private async launch(): Promise<void> {
+    fs.writeFileSync(this.configFile, this.config(), { mode: 0o600 });
+    const pidFile = path.join(this.opts.dir, 'nginx.pid');
+    fs.rmSync(pidFile, { force: true });
+    const args = ['-p', this.opts.dir, '-c', this.configFile, '-e', 'stderr'];
+    const [command, argv] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', this.opts.binary, ...args]] : [this.opts.binary, args];
+    // Descriptor 3 is the held edge socket; NGINX names it as inherited, so nginx listens on it as it is.
+    // Its own process group: a master that dies leaves workers behind (still accepting on the edge socket), and
+    // the group is how they are found and stopped.
+    const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe', this.opts.edgeFd], env: { NGINX: '3;' }, detached: true });
+    this.child = child;
+    this.exited = false;
+    const stderr: string[] = [];
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      stderr.push(line);
+      if (stderr.length > 40) stderr.shift();
+      this.log.warn(line);
+    });
+    const exit = new Promise<void>((resolve) => child.once('exit', () => { this.exited = true; resolve(); }));
+    // Ready once the master wrote its pid file (the configuration was read and the listener taken).
+    for (let waited = 0; !fs.existsSync(pidFile); waited += 20) {
+      if (this.exited) throw new Error(`nginx exited before serving:\n${stderr.join('\n')}`);
+      if (waited > 15_000) { this.kill(); throw new Error('nginx did not start within 15 s'); }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    void exit.then(() => {
+      if (child.pid !== undefined) { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* none left */ } }
+      if (this.closed || child !== this.child) return;
+      this.log.error('nginx exited; starting it again');
+      void this.relaunch();
+    });
+  }
+
+  private async relaunch(): Promise<void> {
+    for (let delay = 100; !this.closed; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        await this.launch();
+        if (this.closed) this.child.kill('SIGKILL');
+        return;
+      } catch (err) {
+        this.log.error({ err }, 'nginx failed to start');
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
+  /** nginx's worker processes (the master's children): they accept and forward; the master only manages them. */
+  workerPids(): number[] {
+    const master = this.child.pid;
+    const out: number[] = [];
+    if (master === undefined || this.exited) return out;
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(master)) out.push(Number(entry));
+      } catch { /* gone meanwhile */ }
+    }
+    return out;
+  }
+
+  /** Kills nginx at once, workers first (a worker outliving its master would keep the edge socket open). */
+  kill(): void {
+    const pid = this.child.pid;
+    if (pid !== undefined) { try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ } }
+  }
+
+  /** Stops accepting and lets requests in flight finish for up to `graceMs` (SIGQUIT), then kills nginx. */
+  async stop(graceMs: number): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reloadTimer);
+    if (this.exited) return;
+    const done = new Promise<void>((resolve) => { if (this.exited) resolve(); else this.child.once('exit', () => resolve()); });
+    this.child.kill('SIGQUIT');
+    const timer = setTimeout(() => this.kill(), graceMs);
+    await done;
+    clearTimeout(timer);
+  }
+}
