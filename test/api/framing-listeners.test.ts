@@ -46,7 +46,7 @@ let edgePort: number;
 let s3Port: number;
 
 beforeAll(async () => {
-  server = await startTestServer({ flags: { edge: '127.0.0.1:0' }, edgeCatalog: catalog });
+  server = await startTestServer({ flags: { edge: '127.0.0.1:0', 'edge-front': 'nginx' }, edgeCatalog: catalog });
   catalog.deploy('echo.framing.test', ECHO);
   edgePort = Number(new URL(server.running.edgeUrl!).port);
   s3Port = Number(new URL(server.running.s3Url!).port);
