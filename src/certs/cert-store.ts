@@ -10,7 +10,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database, CertificatePacksTable, CertificatesTable } from '../db/schema.js';
+import type { Database } from '../db/schema.js';
+import type { CertificatePacksTable, CertificatesTable } from '../db/schema-certificates.js';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { Clock } from '../shared/clock.js';
 import { describeCertificate } from './x509.js';
