@@ -8,6 +8,11 @@ import path from 'node:path';
 import { DEFAULT_POOL_LABELS, poolNames } from './name-server-pool.js';
 import type { LogFormat } from '../shared/log-format.js';
 import { dataPath, BLOBS } from '../shared/data-dir.js';
+import { ConfigError, intFlag } from './flag-errors.js';
+import { certificatesConfig, type CertificatesConfig } from './certificates-config.js';
+
+export { ConfigError, intFlag } from './flag-errors.js';
+export type { CertificatesConfig } from './certificates-config.js';
 
 /** A host and port to listen on. Port 0 picks a free port. */
 export interface ListenAddress {
@@ -175,8 +180,6 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 const MIN_AUTH_KEY_LENGTH = 37;
 const MIN_API_TOKEN_LENGTH = 40;
 
-/** Thrown for a bad flag or variable; the CLI prints the message and exits 2. */
-export class ConfigError extends Error {}
 
 type Source = Record<string, string | undefined>;
 
@@ -275,14 +278,6 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
   };
 }
 
-/** A flag's whole number from `min` to `max` (`fallback` when not set), or a ConfigError naming it. */
-export function intFlag(get: (name: string) => string | undefined, name: string, fallback: number, min: number, max: number): number {
-  const raw = get(name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
 
 /** The limits of scripts on the node (`--script-cpu-ms`, `--script-memory-mb`, `--script-subrequests`, `--script-bucket-subrequests`): `serve` and `dev` read them here. */
 export type ScriptLimitsConfig = Pick<Config, 'scriptCpuMs' | 'scriptMemoryMb' | 'scriptSubrequests' | 'scriptBucketSubrequests'>;
@@ -304,35 +299,6 @@ function edgeTlsListen(value: string | undefined, edge: string | undefined): Lis
   return parseListen(value, 'edge-tls');
 }
 
-/** Where certificates come from: an ACME CA (`--acme-directory`) or the local CA. */
-export interface CertificatesConfig {
-  /** ACME v2 directory URL; undefined: the local CA. */
-  acmeDirectory: string | undefined;
-  acmeEmail: string | undefined;
-  /** PEM file of extra CAs trusted for the ACME server's HTTPS. */
-  acmeCaFile: string | undefined;
-  /** External Account Binding (`--acme-eab-kid`, `--acme-eab-hmac-key`). */
-  acmeEab: { kid: string; hmacKey: string } | undefined;
-  /** Renew this many days before expiry (`--acme-renew-days`). */
-  renewDays: number;
-  /** Loop timing (tests shorten it; not a flag): scan interval, first retry wait, longest retry wait (ms). */
-  tickMs?: number;
-  firstRetryMs?: number;
-  maxRetryMs?: number;
-}
-
-function certificatesConfig(get: (name: string) => string | undefined): CertificatesConfig {
-  const directory = get('acme-directory');
-  if (directory !== undefined && !/^https?:\/\//.test(directory)) throw new ConfigError(`--acme-directory must be an http(s) URL, got "${directory}"`);
-  const kid = get('acme-eab-kid');
-  const hmacKey = get('acme-eab-hmac-key');
-  if ((kid === undefined) !== (hmacKey === undefined)) throw new ConfigError('--acme-eab-kid and --acme-eab-hmac-key go together');
-  return {
-    acmeDirectory: directory, acmeEmail: get('acme-email'), acmeCaFile: get('acme-ca-file'),
-    acmeEab: kid !== undefined && hmacKey !== undefined ? { kid, hmacKey } : undefined,
-    renewDays: intFlag(get, 'acme-renew-days', 30, 1, 365),
-  };
-}
 
 /** The TLS files: both flags or neither (the files themselves are checked at start, `shared/tls-files.ts`). */
 function tlsFiles(cert: string | undefined, key: string | undefined): Config['tls'] {
