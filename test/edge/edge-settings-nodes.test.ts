@@ -42,6 +42,9 @@ beforeAll(async () => {
   x = await startTestServer({ flags });
   y = await startTestServer({ flags });
   zoneId = await t.zoneWithRecord(x.apiBase, ca, { email: x.email, key: x.key }, ZONE);
+  // Universal SSL is turned off just after the zone is made; a certificate issued in between may be served for a
+  // moment (until each node takes the removal): wait until both edges present the listener's own certificate.
+  for (const node of [x, y]) await eventually(() => t.secure(ports(node).tls, ca, `www.${ZONE}`, '/'));
 }, 120_000);
 
 afterAll(async () => {
