@@ -79,9 +79,12 @@ export class CertificateStore {
   }
 
   /** Creates a pack unless its slot is taken; returns the pack of the slot. */
-  async ensurePack(p: { zoneId: string; slot?: string; type: 'universal' | 'advanced'; hosts: string[]; authority: string; validityDays: number }): Promise<PackRow> {
+  async ensurePack(p: { zoneId: string; slot?: string; type: 'universal' | 'advanced'; hosts: string[]; authority: string; validityDays: number }): Promise<PackRow | undefined> {
     const id = randomUUID();
     const now = this.now();
+    // A universal pack only while universal SSL is on: the issuance loop decided from a read that a change
+    // turning it off may have followed (the pack, ordered, would be served after the change).
+    if (p.type === 'universal' && !(await this.universal(p.zoneId)).enabled) return undefined;
     await this.db.insertInto('certificate_packs').values({
       id, zone_id: p.zoneId, slot: p.slot ?? id, type: p.type, hosts: JSON.stringify(p.hosts), status: 'initializing', validation_method: 'txt',
       validity_days: p.validityDays, certificate_authority: p.authority, error: null, failures: 0, next_attempt_ms: 0, lease_holder: null,
@@ -156,6 +159,8 @@ export class CertificateStore {
     await this.db.transaction().execute(async (trx) => {
       const still = await trx.selectFrom('certificate_packs').select('id').where('id', '=', pack.id).executeTakeFirst();
       if (!still) return; // deleted while ordering (universal turned off): nothing to keep
+      const off = await trx.selectFrom('ssl_settings').select('universal_enabled').where('zone_id', '=', pack.zone_id).executeTakeFirst();
+      if (pack.type === 'universal' && off?.universal_enabled === 0) return; // turned off while ordering
       await trx.deleteFrom('certificates').where('pack_id', '=', pack.id).execute();
       await trx.insertInto('certificates').values(row).execute();
       await trx.updateTable('certificate_packs').set({ status: 'active', error: null, failures: 0, next_attempt_ms: 0, modified_on: now }).where('id', '=', pack.id).execute();

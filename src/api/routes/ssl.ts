@@ -69,7 +69,7 @@ export function sslRoutes(deps: ApiDeps, certs: Certificates): Hono<ApiEnv> {
     if (!VALIDITY.includes(Number(body.validity_days))) throw invalid('Invalid validity_days: send 14, 30, 90 or 365');
     if (!AUTHORITIES.includes(String(body.certificate_authority))) throw invalid('Invalid certificate_authority: send google, lets_encrypt or ssl_com');
     // Stratus validates by DNS-01 (its own DNS) whatever method is asked; the CA is the configured one
-    const pack = await store.ensurePack({ zoneId: zone.id, type: 'advanced', hosts: [...new Set(hosts)], authority: String(body.certificate_authority), validityDays: Number(body.validity_days) });
+    const pack = (await store.ensurePack({ zoneId: zone.id, type: 'advanced', hosts: [...new Set(hosts)], authority: String(body.certificate_authority), validityDays: Number(body.validity_days) }))!; // an advanced pack is always made
     await certs.changed();
     return ok(c, packView(pack, [], deps.clock.now()));
   });
