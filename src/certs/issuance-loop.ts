@@ -114,7 +114,11 @@ export class IssuanceLoop {
   }
 
   private order(pack: PackRow): void {
-    const run = this.runOrder(pack).finally(() => { this.ordering.delete(pack.id); if (!this.closed) this.wake(); });
+    // A failure the order did not record itself (the database closed under it at shutdown) ends here, never as an
+    // unhandled rejection.
+    const run = this.runOrder(pack)
+      .catch((err: unknown) => { if (!this.closed) this.logger.warn({ err, pack: pack.id }, 'certificate order failed'); })
+      .finally(() => { this.ordering.delete(pack.id); if (!this.closed) this.wake(); });
     this.ordering.set(pack.id, run);
   }
 
