@@ -6,7 +6,6 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import { createZone } from '../helpers/api.js';
 import { eventually } from '../edge/harness.js';
 import { stopChild } from '../helpers/stop-child.js';
 import { sClient } from './certs-helpers.js';
+import { freePort } from '../dns-server/ports.js';
 
 const ZONE = 'pebble-acme.test';
 let server: TestServer;
@@ -29,11 +29,6 @@ let mgmtPort: number;
 let caFile: string;
 const pebbleLog: string[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); });
-  });
-}
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-pebble-'));

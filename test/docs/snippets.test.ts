@@ -9,7 +9,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { CLI } from '../cli/run-cli.js';
 import { waitUntil } from '../faults/load.js';
 import { brokenLinks, documents, snippetsOf, type Snippet } from './snippets.js';
 import { prepareFolder, runSnippet, stopBackground, substitute, substitutions, type DocServer } from './doc-run.js';
+import { freePort } from '../dns-server/ports.js';
 
 let child: ChildProcess;
 let output = '';
@@ -29,13 +29,6 @@ function onPath(tool: string): boolean {
   return (process.env.PATH ?? '').split(path.delimiter).some((d) => { try { fs.accessSync(path.join(d, tool), fs.constants.X_OK); return true; } catch { return false; } });
 }
 
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-doc-test-'));

@@ -5,7 +5,6 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { testS3Client } from '../helpers/s3-sdk.js';
 import { dig } from '../dns-server/dig.js';
 import { waitUntil } from '../faults/load.js';
+import { freePort } from '../dns-server/ports.js';
 
 let server: TestServer;
 let prometheus: ChildProcess | undefined;
@@ -21,13 +21,6 @@ let promUrl: string;
 let promOutput = '';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-prometheus-'));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address() as net.AddressInfo; s.close(() => resolve(port)); });
-  });
-}
 
 async function promQuery(query: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
   const res = await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(query)}`);

@@ -6,7 +6,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -14,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freshPostgresUrl } from '../helpers/postgres.js';
 import { CLI } from '../faults/spawn.js';
 import { waitUntil } from '../faults/load.js';
+import { freePort } from '../dns-server/ports.js';
 
 /** Kysely's migration lock on PostgreSQL (kysely/dist/esm/dialect/postgres/postgres-adapter.js). */
 const KYSELY_MIGRATION_LOCK = '3853314791062309107';
@@ -23,13 +23,6 @@ let drop: (() => Promise<void>) | undefined;
 let holder: pg.Client | undefined;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-startup-'));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address() as net.AddressInfo; s.close(() => resolve(port)); });
-  });
-}
 
 afterAll(async () => {
   if (child && child.exitCode === null) {
