@@ -44,7 +44,9 @@ export async function spawnStratus(dataDir: string, flags: Record<string, string
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   let code: number | string | undefined;
   void exited.then((c) => { code = c; });
-  await waitUntil(() => code !== undefined || /S3 API listening/.test(out), 60_000, 'stratus to start');
+  // The banner's lines arrive as separate writes: wait for the last one these flags print (admin, then edge, then S3).
+  const last = all.admin !== 'off' ? /admin listening on http/ : all.edge !== 'off' ? /edge listening on http/ : /S3 API listening/;
+  await waitUntil(() => code !== undefined || last.test(out), 60_000, 'stratus to start');
   if (code !== undefined) throw new Error(`stratus exited (${code}) while starting:\n${out}`);
   const apiBase = /v4 API listening on (http[^\s"]+)/.exec(out)![1]!;
   const s3Url = /S3 API listening on (http[^\s"]+)/.exec(out)![1]!;
