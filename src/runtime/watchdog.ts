@@ -6,9 +6,9 @@
  * versions with their own, lower CPU limit are in flight (`budget()`, cpu-budgets.ts), the ping must be answered
  * within the smallest of them, and is sent more often (every half of it, at least every 10 ms).
  *
- * A generation whose ping waits longer than {@link STALL_MS} while it spends CPU time meanwhile (a tenth of
- * the wait, two 10 ms clock ticks at least: a script keeping its thread busy, not a process waiting for a busy
- * machine) has its CPU priority lowered (nice 19) until it answers again, so while it loops towards its CPU
+ * A generation whose ping waits longer than {@link STALL_MS} while it spends CPU time meanwhile (a twentieth
+ * of the wait, two 10 ms clock ticks at least: a script keeping its thread busy, not a process waiting for a busy
+ * machine; a looping process on a machine with ten runnable processes per core still gets a tenth of one) has its CPU priority lowered (nice 19) until it answers again, so while it loops towards its CPU
  * limit it takes the least of the cores from the other runtimes (other accounts' scripts, the front, Node).
  * Raising it back needs the right to (root or CAP_SYS_NICE); without it the generation stays at the low
  * priority until it is replaced.
@@ -119,7 +119,7 @@ export class Watchdog {
       limit = Math.min(limit, this.limitMs());
       const waited = Date.now() - sent;
       if (this.opts.lowerWhenBusy && waited >= STALL_MS && !this.lowered.has(p) && p.pid !== undefined && p.alive && cpuAtSend !== undefined
-        && (cpuTimeMs(p.pid) ?? 0) - cpuAtSend >= Math.max(20, waited / 10) && renice(p.pid, STALLED_NICE)) {
+        && (cpuTimeMs(p.pid) ?? 0) - cpuAtSend >= Math.max(20, waited / 20) && renice(p.pid, STALLED_NICE)) {
         this.lowered.add(p);
         this.opts.logger.warn({ pid: p.pid, waitedMs: waited }, 'generation busy; lowering its CPU priority until it answers');
       }
