@@ -53,7 +53,13 @@ export async function startMiniflareSide(groups: StepGroup[]): Promise<Miniflare
   await mf.ready;
   return {
     async run(group) {
-      const res = await mf.dispatchFetch('http://localhost/', { method: 'POST', body: JSON.stringify({ group: group.name }) });
+      const send = () => mf.dispatchFetch('http://localhost/', { method: 'POST', body: JSON.stringify({ group: group.name }) });
+      // A kept-alive connection Miniflare's workerd closed as the request was written (EPIPE, reset) never reached
+      // the worker: sent again once. Any other failure, or one after the worker ran, fails the run.
+      const res = await send().catch((err: Error & { cause?: { code?: string } }) => {
+        if (err.cause?.code === 'EPIPE' || err.cause?.code === 'ECONNRESET') return send();
+        throw err;
+      });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`Miniflare run of ${group.name} failed: ${res.status} ${text}`);
       return JSON.parse(text) as Outcomes;
