@@ -60,4 +60,6 @@ export type ThreadReport =
   | { t: 'part'; id: number; out: Uint8Array[]; more: boolean }
   /** `names`: the names of every zone the thread holds. */
   | { t: 'synced'; names: number }
-  | { t: 'stats'; counts: QueryCounts };
+  | { t: 'stats'; counts: QueryCounts }
+  /** A NOTIFY taken from a secondary zone's primary (the main thread's refresh loop pulls the zone). */
+  | { t: 'notified'; zoneId: string };

@@ -24,7 +24,7 @@ import type { NotifyTarget } from './notify.js';
 import { SecretBox } from '../shared/secret-box.js';
 import { TransferPolicyStore } from '../secondary-dns/transfer-policy-store.js';
 import { findKey, type TransferPolicies } from '../secondary-dns/transfer-policy.js';
-import { onNotifyRequest } from '../secondary-dns/change-signal.js';
+import { onNotifyRequest, requestPull } from '../secondary-dns/change-signal.js';
 
 /** What the DNS server needs. */
 export interface DnsServerOptions {
@@ -87,7 +87,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   let policies: TransferPolicies = {};
   const targetsFor = (zone: ZoneSnapshot): NotifyTarget[] => {
     const p = policies[zone.zoneId];
-    if (!p) return targets;
+    if (!p || p.defaults === true) return targets;
     if (!p.enabled) return [];
     return p.peers.filter((peer) => peer.ip !== undefined).map((peer) => {
       const key = peer.keyName ? findKey(p, peer.keyName) : undefined;
@@ -116,7 +116,9 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
     await cache.loadAll();
     let handler: DnsHandler | UdpWorkers | undefined = workers;
     if (!handler) {
-      handler = new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate), signingWith(opts.secretsKey, logger));
+      const own = new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate), signingWith(opts.secretsKey, logger));
+      own.onNotify = requestPull;
+      handler = own;
     }
     const answering = handler;
     policyStore = new TransferPolicyStore(opts.db, opts.secretsKey ? new SecretBox(opts.secretsKey) : undefined, logger, (p) => {

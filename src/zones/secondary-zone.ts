@@ -1,0 +1,22 @@
+/**
+ * Secondary zones (`type: "secondary"`): their records are a copy of a primary's, pulled by zone transfer
+ * (secondary-dns/), so the API refuses to write them, and to change what a copy makes meaningless (DNSSEC
+ * signing: a signed primary's records are served as they come, through the pre-signed path).
+ */
+import { AppError } from '../shared/errors.js';
+
+/** The error code of a write the copy of a primary does not take. */
+export const SECONDARY_READ_ONLY = 1292;
+
+/** The error of a record write (create, update, delete, import, batch) to a secondary zone. */
+export function secondaryReadOnly(): AppError {
+  return new AppError(SECONDARY_READ_ONLY, 'This zone is a secondary zone: its records are transferred from its primaries and cannot be changed through the API', 400);
+}
+
+/** The error of a DNSSEC change of a secondary zone. */
+export function secondaryDnssecRefused(): AppError {
+  return new AppError(SECONDARY_READ_ONLY, 'This zone is a secondary zone: its DNSSEC is its primary\'s (signed records are served as transferred); Stratus does not sign it', 400);
+}
+
+/** The stored DNSSEC state a secondary zone starts with: the pre-signed path (stored SOA, NS and signatures served). */
+export const SECONDARY_DNSSEC = JSON.stringify({ status: 'disabled', useNsec3: false, multiSigner: false, presigned: true, modifiedOn: null, key: null });
