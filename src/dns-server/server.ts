@@ -25,6 +25,7 @@ import { SecretBox } from '../shared/secret-box.js';
 import { TransferPolicyStore } from '../secondary-dns/transfer-policy-store.js';
 import { findKey, type TransferPolicies } from '../secondary-dns/transfer-policy.js';
 import { onNotifyRequest, requestPull } from '../secondary-dns/change-signal.js';
+import { JournalStore, journalRecorded, setJournalRecorder } from './journal-store.js';
 
 /** What the DNS server needs. */
 export interface DnsServerOptions {
@@ -81,6 +82,10 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   });
   let started = false;
   ZoneTree.setJournalVersions(opts.ixfrHistory ?? 100);
+  // IXFR history kept in the database across restarts (journal-store.ts): trees of this thread and the DNS thread's report their entries.
+  const journals = new JournalStore(opts.db, opts.ixfrHistory ?? 100, logger);
+  setJournalRecorder((zoneId, entry) => journals.save(zoneId, entry));
+  ZoneTree.journalSink = journalRecorded;
   const stopping = new AbortController();
   // Zones with outgoing settings (secondary-dns/) NOTIFY their peers (signed with the peer's key), or nobody
   // while disabled; the others the instance's --notify targets.
@@ -99,7 +104,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   const threaded = dnsThreadAvailable(opts.udpWorkers ?? 1);
   const cache = new ZoneCache(opts.db, { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, (zone) => {
     if (started && targetsFor(zone).length) notify.changed(zone);
-  }, { mirror: threaded });
+  }, { mirror: threaded, journal: journals });
   let workers: UdpWorkers | undefined;
   let policyStore: TransferPolicyStore | undefined;
   let stopNotifyRequests: (() => void) | undefined;
@@ -154,6 +159,8 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
         await listeners.close();
         await workers?.close();
         await cache.close();
+        await journals.flush();
+        setJournalRecorder(undefined);
       },
     };
   } catch (err) {

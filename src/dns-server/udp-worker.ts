@@ -64,6 +64,11 @@ class WorkerZones implements SnapshotSource {
       return;
     }
     if (u.t === 'remove') { this.staged.delete(u.zoneId); this.zones.remove(u.zoneId); return; }
+    if (u.t === 'journal') {
+      const t = this.zones.get(u.zoneId);
+      if (t && t.serial === u.serial) t.journal.seed(u.entries);
+      return;
+    }
     const id = u.t === 'zone' ? u.zone.id : u.zoneId;
     if (u.staged) {
       const tree = this.staged.get(id);
@@ -90,6 +95,7 @@ const zones = new WorkerZones();
 const queryLog = new QueryLog(rootLogger.child({ thread: 'dns' }), init.logRate);
 const handler = new DnsHandler(zones, init.transferAllow, logger, queryLog, signingWith(init.secretsKey, logger));
 handler.onNotify = (zoneId) => parent.postMessage({ t: 'notified', zoneId });
+ZoneTree.journalSink = (zoneId, entry) => parent.postMessage({ t: 'journal', zoneId, entry });
 /** Counts of the queries answered here go to the main thread, which exposes them (query-stats.ts). */
 const STATS_EVERY_MS = 1000;
 setInterval(() => {
