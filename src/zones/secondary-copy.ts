@@ -6,7 +6,7 @@
  * A full copy (AXFR) replaces the stored records: records the copy lacks are deleted, new ones added, the
  * unchanged ones kept (the change log carries only the difference). A difference (IXFR) deletes and adds the
  * records it names. Records are compared by owner, type, TTL and their normalized presentation, after the same
- * validation as a zone-file line (rdata text -> API value); a record the API cannot hold (an unknown type, a
+ * validation as a zone-file line (rdata text -> API value; the primary's TTL kept whatever it is); a record the API cannot hold (an unknown type, a
  * value it refuses) is skipped and reported, never half-applied. The SOA, apex NS and DNSSEC records are stored
  * and served as they come (the pre-signed path, dns-server.md).
  */
@@ -46,8 +46,11 @@ function drafts(tx: RecordsTransaction, zone: ZoneRef, records: readonly CopiedR
   for (const r of records) {
     try {
       if (!isRecordType(r.type)) throw new Error(`type ${r.type} is not served by Stratus`);
+      // A signature of a type not stored would be served with the wrong RRset (and TTL): left out with it.
+      if (r.type === 'RRSIG' && !isRecordType(r.rdata.split(' ')[0] ?? '')) throw new Error(`the signature of ${r.rdata.split(' ')[0]} (a type not served by Stratus)`);
       const value = parsePresentation(r.type as RecordType, r.rdata, zone.name);
-      const draft = tx.validate({ name: r.name, ttl: r.ttl, proxied: false, ...value, type: r.type }, { apiDate: API_DATE, warnings: [] }, true);
+      // The primary's TTL is kept as it is (the API's range, 60 to 86400 or 1 for Auto, is for records written here).
+      const draft = { ...tx.validate({ name: r.name, ttl: 300, proxied: false, ...value, type: r.type }, { apiDate: API_DATE, warnings: [] }, true), ttl: r.ttl };
       out.set(keyOf(draft.name, draft.type, draft.ttl, toPresentation(draft)), draft);
     } catch (err) {
       result.skippedCount++;

@@ -65,6 +65,24 @@ function bitmapTypes(r: Reader, end: number): string {
   return names.join(' ');
 }
 
+const SVC_KEYS = ['mandatory', 'alpn', 'no-default-alpn', 'port', 'ipv4hint', 'ech', 'ipv6hint', 'dohpath', 'ohttp'];
+
+/** One SvcParam's presentation (RFC 9460 §7); values quoted, list commas and backslashes escaped. */
+function svcParam(key: number, v: Uint8Array): string {
+  const name = SVC_KEYS[key] ?? `key${key}`;
+  const esc = (t: string) => t.replace(/\\/g, '\\\\').replace(/,/g, '\\,').replace(/"/g, '\\"');
+  switch (key) {
+    case 0: { const ks: string[] = []; for (let i = 0; i + 1 < v.length; i += 2) ks.push(SVC_KEYS[(v[i]! << 8) | v[i + 1]!] ?? `key${(v[i]! << 8) | v[i + 1]!}`); return `${name}=${ks.join(',')}`; }
+    case 1: { const ids: string[] = []; for (let i = 0; i < v.length;) { const n = v[i]!; ids.push(esc(Buffer.from(v.subarray(i + 1, i + 1 + n)).toString('latin1'))); i += 1 + n; } return `${name}="${ids.join(',')}"`; }
+    case 2: case 8: return name;
+    case 3: return `${name}=${(v[0]! << 8) | v[1]!}`;
+    case 4: { const a: string[] = []; for (let i = 0; i + 3 < v.length; i += 4) a.push([...v.subarray(i, i + 4)].join('.')); return `${name}=${a.join(',')}`; }
+    case 5: return `${name}=${b64(v)}`;
+    case 6: { const a: string[] = []; for (let i = 0; i + 15 < v.length; i += 16) a.push(ipv6(v.subarray(i, i + 16))); return `${name}=${a.join(',')}`; }
+    default: return `${name}="${[...v].map((b) => (b >= 0x21 && b <= 0x7e && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${String(b).padStart(3, '0')}`)).join('')}"`;
+  }
+}
+
 /** `YYYYMMDDHHmmSS` of RRSIG times (RFC 4034 §3.2). */
 function sigTime(secs: number): string {
   return new Date(secs * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
@@ -126,6 +144,13 @@ export function rdataText(type: number, msg: Uint8Array, offset: number, length:
     case 'URI': { const p = r.u16(); const w = r.u16(); return `${p} ${w} ${quoted(r.bytes(end - r.pos))}`; }
     case 'CERT': { const t = r.u16(); const tag = r.u16(); const a = r.u8(); return `${t} ${tag} ${a} ${b64(r.bytes(end - r.pos))}`; }
     case 'OPENPGPKEY': return b64(r.bytes(end - r.pos));
+    case 'SVCB': case 'HTTPS': {
+      const prio = r.u16();
+      const target = fqdn(r);
+      const params: string[] = [];
+      while (r.pos < end) { const key = r.u16(); params.push(svcParam(key, r.bytes(r.u16()))); }
+      return [String(prio), target, ...params].join(' ');
+    }
     default: return undefined;
   }
 }
