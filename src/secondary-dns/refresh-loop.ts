@@ -1,7 +1,7 @@
 /**
  * Keeps secondary zones current with their primaries. Every node runs one loop; a zone is pulled by the node
  * holding its lease (`secondary_dns_incoming.lease_holder` until `lease_expires_ms`, taken with one conditional
- * UPDATE, as certs/ does for orders), so on a shared PostgreSQL one node pulls a zone at a time and every node
+ * UPDATE and renewed while the pull runs, as certs/ does for orders), so on a shared PostgreSQL one node pulls a zone at a time and every node
  * serves the copy (its DNS server follows the change log).
  *
  * A pull, when due (`next_refresh_ms`: every `auto_refresh_seconds`, at once after a settings write, a
@@ -140,6 +140,9 @@ export class RefreshLoop {
 
   private async pullOnce(zoneId: string): Promise<void> {
     if (this.closed || !(await this.takeLease(zoneId))) return;
+    // Renewed while the pull runs (a big zone's transfer may outlast one lease).
+    const renew = setInterval(() => void this.takeLease(zoneId).catch(() => {}), this.timing.leaseMs / 3);
+    renew.unref();
     try {
       const row = await this.db.selectFrom('secondary_dns_incoming').selectAll().where('zone_id', '=', zoneId).executeTakeFirst();
       const zone = await this.db.selectFrom('zones').select(['id', 'name', 'type']).where('id', '=', zoneId).executeTakeFirst();
@@ -192,6 +195,7 @@ export class RefreshLoop {
         }).where('zone_id', '=', zoneId).execute();
       }
     } finally {
+      clearInterval(renew);
       await this.db.updateTable('secondary_dns_incoming').set({ lease_holder: null, lease_expires_ms: 0 })
         .where('zone_id', '=', zoneId).where('lease_holder', '=', this.holder).execute().catch(() => {});
     }
