@@ -11,7 +11,6 @@ import { queryStats } from './query-stats.js';
 import type { TransferPolicies } from '../secondary-dns/transfer-policy.js';
 import type { ThreadCommand, ThreadInit, ThreadReport, UdpPath, UpdateBatch } from './dns-thread-protocol.js';
 import { requestPull } from '../secondary-dns/change-signal.js';
-import { journalRecorded } from './journal-store.js';
 
 /** Longest run of update posting per event-loop turn (ms). */
 const FLUSH_MS = 4;
@@ -88,7 +87,7 @@ export class DnsThread {
         done?.(buffers(m.out), m.more);
       } else if (m.t === 'stats') queryStats.add(m.counts);
       else if (m.t === 'notified') requestPull(m.zoneId);
-      else if (m.t === 'journal') journalRecorded(m.zoneId, m.entry);
+      else if (m.t === 'journal') this.cache.journalRecorded(m.zoneId, m.entry);
       else {
         const i = this.waiting.findIndex((w) => w(m));
         if (i >= 0) this.waiting.splice(i, 1);

@@ -2,25 +2,13 @@
  * The IXFR journal kept in the database (`zone_journal`, migration 0015), so that an IXFR after a restart is still
  * answered with the condensed differences (dns/zone-journal.ts). Every entry a zone tree records is written here
  * (from the DNS thread through a report, or from this thread), at most `versions` per zone kept; a zone loaded
- * whole is seeded with the chain of kept entries that ends at its serial. Nodes sharing a database write the same
+ * whole is seeded with the chain of kept entries that ends at its serial (zone-cache.ts). Nodes sharing a database write the same
  * entries: the second write of an entry is ignored.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../shared/logger.js';
 import { decodeJournalEntry, encodeJournalEntry, type JournalEntry } from '../dns/zone-journal.js';
-
-let recorder: ((zoneId: string, entry: JournalEntry) => void) | undefined;
-
-/** Sets where recorded entries go (the server's store); undefined: nowhere. */
-export function setJournalRecorder(fn: ((zoneId: string, entry: JournalEntry) => void) | undefined): void {
-  recorder = fn;
-}
-
-/** Hands a recorded entry to the store (called by trees of this thread, and for the DNS thread's reports). */
-export function journalRecorded(zoneId: string, entry: JournalEntry): void {
-  recorder?.(zoneId, entry);
-}
 
 /** The journal entries of zones in the database. */
 export class JournalStore {

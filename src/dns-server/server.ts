@@ -25,7 +25,7 @@ import { SecretBox } from '../shared/secret-box.js';
 import { TransferPolicyStore } from '../secondary-dns/transfer-policy-store.js';
 import { findKey, type TransferPolicies } from '../secondary-dns/transfer-policy.js';
 import { onNotifyRequest, requestPull } from '../secondary-dns/change-signal.js';
-import { JournalStore, journalRecorded, setJournalRecorder } from './journal-store.js';
+import { JournalStore } from './journal-store.js';
 
 /** What the DNS server needs. */
 export interface DnsServerOptions {
@@ -82,10 +82,8 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   });
   let started = false;
   ZoneTree.setJournalVersions(opts.ixfrHistory ?? 100);
-  // IXFR history kept in the database across restarts (journal-store.ts): trees of this thread and the DNS thread's report their entries.
+  // IXFR history kept in the database across restarts (journal-store.ts): the cache's trees and the DNS thread's report their entries.
   const journals = new JournalStore(opts.db, opts.ixfrHistory ?? 100, logger);
-  setJournalRecorder((zoneId, entry) => journals.save(zoneId, entry));
-  ZoneTree.journalSink = journalRecorded;
   const stopping = new AbortController();
   // Zones with outgoing settings (secondary-dns/) NOTIFY their peers (signed with the peer's key), or nobody
   // while disabled; the others the instance's --notify targets.
@@ -160,7 +158,6 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
         await workers?.close();
         await cache.close();
         await journals.flush();
-        setJournalRecorder(undefined);
       },
     };
   } catch (err) {

@@ -53,8 +53,8 @@ export interface ZoneCacheOptions {
    * this cache's updates, and this cache answers no query itself.
    */
   mirror?: boolean;
-  /** The IXFR journal kept in the database: a zone loaded whole is seeded from it (journal-store.ts). */
-  journal?: { load(zoneId: string, serial: number): Promise<JournalEntry[]> };
+  /** The IXFR journal kept in the database: trees' entries saved, a zone loaded whole seeded (journal-store.ts). */
+  journal?: { load(zoneId: string, serial: number): Promise<JournalEntry[]>; save(zoneId: string, entry: JournalEntry): void };
 }
 
 interface ZoneQueue {
@@ -107,7 +107,7 @@ export class ZoneCache {
     this.syncLimit = opts.syncLimit ?? 256;
     this.retentionMs = opts.logRetentionMs ?? 10 * 60_000;
     this.journal = opts.journal;
-    this.image = opts.mirror ? mirrorFactory((u) => this.emit(u)) : (zone, edge) => new ZoneTree(zone, edge);
+    this.image = opts.mirror ? mirrorFactory((u) => this.emit(u)) : (zone, edge) => Object.assign(new ZoneTree(zone, edge), { onJournal: this.journalRecorded });
   }
 
   /** Registers a listener of every update of the served image (in order). */
@@ -276,6 +276,9 @@ export class ZoneCache {
     await this.seedJournal(tree);
     this.onNewSerial(tree);
   }
+
+  /** Keeps an IXFR journal entry a tree recorded (this thread's trees, and the DNS thread's reports). */
+  readonly journalRecorded = (zoneId: string, entry: JournalEntry): void => this.journal?.save(zoneId, entry);
 
   /** Gives a loaded zone its kept IXFR history (the DNS thread's tree gets it through a `journal` update). */
   private async seedJournal(tree: ZoneImage): Promise<void> {

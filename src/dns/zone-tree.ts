@@ -68,10 +68,10 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   readonly zoneId: string;
   readonly origin: string;
   /** The recent versions as served differences, for IXFR. */
-  readonly journal = new ZoneJournal(ZoneTree.journalVersions, (entry) => ZoneTree.journalSink?.(this.zoneId, entry));
+  readonly journal = new ZoneJournal(ZoneTree.journalVersions, (entry) => this.onJournal?.(this.zoneId, entry));
 
-  /** Told of every journal entry any tree records (the DNS server keeps them, dns-server/journal-store.ts). */
-  static journalSink: ((zoneId: string, entry: JournalEntry) => void) | undefined;
+  /** Told of every journal entry this tree records (the DNS server keeps them, dns-server/journal-store.ts). */
+  onJournal: ((zoneId: string, entry: JournalEntry) => void) | undefined;
   serial: number;
   /** Every existing name: its packed records when plain, else its node. */
   private readonly slots = new Map<string, Slot>();

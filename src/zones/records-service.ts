@@ -54,6 +54,8 @@ export class RecordsService {
       const bumped = await bumpSerial(trx, zone.id, 0);
       // A secondary zone's records are its primary's copy: only the transfer client writes them.
       if (bumped.type === 'secondary' && opts.secondaryCopy !== true) throw secondaryReadOnly();
+      // The copy of a zone deleted (or no longer found) meanwhile is dropped.
+      if (opts.secondaryCopy === true && bumped.type !== 'secondary') throw new Error('the zone is gone: its copy is not written');
       serial = bumped.serial;
       tx = new RecordsTransaction(trx, zone, { clock: this.clock, plan: this.plan, serviceRanges: this.serviceRanges }, bumped.recordCount);
       const out = await fn(tx);
