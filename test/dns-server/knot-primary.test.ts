@@ -191,6 +191,8 @@ describe('Stratus as a secondary of Knot', () => {
     expect((await dig(server.dnsPort!, `mail.${ZONE}`, 'A')).answer).toEqual([]);
     expect(knotLog).toMatch(/IXFR, outgoing/);
     expect((await sdk.dns.zoneTransfers.incoming.get({ zone_id: zoneId })).soa_serial).toBe(serial);
+    // Knot logs a NOTIFY answered NOERROR (a refused one is a warning with the rcode).
+    await until('the NOTIFY acknowledged', async () => (new RegExp(`notify, outgoing, remote [^,]+, serial ${serial}`).test(knotLog) ? true : undefined));
   });
 
   it('serves a zone signed by Knot with its signatures, unchanged', async () => {
