@@ -18,5 +18,8 @@ export function secondaryDnssecRefused(): AppError {
   return new AppError(SECONDARY_READ_ONLY, 'This zone is a secondary zone: its DNSSEC is its primary\'s (signed records are served as transferred); Stratus does not sign it', 400);
 }
 
-/** The stored DNSSEC state a secondary zone starts with: the pre-signed path (stored SOA, NS and signatures served). */
-export const SECONDARY_DNSSEC = JSON.stringify({ status: 'disabled', useNsec3: false, multiSigner: false, presigned: true, modifiedOn: null, key: null });
+/**
+ * The stored DNSSEC state a secondary zone starts with: the pre-signed path (stored SOA, NS and signatures served),
+ * NSEC3 allowed (a primary signed with NSEC3 brings its NSEC3 and NSEC3PARAM records).
+ */
+export const SECONDARY_DNSSEC = JSON.stringify({ status: 'disabled', useNsec3: true, multiSigner: false, presigned: true, modifiedOn: null, key: null });

@@ -26,6 +26,7 @@ import { OPCODE, TYPE } from '../../src/dns/wire/constants.js';
 const run = promisify(execFile);
 const ZONE = 'knot-primary.example';
 const SIGNED = 'signed-primary.example';
+const NSEC3 = 'nsec3-primary.example';
 const SECRET = Buffer.from('knot-primary-secret-0123456789abcdef').toString('base64');
 const DNS_WRITE = '4755a26eedb94da69e1066d98aa820be';
 let server: TestServer;
@@ -37,6 +38,7 @@ let knotPort: number;
 let knotLog = '';
 let zoneId: string;
 let signedId: string;
+let nsec3Id: string;
 let tsigId: string;
 let peerId: string;
 
@@ -98,6 +100,13 @@ $TTL 300
 ns1 A 192.0.2.53
 www A 192.0.2.77
 `);
+  fs.writeFileSync(path.join(dir, 'zones', `${NSEC3}.zone`), `$ORIGIN ${NSEC3}.
+$TTL 300
+@ SOA ns1 hostmaster 1 3600 600 86400 300
+@ NS ns1
+ns1 A 192.0.2.53
+www A 192.0.2.78
+`);
   fs.writeFileSync(path.join(dir, 'knot.conf'), `
 server:
     rundir: "${dir}"
@@ -129,10 +138,17 @@ template:
     zonefile-sync: -1
     notify: stratus
     acl: to_stratus
+policy:
+  - id: nsec3
+    nsec3: on
+    nsec3-iterations: 0
 zone:
   - domain: ${ZONE}
   - domain: ${SIGNED}
     dnssec-signing: on
+  - domain: ${NSEC3}
+    dnssec-signing: on
+    dnssec-policy: nsec3
 `);
   startKnot();
   await until('Knot serving', async () => (serialOf(await dig(knotPort, ZONE, 'SOA')) === 2026010101 ? true : undefined));
@@ -143,6 +159,7 @@ zone:
   await zt.peers.update(peerId, { account_id: account, name: 'knot', ip: '127.0.0.1', port: knotPort, ixfr_enable: true, tsig_id: tsigId });
   zoneId = (await sdk.zones.create({ account: { id: account }, name: ZONE, type: 'secondary' })).id;
   signedId = (await sdk.zones.create({ account: { id: account }, name: SIGNED, type: 'secondary' })).id;
+  nsec3Id = (await sdk.zones.create({ account: { id: account }, name: NSEC3, type: 'secondary' })).id;
 }, 60_000);
 
 afterAll(async () => {
@@ -208,6 +225,18 @@ describe('Stratus as a secondary of Knot', () => {
     expect([...keys.answer].sort()).toEqual([...(await dig(knotPort, SIGNED, 'DNSKEY', { extra: ['+dnssec'] })).answer].sort());
     // CDS and CDNSKEY (and their signatures) are no types Stratus stores: named as not served.
     expect((await sdk.dns.zoneTransfers.incoming.get({ zone_id: signedId }) as { error?: string }).error).toMatch(/CDNSKEY/);
+  });
+
+  it('serves a zone Knot signed with NSEC3: the same denial proofs', async () => {
+    await sdk.dns.zoneTransfers.incoming.create({ zone_id: nsec3Id, name: NSEC3, peers: [peerId], auto_refresh_seconds: 3600 });
+    await until('Knot signing with NSEC3', async () => ((await dig(knotPort, NSEC3, 'NSEC3PARAM')).answer.length ? true : undefined));
+    await until('the NSEC3 copy', async () => ((await dig(server.dnsPort!, NSEC3, 'NSEC3PARAM')).answer.length ? true : undefined));
+    for (const [name, type] of [[`nope.${NSEC3}`, 'A'], [`www.${NSEC3}`, 'TXT'], [`www.${NSEC3}`, 'A']] as const) {
+      const a = await dig(knotPort, name, type, { extra: ['+dnssec'] });
+      const b = await dig(server.dnsPort!, name, type, { extra: ['+dnssec'] });
+      expect({ q: `${name} ${type}`, status: b.status, answer: [...b.answer].sort(), authority: [...b.authority].sort() })
+        .toEqual({ q: `${name} ${type}`, status: a.status, answer: [...a.answer].sort(), authority: [...a.authority].sort() });
+    }
   });
 
   it('refuses record writes and DNSSEC changes of a secondary zone in the v4 envelope', async () => {
