@@ -32,5 +32,10 @@ export const secondaryIncomingMigration: Migration = {
       .addColumn('body', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('zone_journal_pk', ['zone_id', 'to_serial'])
       .execute();
+    // Zones created with type "secondary" before (the type was only stored) take the state new ones start with
+    // (zones/secondary-zone.ts): the pre-signed path, so that a copy brings its SOA, apex NS and signatures.
+    await db.updateTable('zones')
+      .set({ dnssec: JSON.stringify({ status: 'disabled', useNsec3: true, multiSigner: false, presigned: true, modifiedOn: null, key: null }) })
+      .where('type', '=', 'secondary').where('dnssec', 'is', null).execute();
   },
 };
