@@ -282,15 +282,13 @@ export class ZoneCache {
 
   /** Gives a loaded zone its kept IXFR history (the DNS thread's tree gets it through a `journal` update). */
   private async seedJournal(tree: ZoneImage): Promise<void> {
-    if (!this.journal || this.closed) return;
-    try {
-      const entries = await this.journal.load(tree.zoneId, tree.serial);
-      if (entries.length === 0 || this.closed) return;
-      if (tree instanceof ZoneTree) tree.journal.seed(entries);
-      this.emit({ t: 'journal', zoneId: tree.zoneId, serial: tree.serial, entries });
-    } catch (err) {
+    const entries = this.journal && !this.closed ? await this.journal.load(tree.zoneId, tree.serial).catch((err: unknown) => {
       this.logger.warn({ err, zoneId: tree.zoneId }, 'reading the kept IXFR journal failed; IXFR starts from now');
-    }
+      return [];
+    }) : [];
+    if (entries.length === 0 || this.closed) return;
+    if (tree instanceof ZoneTree) tree.journal.seed(entries);
+    this.emit({ t: 'journal', zoneId: tree.zoneId, serial: tree.serial, entries });
   }
 
   private removeZone(zoneId: string): void {
