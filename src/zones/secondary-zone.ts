@@ -18,6 +18,14 @@ export function secondaryDnssecRefused(): AppError {
   return new AppError(SECONDARY_READ_ONLY, 'This zone is a secondary zone: its DNSSEC is its primary\'s (signed records are served as transferred); Stratus does not sign it', 400);
 }
 
+/** DNS settings a secondary zone serves from its primary's copy instead (its SOA and apex NS). */
+export const SECONDARY_FIXED_DNS_SETTINGS: readonly string[] = ['soa', 'ns_ttl', 'nameservers', 'multi_provider'];
+
+/** The error of a DNS settings change that a secondary zone's copy makes meaningless. */
+export function secondarySettingsRefused(fields: readonly string[]): AppError {
+  return new AppError(SECONDARY_READ_ONLY, `This zone is a secondary zone: its SOA and name servers are its primary's; ${fields.join(', ')} cannot be changed`, 400);
+}
+
 /**
  * The stored DNSSEC state a secondary zone starts with: the pre-signed path (stored SOA, NS and signatures served),
  * NSEC3 allowed (a primary signed with NSEC3 brings its NSEC3 and NSEC3PARAM records).

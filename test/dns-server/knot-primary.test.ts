@@ -250,6 +250,7 @@ describe('Stratus as a secondary of Knot', () => {
       ['DELETE', `/zones/${zoneId}/dns_records/${www.id}`, undefined],
       ['POST', `/zones/${zoneId}/dns_records/batch`, { posts: [{ type: 'A', name: 'y', content: '192.0.2.2' }] }],
       ['PATCH', `/zones/${zoneId}/dnssec`, { status: 'active' }],
+      ['PATCH', `/zones/${zoneId}/dns_settings`, { soa: { expire: 604800, min_ttl: 1800, mname: null, refresh: 10000, retry: 2400, rname: 'admin.example.com', ttl: 3600 } }],
       ['PATCH', `/zones/${zoneId}`, { type: 'full' }],
     ] as const) {
       const res = await api(server, method, p, body);
