@@ -40,6 +40,8 @@ import { ZonePolicies } from './edge/zone-policy.js';
 import { PolicyCatalog, type EdgePorts } from './edge/policy-catalog.js';
 import { openLimits } from './limits/limits.js';
 import { startCertificates, type Certificates } from './certs/certificate-service.js';
+import { RefreshLoop } from './secondary-dns/refresh-loop.js';
+import { RecordsService } from './zones/records-service.js';
 
 /** A running Stratus instance. */
 export interface RunningStratus {
@@ -211,12 +213,17 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     control.close(); await dns.close(); await store.close(); await database.close();
     throw err;
   }
+  // Secondary zones: this node's share of the pulls from their primaries (secondary-dns/refresh-loop.ts).
+  const ownership = new ZoneOwnership(database.db, clock, changeFeed);
+  const refresh = new RefreshLoop(database.db, new RecordsService(database.db, clock, changeFeed, config.plan, config.serviceRanges, (zone) => ownership.reconsiderBelow(zone.name, true)), control.apiDeps.box, logger);
+  refresh.start();
   const limits = openLimits({ config: config.limits, db: database.db, dialect: database.dialect, clock, logger });
   let s3: RunningS3 | undefined;
   const s3Listener = () => (s3 ? { port: s3.port, tls: tls !== undefined } : undefined);
   const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps, limits, nameServers, s3Listener, certificates });
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
+    await refresh.close();
     await certificates.close();
     await limits.close();
     blobProbe.close();

@@ -72,7 +72,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'edge-ipv6', value: 'IP,…', default: '2001:db8::10,2001:db8::11', help: 'IPv6 addresses proxied records answer with over DNS', commands: S },
   { name: 'transfer-allow', value: 'IP,…', default: '127.0.0.1,::1', help: 'hosts allowed to transfer zones (AXFR, IXFR) that have no outgoing settings (/zones/:id/secondary_dns/outgoing)', commands: S },
   { name: 'notify', value: 'HOST:PORT,…', default: 'none', help: 'secondaries sent NOTIFY on every change of zones that have no outgoing settings', commands: S },
-  { name: 'ixfr-history', value: 'N', default: '100', help: 'versions of each zone kept in memory for IXFR; older serials get a full transfer (0: IXFR always answered with the whole zone)', commands: S },
+  { name: 'ixfr-history', value: 'N', default: '100', help: 'versions of each zone kept for IXFR (in memory, and in the database across restarts); older serials get a full transfer (0: IXFR always answered with the whole zone)', commands: S },
   // Plan limits.
   { name: 'comment-max-length', value: 'N', default: '500', help: 'longest record comment (plan limit)', commands: S },
   { name: 'tags-per-record', value: 'N', default: '20', help: 'most tags on one record (plan limit)', commands: S },

@@ -47,3 +47,30 @@ export interface SecondaryDnsSerialTable {
   id: number;
   serial: number | string | bigint;
 }
+/** A secondary zone's incoming settings and pull state (migration 0015; peers: JSON array of peer ids). */
+export interface SecondaryDnsIncomingTable {
+  zone_id: string;
+  account_id: string;
+  name: string;
+  peers: string;
+  auto_refresh_seconds: number;
+  created_time: string;
+  modified_time: string;
+  checked_time: string | null;
+  soa_serial: number | string | bigint | null;
+  /** The last pull's error (null after a good one). */
+  error: string | null;
+  /** 1: the next pull is a full AXFR (force_axfr). */
+  force_axfr: number;
+  next_refresh_ms: number | string | bigint;
+  lease_holder: string | null;
+  lease_expires_ms: number | string | bigint;
+}
+/** One served version step of a zone, for IXFR after a restart (dns/zone-journal.ts; body: JSON). */
+export interface ZoneJournalTable {
+  zone_id: string;
+  to_serial: number | string | bigint;
+  from_serial: number | string | bigint;
+  created_ms: number | string | bigint;
+  body: string;
+}

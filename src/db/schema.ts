@@ -3,7 +3,7 @@
  * as text and booleans as 0/1 integers so that one query layer serves both.
  */
 import type { Generated } from 'kysely';
-import type { SecondaryDnsAclsTable, SecondaryDnsOutgoingTable, SecondaryDnsPeersTable, SecondaryDnsSerialTable, SecondaryDnsTsigsTable } from './schema-secondary-dns.js';
+import type { SecondaryDnsAclsTable, SecondaryDnsIncomingTable, ZoneJournalTable, SecondaryDnsOutgoingTable, SecondaryDnsPeersTable, SecondaryDnsSerialTable, SecondaryDnsTsigsTable } from './schema-secondary-dns.js';
 import type { AcmeChallengesTable, CertificateAuthoritiesTable, CertificatePacksTable, CertificatesTable, CertificateSerialTable, SslSettingsTable } from './schema-certificates.js';
 
 /** An API user (the holder of an e-mail address and a global API key). */
@@ -261,6 +261,8 @@ export interface Database {
   secondary_dns_peers: SecondaryDnsPeersTable;
   secondary_dns_acls: SecondaryDnsAclsTable;
   secondary_dns_outgoing: SecondaryDnsOutgoingTable;
+  secondary_dns_incoming: SecondaryDnsIncomingTable;
+  zone_journal: ZoneJournalTable;
   secondary_dns_serial: SecondaryDnsSerialTable;
   workers_scripts: WorkersScriptsTable;
   workers_versions: WorkersVersionsTable;

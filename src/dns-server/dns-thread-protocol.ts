@@ -7,6 +7,7 @@ import type { ZoneUpdate } from './zone-update.js';
 import type { QueryCounts } from './query-stats.js';
 import type { LogFormat } from '../shared/log-format.js';
 import type { TransferPolicies } from '../secondary-dns/transfer-policy.js';
+import type { JournalEntry } from '../dns/zone-journal.js';
 
 /** What the DNS thread is started with. */
 export interface ThreadInit {
@@ -60,4 +61,8 @@ export type ThreadReport =
   | { t: 'part'; id: number; out: Uint8Array[]; more: boolean }
   /** `names`: the names of every zone the thread holds. */
   | { t: 'synced'; names: number }
-  | { t: 'stats'; counts: QueryCounts };
+  | { t: 'stats'; counts: QueryCounts }
+  /** A NOTIFY taken from a secondary zone's primary (the main thread's refresh loop pulls the zone). */
+  | { t: 'notified'; zoneId: string }
+  /** An IXFR journal entry a tree of the thread recorded (the main thread keeps it, journal-store.ts). */
+  | { t: 'journal'; zoneId: string; entry: JournalEntry };

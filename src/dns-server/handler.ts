@@ -20,7 +20,7 @@ import type { ZoneSigning } from './signing.js';
 import { signedTransferBatches } from './signing-transfer.js';
 import { DNSSEC_TYPE } from '../dns/dnssec/denial.js';
 import { TYPE_TSIG, tsigErrorResponse, verifyRequest, type ResponseSigner } from '../dns/tsig.js';
-import { findKey, transferAllowed, type TransferPolicies } from '../secondary-dns/transfer-policy.js';
+import { findKey, notifyAccepted, transferAllowed, type TransferPolicies } from '../secondary-dns/transfer-policy.js';
 
 /** Where the handler finds zones (the zone cache on the main thread with `--dns-workers 0`, the DNS thread's trees otherwise). */
 export interface SnapshotSource {
@@ -95,6 +95,8 @@ export class DnsHandler {
   onCachedAnswer: CachedAnswerListener | undefined;
   /** Outgoing transfer settings of zones that have them (secondary-dns/transfer-policy.ts). */
   private policies: TransferPolicies = {};
+  /** Told of a NOTIFY accepted from a secondary zone's primary (the refresh loop pulls the zone). */
+  onNotify: ((zoneId: string) => void) | undefined;
   /** Set while answering a TSIG-signed query: its answer is signed, never cached. */
   private signed = false;
   /** Bytes kept free in a UDP answer for its TSIG record. */
@@ -186,6 +188,7 @@ export class DnsHandler {
       return this.bare(buf, RCODE.FORMERR);
     }
     const q = msg.questions[0];
+    if (msg.opcode === OPCODE.NOTIFY) return this.notify(msg, from, buf);
     if (msg.opcode !== OPCODE.QUERY) return this.reply(msg, from, msg.questions.length === 1 ? RCODE.NOTIMP : RCODE.NOTIMP, q);
     if (msg.questions.length !== 1 || !q) return this.reply(msg, from, RCODE.FORMERR, undefined);
     if (msg.edns && msg.edns.version > 0) return this.reply(msg, from, RCODE.BADVERS, q);
@@ -279,6 +282,37 @@ export class DnsHandler {
     return this.reply(msg, from, result.rcode, q, {
       aa: result.aa, answers: result.answer, authorities: result.authority, additionals: result.additional,
     });
+  }
+
+  /**
+   * A NOTIFY (RFC 1996): taken (NOERROR, AA) for a secondary zone from one of its primaries' addresses, checked
+   * against the account's TSIG keys when signed (and the answer signed); REFUSED from anywhere else.
+   */
+  private notify(msg: DecodedMessage, from: QueryOrigin, buf: Uint8Array): Responses {
+    const q = msg.questions[0];
+    if (msg.questions.length !== 1 || !q) return this.reply(msg, from, RCODE.FORMERR, q);
+    const qname = q.name.toLowerCase();
+    const zone = this.cache.find(qname);
+    const policy = zone && zone.origin === qname ? this.policies[zone.zoneId] : undefined;
+    if (!zone || !notifyAccepted(policy, from.address)) {
+      this.logger.info({ zone: qname, from: from.address }, 'NOTIFY refused: not from a primary of a secondary zone');
+      return this.reply(msg, from, RCODE.REFUSED, q);
+    }
+    let signer: ResponseSigner | undefined;
+    if (msg.additionals.some((r) => r.type === TYPE_TSIG)) {
+      this.signed = true;
+      let check: ReturnType<typeof verifyRequest>;
+      try {
+        check = verifyRequest(buf, (name) => findKey(policy, name));
+      } catch {
+        return this.reply(msg, from, RCODE.FORMERR, q);
+      }
+      if (check.status === 'error') return [tsigErrorResponse(this.reply(msg, from, RCODE.NOTAUTH, q)[0]!, check)];
+      if (check.status === 'ok') signer = check.signer;
+    }
+    this.onNotify?.(zone.zoneId);
+    const out = this.reply(msg, from, RCODE.NOERROR, q, { aa: true });
+    return signer ? out.map((m) => signer.sign(m)) : out;
   }
 
   private reply(

@@ -24,7 +24,8 @@ import type { NotifyTarget } from './notify.js';
 import { SecretBox } from '../shared/secret-box.js';
 import { TransferPolicyStore } from '../secondary-dns/transfer-policy-store.js';
 import { findKey, type TransferPolicies } from '../secondary-dns/transfer-policy.js';
-import { onNotifyRequest } from '../secondary-dns/change-signal.js';
+import { onNotifyRequest, requestPull } from '../secondary-dns/change-signal.js';
+import { JournalStore } from './journal-store.js';
 
 /** What the DNS server needs. */
 export interface DnsServerOptions {
@@ -81,13 +82,15 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   });
   let started = false;
   ZoneTree.setJournalVersions(opts.ixfrHistory ?? 100);
+  // IXFR history kept in the database across restarts (journal-store.ts): the cache's trees and the DNS thread's report their entries.
+  const journals = new JournalStore(opts.db, opts.ixfrHistory ?? 100, logger);
   const stopping = new AbortController();
   // Zones with outgoing settings (secondary-dns/) NOTIFY their peers (signed with the peer's key), or nobody
   // while disabled; the others the instance's --notify targets.
   let policies: TransferPolicies = {};
   const targetsFor = (zone: ZoneSnapshot): NotifyTarget[] => {
     const p = policies[zone.zoneId];
-    if (!p) return targets;
+    if (!p || p.defaults === true) return targets;
     if (!p.enabled) return [];
     return p.peers.filter((peer) => peer.ip !== undefined).map((peer) => {
       const key = peer.keyName ? findKey(p, peer.keyName) : undefined;
@@ -99,7 +102,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   const threaded = dnsThreadAvailable(opts.udpWorkers ?? 1);
   const cache = new ZoneCache(opts.db, { ipv4: opts.edgeIpv4, ipv6: opts.edgeIpv6 }, logger, (zone) => {
     if (started && targetsFor(zone).length) notify.changed(zone);
-  }, { mirror: threaded });
+  }, { mirror: threaded, journal: journals });
   let workers: UdpWorkers | undefined;
   let policyStore: TransferPolicyStore | undefined;
   let stopNotifyRequests: (() => void) | undefined;
@@ -116,7 +119,9 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
     await cache.loadAll();
     let handler: DnsHandler | UdpWorkers | undefined = workers;
     if (!handler) {
-      handler = new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate), signingWith(opts.secretsKey, logger));
+      const own = new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate), signingWith(opts.secretsKey, logger));
+      own.onNotify = requestPull;
+      handler = own;
     }
     const answering = handler;
     policyStore = new TransferPolicyStore(opts.db, opts.secretsKey ? new SecretBox(opts.secretsKey) : undefined, logger, (p) => {
@@ -152,6 +157,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
         await listeners.close();
         await workers?.close();
         await cache.close();
+        await journals.flush();
       },
     };
   } catch (err) {

@@ -23,6 +23,8 @@ import { DnsHandler, type Responses, type SnapshotSource } from './handler.js';
 import { literalLookup } from './listeners.js';
 import { createLogger } from '../shared/logger.js';
 import { ZoneTree } from '../dns/zone-tree.js';
+import type { EdgeAddresses, SnapshotZone } from '../dns/snapshot-types.js';
+import type { JournalEntry } from '../dns/zone-journal.js';
 import { ZoneSet, type Invalidation } from './zone-set.js';
 import type { ZoneUpdate } from './zone-update.js';
 import type { ThreadCommand, ThreadInit, UpdateBatch } from './udp-workers.js';
@@ -30,6 +32,11 @@ import { QueryLog } from './query-log.js';
 import { queryStats } from './query-stats.js';
 import { signingWith } from './signing.js';
 import { loadNativeUdp, NativeUdp, type NativeMiss } from './native-udp.js';
+
+/** A zone tree of this thread; its IXFR journal entries go to the main thread, which keeps them (journal-store.ts). */
+function newTree(zone: SnapshotZone, edge: EdgeAddresses): ZoneTree {
+  return Object.assign(new ZoneTree(zone, edge), { onJournal: (zoneId: string, entry: JournalEntry) => parentPort!.postMessage({ t: 'journal', zoneId, entry }) });
+}
 
 /** The thread's copy of the zones, and the trees of zones being loaded (staged until their `reset`). */
 class WorkerZones implements SnapshotSource {
@@ -55,15 +62,20 @@ class WorkerZones implements SnapshotSource {
 
   /** Replays one update of the main thread's zone cache. */
   apply(u: ZoneUpdate): void {
-    if (u.t === 'stage') { this.staged.set(u.zone.id, new ZoneTree(u.zone, u.edge)); return; }
+    if (u.t === 'stage') { this.staged.set(u.zone.id, newTree(u.zone, u.edge)); return; }
     if (u.t === 'reset') {
       const staged = this.staged.get(u.zone.id);
       this.staged.delete(u.zone.id);
       if (staged) for (const s of staged.skipped) logger.warn({ zoneId: u.zone.id, recordId: s.id, reason: s.reason }, 'record not served');
-      this.zones.put(staged ?? new ZoneTree(u.zone, u.edge));
+      this.zones.put(staged ?? newTree(u.zone, u.edge));
       return;
     }
     if (u.t === 'remove') { this.staged.delete(u.zoneId); this.zones.remove(u.zoneId); return; }
+    if (u.t === 'journal') {
+      const t = this.zones.get(u.zoneId);
+      if (t && t.serial === u.serial) t.journal.seed(u.entries);
+      return;
+    }
     const id = u.t === 'zone' ? u.zone.id : u.zoneId;
     if (u.staged) {
       const tree = this.staged.get(id);
@@ -89,6 +101,7 @@ ZoneTree.setJournalVersions(init.ixfrHistory);
 const zones = new WorkerZones();
 const queryLog = new QueryLog(rootLogger.child({ thread: 'dns' }), init.logRate);
 const handler = new DnsHandler(zones, init.transferAllow, logger, queryLog, signingWith(init.secretsKey, logger));
+handler.onNotify = (zoneId) => parent.postMessage({ t: 'notified', zoneId });
 /** Counts of the queries answered here go to the main thread, which exposes them (query-stats.ts). */
 const STATS_EVERY_MS = 1000;
 setInterval(() => {

@@ -38,6 +38,7 @@ import { faultOf } from '../shared/faults.js';
 import { IncidentLog } from '../shared/incident-log.js';
 import { recordZoneBuild } from '../shared/probes.js';
 import type { ZoneUpdate } from './zone-update.js';
+import type { JournalEntry } from '../dns/zone-journal.js';
 
 export type { ZoneUpdate } from './zone-update.js';
 
@@ -52,6 +53,8 @@ export interface ZoneCacheOptions {
    * this cache's updates, and this cache answers no query itself.
    */
   mirror?: boolean;
+  /** The IXFR journal kept in the database: trees' entries saved, a zone loaded whole seeded (journal-store.ts). */
+  journal?: { load(zoneId: string, serial: number): Promise<JournalEntry[]>; save(zoneId: string, entry: JournalEntry): void };
 }
 
 interface ZoneQueue {
@@ -70,6 +73,7 @@ const PRUNE_EVERY_MS = 60_000;
 export class ZoneCache {
   private readonly zones = new ZoneSet<ZoneImage>();
   private readonly image: ImageFactory;
+  private readonly journal: ZoneCacheOptions['journal'];
   private readonly queues = new Map<string, ZoneQueue>();
   /** Zones queued with no tree yet (being created): every query for a name in no zone waits for them. */
   private readonly unborn = new Set<string>();
@@ -102,7 +106,8 @@ export class ZoneCache {
     this.failures = new IncidentLog(logger);
     this.syncLimit = opts.syncLimit ?? 256;
     this.retentionMs = opts.logRetentionMs ?? 10 * 60_000;
-    this.image = opts.mirror ? mirrorFactory((u) => this.emit(u)) : (zone, edge) => new ZoneTree(zone, edge);
+    this.journal = opts.journal;
+    this.image = opts.mirror ? mirrorFactory((u) => this.emit(u)) : (zone, edge) => Object.assign(new ZoneTree(zone, edge), { onJournal: this.journalRecorded });
   }
 
   /** Registers a listener of every update of the served image (in order). */
@@ -257,7 +262,7 @@ export class ZoneCache {
     this.zones.put(tree);
     tree.live?.();
     this.emit({ t: 'reset', zone: tree.zoneFields, edge: this.edge });
-    if (tree.streamed) { this.onNewSerial(tree); return; }
+    if (tree.streamed) { await this.seedJournal(tree); this.onNewSerial(tree); return; }
     let slice: RecordChange[] = [];
     for (const r of tree.records()) {
       slice.push({ id: r.id, before: null, after: r });
@@ -268,7 +273,22 @@ export class ZoneCache {
       }
     }
     if (slice.length) this.emit({ t: 'changes', zoneId, serial: tree.serial, records: slice });
+    await this.seedJournal(tree);
     this.onNewSerial(tree);
+  }
+
+  /** Keeps an IXFR journal entry a tree recorded (this thread's trees, and the DNS thread's reports). */
+  readonly journalRecorded = (zoneId: string, entry: JournalEntry): void => this.journal?.save(zoneId, entry);
+
+  /** Gives a loaded zone its kept IXFR history (the DNS thread's tree gets it through a `journal` update). */
+  private async seedJournal(tree: ZoneImage): Promise<void> {
+    const entries = this.journal && !this.closed ? await this.journal.load(tree.zoneId, tree.serial).catch((err: unknown) => {
+      this.logger.warn({ err, zoneId: tree.zoneId }, 'reading the kept IXFR journal failed; IXFR starts from now');
+      return [];
+    }) : [];
+    if (entries.length === 0 || this.closed) return;
+    if (tree instanceof ZoneTree) tree.journal.seed(entries);
+    this.emit({ t: 'journal', zoneId: tree.zoneId, serial: tree.serial, entries });
   }
 
   private removeZone(zoneId: string): void {

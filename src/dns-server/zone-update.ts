@@ -1,6 +1,7 @@
 /** The changes of the served zones the zone cache emits and the DNS thread replays. Types only. */
 import type { EdgeAddresses, SnapshotZone } from '../dns/snapshot-types.js';
 import type { RecordChange } from '../dns/zone-tree.js';
+import type { JournalEntry } from '../dns/zone-journal.js';
 
 /**
  * A change of the served image, as the DNS thread replays it. `stage` and the `staged` changes build a zone's
@@ -12,4 +13,6 @@ export type ZoneUpdate =
   | { t: 'stage'; zone: SnapshotZone; edge: EdgeAddresses }
   | { t: 'changes'; zoneId: string; serial: number; records: RecordChange[]; staged?: true }
   | { t: 'zone'; zone: SnapshotZone; staged?: true }
+  /** The kept IXFR history of a zone just loaded, ending at `serial` (journal-store.ts). */
+  | { t: 'journal'; zoneId: string; serial: number; entries: JournalEntry[] }
   | { t: 'remove'; zoneId: string };

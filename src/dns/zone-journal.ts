@@ -5,7 +5,9 @@
  * captured before it runs (its records' names, the flattened CNAMEs, the apex); a change that reaches further
  * (settings, delegations), or is bigger than {@link MAX_JOURNAL_RECORDS}, empties the journal, and the next
  * IXFR answers with the whole zone (RFC 1995 §4 allows it). At most `versions` changesets are kept per zone
- * (`--ixfr-history`); older serials get the whole zone too. History starts when the zone is loaded.
+ * (`--ixfr-history`); older serials get the whole zone too. Each new entry is handed to `onRecord` (the DNS server
+ * keeps it in the database, dns-server/journal-store.ts) and a loaded zone is seeded with the kept entries, so the
+ * history survives a restart.
  */
 import type { RRset } from './snapshot.js';
 import type { WireRecord } from './wire/message.js';
@@ -49,7 +51,12 @@ export type BeforeState = Map<string, WireRecord[]>;
 export class ZoneJournal {
   private entries: JournalEntry[] = [];
 
-  constructor(private versions: number) {}
+  constructor(private versions: number, private readonly onRecord?: (entry: JournalEntry) => void) {}
+
+  /** Takes versions kept elsewhere (persisted before a restart); they must end at the tree's serial. */
+  seed(entries: readonly JournalEntry[]): void {
+    this.entries = entries.slice(Math.max(0, entries.length - this.versions));
+  }
 
   /** Keeps at most this many versions (0: none). */
   setVersions(versions: number): void {
@@ -100,8 +107,10 @@ export class ZoneJournal {
     }
     const last = this.entries[this.entries.length - 1];
     if (last && last.to !== from.serial) this.entries = [];
-    this.entries.push({ from: from.serial, to: to.serial, fromSoa: from.soa, toSoa: to.soa, deleted, added });
+    const entry = { from: from.serial, to: to.serial, fromSoa: from.soa, toSoa: to.soa, deleted, added };
+    this.entries.push(entry);
     if (this.entries.length > this.versions) this.entries.splice(0, this.entries.length - this.versions);
+    this.onRecord?.(entry);
   }
 
   /**
@@ -135,4 +144,26 @@ export class ZoneJournal {
   get newest(): number | undefined {
     return this.entries[this.entries.length - 1]?.to;
   }
+}
+
+type StoredRecord = [string, number, number, number, Array<string | { n: string }>];
+
+function storeRecord(r: WireRecord): StoredRecord {
+  return [r.name, r.type, r.klass ?? 1, r.ttl, r.rdata.map((p) => (p instanceof Uint8Array ? Buffer.from(p).toString('base64') : { n: p.name }))];
+}
+
+function loadRecord(s: StoredRecord): WireRecord {
+  const [name, type, klass, ttl, rdata] = s;
+  return { name, type, klass, ttl, rdata: rdata.map((p) => (typeof p === 'string' ? new Uint8Array(Buffer.from(p, 'base64')) : { name: p.n })) };
+}
+
+/** A journal entry as text (kept in the database so that IXFR history survives a restart). */
+export function encodeJournalEntry(e: JournalEntry): string {
+  return JSON.stringify({ from: e.from, to: e.to, fromSoa: storeRecord(e.fromSoa), toSoa: storeRecord(e.toSoa), deleted: e.deleted.map(storeRecord), added: e.added.map(storeRecord) });
+}
+
+/** The entry {@link encodeJournalEntry} wrote. */
+export function decodeJournalEntry(text: string): JournalEntry {
+  const v = JSON.parse(text) as { from: number; to: number; fromSoa: StoredRecord; toSoa: StoredRecord; deleted: StoredRecord[]; added: StoredRecord[] };
+  return { from: v.from, to: v.to, fromSoa: loadRecord(v.fromSoa), toSoa: loadRecord(v.toSoa), deleted: v.deleted.map(loadRecord), added: v.added.map(loadRecord) };
 }

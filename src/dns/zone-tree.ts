@@ -23,7 +23,7 @@ import { deriveNode, soaRecord } from './node-rrsets.js';
 import { flattened, type DraftView, type Reads } from './zone-flatten.js';
 import { link, NodesView, TreeNode, unlink, type NodeDeriver, type Slot } from './zone-tree-node.js';
 import { unpackRecords, withoutRecord, withRecord } from './packed-records.js';
-import { ZoneJournal } from './zone-journal.js';
+import { ZoneJournal, type JournalEntry } from './zone-journal.js';
 
 /** One record's change: the record before (null: created) and after (null: deleted). */
 export interface RecordChange {
@@ -68,7 +68,10 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   readonly zoneId: string;
   readonly origin: string;
   /** The recent versions as served differences, for IXFR. */
-  readonly journal = new ZoneJournal(ZoneTree.journalVersions);
+  readonly journal = new ZoneJournal(ZoneTree.journalVersions, (entry) => this.onJournal?.(this.zoneId, entry));
+
+  /** Told of every journal entry this tree records (the DNS server keeps them, dns-server/journal-store.ts). */
+  onJournal: ((zoneId: string, entry: JournalEntry) => void) | undefined;
   serial: number;
   /** Every existing name: its packed records when plain, else its node. */
   private readonly slots = new Map<string, Slot>();

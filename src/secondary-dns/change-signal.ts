@@ -28,3 +28,19 @@ export function onNotifyRequest(listener: (zoneId: string) => void): () => void 
   notifyListeners.add(listener);
   return () => notifyListeners.delete(listener);
 }
+
+const pullListeners = new Set<(zoneId: string) => void>();
+
+/**
+ * Asks this process's refresh loop to check a secondary zone now (settings written, `force_axfr`, or a NOTIFY
+ * from one of its primaries, reported by the DNS server).
+ */
+export function requestPull(zoneId: string): void {
+  for (const l of pullListeners) l(zoneId);
+}
+
+/** Registers the refresh loop; returns its removal. */
+export function onPullRequest(listener: (zoneId: string) => void): () => void {
+  pullListeners.add(listener);
+  return () => pullListeners.delete(listener);
+}

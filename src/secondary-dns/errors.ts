@@ -10,3 +10,6 @@ export const OUTGOING_STATE = 1291;
 export function notFound(path: string): AppError {
   return new AppError(7003, `Could not route to ${path}, perhaps your object identifier is invalid?`, 404);
 }
+
+/** Incoming settings on a zone that is not secondary, created twice, or read, changed or forced before they exist. */
+export const INCOMING_STATE = 1293;

@@ -15,8 +15,9 @@ import { keyLookupName, type PolicyKey, type TransferPolicies } from './transfer
 /** Reads every enforced policy. */
 export async function loadTransferPolicies(db: Kysely<Database>, box: SecretBox | undefined, logger: Logger): Promise<TransferPolicies> {
   const outgoing = await db.selectFrom('secondary_dns_outgoing').selectAll().execute();
-  if (outgoing.length === 0) return {};
-  const accounts = [...new Set(outgoing.map((o) => o.account_id))];
+  const incoming = await db.selectFrom('secondary_dns_incoming').select(['zone_id', 'account_id', 'peers']).execute();
+  if (outgoing.length === 0 && incoming.length === 0) return {};
+  const accounts = [...new Set([...outgoing, ...incoming].map((o) => o.account_id))];
   const [peers, acls, tsigs] = await Promise.all([
     db.selectFrom('secondary_dns_peers').selectAll().where('account_id', 'in', accounts).execute(),
     db.selectFrom('secondary_dns_acls').selectAll().where('account_id', 'in', accounts).execute(),
@@ -49,6 +50,13 @@ export async function loadTransferPolicies(db: Kysely<Database>, box: SecretBox 
       aclRanges: acls.filter((a) => a.account_id === o.account_id).map((a) => a.ip_range),
       keys: [...keys.values()].filter((k) => k.account === o.account_id).map(({ name, algorithm, secret }) => ({ name, algorithm, secret })),
     };
+  }
+  // A secondary zone takes NOTIFY from its primaries' addresses; without outgoing settings it keeps the defaults.
+  for (const i of incoming) {
+    const ids = new Set(JSON.parse(i.peers) as string[]);
+    const primaries = peers.filter((p) => ids.has(p.id) && p.ip !== null).map((p) => p.ip!);
+    const accountKeys = [...keys.values()].filter((k) => k.account === i.account_id).map(({ name, algorithm, secret }) => ({ name, algorithm, secret }));
+    out[i.zone_id] = out[i.zone_id] ? { ...out[i.zone_id]!, primaries } : { defaults: true, primaries, enabled: true, peers: [], aclRanges: [], keys: accountKeys };
   }
   return out;
 }

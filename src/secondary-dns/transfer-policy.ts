@@ -31,6 +31,10 @@ export interface PolicyKey {
 
 /** The enforced outgoing settings of one zone. */
 export interface ZoneTransferPolicy {
+  /** True for a secondary zone without outgoing settings: transfers follow the instance's defaults. */
+  defaults?: boolean;
+  /** A secondary zone's primaries: the addresses whose NOTIFY is taken (RFC 1996 §3.10). */
+  primaries?: string[];
   enabled: boolean;
   peers: PolicyPeer[];
   aclRanges: string[];
@@ -68,12 +72,18 @@ export function inRange(address: string, range: string): boolean {
   return list.check(addr, type);
 }
 
+/** True when a NOTIFY for the zone from `address` comes from one of its primaries. */
+export function notifyAccepted(policy: ZoneTransferPolicy | undefined, address: string): boolean {
+  const addr = plainAddress(address);
+  return policy?.primaries?.some((p) => plainAddress(p) === addr) === true;
+}
+
 /**
  * Whether a transfer (AXFR, IXFR) of a zone may go to `address`, its request signed with `keyName` (verified)
  * or unsigned (undefined).
  */
 export function transferAllowed(policy: ZoneTransferPolicy | undefined, defaults: readonly string[], address: string, keyName: string | undefined): boolean {
-  if (!policy) return isTransferAllowed(address, defaults);
+  if (!policy || policy.defaults === true) return isTransferAllowed(address, defaults);
   if (!policy.enabled) return false;
   const addr = plainAddress(address);
   for (const p of policy.peers) {

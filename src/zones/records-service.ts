@@ -20,6 +20,7 @@ import { logChange } from './change-log.js';
 import { listRecords, type RecordListQuery } from './record-list.js';
 import { zoneHasAddressRecord } from './list-query/address-records.js';
 import { RecordsTransaction, type RecordRequestContext, type ZoneRef } from './records-transaction.js';
+import { secondaryReadOnly } from './secondary-zone.js';
 import './unique-keys.js';
 
 export { recordNotFound, RecordsTransaction, type RecordRequestContext, type ZoneRef } from './records-transaction.js';
@@ -44,12 +45,17 @@ export class RecordsService {
   /**
    * Runs `fn` with record operations in one transaction: all of them are applied, or (when `fn` throws)
    * none. Concurrent calls share a commit (write-queue.ts) but stay independent: each is all or nothing. The serial goes up once; the change feed hears of it after commit.
+   * A secondary zone refuses (1292) unless `secondaryCopy` (the transfer client writing its primary's copy).
    */
-  async transaction<T>(zone: ZoneRef, fn: (tx: RecordsTransaction) => Promise<T>): Promise<T> {
+  async transaction<T>(zone: ZoneRef, fn: (tx: RecordsTransaction) => Promise<T>, opts: { secondaryCopy?: boolean } = {}): Promise<T> {
     let tx: RecordsTransaction | undefined;
     let serial = 0;
     const result = await this.writes.run(async (trx) => {
       const bumped = await bumpSerial(trx, zone.id, 0);
+      // A secondary zone's records are its primary's copy: only the transfer client writes them.
+      if (bumped.type === 'secondary' && opts.secondaryCopy !== true) throw secondaryReadOnly();
+      // The copy of a zone deleted (or no longer found) meanwhile is dropped.
+      if (opts.secondaryCopy === true && bumped.type !== 'secondary') throw new Error('the zone is gone: its copy is not written');
       serial = bumped.serial;
       tx = new RecordsTransaction(trx, zone, { clock: this.clock, plan: this.plan, serviceRanges: this.serviceRanges }, bumped.recordCount);
       const out = await fn(tx);

@@ -190,6 +190,12 @@ export class RecordsTransaction {
     return current;
   }
 
+  /** Every record of the zone (a secondary zone's copy compares them with its primary's, secondary-copy.ts). */
+  async allRecords(): Promise<DnsRecord[]> {
+    const rows = await this.trx.selectFrom('dns_records').selectAll().where('zone_id', '=', this.zone.id).execute();
+    return rows.map(rowToRecord);
+  }
+
   /** Deletes every record of these types (the signed-zone records a new signed zone replaces); returns how many. */
   async deleteTypes(types: readonly string[]): Promise<number> {
     const rows = await this.trx.selectFrom('dns_records').select('id').where('zone_id', '=', this.zone.id).where('type', 'in', [...types]).execute();

@@ -19,12 +19,12 @@ export function initialSerial(at: Date): number {
  * the write that follows see a stable zone), on PostgreSQL it locks the zone row, serializing writers of one
  * zone.
  */
-export async function bumpSerial(trx: Transaction<Database> | Kysely<Database>, zoneId: string, recordDelta = 0): Promise<{ recordCount: number; serial: number }> {
+export async function bumpSerial(trx: Transaction<Database> | Kysely<Database>, zoneId: string, recordDelta = 0): Promise<{ recordCount: number; serial: number; type: string }> {
   const row = await BUMP_SERIAL.executeTakeFirst(trx, { zoneId, recordDelta });
-  return { recordCount: row?.record_count ?? 0, serial: Number(row?.serial ?? 0) };
+  return { recordCount: row?.record_count ?? 0, serial: Number(row?.serial ?? 0), type: row?.type ?? 'full' };
 }
 
-const BUMP_SERIAL = new QueryTemplate<{ zoneId: string; recordDelta: number }, { record_count: number; serial: number }>((db, p) => db.updateTable('zones')
+const BUMP_SERIAL = new QueryTemplate<{ zoneId: string; recordDelta: number }, { record_count: number; serial: number; type: string }>((db, p) => db.updateTable('zones')
   .set({ serial: sql<number>`serial + 1`, record_count: sql<number>`record_count + ${p('recordDelta')}` })
   .where('id', '=', p('zoneId'))
-  .returning(['record_count', 'serial']));
+  .returning(['record_count', 'serial', 'type']));

@@ -26,6 +26,7 @@ import { NameServerAssignments } from './name-server-assignments.js';
 import { isHeldAgainst } from './ownership-rules.js';
 import { heldName } from './zone-holds.js';
 import { isUniqueViolation } from './unique-violation.js';
+import { SECONDARY_DNSSEC } from './secondary-zone.js';
 import './unique-keys.js';
 
 /** A stored zone row. */
@@ -149,6 +150,7 @@ export class ZonesService {
         id, account_id: accountId, name, status, type,
         name_servers: JSON.stringify(nameServers), serial: initialSerial(now), dns_settings: initialDnsSettings(parseJsonObject(account?.settings), nameServers), zone_settings: '{}',
         created_on: stamp, modified_on: stamp, activated_on: status === 'active' ? stamp : null,
+        ...(type === 'secondary' ? { dnssec: SECONDARY_DNSSEC } : {}),
       }).execute();
       return status;
     });
@@ -225,6 +227,8 @@ export class ZonesService {
       await trx.deleteFrom('dns_records').where('zone_id', '=', zoneId).execute();
       await deleteZoneChanges(trx, zoneId);
       await trx.deleteFrom('secondary_dns_outgoing').where('zone_id', '=', zoneId).execute();
+      await trx.deleteFrom('secondary_dns_incoming').where('zone_id', '=', zoneId).execute();
+      await trx.deleteFrom('zone_journal').where('zone_id', '=', zoneId).execute();
       await trx.deleteFrom('zones').where('id', '=', zoneId).execute();
       return row?.name;
     });

@@ -160,5 +160,24 @@ describe('secondary DNS API', () => {
     expect(await dnsReader.dns.zoneTransfers.outgoing.status.get({ zone_id: zoneId })).toBe('Disabled');
     await expect(dnsReader.dns.zoneTransfers.outgoing.enable({ zone_id: zoneId })).rejects.toMatchObject({ status: 403 });
     expect(await dnsWriter.dns.zoneTransfers.outgoing.enable({ zone_id: zoneId })).toBe('Enabled');
+
+    // A secondary zone's incoming settings and force_axfr: DNS Read gets, DNS Write changes.
+    const secondary = (await sdk.zones.create({ account: { id: account }, name: 'incoming-token.example', type: 'secondary' })).id;
+    const primary = await sdk.dns.zoneTransfers.peers.create({ account_id: account, name: 'primary', ip: '127.0.0.1', port: 1 } as never);
+    const sZone = { [`com.cloudflare.api.account.zone.${secondary}`]: '*' };
+    const sReader = await token(DNS_READ, sZone);
+    const sWriter = await token(DNS_WRITE, sZone);
+    const body = { zone_id: secondary, name: 'incoming-token.example', peers: [primary.id], auto_refresh_seconds: 3600 };
+    await expect(sReader.dns.zoneTransfers.incoming.create(body)).rejects.toMatchObject({ status: 403 });
+    expect(await sWriter.dns.zoneTransfers.incoming.create(body)).toMatchObject({ id: secondary, peers: [primary.id], auto_refresh_seconds: 3600 });
+    expect(await sReader.dns.zoneTransfers.incoming.get({ zone_id: secondary })).toMatchObject({ id: secondary, name: 'incoming-token.example' });
+    await expect(sReader.dns.zoneTransfers.forceAXFR.create({ zone_id: secondary })).rejects.toMatchObject({ status: 403 });
+    expect(await sWriter.dns.zoneTransfers.forceAXFR.create({ zone_id: secondary })).toBe('OK');
+    await expect(sWriter.dns.zoneTransfers.incoming.create(body)).rejects.toMatchObject({ errors: [expect.objectContaining({ code: 1293 })] });
+    await expect(sWriter.dns.zoneTransfers.incoming.update({ ...body, peers: [] })).rejects.toMatchObject({ errors: [expect.objectContaining({ code: 1290 })] });
+    await expect(sWriter.dns.zoneTransfers.incoming.update({ ...body, name: 'other.example' })).rejects.toMatchObject({ errors: [expect.objectContaining({ code: 1290 })] });
+    await expect(sReader.dns.zoneTransfers.incoming.delete({ zone_id: secondary })).rejects.toMatchObject({ status: 403 });
+    expect(await sWriter.dns.zoneTransfers.incoming.delete({ zone_id: secondary })).toEqual({ id: secondary });
+    await expect(dnsWriter.dns.zoneTransfers.forceAXFR.create({ zone_id: zoneId })).rejects.toMatchObject({ errors: [expect.objectContaining({ code: 1293 })] });
   });
 });

@@ -21,6 +21,7 @@ import { DEPRECATION_CODES } from '../../deprecation/codes.js';
 import { accountView } from './accounts.js';
 import { noteMissingAddressRecord } from '../address-notice.js';
 import { accountRow, renameAccount } from '../../accounts/accounts.js';
+import { SECONDARY_FIXED_DNS_SETTINGS, secondarySettingsRefused } from '../../zones/secondary-zone.js';
 
 /** The account of the path, when the caller may act on it; 7003 otherwise. */
 export function requireAccount(c: Context<ApiEnv>): string {
@@ -46,6 +47,8 @@ export function dnsSettingsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   app.patch('/zones/:zone_id/dns_settings', auth, async (c) => {
     const zone = await requireZone(c, c.req.param('zone_id'));
     const body = await readJson(c);
+    const fixed = zone.type === 'secondary' && typeof body === 'object' && body !== null ? SECONDARY_FIXED_DNS_SETTINGS.filter((f) => f in body) : [];
+    if (fixed.length) throw secondarySettingsRefused(fixed);
     patchZoneDnsSettings(full(zoneSettingsState(zone)), body); // validate before taking the write lock
     const state = await c.get('services').settings.updateZone(zone.id, (s) => ({ dns: patchZoneDnsSettings(full(s), body) }));
     return ok(c, full(state));

@@ -1,7 +1,8 @@
 /**
  * Secondary DNS over v4, in the shapes of the official SDK's `dns.zoneTransfers`: an account's TSIG keys, peers
  * and ACLs (`/accounts/:account_id/secondary_dns/{tsigs,peers,acls}[/:id]`: list, create, get, PUT, delete) and a
- * zone's outgoing settings (`/zones/:zone_id/secondary_dns/outgoing[/enable|/disable|/force_notify|/status]`).
+ * zone's outgoing settings (`/zones/:zone_id/secondary_dns/outgoing[/enable|/disable|/force_notify|/status]`), a
+ * secondary zone's incoming settings (`/zones/:zone_id/secondary_dns/incoming`) and `force_axfr`.
  * Another account's ids, and zones, are 404 + 7003. Tokens need Account Settings Read/Write on the account, and
  * DNS Read/Write on the zone (route-permissions.ts).
  */
@@ -15,12 +16,14 @@ import { requireZone } from '../zone-access.js';
 import { AccountObjects } from '../../secondary-dns/account-objects.js';
 import { OutgoingSettings, type OutgoingZone } from '../../secondary-dns/outgoing.js';
 import { requestNotify } from '../../secondary-dns/change-signal.js';
+import { IncomingSettings, type IncomingZone } from '../../secondary-dns/incoming.js';
 
 /** Routes of secondary DNS. */
 export function secondaryDnsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const objects = new AccountObjects(deps.db, deps.edge.box);
   const outgoing = new OutgoingSettings(deps.db);
+  const incoming = new IncomingSettings(deps.db);
   const list = <T>(c: Context<ApiEnv>, items: T[]) => okPage(c, items, 1, Math.max(items.length, 20), items.length);
 
   interface Ops {
@@ -80,6 +83,31 @@ export function secondaryDnsRoutes(deps: ApiDeps): Hono<ApiEnv> {
     const zone = await zoneOf(c);
     await outgoing.get(zone);
     requestNotify(zone.id);
+    return ok(c, 'OK');
+  });
+
+  // A secondary zone's incoming settings (secondary-dns/incoming.ts) and force_axfr.
+  const incomingZone = async (c: Context<ApiEnv>): Promise<IncomingZone> => {
+    const zone = await requireZone(c, c.req.param('zone_id') ?? '');
+    return { id: zone.id, name: zone.name, accountId: zone.account_id, type: zone.type };
+  };
+  const inc = '/zones/:zone_id/secondary_dns/incoming';
+  app.get(inc, async (c) => ok(c, await incoming.get(await incomingZone(c))));
+  app.post(inc, async (c) => {
+    const zone = await incomingZone(c);
+    return ok(c, await incoming.create(zone, await readJsonObject(c)));
+  });
+  app.put(inc, async (c) => {
+    const zone = await incomingZone(c);
+    return ok(c, await incoming.update(zone, await readJsonObject(c)));
+  });
+  app.delete(inc, async (c) => {
+    const zone = await incomingZone(c);
+    await incoming.delete(zone);
+    return ok(c, { id: zone.id });
+  });
+  app.post('/zones/:zone_id/secondary_dns/force_axfr', async (c) => {
+    await incoming.forceAxfr(await incomingZone(c));
     return ok(c, 'OK');
   });
   return app;

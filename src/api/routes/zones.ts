@@ -13,6 +13,7 @@ import { authorizeAccount, zoneListScope } from '../token-access.js';
 import type { ApiDeps } from '../deps.js';
 import { isoTimestamp } from '../../shared/clock.js';
 import { applyZoneAttributes, parseZoneEdit } from '../../zones/zone-edit.js';
+import { AppError } from '../../shared/errors.js';
 
 /** Routes of zones. */
 export function zoneRoutes(deps: ApiDeps): Hono<ApiEnv> {
@@ -55,6 +56,9 @@ export function zoneRoutes(deps: ApiDeps): Hono<ApiEnv> {
   app.patch('/zones/:zone_id', async (c) => {
     const zone = await requireZone(c, c.req.param('zone_id'));
     const edit = parseZoneEdit(await readJsonObject(c));
+    if (edit.type !== undefined && edit.type !== zone.type && (edit.type === 'secondary' || zone.type === 'secondary')) {
+      throw new AppError(1102, `Invalid zone type ${JSON.stringify(edit.type)}: a zone is secondary (a copy of its primaries) from its creation to its deletion; create a new zone instead`);
+    }
     const now = isoTimestamp(deps.clock.now());
     await c.get('services').settings.updateZone(zone.id, (state) => ({
       ...(edit.paused !== undefined || edit.vanity_name_servers !== undefined ? { zone: applyZoneAttributes(state.zone, edit) } : {}),

@@ -23,6 +23,7 @@ import { bumpSerial } from '../serial.js';
 import { DNSSEC_OFF, keyContext, parseZoneDnssec, type ZoneDnssec } from '../../dns/dnssec/config.js';
 import { ALGORITHM_ECDSAP256SHA256, CSK_FLAGS, dnskeyRdata, dsDigest, generateZoneKey } from '../../dns/dnssec/keys.js';
 import type { DnssecPatch } from './dnssec-view.js';
+import { secondaryDnssecRefused } from '../secondary-zone.js';
 
 /** A zone as the service needs it. */
 export interface DnssecZone {
@@ -117,7 +118,9 @@ export class DnssecService {
     let columns: ZoneColumns | undefined;
     let serial = 0;
     const next = await this.db.transaction().execute(async (trx) => {
-      serial = (await bumpSerial(trx, zoneId)).serial;
+      const bumped = await bumpSerial(trx, zoneId);
+      if (bumped.type === 'secondary') throw secondaryDnssecRefused();
+      serial = bumped.serial;
       const row = await trx.selectFrom('zones').select(['dns_settings', 'zone_settings', 'name_servers', 'dnssec']).where('id', '=', zoneId).executeTakeFirstOrThrow();
       const state = mutate(parseZoneDnssec(row.dnssec));
       const json = JSON.stringify(state);
