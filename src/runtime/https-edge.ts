@@ -97,11 +97,14 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
   /** Whether the edge serves `host` over HTTPS: an active zone's with `ssl` not off, and a certificate to present. */
   const servedOverHttps = async (host: string): Promise<boolean> => {
     const p = await opts.policies.forHost(host);
-    return p !== undefined && p.ssl !== 'off' && (opts.certificates?.lookup(host) !== undefined || opts.tls !== undefined);
+    return p !== undefined && p.ssl !== 'off' && ((opts.certificates?.lookup(host) ?? null) !== null || opts.tls !== undefined);
   };
-  // a connection per request: a replaced workerd generation closes its idle connections, and a request sent on
-  // one of those would fail
+  // A request with a body gets a connection of its own: a replaced workerd generation closes its idle
+  // connections, and a body sent on one of those could not be sent again. A request without one (GET, HEAD,
+  // OPTIONS) reuses kept-alive connections, and is sent once more on a fresh one when a reused connection
+  // fails before any answer (the peer had closed it idle: nothing of the request was served).
   const agent = new http.Agent({ keepAlive: false, maxSockets: 1024 });
+  const keptAlive = new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 256 });
   const edgeHost = opts.edge.host === '0.0.0.0' ? '127.0.0.1' : opts.edge.host === '::' ? '::1' : opts.edge.host;
   const sockets = new Set<net.Socket>();
 
@@ -114,27 +117,32 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
     headers['x-stratus-front'] = opts.edge.secret;
     headers['x-stratus-client-ip'] = (req.socket.remoteAddress ?? '0.0.0.0').replace(/^::ffff:/, '');
     headers['x-stratus-scheme'] = 'https';
-    const up = http.request({ host: edgeHost, port: opts.edge.port, method: req.method, path: req.url, headers, agent }, (answer) => {
-      const out = { ...answer.headers };
-      if (policy && policy.ssl !== 'off') Object.assign(out, policy.httpsHeaders);
-      const rewrite = policy?.httpsRewrites === true && policy.ssl !== 'off' && req.method !== 'HEAD' && rewritable(answer.headers);
-      if (rewrite) delete out['content-length']; // the length changes: chunked
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
-      answer.on('error', () => res.destroy());
-      if (!rewrite) { answer.pipe(res); return; }
-      const rewriter = new HttpsRewriter(servedOverHttps);
-      rewriter.on('error', () => res.destroy());
-      answer.pipe(rewriter).pipe(res);
-    });
-    up.on('error', (err) => {
-      log.warn({ err: err.message }, 'edge socket did not answer');
-      if (res.headersSent) { res.destroy(); return; }
-      const body = errorPage(502, 502, 'Bad gateway', 'The edge could not serve this request.', '');
-      res.writeHead(502, { 'content-type': 'text/html; charset=UTF-8', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
-    });
-    req.pipe(up);
-    req.on('aborted', () => up.destroy());
+    const bodyless = (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
+    send(bodyless ? keptAlive : agent, bodyless);
+    function send(via: http.Agent, retry: boolean): void {
+      const up = http.request({ host: edgeHost, port: opts.edge.port, method: req.method, path: req.url, headers, agent: via }, (answer) => {
+        const out = { ...answer.headers };
+        if (policy && policy.ssl !== 'off') Object.assign(out, policy.httpsHeaders);
+        const rewrite = policy?.httpsRewrites === true && policy.ssl !== 'off' && req.method !== 'HEAD' && rewritable(answer.headers);
+        if (rewrite) delete out['content-length']; // the length changes: chunked
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+        answer.on('error', () => res.destroy());
+        if (!rewrite) { answer.pipe(res); return; }
+        const rewriter = new HttpsRewriter(servedOverHttps);
+        rewriter.on('error', () => res.destroy());
+        answer.pipe(rewriter).pipe(res);
+      });
+      up.on('error', (err) => {
+        if (retry && up.reusedSocket && !res.headersSent && !req.destroyed) { send(agent, false); return; }
+        log.warn({ err: err.message }, 'edge socket did not answer');
+        if (res.headersSent) { res.destroy(); return; }
+        const body = errorPage(502, 502, 'Bad gateway', 'The edge could not serve this request.', '');
+        res.writeHead(502, { 'content-type': 'text/html; charset=UTF-8', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      });
+      if (bodyless) { req.resume(); up.end(); } else req.pipe(up);
+      req.on('aborted', () => up.destroy());
+    }
   }
 
   /** Peeks at the ClientHello for its server name, then starts TLS with the zone's lowest version. */
@@ -191,6 +199,7 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
       for (const s of sockets) s.destroy();
       app.closeAllConnections();
       agent.destroy();
+      keptAlive.destroy();
     }),
   };
 }

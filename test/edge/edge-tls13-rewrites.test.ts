@@ -1,10 +1,13 @@
 /**
  * `tls_1_3` and `automatic_https_rewrites` acted on by the HTTPS edge, end to end: Stratus with `--edge`,
  * `--edge-tls` and a test CA's certificate; two accounts, each with a zone; real clients (curl `--tlsv1.3`,
- * `--tls-max`, Node's TLS) and an origin answering HTML in pieces.
+ * `--tls-max`, Node's TLS) and an origin answering HTML in pieces. Also: requests without a body reuse kept-alive
+ * connections to the edge socket, and a new script version (a new workerd generation closing the old one's idle
+ * connections) never turns one into a 502.
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -155,4 +158,42 @@ describe('automatic_https_rewrites', () => {
     expect(r.json.success).toBe(false);
     expect(r.json.errors[0].code).toBeGreaterThan(0);
   });
+});
+
+/** Uploads a script answering `text` as `who` (multipart over HTTPS with the test CA). */
+async function upload(who: t.Who, account: string, name: string, text: string): Promise<void> {
+  const boundary = 'stratus-keepalive';
+  const source = `export default { fetch() { return new Response(${JSON.stringify(text)}); } };`;
+  const body = [`--${boundary}`, 'Content-Disposition: form-data; name="metadata"', 'Content-Type: application/json', '',
+    JSON.stringify({ main_module: 'index.js', compatibility_date: '2024-09-23' }), `--${boundary}`,
+    'Content-Disposition: form-data; name="index.js"; filename="index.js"', 'Content-Type: application/javascript+module', '', source, `--${boundary}--`, ''].join('\r\n');
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = https.request(new URL(`${server.apiBase}/accounts/${account}/workers/scripts/${name}`), { method: 'PUT', ca,
+      headers: { 'x-auth-email': who.email, 'x-auth-key': who.key, 'content-type': `multipart/form-data; boundary=${boundary}` } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+    req.on('error', reject);
+    req.end(body);
+  });
+  expect(status).toBe(200);
+}
+
+describe('connections from the HTTPS listener to the edge socket', () => {
+  it('kept alive for GETs; a new generation closing them never shows as a 502', async () => {
+    const account = (await v4(admin, 'GET', '/accounts')).json.result[0].id as string;
+    await upload(admin, account, 'keepalive', 'one');
+    expect((await v4(admin, 'POST', `/zones/${zoneA}/workers/routes`, { pattern: `www.${A}/ka/*`, script: 'keepalive' })).json.success).toBe(true);
+    await eventually(async () => expect((await t.secure(tlsPort, ca, `www.${A}`, '/ka/x')).body).toBe('one'));
+    const seen: number[] = [];
+    let stop = false;
+    const load = Promise.all(Array.from({ length: 4 }, async () => {
+      while (!stop) seen.push((await t.secure(tlsPort, ca, `www.${A}`, '/ka/x')).status);
+    }));
+    await upload(admin, account, 'keepalive', 'two');
+    await eventually(async () => expect((await t.secure(tlsPort, ca, `www.${A}`, '/ka/x')).body).toBe('two'));
+    await upload(admin, account, 'keepalive', 'three');
+    await eventually(async () => expect((await t.secure(tlsPort, ca, `www.${A}`, '/ka/x')).body).toBe('three'));
+    stop = true;
+    await load;
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((s) => s !== 200)).toEqual([]);
+  }, 120_000);
 });
