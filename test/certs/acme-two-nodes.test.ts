@@ -3,7 +3,8 @@
  * once every live node serves it (a third, phantom node that beats but never serves holds the order, and the
  * order fails with a clear reason after the wait); a node stopped in the middle of an order ends it before its
  * stop resolves (challenge records removed, lease released, nothing recorded afterwards); once every live node
- * serves the challenge, the certificate is issued and both nodes serve it (openssl against pebble's root).
+ * serves the challenge, the certificate is issued and both nodes serve it (openssl against pebble's root). The
+ * challenge TXT is in the zone's AXFR while it is served, and gone from it after.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -43,9 +44,9 @@ async function startNode(dnsPort: number): Promise<{ server: TestServer; lines: 
 }
 
 /** dig's answer (asynchronous: the servers answer on this process's event loop). */
-function dig(port: number, name: string): Promise<string> {
+function dig(port: number, name: string, type = 'TXT'): Promise<string> {
   return new Promise((resolve) => {
-    execFile('dig', [`@127.0.0.1`, '-p', String(port), 'TXT', name, '+short', '+tries=1', '+time=2'], { encoding: 'utf8' }, (err, stdout, stderr) => resolve(`${err ? 'failed ' : ''}${stdout}${stderr}`));
+    execFile('dig', [`@127.0.0.1`, '-p', String(port), type, name, ...(type === 'AXFR' ? [] : ['+short']), '+tries=1', '+time=2'], { encoding: 'utf8' }, (err, stdout, stderr) => resolve(`${err ? 'failed ' : ''}${stdout}${stderr}`));
   });
 }
 
@@ -94,6 +95,11 @@ describe('ACME challenges confirmed on every live node (two nodes, PostgreSQL, p
       return rows;
     }, 15_000);
     expect(recorded.map((r) => r.node_id)).not.toContain(PHANTOM);
+    // The zone as transferred carries what its servers answer (a secondary asked by the CA answers the same)
+    for (const n of nodes) {
+      const axfr = await dig(n.server.dnsPort!, ZONE, 'AXFR');
+      expect(axfr).toMatch(new RegExp(`^${challenge.name.replace(/\./g, '\\.')}\\.\\s+60\\s+IN\\s+TXT\\s+"${challenge.content}"`, 'm'));
+    }
     const [pack] = await q('SELECT status FROM certificate_packs WHERE zone_id = $1', [zoneId]);
     expect(pack.status).not.toBe('active');
     expect(await q('SELECT id FROM certificates WHERE zone_id = $1', [zoneId])).toEqual([]);
@@ -149,5 +155,12 @@ describe('ACME challenges confirmed on every live node (two nodes, PostgreSQL, p
       }, 15_000);
     }
     expect(await q('SELECT id FROM acme_challenges WHERE zone_id = $1', [zoneId])).toEqual([]);
+    for (const n of live) {
+      await eventually(async () => {
+        const axfr = await dig(n.server.dnsPort!, ZONE, 'AXFR');
+        expect(axfr).toContain('SOA');
+        expect(axfr).not.toContain('_acme-challenge');
+      }, 15_000);
+    }
   }, 180_000);
 });
