@@ -74,7 +74,8 @@ export async function startCertificates(opts: CertificatesOptions): Promise<Cert
   const unsubscribe = opts.changeFeed.subscribe((change) => {
     if (change.kind === 'status' || change.kind === 'created' || change.kind === 'deleted') { loop.wake(); void served.refresh().catch(() => {}); }
   });
-  nodes.start();
+  // Heartbeats matter only where challenges are validated: nodes issuing from an ACME CA (configured alike).
+  if (c.acmeDirectory) nodes.start();
   loop.start();
   return {
     store, served, authority: issuer.authority,
