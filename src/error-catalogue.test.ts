@@ -25,6 +25,14 @@ describe('error catalogue', () => {
     expect(fs.readFileSync(docPath, 'utf8')).toBe(renderErrorsMarkdown());
   });
 
+  it('no two owners use one code (the catalogue keeps the first entry of a code, which would hide the other)', async () => {
+    const { CERT_CODES } = await import('./certs/codes.js');
+    const others = new Set<number>([...Object.values(ZONEFILE_CODES), ...Object.values(DEPRECATION_CODES), ...Object.values(WORKERS_CODES)].filter((c) => typeof c === 'number'));
+    expect(Object.values(CERT_CODES).filter((c) => others.has(c))).toEqual([]);
+    const catalogued = new Set(errorCatalogue().map((c) => c.code));
+    expect(Object.values(CERT_CODES).filter((c) => !catalogued.has(c))).toEqual([]);
+  });
+
   it('has one entry per code', () => {
     const codes = errorCatalogue().map((c) => c.code);
     expect(new Set(codes).size).toBe(codes.length);

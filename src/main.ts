@@ -207,7 +207,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   try {
     certificates = await startCertificates({
       db: database.db, box: control.apiDeps.box, clock, logger, changeFeed, config: config.certificates,
-      dns: { host: dns.host, port: dns.port }, shared: database.dialect === 'postgres',
+      dns: { host: dns.host, port: dns.port }, servedSerial: (zoneId) => dns.cache.get(zoneId)?.serial,
     });
   } catch (err) {
     control.close(); await dns.close(); await store.close(); await database.close();

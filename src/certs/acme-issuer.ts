@@ -2,8 +2,12 @@
  * Issuing through an ACME v2 CA (`--acme-directory`) with the maintained `acme-client` library (JWS, nonces,
  * orders and polling are its), validating by DNS-01 only: each authorization's key digest is served as a TXT
  * record at `_acme-challenge.<name>` by Stratus's own DNS (challenges.ts) and removed afterwards. The CA is told
- * to check only when the value is visible: this node's DNS listener answers it, and after `propagationMs`, the
- * time other nodes on the same database take to read it from the change log (their serial poll).
+ * to check only when the value is visible: this node's DNS listener answers it, and every live node serves the
+ * zone's serial that added it (serving-nodes.ts).
+ *
+ * An order aborted (shutdown) stops at once: its HTTP requests to the CA are cancelled (the signal reaches
+ * acme-client's axios through an AsyncLocalStorage read by one request interceptor), its waits end, and it
+ * settles only once its challenge records are removed.
  *
  * The ACME account key is made on first use and kept sealed in the store (`certificate_authorities`, id
  * `acme:<directory URL>`), so every node and restart uses one account.
@@ -12,6 +16,7 @@ import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import { Resolver } from 'node:dns/promises';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as acme from 'acme-client';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -34,11 +39,22 @@ export interface AcmeOptions {
 export interface DnsCheck {
   host: string;
   port: number;
-  /** Wait after this node answers, for the other nodes on the database (ms). */
-  propagationMs: number;
+  /** Resolves when every live node serves the zone's `serial` (serving-nodes.ts); throws why not. */
+  everyNode(zoneId: string, serial: number, what: string, signal: AbortSignal): Promise<void>;
 }
 
 const CHECK_TIMEOUT_MS = 30_000;
+
+/** The abort signal of the order whose code runs (acme-client's requests carry it). */
+const orderSignal = new AsyncLocalStorage<AbortSignal>();
+acme.axios.interceptors.request.use((config) => {
+  const signal = orderSignal.getStore();
+  if (signal) {
+    signal.throwIfAborted();
+    config.signal = signal;
+  }
+  return config;
+});
 
 /** Issues through an ACME CA by DNS-01 on Stratus's own DNS. */
 export class AcmeIssuer implements Issuer {
@@ -57,11 +73,11 @@ export class AcmeIssuer implements Issuer {
   private readonly agent: https.Agent | undefined;
 
   /** Fetches the directory once, so an unreachable CA fails the order at once (acme-client retries for long). */
-  private probe(): Promise<void> {
+  private probe(signal: AbortSignal | undefined): Promise<void> {
     return new Promise((resolve, reject) => {
       const url = new URL(this.opts.directoryUrl);
       const get = url.protocol === 'http:' ? http.get : https.get;
-      const req = get(url, { timeout: 10_000, ...(this.agent && url.protocol === 'https:' ? { agent: this.agent } : {}) }, (res) => {
+      const req = get(url, { timeout: 10_000, ...(signal ? { signal } : {}), ...(this.agent && url.protocol === 'https:' ? { agent: this.agent } : {}) }, (res) => {
         res.resume();
         if ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300) resolve();
         else reject(new Error(`the directory answered ${res.statusCode}`));
@@ -77,7 +93,7 @@ export class AcmeIssuer implements Issuer {
 
   private async account(): Promise<acme.Client> {
     if (this.client) return this.client;
-    await this.probe();
+    await this.probe(orderSignal.getStore());
     const id = this.contextId;
     let row = await this.db.selectFrom('certificate_authorities').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) {
@@ -100,7 +116,11 @@ export class AcmeIssuer implements Issuer {
   }
 
   /** Orders, validates by DNS-01 and downloads a certificate for `hosts`. */
-  async issue(zone: { id: string; name: string }, hosts: string[]): Promise<IssuedCertificate> {
+  async issue(zone: { id: string; name: string }, hosts: string[], signal: AbortSignal = new AbortController().signal): Promise<IssuedCertificate> {
+    return orderSignal.run(signal, () => this.order(zone, hosts, signal));
+  }
+
+  private async order(zone: { id: string; name: string }, hosts: string[], signal: AbortSignal): Promise<IssuedCertificate> {
     let client: acme.Client;
     try {
       client = await this.account();
@@ -115,10 +135,12 @@ export class AcmeIssuer implements Issuer {
       csr, challengePriority: ['dns-01'], skipChallengeVerification: true, termsOfServiceAgreed: true, ...(this.opts.email ? { email: this.opts.email } : {}),
       challengeCreateFn: async (authz, challenge, keyAuthorization) => {
         if (challenge.type !== 'dns-01') throw new Error(`only dns-01 is supported, the CA offered ${challenge.type}`);
+        signal.throwIfAborted();
         const name = `_acme-challenge.${authz.identifier.value}`;
-        const { id } = await this.challenges.add(zone.id, name, keyAuthorization);
+        const { id, serial } = await this.challenges.add(zone.id, name, keyAuthorization);
         served.set(`${challenge.url}`, id);
-        await this.visible(name, keyAuthorization);
+        await this.visible(name, keyAuthorization, signal);
+        await this.dns.everyNode(zone.id, serial, `the challenge record ${name}`, signal);
       },
       challengeRemoveFn: async (_authz, challenge) => {
         const id = served.get(`${challenge.url}`);
@@ -130,8 +152,8 @@ export class AcmeIssuer implements Issuer {
     return { chainPem, keyPem };
   }
 
-  /** Waits until this node's DNS answers the value, then for the other nodes to have read it. */
-  private async visible(name: string, value: string): Promise<void> {
+  /** Waits until this node's DNS listener answers the value. */
+  private async visible(name: string, value: string, signal: AbortSignal): Promise<void> {
     if (this.dns.port > 0) {
       const resolver = new Resolver({ timeout: 1000, tries: 1 });
       const host = this.dns.host === '0.0.0.0' || this.dns.host === '' ? '127.0.0.1' : this.dns.host === '::' ? '::1' : this.dns.host;
@@ -140,10 +162,10 @@ export class AcmeIssuer implements Issuer {
       for (;;) {
         const found = await resolver.resolveTxt(name).then((rs) => rs.some((r) => r.join('') === value), () => false);
         if (found) break;
+        signal.throwIfAborted();
         if (Date.now() > end) throw new Error(`the challenge record ${name} did not appear in this node's DNS answers`);
         await new Promise((r) => setTimeout(r, 100));
       }
     }
-    if (this.dns.propagationMs > 0) await new Promise((r) => setTimeout(r, this.dns.propagationMs));
   }
 }

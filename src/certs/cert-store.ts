@@ -64,9 +64,19 @@ export class CertificateStore {
     return row ? { enabled: row.universal_enabled === 1, modifiedOn: row.modified_on } : { enabled: true };
   }
 
+  /**
+   * Locks the zone's row until the caller's transaction ends (a no-op UPDATE: a row lock on PostgreSQL, SQLite
+   * has one writer anyway). Every transaction that decides from universal SSL's setting and writes a pack or its
+   * certificate takes it first, as the change of the setting does, so the two never interleave.
+   */
+  async lockZone(trx: Transaction<Database>, zoneId: string): Promise<void> {
+    await trx.updateTable('zones').set({ id: sql<string>`id` }).where('id', '=', zoneId).execute();
+  }
+
   /** Turns universal SSL on or off; off deletes the zone's universal pack and its certificates. */
   async setUniversal(zoneId: string, enabled: boolean): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      await this.lockZone(trx, zoneId);
       const now = this.now();
       await trx.insertInto('ssl_settings').values({ zone_id: zoneId, universal_enabled: enabled ? 1 : 0, modified_on: now })
         .onConflict((oc) => oc.column('zone_id').doUpdateSet({ universal_enabled: enabled ? 1 : 0, modified_on: now })).execute();
@@ -82,15 +92,21 @@ export class CertificateStore {
   async ensurePack(p: { zoneId: string; slot?: string; type: 'universal' | 'advanced'; hosts: string[]; authority: string; validityDays: number }): Promise<PackRow | undefined> {
     const id = randomUUID();
     const now = this.now();
-    // A universal pack only while universal SSL is on: the issuance loop decided from a read that a change
-    // turning it off may have followed (the pack, ordered, would be served after the change).
-    if (p.type === 'universal' && !(await this.universal(p.zoneId)).enabled) return undefined;
-    await this.db.insertInto('certificate_packs').values({
-      id, zone_id: p.zoneId, slot: p.slot ?? id, type: p.type, hosts: JSON.stringify(p.hosts), status: 'initializing', validation_method: 'txt',
-      validity_days: p.validityDays, certificate_authority: p.authority, error: null, failures: 0, next_attempt_ms: 0, lease_holder: null,
-      lease_expires_ms: 0, created_on: now, modified_on: now,
-    }).onConflict((oc) => oc.column('slot').doNothing()).execute();
-    return (await this.db.selectFrom('certificate_packs').selectAll().where('slot', '=', p.slot ?? id).executeTakeFirstOrThrow());
+    // A universal pack only while universal SSL is on, checked and inserted under the zone's lock: a change
+    // turning it off either waits for this insert (and deletes the pack) or went first (and no pack is made).
+    return this.db.transaction().execute(async (trx) => {
+      if (p.type === 'universal') {
+        await this.lockZone(trx, p.zoneId);
+        const row = await trx.selectFrom('ssl_settings').select('universal_enabled').where('zone_id', '=', p.zoneId).executeTakeFirst();
+        if (row?.universal_enabled === 0) return undefined;
+      }
+      await trx.insertInto('certificate_packs').values({
+        id, zone_id: p.zoneId, slot: p.slot ?? id, type: p.type, hosts: JSON.stringify(p.hosts), status: 'initializing', validation_method: 'txt',
+        validity_days: p.validityDays, certificate_authority: p.authority, error: null, failures: 0, next_attempt_ms: 0, lease_holder: null,
+        lease_expires_ms: 0, created_on: now, modified_on: now,
+      }).onConflict((oc) => oc.column('slot').doNothing()).execute();
+      return trx.selectFrom('certificate_packs').selectAll().where('slot', '=', p.slot ?? id).executeTakeFirstOrThrow();
+    });
   }
 
   /** The zone's packs, oldest first. */
@@ -157,6 +173,7 @@ export class CertificateStore {
       bundle_method: 'ubiquitous', expires_on: facts.expiresOn.toISOString(), uploaded_on: now, modified_on: now,
     };
     await this.db.transaction().execute(async (trx) => {
+      await this.lockZone(trx, pack.zone_id);
       const still = await trx.selectFrom('certificate_packs').select('id').where('id', '=', pack.id).executeTakeFirst();
       if (!still) return; // deleted while ordering (universal turned off): nothing to keep
       const off = await trx.selectFrom('ssl_settings').select('universal_enabled').where('zone_id', '=', pack.zone_id).executeTakeFirst();

@@ -18,6 +18,7 @@ import { AcmeIssuer } from './acme-issuer.js';
 import type { Issuer } from './issuer.js';
 import { DEFAULT_TIMING, IssuanceLoop } from './issuance-loop.js';
 import { ServedCertificates } from './served-certificates.js';
+import { SERVING_TIMING, ServingNodes } from './serving-nodes.js';
 
 /** Options of {@link startCertificates}. */
 export interface CertificatesOptions {
@@ -29,8 +30,8 @@ export interface CertificatesOptions {
   config: CertificatesConfig;
   /** This node's DNS listener (challenge values are checked there before the CA is told). */
   dns: { host: string; port: number };
-  /** True when the database is shared between nodes (PostgreSQL): wait for other nodes' DNS before validation. */
-  shared: boolean;
+  /** The zone serial this node's DNS serves (undefined: not served); recorded for challenges (serving-nodes.ts). */
+  servedSerial: (zoneId: string) => number | undefined;
 }
 
 /** The running certificate room. */
@@ -44,8 +45,6 @@ export interface Certificates {
   close(): Promise<void>;
 }
 
-/** A DNS poll of other nodes catches up within two of its 2-second intervals; a margin on top. */
-const SHARED_PROPAGATION_MS = 5_000;
 /** Challenge values older than this are left-overs of a node that died mid-validation. */
 const CHALLENGE_MAX_AGE_MS = 3_600_000;
 
@@ -55,11 +54,13 @@ export async function startCertificates(opts: CertificatesOptions): Promise<Cert
   const store = new CertificateStore(opts.db, opts.box, opts.clock);
   const challenges = new ChallengeRecords(opts.db, opts.changeFeed);
   const c = opts.config;
+  const nodes = new ServingNodes(opts.db, opts.servedSerial, { ...SERVING_TIMING, timeoutMs: c.nodeWaitMs ?? SERVING_TIMING.timeoutMs },
+    (err) => log.warn({ err: (err as Error).message }, 'DNS node heartbeat failed'));
   let issuer: Issuer;
   if (c.acmeDirectory) {
     const caPem = c.acmeCaFile ? fs.readFileSync(c.acmeCaFile, 'utf8') : undefined;
     issuer = new AcmeIssuer(opts.db, opts.box, opts.clock, { directoryUrl: c.acmeDirectory, email: c.acmeEmail, caPem, eab: c.acmeEab }, challenges,
-      { ...opts.dns, propagationMs: opts.shared ? SHARED_PROPAGATION_MS : 0 });
+      { ...opts.dns, everyNode: (zoneId, serial, what, signal) => nodes.waitServed(zoneId, serial, what, signal) });
   } else {
     issuer = new LocalCaIssuer(opts.db, opts.box, opts.clock);
   }
@@ -73,10 +74,12 @@ export async function startCertificates(opts: CertificatesOptions): Promise<Cert
   const unsubscribe = opts.changeFeed.subscribe((change) => {
     if (change.kind === 'status' || change.kind === 'created' || change.kind === 'deleted') { loop.wake(); void served.refresh().catch(() => {}); }
   });
+  // Heartbeats matter only where challenges are validated: nodes issuing from an ACME CA (configured alike).
+  if (c.acmeDirectory) nodes.start();
   loop.start();
   return {
     store, served, authority: issuer.authority,
     async changed() { await served.refresh(); loop.wake(); },
-    async close() { unsubscribe(); served.close(); await loop.close(); },
+    async close() { unsubscribe(); served.close(); await loop.close(); await nodes.close(); },
   };
 }

@@ -4,8 +4,10 @@
  * clock), and retries a failed order after an exponential backoff (`firstRetryMs` doubling up to
  * `maxRetryMs`, wall time), the failure's reason kept in the pack. A pack is ordered only by the node holding
  * its lease (cert-store.ts), renewed while the order runs. The loop runs every `tickMs` and at once when a zone
- * is created or becomes active on this node (`wake()`); its timers are unref'd and stop on `close()`. A tick
- * that fails (the database away) waits as shared/retry-delay.ts says before the next.
+ * is created or becomes active on this node (`wake()`); its timers are unref'd. A tick that fails (the database
+ * away) waits as shared/retry-delay.ts says before the next. `close()` aborts the orders running (their issuer
+ * stops at once and removes its challenge records), waits for them and for a scan running to end, so nothing
+ * of the loop touches the database after it resolves.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -43,7 +45,9 @@ export class IssuanceLoop {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private ticking = false;
+  private tickRun: Promise<void> | undefined;
   private again = false;
+  private readonly stopping = new AbortController();
   private readonly ordering = new Map<string, Promise<void>>();
   private readonly delay = new RetryDelay();
 
@@ -65,7 +69,7 @@ export class IssuanceLoop {
   private schedule(ms: number): void {
     if (this.closed) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer = setTimeout(() => { this.tickRun = this.tick(); }, ms);
     this.timer.unref();
   }
 
@@ -78,6 +82,7 @@ export class IssuanceLoop {
       await this.ensureUniversalPacks();
       for (const pack of await this.store.allPacks()) {
         if (this.ordering.size >= CONCURRENT_ORDERS) break;
+        if (this.closed) break;
         if (!this.ordering.has(pack.id) && (await this.due(pack))) this.order(pack);
       }
       this.delay.succeeded();
@@ -134,7 +139,7 @@ export class IssuanceLoop {
       if (!renewal) await this.store.setStatus(pack.id, 'pending_validation');
       const hosts = JSON.parse(pack.hosts) as string[];
       log.info({ hosts, renewal }, 'ordering certificate');
-      const cert = await this.issuer.issue(zone, hosts);
+      const cert = await this.issuer.issue(zone, hosts, this.stopping.signal);
       if (this.closed) return;
       await this.store.issued(pack, cert.chainPem, cert.keyPem);
       log.info({ hosts }, 'certificate issued');
@@ -152,14 +157,12 @@ export class IssuanceLoop {
     }
   }
 
-  /** Stops scanning; waits a moment for orders running (their leases expire otherwise). */
+  /** Stops scanning, aborts the orders running and waits for them (their leases released) and for a scan running. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    const running = [...this.ordering.values()];
-    if (running.length === 0) return;
-    let t: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled(running), new Promise((r) => { t = setTimeout(r, 2000); t.unref(); })]);
-    if (t) clearTimeout(t);
+    this.stopping.abort(new Error('the certificate loop is closing'));
+    await this.tickRun;
+    await Promise.allSettled([...this.ordering.values()]);
   }
 }

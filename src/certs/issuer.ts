@@ -12,6 +12,9 @@ export interface IssuedCertificate {
 export interface Issuer {
   /** How packs name the CA (`certificate_authority`): `lets_encrypt`-style, here `acme` or `stratus_local`. */
   readonly authority: string;
-  /** Issues a certificate for `hosts` (names in `zone`); throws an Error whose message says why it failed. */
-  issue(zone: { id: string; name: string }, hosts: string[]): Promise<IssuedCertificate>;
+  /**
+   * Issues a certificate for `hosts` (names in `zone`); throws an Error whose message says why it failed. When
+   * `signal` aborts (shutdown) it stops soon and settles only after its own clean-up (challenge records removed).
+   */
+  issue(zone: { id: string; name: string }, hosts: string[], signal?: AbortSignal): Promise<IssuedCertificate>;
 }

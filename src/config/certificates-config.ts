@@ -16,6 +16,8 @@ export interface CertificatesConfig {
   tickMs?: number;
   firstRetryMs?: number;
   maxRetryMs?: number;
+  /** Longest wait for every live DNS node to serve a challenge (ms; tests shorten it; not a flag). Default 60 s. */
+  nodeWaitMs?: number;
 }
 
 /** Reads the `--acme-*` flags. */

@@ -77,3 +77,17 @@ export interface CertificateSerialTable {
   id: number;
   serial: number;
 }
+
+/** A node's heartbeat (migration 0016; certs/serving-nodes.ts): live while `heartbeat_ms` is recent. */
+export interface DnsNodesTable {
+  node_id: string;
+  heartbeat_ms: number;
+}
+
+/** The serial a node's DNS serves for a zone with a challenge being validated (migration 0016). */
+export interface DnsNodeZoneSerialsTable {
+  node_id: string;
+  zone_id: string;
+  serial: number;
+  updated_ms: number;
+}

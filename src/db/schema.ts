@@ -4,7 +4,7 @@
  */
 import type { Generated } from 'kysely';
 import type { SecondaryDnsAclsTable, SecondaryDnsIncomingTable, ZoneJournalTable, SecondaryDnsOutgoingTable, SecondaryDnsPeersTable, SecondaryDnsSerialTable, SecondaryDnsTsigsTable } from './schema-secondary-dns.js';
-import type { AcmeChallengesTable, CertificateAuthoritiesTable, CertificatePacksTable, CertificatesTable, CertificateSerialTable, SslSettingsTable } from './schema-certificates.js';
+import type { AcmeChallengesTable, CertificateAuthoritiesTable, CertificatePacksTable, CertificatesTable, CertificateSerialTable, DnsNodesTable, DnsNodeZoneSerialsTable, SslSettingsTable } from './schema-certificates.js';
 
 /** An API user (the holder of an e-mail address and a global API key). */
 export interface UsersTable {
@@ -257,6 +257,8 @@ export interface Database {
   certificate_authorities: CertificateAuthoritiesTable;
   acme_challenges: AcmeChallengesTable;
   certificate_serial: CertificateSerialTable;
+  dns_nodes: DnsNodesTable;
+  dns_node_zone_serials: DnsNodeZoneSerialsTable;
   secondary_dns_tsigs: SecondaryDnsTsigsTable;
   secondary_dns_peers: SecondaryDnsPeersTable;
   secondary_dns_acls: SecondaryDnsAclsTable;

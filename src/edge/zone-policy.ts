@@ -1,5 +1,6 @@
 /**
- * The zone settings the edge acts on (`ssl`, `always_use_https`, `min_tls_version`, `security_header`), read
+ * The zone settings the edge acts on (`ssl`, `always_use_https`, `min_tls_version`, `tls_1_3`, `security_header`,
+ * `automatic_https_rewrites`), read
  * from the same `zones.zone_settings` column the settings API writes (`settings/settings-store.ts`).
  *
  * `ZonePolicies` finds a hostname's zone (the longest active zone name that is a suffix of it, as the catalog
@@ -24,8 +25,12 @@ export interface ZonePolicy {
   alwaysUseHttps: boolean;
   /** Lowest TLS version a client may use on the HTTPS edge (`TLSv1`, `TLSv1.1`, `TLSv1.2`, `TLSv1.3`). */
   minTls: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  /** Whether TLS 1.3 is offered (`tls_1_3` on or zrt; off: at most TLS 1.2, unless `min_tls_version` is 1.3). */
+  tls13: boolean;
   /** Headers added to HTTPS answers (HSTS, nosniff); empty when `security_header` is off. */
   httpsHeaders: Record<string, string>;
+  /** `automatic_https_rewrites` on: HTML answers over HTTPS get `http://` links of HTTPS hostnames rewritten. */
+  httpsRewrites: boolean;
 }
 
 const TLS_NAMES: Record<string, ZonePolicy['minTls']> = { '1.0': 'TLSv1', '1.1': 'TLSv1.1', '1.2': 'TLSv1.2', '1.3': 'TLSv1.3' };
@@ -54,7 +59,9 @@ export function zonePolicy(zoneId: string, accountId: string, zoneSettingsText: 
     ssl: ssl === 'flexible' || ssl === 'full' || ssl === 'strict' ? ssl : 'off',
     alwaysUseHttps: value('always_use_https') === 'on',
     minTls: TLS_NAMES[String(value('min_tls_version'))] ?? 'TLSv1',
+    tls13: value('tls_1_3') !== 'off',
     httpsHeaders,
+    httpsRewrites: value('automatic_https_rewrites') === 'on',
   };
 }
 

@@ -9,9 +9,11 @@
  * made on first use and dropped when the source changes; a name without one gets the `--tls-cert` certificate
  * when given (the fallback), else the handshake fails (no certificate to present: a handshake_failure alert).
  *
- * Zone settings it acts on (`edge/zone-policy.ts`): `min_tls_version` by the ClientHello's server name (a
- * client offering only older versions fails the handshake with a protocol_version alert, as production's edge
- * answers), and `security_header` (HSTS, nosniff) added to every HTTPS answer of the zone's hostnames.
+ * Zone settings it acts on (`edge/zone-policy.ts`): `min_tls_version` and `tls_1_3` by the ClientHello's server
+ * name (a client offering only versions outside the zone's range fails the handshake with a protocol_version
+ * alert, as production's edge answers; `tls_1_3` off caps the zone at TLS 1.2, `zrt` is on without 0-RTT),
+ * `security_header` (HSTS, nosniff) added to every HTTPS answer of the zone's hostnames, and
+ * `automatic_https_rewrites` (edge/https-rewrites.ts) on the zone's HTML answers.
  * Redirects (`always_use_https`, `ssl` off) are the catalog's (`edge/policy-catalog.ts`).
  */
 import http from 'node:http';
@@ -22,6 +24,7 @@ import type { SecureContextTarget, TlsMaterial } from '../shared/tls-files.js';
 import { clientHelloComplete, clientHelloServerName } from '../edge/client-hello.js';
 import { tlsAtLeast, type ZonePolicies, type ZonePolicy } from '../edge/zone-policy.js';
 import { errorPage } from '../edge/error-page.js';
+import { HttpsRewriter, rewritable } from '../edge/https-rewrites.js';
 import type { CertificateSource, ServedCertificate } from '../edge/certificates.js';
 
 /** Options of {@link startHttpsEdge}. */
@@ -47,13 +50,34 @@ export interface HttpsEdge {
   close(): Promise<void>;
 }
 
-const VERSIONS: ZonePolicy['minTls'][] = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];
+/** The version range of a zone's handshakes: its floor, and TLS 1.3 or 1.2 as the ceiling. */
+type Range = `${ZonePolicy['minTls']}/${'TLSv1.2' | 'TLSv1.3'}`;
+
+/** The range of a zone's policy (none: every version); a floor of 1.3 keeps 1.3 whatever `tls_1_3` says. */
+function rangeOf(policy: ZonePolicy | undefined): Range {
+  const min = policy?.minTls ?? 'TLSv1';
+  return `${min}/${policy && !policy.tls13 && min !== 'TLSv1.3' ? 'TLSv1.2' : 'TLSv1.3'}`;
+}
 const HELLO_LIMIT = 16 * 1024 + 5;
 const HELLO_TIMEOUT_MS = 10_000;
 const FRONT_HEADERS = ['x-stratus-front', 'x-stratus-client-ip', 'x-stratus-scheme'];
 
-function contexts(material: { cert: Buffer | string; key: Buffer | string } | undefined): Map<string, tls.SecureContext> {
-  return new Map(VERSIONS.map((v) => [v, tls.createSecureContext({ ...(material ? { cert: material.cert, key: material.key } : {}), minVersion: v })]));
+/** A certificate's secure contexts by version range, each made on first use. */
+interface Contexts { get(range: Range): tls.SecureContext }
+
+function contexts(material: { cert: Buffer | string; key: Buffer | string } | undefined): Contexts {
+  const made = new Map<Range, tls.SecureContext>();
+  return {
+    get(range) {
+      let c = made.get(range);
+      if (!c) {
+        const [minVersion, maxVersion] = range.split('/') as [tls.SecureVersion, tls.SecureVersion];
+        c = tls.createSecureContext({ ...(material ? { cert: material.cert, key: material.key } : {}), minVersion, maxVersion });
+        made.set(range, c);
+      }
+      return c;
+    },
+  };
 }
 
 /** Starts the HTTPS edge listener. */
@@ -61,18 +85,26 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
   const log = opts.logger.child({ component: 'edge-tls' });
   let ctx = contexts(opts.tls);
   // secure contexts of the source's certificates, by certificate and floor; emptied when the source changes
-  let served = new Map<ServedCertificate, Map<string, tls.SecureContext>>();
+  let served = new Map<ServedCertificate, Contexts>();
   const unsubscribe = opts.certificates?.onChange(() => { served = new Map(); });
-  const contextFor = (name: string, minTls: string): tls.SecureContext => {
+  const contextFor = (name: string, range: Range): tls.SecureContext => {
     const cert = opts.certificates?.lookup(name);
-    if (!cert) return ctx.get(minTls)!;
+    if (!cert) return ctx.get(range);
     let byFloor = served.get(cert);
     if (!byFloor) { byFloor = contexts({ cert: cert.certificatePem, key: cert.privateKeyPem }); served.set(cert, byFloor); }
-    return byFloor.get(minTls)!;
+    return byFloor.get(range);
   };
-  // a connection per request: a replaced workerd generation closes its idle connections, and a request sent on
-  // one of those would fail
+  /** Whether the edge serves `host` over HTTPS: an active zone's with `ssl` not off, and a certificate to present. */
+  const servedOverHttps = async (host: string): Promise<boolean> => {
+    const p = await opts.policies.forHost(host);
+    return p !== undefined && p.ssl !== 'off' && ((opts.certificates?.lookup(host) ?? null) !== null || opts.tls !== undefined);
+  };
+  // A request with a body gets a connection of its own: a replaced workerd generation closes its idle
+  // connections, and a body sent on one of those could not be sent again. A request without one (GET, HEAD,
+  // OPTIONS) reuses kept-alive connections, and is sent once more on a fresh one when a reused connection
+  // fails before any answer (the peer had closed it idle: nothing of the request was served).
   const agent = new http.Agent({ keepAlive: false, maxSockets: 1024 });
+  const keptAlive = new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 256 });
   const edgeHost = opts.edge.host === '0.0.0.0' ? '127.0.0.1' : opts.edge.host === '::' ? '::1' : opts.edge.host;
   const sockets = new Set<net.Socket>();
 
@@ -85,22 +117,32 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
     headers['x-stratus-front'] = opts.edge.secret;
     headers['x-stratus-client-ip'] = (req.socket.remoteAddress ?? '0.0.0.0').replace(/^::ffff:/, '');
     headers['x-stratus-scheme'] = 'https';
-    const up = http.request({ host: edgeHost, port: opts.edge.port, method: req.method, path: req.url, headers, agent }, (answer) => {
-      const out = { ...answer.headers };
-      if (policy && policy.ssl !== 'off') Object.assign(out, policy.httpsHeaders);
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
-      answer.pipe(res);
-      answer.on('error', () => res.destroy());
-    });
-    up.on('error', (err) => {
-      log.warn({ err: err.message }, 'edge socket did not answer');
-      if (res.headersSent) { res.destroy(); return; }
-      const body = errorPage(502, 502, 'Bad gateway', 'The edge could not serve this request.', '');
-      res.writeHead(502, { 'content-type': 'text/html; charset=UTF-8', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
-    });
-    req.pipe(up);
-    req.on('aborted', () => up.destroy());
+    const bodyless = (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
+    send(bodyless ? keptAlive : agent, bodyless);
+    function send(via: http.Agent, retry: boolean): void {
+      const up = http.request({ host: edgeHost, port: opts.edge.port, method: req.method, path: req.url, headers, agent: via }, (answer) => {
+        const out = { ...answer.headers };
+        if (policy && policy.ssl !== 'off') Object.assign(out, policy.httpsHeaders);
+        const rewrite = policy?.httpsRewrites === true && policy.ssl !== 'off' && req.method !== 'HEAD' && rewritable(answer.headers);
+        if (rewrite) delete out['content-length']; // the length changes: chunked
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+        answer.on('error', () => res.destroy());
+        if (!rewrite) { answer.pipe(res); return; }
+        const rewriter = new HttpsRewriter(servedOverHttps);
+        rewriter.on('error', () => res.destroy());
+        answer.pipe(rewriter).pipe(res);
+      });
+      up.on('error', (err) => {
+        if (retry && up.reusedSocket && !res.headersSent && !req.destroyed) { send(agent, false); return; }
+        log.warn({ err: err.message }, 'edge socket did not answer');
+        if (res.headersSent) { res.destroy(); return; }
+        const body = errorPage(502, 502, 'Bad gateway', 'The edge could not serve this request.', '');
+        res.writeHead(502, { 'content-type': 'text/html; charset=UTF-8', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      });
+      if (bodyless) { req.resume(); up.end(); } else req.pipe(up);
+      req.on('aborted', () => up.destroy());
+    }
   }
 
   /** Peeks at the ClientHello for its server name, then starts TLS with the zone's lowest version. */
@@ -126,15 +168,15 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
     const policy = name ? await opts.policies.forHost(name).catch(() => undefined) : undefined;
     if (socket.destroyed) return;
     socket.unshift(hello);
-    const minTls = policy?.minTls ?? 'TLSv1';
+    const range = rangeOf(policy);
     const secure = new tls.TLSSocket(socket, {
-      isServer: true, secureContext: ctx.get(minTls)!, ALPNProtocols: ['http/1.1'],
-      SNICallback: (servername, done) => { try { done(null, contextFor(servername, minTls)); } catch (err) { done(err as Error); } },
+      isServer: true, secureContext: ctx.get(range), ALPNProtocols: ['http/1.1'],
+      SNICallback: (servername, done) => { try { done(null, contextFor(servername, range)); } catch (err) { done(err as Error); } },
     });
     secure.on('error', () => secure.destroy());
     secure.once('secure', () => {
       // the context's floor already refused older clients; this guards a context that allowed one anyway
-      if (policy && !tlsAtLeast(secure.getProtocol(), policy.minTls)) { secure.destroy(); return; }
+      if (policy && (!tlsAtLeast(secure.getProtocol(), policy.minTls) || (range.endsWith('TLSv1.2') && secure.getProtocol() === 'TLSv1.3'))) { secure.destroy(); return; }
       app.emit('connection', secure);
     });
   }
@@ -157,6 +199,7 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
       for (const s of sockets) s.destroy();
       app.closeAllConnections();
       agent.destroy();
+      keptAlive.destroy();
     }),
   };
 }

@@ -171,7 +171,7 @@ describe('universal SSL from the local CA', () => {
     // a key that is not the certificate's
     const wrong = await api(server, 'POST', `/zones/${zoneId}/custom_certificates`, { certificate, private_key: (await import('../../src/certs/x509.js')).newLeafKey() });
     expect(wrong.status).toBe(400);
-    expect(wrong.body.errors[0].code).toBe(1210);
+    expect(wrong.body.errors[0].code).toBe(1230);
     // Another account, by key and by its own token, can neither see nor change this certificate.
     for (const who of await otherCallers('ssl-custom-other@example.com')) {
       for (const [method, p, body] of [
@@ -194,7 +194,7 @@ describe('universal SSL from the local CA', () => {
     await eventually(async () => expect((await sClient(tlsPort, `a.b.${ZONE}`, rootFile)).verified).toBe(true));
     const bad = await api(server, 'POST', `/zones/${zoneId}/ssl/certificate_packs/order`, { type: 'advanced', hosts: ['elsewhere.test'], validation_method: 'txt', validity_days: 90, certificate_authority: 'lets_encrypt' });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors[0].code).toBe(1212);
+    expect(bad.body.errors[0].code).toBe(1232);
   });
 
   it('another account gets 7003 on every SSL route and learns nothing', async () => {

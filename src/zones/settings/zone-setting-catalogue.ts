@@ -117,7 +117,7 @@ export const ZONE_SETTING_ROWS: readonly ZoneSettingSpec[] = [
   row('ssl_automatic_mode', 'auto', oneOf('auto', 'custom'), { listed: false }),
   row('ssl_recommender', false, bool, { field: 'enabled' }),
   row('tls_1_2_only', OFF, onOff),
-  row('tls_1_3', OFF, oneOf('on', 'off', 'zrt')),
+  row('tls_1_3', ON, oneOf('on', 'off', 'zrt')),
   row('tls_client_auth', ON, onOff),
   row('transformations', OFF, oneOf('on', 'off', 'open'), { listed: false }),
   row('transformations_allowed_origins', '', text(4096), { listed: false }),

@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+/**
+ * TLS benchmark of the HTTPS edge (prints, never asserts). Run after `npm run build`:
+ *
+ *   node bench/tls.mjs [--seconds 5] [--concurrency 16] [--rounds 3]
+ *
+ * Stratus's `--edge-tls` listener (runtime/https-edge.ts: the ClientHello peek, the zone's policy, the SNI
+ * certificate from a CertificateSource, TLS in Node) against Debian's nginx ending TLS with the same ECDSA P-256
+ * certificate, both in front of the same plain `--edge` listener running a hello-world script. Measured, rounds
+ * interleaved, best of each:
+ *   - new (full) TLS handshakes/s: connect, handshake (chain verified by the client), close;
+ *   - resumed handshakes/s: the same with the last session ticket the server gave (the share actually resumed
+ *     is printed);
+ *   - HTTPS keep-alive requests/s of the hello-world script.
+ * The ratios Stratus/nginx, the server side's CPU per operation, and the load average (the machine is shared)
+ * are printed. The clients run in a child process, so their CPU is not counted in Stratus's.
+ */
+import { execFileSync, fork } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+
+const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
+const SECONDS = Number(args.seconds ?? 5);
+const CONCURRENCY = Number(args.concurrency ?? 16);
+const ROUNDS = Number(args.rounds ?? 3);
+const HOST = 'hello.bench';
+
+if (args.client) await client(JSON.parse(args.client));
+else await main();
+
+/** The load generator (a child process): runs one measure and sends { ops, reused } to the parent. */
+async function client({ port, mode, seconds, concurrency, caFile }) {
+  const ca = fs.readFileSync(caFile);
+  const end = Date.now() + seconds * 1000;
+  let ops = 0;
+  let reused = 0;
+  let errors = 0;
+  let session;
+  const connect = (withSession) => new Promise((resolve) => {
+    const s = tls.connect({ host: '127.0.0.1', port, servername: HOST, ca, ...(withSession && session ? { session } : {}) }, () => {
+      ops++;
+      if (s.isSessionReused()) reused++;
+      s.destroy();
+      resolve();
+    });
+    s.on('error', () => { errors++; s.destroy(); resolve(); });
+  });
+  if (mode === 'resumed') {
+    await new Promise((resolve) => {
+      const s = tls.connect({ host: '127.0.0.1', port, servername: HOST, ca }, () => {});
+      s.once('session', (sess) => { session = sess; s.destroy(); resolve(); });
+      s.on('error', () => resolve());
+    });
+  }
+  if (mode === 'keepalive') {
+    const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca });
+    const one = () => new Promise((resolve) => {
+      https.get({ host: '127.0.0.1', port, servername: HOST, headers: { host: HOST }, agent, path: '/' }, (res) => {
+        res.resume();
+        res.on('end', () => { if (res.statusCode === 200) ops++; else errors++; resolve(); });
+      }).on('error', () => { errors++; resolve(); });
+    });
+    await Promise.all(Array.from({ length: concurrency }, async () => { while (Date.now() < end) await one(); }));
+    agent.destroy();
+  } else {
+    await Promise.all(Array.from({ length: concurrency }, async () => { while (Date.now() < end) await connect(mode === 'resumed'); }));
+  }
+  process.send({ ops, reused, errors });
+  process.exit(0);
+}
+
+function cpuOfPid(pid) {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * (1000 / 100); // ms (USER_HZ 100)
+}
+
+async function main() {
+  const { openDatabase } = await import('../dist/db/database.js');
+  const { startEdge } = await import('../dist/runtime/index.js');
+  const { startHttpsEdge } = await import('../dist/runtime/https-edge.js');
+  const { ZonePolicies } = await import('../dist/edge/zone-policy.js');
+  const { silentLogger } = await import('../dist/shared/logger.js');
+  const { NGINX_BINARY, startNginx } = await import('./lib/edge-peers.mjs');
+  const log = (line) => process.stdout.write(`${line}\n`);
+  if (!NGINX_BINARY) { log('nginx is not installed: nothing to compare with'); return; }
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-bench-tls-'));
+  const ossl = (a) => execFileSync('openssl', a, { cwd: root, stdio: 'pipe' });
+  ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=bench CA']);
+  fs.writeFileSync(path.join(root, 'leaf.ext'), `subjectAltName=DNS:${HOST},DNS:*.bench\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
+  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', `/CN=${HOST}`]);
+  ossl(['x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', '0x7e', '-days', '2', '-out', 'leaf.pem', '-extfile', 'leaf.ext']);
+  const certFile = path.join(root, 'leaf.pem');
+  const keyFile = path.join(root, 'leaf.key');
+  const caFile = path.join(root, 'ca.pem');
+
+  const hosts = new Map([[HOST, { kind: 'script', accountId: 'bench', scriptName: 'hello', versionId: 'v1' }]]);
+  const catalog = {
+    async resolve(h) { return hosts.get(h) ?? { kind: 'unknown', status: 530, reason: 'unknown' }; },
+    async bundle() {
+      return { accountId: 'bench', scriptName: 'hello', versionId: 'v1', mainModule: 'index.js', compatibilityDate: '2025-01-01', compatibilityFlags: [], bindings: [],
+        modules: [{ name: 'index.js', type: 'esm', content: new TextEncoder().encode('export default { fetch() { return new Response("hello world"); } };') }] };
+    },
+    onChange() { return () => {}; },
+  };
+  const database = await openDatabase({ dataDir: path.join(root, 'data') });
+  const policies = new ZonePolicies(database.db);
+  const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: () => { throw new Error('no buckets'); } });
+  const cert = { id: 'bench', hosts: [HOST, '*.bench'], certificatePem: fs.readFileSync(certFile, 'utf8'), privateKeyPem: fs.readFileSync(keyFile, 'utf8'),
+    expiresOn: new Date(Date.now() + 86_400_000), kind: 'custom', priority: 0 };
+  const certificates = { lookup: (n) => (n === HOST || n.endsWith('.bench') ? cert : null), all: () => [cert], onChange: () => () => {} };
+  const stratus = await startHttpsEdge({ listen: { host: '127.0.0.1', port: 0 }, tls: undefined, certificates, policies,
+    edge: { host: '127.0.0.1', port: edge.port, secret: edge.runtime.frontSecret }, logger: silentLogger() });
+  const nginx = await startNginx(root, `127.0.0.1:${edge.port}`, { tls: { cert: certFile, key: keyFile } });
+
+  const peers = {
+    stratus: { label: 'Stratus --edge-tls (Node TLS)', port: stratus.port, cpu: () => process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 },
+    nginx: { label: 'nginx ssl -> --edge', port: nginx.port, cpu: () => nginx.workerPids().reduce((sum, pid) => sum + cpuOfPid(pid), 0) },
+  };
+  const measure = (peer, mode) => new Promise((resolve, reject) => {
+    const cpu0 = peer.cpu();
+    const child = fork(new URL(import.meta.url).pathname, ['--client', JSON.stringify({ port: peer.port, mode, seconds: SECONDS, concurrency: CONCURRENCY, caFile })]);
+    child.once('message', (m) => { resolve({ ...m, rate: m.ops / SECONDS, cpuUs: ((peer.cpu() - cpu0) * 1000) / Math.max(1, m.ops) }); });
+    child.once('error', reject);
+  });
+  try {
+    log(`TLS edge benchmark: ${SECONDS} s per measure, ${CONCURRENCY} clients, best of ${ROUNDS} rounds; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    for (const mode of ['full', 'resumed', 'keepalive']) {
+      const best = {};
+      for (let r = 0; r < ROUNDS; r++) {
+        for (const name of r % 2 ? ['nginx', 'stratus'] : ['stratus', 'nginx']) {
+          const m = await measure(peers[name], mode);
+          if (!best[name] || m.rate > best[name].rate) best[name] = m;
+        }
+      }
+      const what = { full: 'new TLS handshakes/s', resumed: 'resumed TLS handshakes/s', keepalive: 'HTTPS keep-alive requests/s' }[mode];
+      log(`${what}:`);
+      for (const [name, peer] of Object.entries(peers)) {
+        const b = best[name];
+        const resumed = mode === 'resumed' ? `, ${((100 * b.reused) / Math.max(1, b.ops)).toFixed(0)}% resumed` : '';
+        log(`  ${peer.label.padEnd(32)} ${b.rate.toFixed(0).padStart(7)}/s  server CPU ${b.cpuUs.toFixed(0)} µs each${resumed}${b.errors ? `, ${b.errors} errors` : ''}`);
+      }
+      log(`  ratio Stratus/nginx ${(best.stratus.rate / best.nginx.rate).toFixed(2)}x (target >= 0.8x); load average ${os.loadavg()[0].toFixed(2)}`);
+    }
+  } finally {
+    await nginx.close();
+    await stratus.close();
+    await edge.close();
+    policies.close();
+    await database.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
