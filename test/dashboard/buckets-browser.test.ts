@@ -100,4 +100,47 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard bucket pages in Chromium', () => {
     await checkAccessibility(d, '10-buckets');
   });
 
+
+  it('sends custom metadata on upload (v4 in one request, S3 in parts) and shows it on the object\'s details', async () => {
+    await go(d, '#/buckets/dash-bucket', 'dash-bucket');
+    const upload = page.locator('form', { hasText: 'Upload an object' });
+    await upload.getByLabel('File', { exact: true }).setInputFiles({ name: 'meta.txt', mimeType: 'text/plain', buffer: Buffer.from('meta') });
+    await upload.getByLabel("Key (default: the file's name)").fill('meta.txt');
+    await upload.getByRole('button', { name: 'Add metadata' }).click();
+    await upload.getByLabel('Metadata key 1').fill('owner');
+    await upload.getByLabel('Metadata value 1').fill(`team-a ${XSS}`);
+    await upload.getByRole('button', { name: 'Add metadata' }).click();
+    await upload.getByLabel('Metadata key 2').fill('note');
+    await upload.getByLabel('Metadata value 2').fill('crème ☕');
+    await upload.getByRole('checkbox', { name: /In parts over the S3 API/ }).uncheck();
+    await upload.getByRole('button', { name: 'Upload', exact: true }).click();
+    await upload.getByText('Uploaded meta.txt.').waitFor();
+    const listed = (await v4(d, 'GET', `/accounts/${d.account}/r2/buckets/dash-bucket/objects?prefix=meta`)).result[0];
+    expect(listed.custom_metadata).toEqual({ owner: `team-a ${XSS}`, note: 'crème ☕' });
+    await page.getByRole('button', { name: 'Details of meta.txt' }).click();
+    const details = page.getByRole('region', { name: 'Object details' });
+    await details.getByText(`team-a ${XSS}`, { exact: true }).waitFor();
+    await details.getByText('crème ☕', { exact: true }).waitFor();
+    expect(await details.locator('img').count()).toBe(0);
+    await checkAccessibility(d, '09-object-metadata');
+
+    // In parts over the S3 API: x-amz-meta-* on CreateMultipartUpload (keys lower-cased, as S3 keeps them).
+    // (The CORS rules saved above replaced the page's rule: add it again.)
+    await page.getByRole('button', { name: 'Allow this page to upload in parts (adds a CORS rule)' }).click();
+    await expect.poll(async () => (await v4(d, 'GET', `/accounts/${d.account}/r2/buckets/dash-bucket/cors`)).result?.rules?.some((r: any) => r.id === 'stratus-dashboard')).toBe(true);
+    await upload.getByLabel('File', { exact: true }).setInputFiles({ name: 'parts.bin', mimeType: 'application/octet-stream', buffer: randomBytes(1024) });
+    await upload.getByLabel("Key (default: the file's name)").fill('parts.bin');
+    await upload.getByRole('checkbox', { name: /In parts over the S3 API/ }).check();
+    await upload.getByRole('button', { name: 'Add metadata' }).click();
+    await upload.getByLabel('Metadata key 1').fill('Project');
+    await upload.getByLabel('Metadata value 1').fill('naïve');
+    await upload.getByRole('button', { name: 'Upload', exact: true }).click();
+    await upload.getByRole('alert').getByText(/printable ASCII only/).waitFor();
+    await upload.getByLabel('Metadata value 1').fill('stratus');
+    await upload.getByRole('button', { name: 'Upload', exact: true }).click();
+    await upload.getByText('Uploaded parts.bin in 1 parts over the S3 API.').waitFor();
+    const parts = (await v4(d, 'GET', `/accounts/${d.account}/r2/buckets/dash-bucket/objects?prefix=parts`)).result[0];
+    expect(parts.custom_metadata).toEqual({ project: 'stratus' });
+    expect(d.cspReports).toEqual([]);
+  });
 });
