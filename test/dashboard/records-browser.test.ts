@@ -28,7 +28,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard records page in Chromium', () => {
   });
 
   it('adds one record of each common type with its form, filters, edits, and shows HTML as text', async () => {
-    await page.getByRole('link', { name: 'DNS records' }).click();
+    await timed('zone DNS records tab', () => page.getByRole('link', { name: 'DNS records' }).click(), () => page.getByRole('button', { name: 'Apply filters' }).waitFor());
     const form = page.locator('form.record-form');
     const add = async (type: string, fields: Record<string, string>, shows: string) => {
       await page.getByRole('button', { name: 'Add record' }).first().click();

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { apiZone, checkAccessibility, go, HAS_CHROMIUM, KEY, SHOTS, signInWithToken, signOut, startDashboard, stopDashboard, TOKEN, v4, XSS, type Dashboard } from './harness.js';
+import { apiZone, checkAccessibility, go, HAS_CHROMIUM, KEY, SHOTS, signInWithToken, signOut, startDashboard, stopDashboard, timed, TOKEN, v4, XSS, type Dashboard } from './harness.js';
 
 const ZONE = 'dash-scripts.example';
 let d: Dashboard;
@@ -37,9 +37,8 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard scripts and tokens pages in Chromium',
     await page.getByRole('combobox', { name: /^Zone/ }).selectOption({ label: ZONE });
     await page.getByText('No routes in this zone.').waitFor();
     await checkAccessibility(d, '11-scripts');
-    await page.getByRole('link', { name: 'dash-script' }).click();
+    await timed('script page', () => page.getByRole('link', { name: 'dash-script' }).click(), () => page.locator('table code').first().waitFor());
     await page.getByRole('heading', { level: 1, name: 'dash-script' }).waitFor();
-    await page.locator('table code').first().waitFor();
     await checkAccessibility(d, '12-script');
   });
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { runCli } from '../cli/run-cli.js';
-import { checkAccessibility, EMAIL, HAS_CHROMIUM, KEY, signOut, startDashboard, stopDashboard, TOKEN, v4, type Dashboard } from './harness.js';
+import { checkAccessibility, EMAIL, HAS_CHROMIUM, KEY, signOut, startDashboard, stopDashboard, timed, TOKEN, v4, type Dashboard } from './harness.js';
 
 const ZONE = 'dash-browser.example';
 let d: Dashboard;
@@ -67,26 +67,24 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard sign-in and zone pages in Chromium', (
   });
 
   it('turns DNSSEC on showing the DS; DNS settings, certificates, a zone setting and a hold', async () => {
-    await page.getByRole('link', { name: 'DNSSEC' }).click();
+    await timed('zone DNSSEC tab', () => page.getByRole('link', { name: 'DNSSEC' }).click(), () => page.getByRole('button', { name: 'Turn DNSSEC on' }).waitFor());
     await page.getByRole('button', { name: 'Turn DNSSEC on' }).click();
     await page.locator('pre.ds').waitFor();
     expect(await page.locator('pre.ds').textContent()).toMatch(new RegExp(`^${ZONE.replace(/\./g, '\\.')}\\. 3600 IN DS \\d+ 13 2 [0-9A-F]{64}$`));
     await checkAccessibility(d, '05-dnssec');
-    await page.getByRole('link', { name: 'DNS settings' }).click();
-    await page.getByRole('button', { name: 'Save DNS settings' }).waitFor();
+    await timed('zone DNS settings tab', () => page.getByRole('link', { name: 'DNS settings' }).click(), () => page.getByRole('button', { name: 'Save DNS settings' }).waitFor());
     await checkAccessibility(d, '06-dns-settings');
-    await page.getByRole('link', { name: 'SSL/TLS' }).click();
     // Either this server has the certificate routes, or the page says they are not available.
-    await page.locator('.not-available, h2:text("Certificate packs")').first().waitFor();
+    await timed('zone SSL/TLS tab', () => page.getByRole('link', { name: 'SSL/TLS' }).click(), () => page.locator('.not-available, h2:text("Certificate packs")').first().waitFor());
     await checkAccessibility(d, '07-certificates');
 
-    await page.getByRole('link', { name: 'Zone settings' }).click();
     const https = page.getByRole('checkbox', { name: 'always use https on' });
+    await timed('zone settings tab', () => page.getByRole('link', { name: 'Zone settings' }).click(), () => https.waitFor());
     await https.check();
     const zone = (await v4(d, 'GET', `/zones?name=${ZONE}`)).result[0];
     await expect.poll(async () => (await v4(d, 'GET', `/zones/${zone.id}/settings/always_use_https`)).result.value).toBe('on');
     await checkAccessibility(d, '08-zone-settings');
-    await page.getByRole('link', { name: 'Overview' }).click();
+    await timed('zone overview tab', () => page.getByRole('link', { name: 'Overview' }).click(), () => page.getByRole('button', { name: 'Hold the zone' }).waitFor());
     await page.getByRole('button', { name: 'Hold the zone' }).click();
     await page.getByRole('button', { name: 'Release the hold' }).waitFor();
     expect((await v4(d, 'GET', `/zones/${zone.id}/hold`)).result.hold).toBe(true);
