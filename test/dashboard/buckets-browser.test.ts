@@ -101,7 +101,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard bucket pages in Chromium', () => {
   });
 
 
-  it('sends custom metadata on upload (v4 in one request, S3 in parts) and shows it on the object\'s details', async () => {
+  it('sends custom and HTTP metadata on upload (v4 in one request, S3 in parts) and shows them on the object\'s details', async () => {
     await go(d, '#/buckets/dash-bucket', 'dash-bucket');
     const upload = page.locator('form', { hasText: 'Upload an object' });
     await upload.getByLabel('File', { exact: true }).setInputFiles({ name: 'meta.txt', mimeType: 'text/plain', buffer: Buffer.from('meta') });
@@ -112,15 +112,19 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard bucket pages in Chromium', () => {
     await upload.getByRole('button', { name: 'Add metadata' }).click();
     await upload.getByLabel('Metadata key 2').fill('note');
     await upload.getByLabel('Metadata value 2').fill('crème ☕');
+    await upload.getByLabel('Cache-Control').fill('max-age=60');
+    await upload.getByLabel('Content-Disposition').fill('attachment; filename="m.txt"');
     await upload.getByRole('checkbox', { name: /In parts over the S3 API/ }).uncheck();
     await upload.getByRole('button', { name: 'Upload', exact: true }).click();
     await upload.getByText('Uploaded meta.txt.').waitFor();
     const listed = (await v4(d, 'GET', `/accounts/${d.account}/r2/buckets/dash-bucket/objects?prefix=meta`)).result[0];
     expect(listed.custom_metadata).toEqual({ owner: `team-a ${XSS}`, note: 'crème ☕' });
+    expect(listed.http_metadata).toMatchObject({ contentType: 'text/plain', cacheControl: 'max-age=60', contentDisposition: 'attachment; filename="m.txt"' });
     await page.getByRole('button', { name: 'Details of meta.txt' }).click();
     const details = page.getByRole('region', { name: 'Object details' });
     await details.getByText(`team-a ${XSS}`, { exact: true }).waitFor();
     await details.getByText('crème ☕', { exact: true }).waitFor();
+    await details.getByText('max-age=60', { exact: true }).waitFor();
     expect(await details.locator('img').count()).toBe(0);
     await checkAccessibility(d, '09-object-metadata');
 
@@ -134,6 +138,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard bucket pages in Chromium', () => {
     await upload.getByRole('button', { name: 'Add metadata' }).click();
     await upload.getByLabel('Metadata key 1').fill('Project');
     await upload.getByLabel('Metadata value 1').fill('naïve');
+    await upload.getByLabel('Content-Language').fill('fr');
     await upload.getByRole('button', { name: 'Upload', exact: true }).click();
     await upload.getByRole('alert').getByText(/printable ASCII only/).waitFor();
     await upload.getByLabel('Metadata value 1').fill('stratus');
@@ -141,6 +146,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard bucket pages in Chromium', () => {
     await upload.getByText('Uploaded parts.bin in 1 parts over the S3 API.').waitFor();
     const parts = (await v4(d, 'GET', `/accounts/${d.account}/r2/buckets/dash-bucket/objects?prefix=parts`)).result[0];
     expect(parts.custom_metadata).toEqual({ project: 'stratus' });
+    expect(parts.http_metadata).toMatchObject({ contentType: 'application/octet-stream', contentLanguage: 'fr' });
     expect(d.cspReports).toEqual([]);
   });
 });

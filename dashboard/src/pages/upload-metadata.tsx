@@ -1,7 +1,8 @@
 /**
- * Custom metadata of an upload: key/value pairs typed in the bucket page, sent as the object's custom metadata
- * (`cf-r2-custom-metadata` on the v4 object PUT, `x-amz-meta-*` on the S3 API's CreateMultipartUpload) and
- * shown on the object's details.
+ * Metadata of an upload, typed in the bucket page and shown on the object's details: custom metadata (key/value
+ * pairs, sent as `cf-r2-custom-metadata` on the v4 object PUT and `x-amz-meta-*` on the S3 API's
+ * CreateMultipartUpload) and HTTP metadata (Cache-Control, Content-Disposition, Content-Language,
+ * Content-Encoding: the same headers on either path).
  */
 import { Field } from '../ui';
 
@@ -44,6 +45,34 @@ export function CustomMetadataFields({ pairs, onChange }: { pairs: MetadataPair[
         </div>
       ))}
       <button type="button" class="secondary" onClick={() => onChange([...pairs, { key: '', value: '' }])}>Add metadata</button>
+    </fieldset>
+  );
+}
+
+/** The HTTP metadata an upload may set (besides Content-Type, the file's), by header name. */
+export const HTTP_FIELDS = ['cache-control', 'content-disposition', 'content-language', 'content-encoding'] as const;
+/** Typed HTTP metadata, by header name. */
+export type HttpMetadata = Partial<Record<typeof HTTP_FIELDS[number], string>>;
+
+/** The headers of typed HTTP metadata (empty fields left out). */
+export function httpHeaders(meta: HttpMetadata): Record<string, string> {
+  return Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, (v ?? '').trim()]).filter(([, v]) => v !== ''));
+}
+
+const LABELS: Record<typeof HTTP_FIELDS[number], string> = {
+  'cache-control': 'Cache-Control', 'content-disposition': 'Content-Disposition', 'content-language': 'Content-Language', 'content-encoding': 'Content-Encoding',
+};
+
+/** The HTTP metadata fields. */
+export function HttpMetadataFields({ value, onChange }: { value: HttpMetadata; onChange: (m: HttpMetadata) => void }) {
+  return (
+    <fieldset>
+      <legend>HTTP metadata</legend>
+      <div class="toolbar">
+        {HTTP_FIELDS.map((f) => (
+          <Field key={f} label={LABELS[f]}><input name={`http-${f}`} value={value[f] ?? ''} onInput={(e) => onChange({ ...value, [f]: e.currentTarget.value })} /></Field>
+        ))}
+      </div>
     </fieldset>
   );
 }
