@@ -35,7 +35,7 @@ class HttpRefusal extends Error {
   constructor(readonly status: 400 | 413 | 414 | 415, message: string) { super(message); }
 }
 
-function plain(c: Context, status: number, text: string, headers: Record<string, string> = {}): Response {
+function plain(status: number, text: string, headers: Record<string, string> = {}): Response {
   return new Response(`${text}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...headers } });
 }
 
@@ -130,17 +130,17 @@ export function dnsQueryRoutes(query: DnsQuery, limits?: Limits): Hono<ApiEnv> {
       const out = await answer(base64url(dns), c);
       return new Response(new Uint8Array(out), { headers: { 'content-type': MESSAGE_TYPE, 'cache-control': maxAge(out), ...rateHeaders } });
     } catch (err) {
-      if (err instanceof HttpRefusal) return plain(c, err.status, err.message, rateHeaders);
+      if (err instanceof HttpRefusal) return plain(err.status, err.message, rateHeaders);
       if (err instanceof DnsJsonError) {
         return new Response(JSON.stringify({ error: err.message }), { status: 400, headers: { 'content-type': `${JSON_TYPE}; charset=utf-8`, 'cache-control': 'no-store', ...rateHeaders } });
       }
-      if (err instanceof RateLimitedError) return plain(c, 429, err.message, err.headers);
+      if (err instanceof RateLimitedError) return plain(429, err.message, err.headers);
       throw err;
     }
   };
 
   app.get(DNS_QUERY_PATH, handle);
   app.post(DNS_QUERY_PATH, handle);
-  app.all(DNS_QUERY_PATH, (c) => plain(c, 405, 'DNS-over-HTTPS takes GET and POST (RFC 8484 §4.1)', { allow: 'GET, HEAD, POST' }));
+  app.all(DNS_QUERY_PATH, (c) => plain(405, 'DNS-over-HTTPS takes GET and POST (RFC 8484 §4.1)', { allow: 'GET, HEAD, POST' }));
   return app;
 }

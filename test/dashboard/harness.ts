@@ -43,7 +43,7 @@ export interface Dashboard {
   cspReports: string[];
 }
 
-/** Starts `stratus serve` and Chromium; `prefix` names the screenshots. */
+/** Starts `stratus serve` (from dist/, the DNS answered on the main thread) and Chromium with one tab. */
 export async function startDashboard(): Promise<Dashboard> {
   fs.mkdirSync(SHOTS, { recursive: true });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-dashboard-'));
