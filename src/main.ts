@@ -220,7 +220,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   const limits = openLimits({ config: config.limits, db: database.db, dialect: database.dialect, clock, logger });
   let s3: RunningS3 | undefined;
   const s3Listener = () => (s3 ? { port: s3.port, tls: tls !== undefined } : undefined);
-  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps, limits, nameServers, s3Listener, certificates });
+  const app = createApiApp({ config, clock, logger, db: database.db, changeFeed, store, tempCredentials, edge: control.apiDeps, limits, nameServers, s3Listener, certificates, dnsQuery: dns.query });
   let s3Generated: RunningStratus['generatedS3Credentials'];
   const closeStores = async (): Promise<void> => {
     await refresh.close();

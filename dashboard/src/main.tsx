@@ -12,6 +12,7 @@ import { BucketsPage } from './pages/buckets';
 import { BucketPage } from './pages/bucket';
 import { ScriptsPage, ScriptPage } from './pages/scripts';
 import { TokensPage } from './pages/tokens';
+import { AccountPicker } from './account-picker';
 
 function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [kind, setKind] = useState<'token' | 'key'>('token');
@@ -81,6 +82,13 @@ function App() {
     return <SignIn onSignedIn={(s) => { saveSession(s); useCredential(s.credential); setSession(s); }} />;
   }
   const signOut = () => { clearSession(); useCredential(undefined); setSession(undefined); location.hash = '#/zones'; };
+  const pickAccount = (id: string, name: string) => {
+    const next = { ...session, accountId: id, accountName: name };
+    saveSession(next);
+    setSession(next);
+    // Pages of one account's objects make no sense in another: back to its zones.
+    if (route[0] !== 'tokens') location.hash = '#/zones';
+  };
   const current = route[0] ?? 'zones';
   const link = (to: string, label: string) => <a href={href(to)} aria-current={current === to ? 'page' : undefined}>{label}</a>;
   return (
@@ -88,10 +96,10 @@ function App() {
       <header class="top">
         <span class="brand">Stratus</span>
         <nav aria-label="Sections">{link('zones', 'Zones')}{link('buckets', 'Buckets')}{link('scripts', 'Scripts')}{link('tokens', 'API tokens')}</nav>
-        <span class="muted account">Account: {session.accountName}</span>
+        <AccountPicker accountId={session.accountId} accountName={session.accountName} onPick={pickAccount} />
         <button type="button" onClick={signOut}>Sign out</button>
       </header>
-      <main id="main" ref={main} tabIndex={-1}><Pages session={session} /></main>
+      <main id="main" ref={main} tabIndex={-1}><Pages key={session.accountId} session={session} /></main>
     </>
   );
 }

@@ -74,12 +74,13 @@ async function s3Fetch(t: S3Target, method: string, url: URL, body?: BodyInit, e
 export const PART_SIZE = 8 * 1024 * 1024;
 
 /** An upload in parts: progress over all parts, cancel aborts the upload on the server too. */
-export function uploadInParts(t: S3Target, bucket: string, key: string, file: Blob, opts: { contentType: string; storageClass?: string }, onProgress: (sent: number, total: number) => void): { done: Promise<{ parts: number }>; cancel: () => void } {
+export function uploadInParts(t: S3Target, bucket: string, key: string, file: Blob, opts: { contentType: string; storageClass?: string; customMetadata?: Record<string, string>; httpHeaders?: Record<string, string> }, onProgress: (sent: number, total: number) => void): { done: Promise<{ parts: number }>; cancel: () => void } {
   let cancelled = false;
   let current: XMLHttpRequest | undefined;
   let uploadId: string | undefined;
   const done = (async () => {
-    const createHeaders: Record<string, string> = { 'content-type': opts.contentType };
+    const createHeaders: Record<string, string> = { ...opts.httpHeaders, 'content-type': opts.contentType };
+    for (const [k, v] of Object.entries(opts.customMetadata ?? {})) createHeaders[`x-amz-meta-${k.toLowerCase()}`] = v;
     if (opts.storageClass) createHeaders['x-amz-storage-class'] = opts.storageClass === 'InfrequentAccess' ? 'STANDARD_IA' : 'STANDARD';
     const created = await (await s3Fetch(t, 'POST', objectUrl(t, bucket, key, { uploads: '' }), undefined, createHeaders)).text();
     uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(created)?.[1];

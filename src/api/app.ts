@@ -47,6 +47,7 @@ import { dashboardRoutes } from './dashboard-site.js';
 import { secondaryDnsRoutes } from './routes/secondary-dns.js';
 import { sslRoutes } from './routes/ssl.js';
 import { customCertificateRoutes } from './routes/custom-certificates.js';
+import { dnsQueryRoutes } from './dns-query.js';
 
 /** The v4 path prefix. */
 export const API_PREFIX = '/client/v4';
@@ -96,6 +97,7 @@ export function createApiApp(deps: ApiDeps): Hono<ApiEnv> {
   api.route('/', dnsRecordRoutes());
 
   app.route(API_PREFIX, api);
+  if (deps.dnsQuery) app.route('/', dnsQueryRoutes(deps.dnsQuery, deps.limits));
   if (deps.config.dashboard) app.route('/', dashboardRoutes(undefined, deps.s3Listener));
 
   app.notFound((c) => c.json(failureBody([{ code: 7000, message: 'No route for that URI' }]), 404));

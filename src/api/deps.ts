@@ -14,6 +14,7 @@ import type { SecretBox } from '../shared/secret-box.js';
 import type { BucketDirectory } from '../scripts/scripts-service.js';
 import type { Limits } from '../limits/limits.js';
 import type { Certificates } from '../certs/certificate-service.js';
+import type { DnsQuery } from './dns-query.js';
 
 /** Dependencies of the v4 API. */
 export interface ApiDeps {
@@ -37,4 +38,6 @@ export interface ApiDeps {
   s3Listener?: () => { port: number; tls: boolean } | undefined;
   /** The certificate room (src/certs/): mounts the SSL and custom certificate routes. */
   certificates?: Certificates;
+  /** Answers DNS messages as the DNS server does: mounts DNS-over-HTTPS at `/dns-query` (dns-query.ts). */
+  dnsQuery?: DnsQuery;
 }

@@ -26,6 +26,7 @@ import { TransferPolicyStore } from '../secondary-dns/transfer-policy-store.js';
 import { findKey, type TransferPolicies } from '../secondary-dns/transfer-policy.js';
 import { onNotifyRequest, requestPull } from '../secondary-dns/change-signal.js';
 import { JournalStore } from './journal-store.js';
+import type { QueryOrigin, Responses } from './query-types.js';
 
 /** What the DNS server needs. */
 export interface DnsServerOptions {
@@ -67,6 +68,8 @@ export interface RunningDnsServer {
   threadStatus(): { ok: boolean; detail?: string };
   /** Which path answers UDP: `native` (the DNS thread's addon) or `js`, and why not native. */
   udpPath: UdpPath;
+  /** Answers one DNS message as the listeners do (DNS-over-HTTPS, api/dns-query.ts, sends its queries here). */
+  query(message: Buffer, from: QueryOrigin): Responses | Promise<Responses>;
   close(): Promise<void>;
 }
 
@@ -147,6 +150,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
       cache,
       get udpPath() { return workers?.udpPath() ?? udpPath; },
       threadStatus: () => workers?.status() ?? { ok: true },
+      query: (message, from) => answering.handle(message, from),
       async close() {
         untrack();
         unsubscribe();

@@ -138,6 +138,9 @@ export function preconditionsFrom(headers: Headers, prefix = ''): Headers | unde
   return [...out.keys()].length > 0 ? out : undefined;
 }
 
+/** The characters of an HTTP header name (RFC 9110 §5.1, a token). */
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+
 /** Headers describing a stored object, as GetObject and HeadObject return them. */
 export function objectHeaders(obj: StoreObject): Headers {
   const headers = new Headers();
@@ -146,7 +149,14 @@ export function objectHeaders(obj: StoreObject): Headers {
   headers.set('last-modified', obj.uploaded.toUTCString());
   headers.set('accept-ranges', 'bytes');
   if (obj.storageClass !== 'Standard') headers.set('x-amz-storage-class', s3StorageClass(obj.storageClass));
-  for (const [k, v] of Object.entries(obj.customMetadata ?? {})) headers.set(`x-amz-meta-${k}`, encodeMetadataValue(v));
+  // A key that is no HTTP header name (set through a binding or the v4 API: `café`, a space) cannot be an
+  // x-amz-meta-* header; S3 leaves such entries out and counts them in x-amz-missing-meta.
+  let missing = 0;
+  for (const [k, v] of Object.entries(obj.customMetadata ?? {})) {
+    if (HEADER_NAME.test(k)) headers.set(`x-amz-meta-${k}`, encodeMetadataValue(v));
+    else missing++;
+  }
+  if (missing > 0) headers.set('x-amz-missing-meta', String(missing));
   for (const [name, value] of Object.entries(ssecResponseHeaders(obj.ssecKeyMd5))) headers.set(name, value);
   return headers;
 }

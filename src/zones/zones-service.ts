@@ -15,6 +15,7 @@ import { isoTimestamp, type Clock } from '../shared/clock.js';
 import { isId, newId } from '../shared/ids.js';
 import type { ZoneChangeFeed } from './change-feed.js';
 import { normalizeZoneName } from './zone-name.js';
+import { parseZoneNameFilter, zoneNameCondition } from './zone-name-filter.js';
 import { deleteZoneChanges } from './change-log.js';
 import { bumpEdgeSerial } from '../db/edge-serial.js';
 import { initialSerial } from './serial.js';
@@ -49,6 +50,7 @@ export interface Caller {
 
 /** Filters and paging of {@link ZonesService.list}. */
 export interface ZoneListQuery {
+  /** `[OP:]VALUE` with production's operators (zone-name-filter.ts). */
   name?: string;
   status?: string;
   accountId?: string;
@@ -187,7 +189,7 @@ export class ZonesService {
         ...(scope.zoneIds.length > 0 ? [eb('zones.id', 'in', scope.zoneIds)] : []),
       ]));
     }
-    if (q.name !== undefined) query = query.where('zones.name', '=', normalizeZoneName(q.name) ?? q.name.toLowerCase());
+    if (q.name !== undefined) { const filter = parseZoneNameFilter(q.name); query = query.where((eb) => zoneNameCondition(eb as never, filter)); }
     if (q.status !== undefined) query = query.where('zones.status', '=', q.status);
     if (q.accountId !== undefined) query = query.where('zones.account_id', '=', q.accountId);
     if (q.accountName !== undefined) query = query.where('accounts.name', '=', q.accountName);

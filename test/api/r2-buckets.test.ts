@@ -26,7 +26,7 @@ describe('v4 bucket routes', () => {
   let server: TestServer;
   let sdk: Cloudflare;
   let account: string;
-  let second: { sdk(): Cloudflare; accountId: string };
+  let second: { sdk(): Cloudflare; accountId: string; email: string; key: string };
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -135,6 +135,31 @@ describe('v4 bucket routes', () => {
     expect([chunked.status, ((await chunked.json()) as { errors: { code: number }[] }).errors[0]!.code]).toEqual([400, 10040]);
     const noBucket = await api(server, 'PUT', `/accounts/${account}/r2/buckets/nope-bucket/objects/x`, 'x');
     expect([noBucket.status, noBucket.body.errors[0].code]).toEqual([404, 10006]);
+  });
+
+  it('takes custom metadata on a v4 PUT as production does (cf-r2-custom-metadata, JSON), read back over v4 and S3', async () => {
+    await sdk.r2.buckets.create({ account_id: account, name: 'v4-meta' });
+    const meta = { owner: 'team-a', note: 'crème ☕' };
+    const header = JSON.stringify(meta).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    await sdk.r2.buckets.objects.upload('m.txt', 'meta', { account_id: account, bucket_name: 'v4-meta' }, { headers: { 'content-type': 'text/plain', 'cf-r2-custom-metadata': header } });
+    const listed = await api(server, 'GET', `/accounts/${account}/r2/buckets/v4-meta/objects`);
+    expect(listed.body.result[0].custom_metadata).toEqual(meta);
+    const head = await testS3Client(server.running.s3Url!).send(new GetObjectCommand({ Bucket: 'v4-meta', Key: 'm.txt' }));
+    expect(head.Metadata).toMatchObject({ owner: 'team-a' });
+    // A key S3 cannot send as a header is left out of GetObject's x-amz-meta-* and counted in x-amz-missing-meta.
+    await sdk.r2.buckets.objects.upload('odd.txt', 'odd', { account_id: account, bucket_name: 'v4-meta' }, { headers: { 'cf-r2-custom-metadata': '{"caf\\u00e9 key":"x","ok":"y"}' } });
+    const odd = await testS3Client(server.running.s3Url!).send(new GetObjectCommand({ Bucket: 'v4-meta', Key: 'odd.txt' }));
+    expect(odd.Metadata).toEqual({ ok: 'y' });
+    expect(odd.MissingMeta).toBe(1);
+    for (const bad of ['not json', '["a"]', '{"n":1}']) {
+      const res = await api(server, 'PUT', `/accounts/${account}/r2/buckets/v4-meta/objects/bad`, 'x', { 'cf-r2-custom-metadata': bad });
+      expect([res.status, res.body.errors[0].code], bad).toEqual([400, 10040]);
+    }
+    const tooBig = await api(server, 'PUT', `/accounts/${account}/r2/buckets/v4-meta/objects/big`, 'x', { 'cf-r2-custom-metadata': JSON.stringify({ k: 'v'.repeat(9000) }) });
+    expect(tooBig.status).toBe(400);
+    // Another user cannot write into the admin's bucket, metadata or not.
+    const foreign = await api(server, 'PUT', `/accounts/${account}/r2/buckets/v4-meta/objects/x`, 'x', { 'x-auth-email': second.email, 'x-auth-key': second.key, 'cf-r2-custom-metadata': '{"a":"b"}' });
+    expect(foreign.status).toBeGreaterThanOrEqual(403);
   });
 
   it("a second user sees none of the admin's buckets through any route, and may reuse their names", async () => {

@@ -9,6 +9,7 @@ import { href } from '../router';
 import { bytes, Errors, Field, LoadState, useAction, useLoad } from '../ui';
 import { loadSession } from '../session';
 import { dashboardCorsRule, PART_SIZE, s3Target, uploadInParts } from '../s3';
+import { CustomMetadataFields, HttpMetadataFields, httpHeaders, metadataHeader, readMetadata, type HttpMetadata, type MetadataPair } from './upload-metadata';
 
 const keyPath = (key: string) => key.split('/').map(encodeURIComponent).join('/');
 
@@ -83,6 +84,8 @@ function Upload({ base, account, bucket, prefix, onUploaded }: { base: string; a
   const [file, setFile] = useState<File | undefined>(undefined);
   const [key, setKey] = useState('');
   const [storageClass, setStorageClass] = useState('');
+  const [metadata, setMetadata] = useState<MetadataPair[]>([]);
+  const [http, setHttp] = useState<HttpMetadata>({});
   const [progress, setProgress] = useState<{ sent: number; total: number } | undefined>(undefined);
   const [cancel, setCancel] = useState<(() => void) | undefined>(undefined);
   const [done, setDone] = useState<string | undefined>(undefined);
@@ -92,23 +95,32 @@ function Upload({ base, account, bucket, prefix, onUploaded }: { base: string; a
     if (!file) return;
     const objectKey = prefix + (key.trim() || file.name);
     setDone(undefined);
+    const parts3 = !!(target.data && inParts);
+    let customMetadata: Record<string, string>;
+    try {
+      customMetadata = readMetadata(metadata, parts3);
+    } catch (err) {
+      await action.run(() => Promise.reject(err));
+      return;
+    }
     const contentType = file.type || 'application/octet-stream';
     const onProgress = (sent: number, total: number) => setProgress({ sent, total });
     let job: { done: Promise<unknown>; cancel: () => void };
     let parts = 0;
-    if (target.data && inParts) {
-      const multi = uploadInParts(target.data, bucket, objectKey, file, { contentType, ...(storageClass ? { storageClass } : {}) }, onProgress);
+    if (target.data && parts3) {
+      const multi = uploadInParts(target.data, bucket, objectKey, file, { contentType, customMetadata, httpHeaders: httpHeaders(http), ...(storageClass ? { storageClass } : {}) }, onProgress);
       job = { done: multi.done.then((r) => { parts = r.parts; }), cancel: multi.cancel };
     } else {
-      const headers: Record<string, string> = { 'content-type': contentType };
+      const headers: Record<string, string> = { ...httpHeaders(http), 'content-type': contentType };
       if (storageClass) headers['cf-r2-storage-class'] = storageClass;
+      if (Object.keys(customMetadata).length) headers['cf-r2-custom-metadata'] = metadataHeader(customMetadata);
       job = upload('PUT', `${base}/objects/${keyPath(objectKey)}`, file, headers, onProgress);
     }
     setCancel(() => job.cancel);
     const ok = await action.run(() => job.done);
     setCancel(undefined);
     setProgress(undefined);
-    if (ok) { setDone(parts ? `${objectKey} in ${parts} parts over the S3 API` : objectKey); onUploaded(); }
+    if (ok) { setMetadata([]); setHttp({}); setDone(parts ? `${objectKey} in ${parts} parts over the S3 API` : objectKey); onUploaded(); }
   };
   return (
     <form class="card" onSubmit={submit}>
@@ -121,6 +133,8 @@ function Upload({ base, account, bucket, prefix, onUploaded }: { base: string; a
         <button type="submit" disabled={!file || !!cancel}>Upload</button>
         {cancel ? <button type="button" class="danger" onClick={cancel}>Cancel upload</button> : null}
       </div>
+      <HttpMetadataFields value={http} onChange={setHttp} />
+      <CustomMetadataFields pairs={metadata} onChange={setMetadata} />
       {progress ? <p><progress aria-label="Upload progress" max={progress.total} value={progress.sent} /> {bytes(progress.sent)} of {bytes(progress.total)}</p> : null}
       <Errors error={action.error} />
       {done ? <p class="ok" role="status">Uploaded {done}.</p> : null}

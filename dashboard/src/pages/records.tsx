@@ -1,11 +1,12 @@
 /**
  * A zone's DNS records: the list language's filters, sort and server-side paging; create and edit with a form
- * per type; proxied toggle; batch delete; BIND import and export.
+ * per type; proxied toggle; batch delete; BIND import and export; what DNS answers now (dns-answer.tsx).
  */
 import { useState } from 'preact/hooks';
 import { call, get, send, saveResponse } from '../api';
 import { recordBody, TYPE_FORMS, TYPES } from '../record-types';
 import { Errors, Field, LoadState, Pager, useAction, useLoad } from '../ui';
+import { DnsAnswer } from './dns-answer';
 
 interface Filters { type: string; name: string; content: string; proxied: string; tag: string; comment: string; search: string; match: string }
 const NO_FILTERS: Filters = { type: '', name: '', content: '', proxied: '', tag: '', comment: '', search: '', match: 'all' };
@@ -20,6 +21,9 @@ export function RecordsTab({ zone }: { zone: any }) {
   const [perPage, setPerPage] = useState(50);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<any | 'new' | undefined>(undefined);
+  // Bumped by every change made here: the live DNS answer is asked again.
+  const [version, setVersion] = useState(0);
+  const changed = () => { setVersion((v) => v + 1); list.reload(); };
   const base = `/zones/${zone.id}/dns_records`;
   const list = useLoad(() => get<any[]>(base, {
     type: filters.type, 'name.contains': filters.name, 'content.contains': filters.content, proxied: filters.proxied,
@@ -31,7 +35,7 @@ export function RecordsTab({ zone }: { zone: any }) {
   const setF = (k: keyof Filters, v: string) => setDraft((d) => ({ ...d, [k]: v }));
   const apply = (e: Event) => { e.preventDefault(); setPage(1); setSelected(new Set()); setFilters(draft); };
   const toggle = (id: string) => setSelected((s) => { const n = new Set(s); if (n.has(id)) n.delete(id); else n.add(id); return n; });
-  const done = () => { setEditing(undefined); setSelected(new Set()); list.reload(); };
+  const done = () => { setEditing(undefined); setSelected(new Set()); changed(); };
   const deleteOne = async (r: any) => {
     if (!confirm(`Delete the ${r.type} record ${r.name}?`)) return;
     if (await rowAction.run(() => call('DELETE', `${base}/${r.id}`))) done();
@@ -41,7 +45,7 @@ export function RecordsTab({ zone }: { zone: any }) {
     if (await rowAction.run(() => call('POST', `${base}/batch`, { deletes: [...selected].map((id) => ({ id })) }))) done();
   };
   const setProxied = async (r: any, proxied: boolean) => {
-    if (await rowAction.run(() => call('PATCH', `${base}/${r.id}`, { proxied }))) list.reload();
+    if (await rowAction.run(() => call('PATCH', `${base}/${r.id}`, { proxied }))) changed();
   };
   return (
     <>
@@ -88,9 +92,8 @@ export function RecordsTab({ zone }: { zone: any }) {
       </table>
       {list.data && records.length === 0 ? <p>No records match.</p> : null}
       <Pager info={list.data?.result_info} page={page} onPage={setPage} />
-      <ImportForm zone={zone} onImported={() => list.reload()} />
-      <h2>What DNS answers now</h2>
-      <p class="muted">The v4 API has no route that asks Stratus's DNS server for a live answer, so the dashboard does not show one (it uses public APIs only). Ask the server directly: <code>dig @SERVER -p PORT NAME TYPE</code>.</p>
+      <ImportForm zone={zone} onImported={changed} />
+      <DnsAnswer zone={zone} version={version} />
     </>
   );
 }

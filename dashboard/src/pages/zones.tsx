@@ -1,4 +1,7 @@
-/** Zones: list (search by name, paging), create, delete, status and name servers. */
+/**
+ * Zones of the picked account: list (search by name with the API's operators: contains, starts with, ends with,
+ * exact), paging, create, delete, status and name servers.
+ */
 import { useState } from 'preact/hooks';
 import { call, get } from '../api';
 import { href, navigate } from '../router';
@@ -8,8 +11,10 @@ import { Errors, Field, LoadState, Pager, useAction, useLoad } from '../ui';
 export function ZonesPage({ account }: { account: string }) {
   const [search, setSearch] = useState('');
   const [query, setQuery] = useState('');
+  const [mode, setMode] = useState('contains');
+  const [asked, setAsked] = useState('contains');
   const [page, setPage] = useState(1);
-  const list = useLoad(() => get<any[]>('/zones', { name: query || undefined, page, per_page: 50 }), [query, page]);
+  const list = useLoad(() => get<any[]>('/zones', { name: query ? `${asked}:${query}` : undefined, 'account.id': account, page, per_page: 50 }), [query, asked, page, account]);
   const [name, setName] = useState('');
   const create = useAction();
   const remove = useAction();
@@ -36,15 +41,18 @@ export function ZonesPage({ account }: { account: string }) {
         </div>
         <Errors error={create.error} />
       </form>
-      <form class="toolbar" role="search" onSubmit={(e) => { e.preventDefault(); setPage(1); setQuery(search.trim()); }}>
-        <Field label="Find a zone by name"><input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} /></Field>
+      <form class="toolbar" role="search" aria-label="Find zones" onSubmit={(e) => { e.preventDefault(); setPage(1); setAsked(mode); setQuery(search.trim()); }}>
+        <Field label="Find a zone by name"><input type="search" name="zone-search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} /></Field>
+        <Field label="Name match"><select name="zone-search-mode" value={mode} onChange={(e) => setMode(e.currentTarget.value)}>
+          <option value="contains">contains</option><option value="starts_with">starts with</option><option value="ends_with">ends with</option><option value="equal">is exactly</option>
+        </select></Field>
         <button type="submit" class="secondary">Search</button>
         {query ? <button type="button" class="secondary" onClick={() => { setSearch(''); setQuery(''); }}>Show all</button> : null}
       </form>
       <Errors error={remove.error} />
       <LoadState loading={list.loading} error={list.error} />
       {list.data ? (
-        list.data.result.length === 0 ? <p>No zones{query ? ` named ${query}` : ''}.</p> : (
+        list.data.result.length === 0 ? <p>No zones{query ? ` whose name ${asked === 'equal' ? 'is' : asked.replace('_', ' ')} ${query}` : ''}.</p> : (
           <table>
             <thead><tr><th scope="col">Zone</th><th scope="col">Status</th><th scope="col">Name servers</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
             <tbody>

@@ -19,6 +19,25 @@ import { parseStorageClass } from './buckets-routes.js';
 import { toAppError } from './store-errors.js';
 
 /** Request headers stored as the object's HTTP metadata. */
+/**
+ * The custom metadata of a PUT: production's `cf-r2-custom-metadata` header, a JSON object of string values
+ * (non-ASCII characters as `\u` escapes: a header is Latin-1); 400 (10040) for anything else. The store checks
+ * the size (8,192 bytes of keys and values).
+ */
+function customMetadataOf(header: string | undefined): Record<string, string> | undefined {
+  if (header === undefined || header === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(header);
+  } catch {
+    throw invalidArgument('Invalid cf-r2-custom-metadata header: send a JSON object of string values');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
+    throw invalidArgument('Invalid cf-r2-custom-metadata header: send a JSON object of string values');
+  }
+  return parsed as Record<string, string>;
+}
+
 function httpMetadataOf(c: Context<ApiEnv>): StoreHTTPMetadata {
   const h = (name: string) => c.req.header(name) || undefined;
   const expires = h('expires');
@@ -69,13 +88,14 @@ export function r2ObjectRoutes(store: BucketStore): Hono<ApiEnv> {
     const bucket = await target(c, 'edit');
     const storageClass = parseStorageClass(c.req.header('cf-r2-storage-class'), 'cf-r2-storage-class header');
     const httpMetadata = httpMetadataOf(c);
+    const customMetadata = customMetadataOf(c.req.header('cf-r2-custom-metadata'));
     const length = c.req.header('content-length');
     if (length === undefined || !/^\d+$/.test(length)) throw invalidArgument('Send the object with a Content-Length header (the body is streamed into the bucket)');
     const raw = c.req.raw.body;
     const body = raw ? withKnownLength(raw, Number(length)) : new Uint8Array(0);
     let obj: StoreObject | null;
     try {
-      obj = await bucket.put(c.req.param('key'), body, { httpMetadata, ...(storageClass ? { storageClass } : {}) });
+      obj = await bucket.put(c.req.param('key'), body, { httpMetadata, ...(customMetadata ? { customMetadata } : {}), ...(storageClass ? { storageClass } : {}) });
     } catch (err) {
       throw toAppError(err);
     }

@@ -1,12 +1,15 @@
 /**
- * RDATA of a received record as zone-file presentation text (RFC 1035 §5.1 and each type's RFC), for the
- * records a zone transfer brings in: the text is then read by the same per-type parsers as a zone-file import.
- * Names are absolute with a trailing dot; names compressed inside RDATA (NS, CNAME, PTR, MX, SOA, SRV...)
- * are read against the whole message. Types without a presentation here give undefined (the caller skips them).
+ * RDATA of a received record as zone-file presentation text (RFC 1035 §5.1 and each type's RFC), as dig prints
+ * it. Two readers: the records a zone transfer brings in (`rdataText`: the text is then read by the same per-type
+ * parsers as a zone-file import; a type without a presentation here gives undefined and is skipped) and
+ * DNS-over-HTTPS's JSON `data` (`recordText`: such a type as RFC 3597's `\# LEN HEX`). Names are absolute with
+ * a trailing dot; names compressed inside RDATA (NS, CNAME, PTR, MX, SOA, SRV...) are read against the whole
+ * message.
  */
 import { Reader } from './reader.js';
 import { rrTypeName } from '../record-types/type-names.js';
 import { base32hex } from '../dnssec/denial.js';
+import type { DecodedRecord } from './message.js';
 
 /** A name read at the reader's position, absolute with a trailing dot. */
 function fqdn(r: Reader): string {
@@ -14,8 +17,8 @@ function fqdn(r: Reader): string {
   return n === '' ? '.' : `${n}.`;
 }
 
-/** One character-string, quoted, with `"`, `\` and unprintable bytes escaped. */
-function quoted(bytes: Uint8Array): string {
+/** One character-string, quoted, with `"`, `\` and bytes outside printable ASCII escaped (`\DDD`). */
+export function quoteCharacterString(bytes: Uint8Array): string {
   let s = '"';
   for (const b of bytes) {
     if (b === 0x22 || b === 0x5c) s += `\\${String.fromCharCode(b)}`;
@@ -27,7 +30,7 @@ function quoted(bytes: Uint8Array): string {
 
 function characterStrings(r: Reader, end: number): string[] {
   const out: string[] = [];
-  while (r.pos < end) out.push(quoted(r.bytes(r.u8())));
+  while (r.pos < end) out.push(quoteCharacterString(r.bytes(r.u8())));
   return out;
 }
 
@@ -96,12 +99,13 @@ export function rdataText(type: number, msg: Uint8Array, offset: number, length:
   const r = new Reader(msg);
   r.pos = offset;
   const end = offset + length;
-  switch (rrTypeName(type)) {
-    case 'A': return [...r.bytes(4)].join('.');
-    case 'AAAA': return ipv6(r.bytes(16));
-    case 'NS': case 'CNAME': case 'PTR': return fqdn(r);
+  // DNAME (RFC 6672) has no record type of Stratus's own, so no name in the type table.
+  switch (type === 39 ? 'DNAME' : rrTypeName(type)) {
+    case 'A': return length === 4 ? [...r.bytes(4)].join('.') : undefined;
+    case 'AAAA': return length === 16 ? ipv6(r.bytes(16)) : undefined;
+    case 'NS': case 'CNAME': case 'PTR': case 'DNAME': return fqdn(r);
     case 'MX': { const pref = r.u16(); return `${pref} ${fqdn(r)}`; }
-    case 'TXT': return characterStrings(r, end).join(' ');
+    case 'TXT': case 'HINFO': return characterStrings(r, end).join(' ');
     case 'SOA': {
       const mname = fqdn(r);
       const rname = fqdn(r);
@@ -111,7 +115,7 @@ export function rdataText(type: number, msg: Uint8Array, offset: number, length:
     case 'CAA': {
       const flags = r.u8();
       const tag = Buffer.from(r.bytes(r.u8())).toString('latin1');
-      return `${flags} ${tag} ${quoted(r.bytes(end - r.pos))}`;
+      return `${flags} ${tag} ${quoteCharacterString(r.bytes(end - r.pos))}`;
     }
     case 'DS': case 'CDS': { const tag = r.u16(); const alg = r.u8(); const dt = r.u8(); return `${tag} ${alg} ${dt} ${hex(r.bytes(end - r.pos))}`; }
     case 'DNSKEY': case 'CDNSKEY': { const f = r.u16(); const p = r.u8(); const a = r.u8(); return `${f} ${p} ${a} ${b64(r.bytes(end - r.pos))}`; }
@@ -138,10 +142,10 @@ export function rdataText(type: number, msg: Uint8Array, offset: number, length:
     case 'SSHFP': { const a = r.u8(); const t = r.u8(); return `${a} ${t} ${hex(r.bytes(end - r.pos))}`; }
     case 'NAPTR': {
       const order = r.u16(); const pref = r.u16();
-      const [flags, services, regexp] = [quoted(r.bytes(r.u8())), quoted(r.bytes(r.u8())), quoted(r.bytes(r.u8()))];
+      const [flags, services, regexp] = [quoteCharacterString(r.bytes(r.u8())), quoteCharacterString(r.bytes(r.u8())), quoteCharacterString(r.bytes(r.u8()))];
       return `${order} ${pref} ${flags} ${services} ${regexp} ${fqdn(r)}`;
     }
-    case 'URI': { const p = r.u16(); const w = r.u16(); return `${p} ${w} ${quoted(r.bytes(end - r.pos))}`; }
+    case 'URI': { const p = r.u16(); const w = r.u16(); return `${p} ${w} ${quoteCharacterString(r.bytes(end - r.pos))}`; }
     case 'CERT': { const t = r.u16(); const tag = r.u16(); const a = r.u8(); return `${t} ${tag} ${a} ${b64(r.bytes(end - r.pos))}`; }
     case 'OPENPGPKEY': return b64(r.bytes(end - r.pos));
     case 'SVCB': case 'HTTPS': {
@@ -153,4 +157,16 @@ export function rdataText(type: number, msg: Uint8Array, offset: number, length:
     }
     default: return undefined;
   }
+}
+
+/** The RDATA of `rec` (decoded from `message`) as text, RFC 3597's `\# LEN HEX` for a type without a text form here. */
+export function recordText(message: Uint8Array, rec: DecodedRecord): string {
+  let text: string | undefined;
+  try {
+    text = rdataText(rec.type, message, rec.rdataOffset, rec.rdata.length);
+  } catch {
+    text = undefined; // malformed RDATA: shown as bytes
+  }
+  if (text !== undefined) return text;
+  return rec.rdata.length === 0 ? '\\# 0' : `\\# ${rec.rdata.length} ${hex(rec.rdata)}`;
 }
