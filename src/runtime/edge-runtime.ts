@@ -175,6 +175,11 @@ export class EdgeRuntime {
     return this.nginx?.config();
   }
 
+  /** How often the nginx front's access records' file was rotated (tests check a rotation happened). */
+  get accessLogRotations(): number {
+    return this.nginxAccess?.rotations ?? 0;
+  }
+
   /** The Unix socket the shared slot's generations accept on, behind the front process (the benchmark measures it alone). */
   get generationSocketPath(): string {
     return this.slotSocketPath(0);

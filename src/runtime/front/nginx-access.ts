@@ -69,7 +69,10 @@ export function parseAccessLine(line: string): EdgeAccessRecord | undefined {
       if (typeof parsed === 'object' && parsed !== null) r = parsed as Record<string, unknown>;
     } catch { /* not the runtime's: ignored */ }
   }
-  const status = num(o['s']);
+  let status = num(o['s']);
+  // nginx gives up on a request whose client went away while it read the body with a 400 it never sends (its
+  // own 400s go through the framing page, which labels them): production logs such a request as 499.
+  if (status === 400 && r['route'] === undefined && str(o['p']) === undefined) status = 499;
   const route = str(r['route']) ?? str(o['p']) ?? (status === 499 ? 'aborted' : 'unmatched');
   const accountId = str(r['accountId']);
   const remote = str(r['remote']) ?? str(o['a']);
@@ -88,6 +91,8 @@ export class NginxAccessLog {
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   private readonly log: Logger;
+  /** Rotations done so far. */
+  rotations = 0;
 
   /** Creates the file (nginx appends to it) and starts reading. */
   constructor(private readonly opts: NginxAccessLogOptions) {
@@ -148,6 +153,7 @@ export class NginxAccessLog {
     fs.renameSync(this.opts.file, aside);
     this.old = { ...this.current, path: aside, since: Date.now() };
     this.current = this.openSource(this.opts.file);
+    this.rotations++;
     this.opts.reopen();
   }
 
