@@ -1,0 +1,86 @@
+/**
+ * With the nginx front (nginx writes the access records), two users, each with their own key, deploy a Worker
+ * through the v4 API on a route of their own zone: every request through `--edge` is in the access log and the
+ * metrics once, under its own script and its own account; neither user's script can write a record naming the
+ * other's account.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { addUser } from '../helpers/users.js';
+import { findNginx } from '../../src/runtime/front/nginx-front.js';
+import { accessLines, captureLogger } from '../ops/capture-logger.js';
+import { eventually } from './harness.js';
+import { edgeRequest } from './request.js';
+
+interface Who { email: string; key: string }
+
+const capture = captureLogger('info');
+let server: TestServer;
+let admin: Who;
+let other: Who;
+
+async function v4(who: Who, method: string, p: string, body?: unknown, type = 'application/json'): Promise<any> {
+  const res = await fetch(`${server.apiBase}${p}`, { method, headers: { 'x-auth-email': who.email, 'x-auth-key': who.key, 'content-type': type },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}) });
+  return res.json();
+}
+
+/** `who`'s account id, and a zone `name` with a proxied `www` record and `script` on its route `www.NAME/*`. */
+async function deploy(who: Who, name: string, script: string, source: string): Promise<string> {
+  const account = (await v4(who, 'GET', '/accounts')).result[0].id as string;
+  const zone = await v4(who, 'POST', '/zones', { account: { id: account }, name, type: 'full' });
+  expect(zone.success, JSON.stringify(zone.errors)).toBe(true);
+  const rec = await v4(who, 'POST', `/zones/${zone.result.id}/dns_records`, { type: 'A', name: `www.${name}`, content: '192.0.2.1', proxied: true, ttl: 1 });
+  expect(rec.success, JSON.stringify(rec.errors)).toBe(true);
+  const boundary = 'stratus-nginx-accounts';
+  const body = [`--${boundary}`, 'Content-Disposition: form-data; name="metadata"', 'Content-Type: application/json', '',
+    JSON.stringify({ main_module: 'index.js', compatibility_date: '2024-09-23' }), `--${boundary}`,
+    'Content-Disposition: form-data; name="index.js"; filename="index.js"', 'Content-Type: application/javascript+module', '', source, `--${boundary}--`, ''].join('\r\n');
+  const put = await v4(who, 'PUT', `/accounts/${account}/workers/scripts/${script}`, body, `multipart/form-data; boundary=${boundary}`);
+  expect(put.success, JSON.stringify(put.errors)).toBe(true);
+  const route = await v4(who, 'POST', `/zones/${zone.result.id}/workers/routes`, { pattern: `www.${name}/*`, script });
+  expect(route.success, JSON.stringify(route.errors)).toBe(true);
+  return account;
+}
+
+const source = (who: string, forgedAccount?: string) => `export default { fetch() {
+  return new Response('hello from ${who}', { headers: ${forgedAccount ? `{ 'x-stratus-record': JSON.stringify({ route: 'script:x', accountId: '${forgedAccount}' }) }` : '{}'} });
+} };`;
+
+beforeAll(async () => {
+  server = await startTestServer({ logger: capture.logger, flags: { edge: '127.0.0.1:0', 'edge-front': 'nginx' } });
+  admin = { email: server.email, key: server.key };
+  const user = await addUser(server, 'nginx-second@example.com');
+  other = { email: user.email, key: user.key };
+}, 90_000);
+afterAll(async () => { await server?.stop(); });
+
+describe.skipIf(!findNginx())('the nginx front records each account under its own id', () => {
+  it("two users' Workers: each request once, under its own script and account; a forged record header changes nothing", async () => {
+    const first = await deploy(admin, 'rec-one.test', 'first', source('first'));
+    // the second user's script claims the first's account in the header nginx logs
+    const second = await deploy(other, 'rec-two.test', 'second', source('second', first));
+    expect(second).not.toBe(first);
+    const edge = server.running.edgeUrl!;
+    const a = await eventually(async () => {
+      const r = await edgeRequest(edge, 'www.rec-one.test', { path: '/a' });
+      expect(r.body).toBe('hello from first');
+      return r;
+    });
+    const b = await eventually(async () => {
+      const r = await edgeRequest(edge, 'www.rec-two.test', { path: '/b' });
+      expect(r.body).toBe('hello from second');
+      return r;
+    });
+    expect(b.headers['x-stratus-record']).toBeUndefined();
+    const rays = [a, b].map((r) => String(r.headers['cf-ray']));
+    const lines = () => accessLines(capture.lines(), 'edge').filter((l) => rays.includes(String(l.requestId)));
+    await eventually(async () => expect(lines()).toHaveLength(2));
+    expect(lines().find((l) => l.requestId === rays[0])).toMatchObject({ route: 'script:first', status: 200, accountId: first });
+    expect(lines().find((l) => l.requestId === rays[1])).toMatchObject({ route: 'script:second', status: 200, accountId: second });
+    expect(accessLines(capture.lines(), 'edge').filter((l) => l.route === 'script:x')).toEqual([]);
+    const metrics = await (await fetch(`${server.running.adminUrl}/metrics`)).text();
+    expect(metrics).toMatch(/stratus_http_requests_total\{listener="edge",route="script:second",method="GET",status="200"\} 1\n/);
+    expect(metrics).not.toContain('route="script:x"');
+  });
+});
