@@ -68,7 +68,7 @@ export interface EdgeRuntimeOptions {
   /** Bucket binding operations per request of a script (0: no limit). Default 1000, production's free plan. */
   bucketSubrequests?: number;
   /**
-   * The front process (default true): it holds client connections, so requests in flight on a generation that
+   * The front process (default `auto`: nginx when installed, else the workerd front): it holds client connections, so requests in flight on a generation that
    * is killed get the 1102 page, and it counts chunked bodies against the body limit. Without it generations
    * accept on the edge socket themselves: faster, but those requests lose their connection and a chunked
    * body is not counted.
