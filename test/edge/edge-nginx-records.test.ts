@@ -4,7 +4,7 @@
  * under a request) and a request whose client went away mid-body (499) are each recorded exactly once; a
  * script's request once, with its account; a script cannot write its own record (`x-stratus-record`), which
  * never reaches the client; no record is lost or doubled across a deploy under load, a rotation of the log
- * file, or an nginx restart. (Two users deploying through the v4 API: `test/ops/edge-access.test.ts`.)
+ * file, an nginx restart, or a stop. (Two users deploying through the v4 API: `test/ops/edge-access.test.ts`.)
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -166,3 +166,21 @@ describe.skipIf(!findNginx())('the nginx front writes every access record', () =
     expect(withRay(String(before.headers['cf-ray']))).toHaveLength(1);
   });
 });
+
+describe.skipIf(!findNginx())('the nginx front at shutdown', () => {
+  it("hands on every record nginx wrote: the log is read to its end after nginx exits", async () => {
+    const records: EdgeAccessRecord[] = [];
+    const h = await startEdgeHarness({ front: 'nginx', access: (r) => records.push(...r) });
+    try {
+      h.catalog.deploy('hello.example.com', HELLO, { accountId: 'acct-hello' });
+      await Promise.all(Array.from({ length: 4 }, async (_, w) => {
+        for (let i = 0; i < 15; i++) expect((await edgeRequest(h.edge.url, 'hello.example.com', { path: `/s${w}-${i}` })).status).toBe(200);
+      }));
+    } finally {
+      await h.close(); // at once: the last records are still in nginx's buffers (flushed every 100 ms)
+    }
+    expect(records.filter((r) => r.route === 'script:hello')).toHaveLength(60);
+    expect(new Set(records.map((r) => r.requestId)).size).toBe(records.length);
+  }, 60_000);
+});
+
