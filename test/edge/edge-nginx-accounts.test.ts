@@ -4,6 +4,7 @@
  * metrics once, under its own script and its own account; neither user's script can write a record naming the
  * other's account.
  */
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
@@ -79,7 +80,21 @@ describe.skipIf(!findNginx())('the nginx front records each account under its ow
     expect(lines().find((l) => l.requestId === rays[0])).toMatchObject({ route: 'script:first', status: 200, accountId: first });
     expect(lines().find((l) => l.requestId === rays[1])).toMatchObject({ route: 'script:second', status: 200, accountId: second });
     expect(accessLines(capture.lines(), 'edge').filter((l) => l.route === 'script:x')).toEqual([]);
+    // nginx's own 400 (ambiguous framing): once in the access log and once in the metrics
+    const url = new URL(edge);
+    const framing = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(url.port), url.hostname, () => socket.write('POST / HTTP/1.1\r\nhost: www.rec-one.test\r\ncontent-length: 3\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n'));
+      let got = '';
+      socket.on('data', (d: Buffer) => { got += d.toString('latin1'); });
+      socket.on('close', () => resolve(got));
+      socket.on('error', reject);
+    });
+    expect(framing).toMatch(/^HTTP\/1\.1 400 /);
+    const framingRay = /\r\ncf-ray: ([^\r]+)\r\n/i.exec(framing)![1];
+    await eventually(async () => expect(accessLines(capture.lines(), 'edge').filter((l) => l.requestId === framingRay)).toHaveLength(1));
+    expect(accessLines(capture.lines(), 'edge').find((l) => l.requestId === framingRay)).toMatchObject({ route: 'refused', status: 400 });
     const metrics = await (await fetch(`${server.running.adminUrl}/metrics`)).text();
+    expect(metrics).toMatch(/stratus_http_requests_total\{listener="edge",route="refused",method="POST",status="400"\} 1\n/);
     expect(metrics).toMatch(/stratus_http_requests_total\{listener="edge",route="script:second",method="GET",status="200"\} 1\n/);
     expect(metrics).not.toContain('route="script:x"');
   });

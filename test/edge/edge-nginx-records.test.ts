@@ -4,7 +4,7 @@
  * under a request) and a request whose client went away mid-body (499) are each recorded exactly once; a
  * script's request once, with its account; a script cannot write its own record (`x-stratus-record`), which
  * never reaches the client; no record is lost or doubled across a deploy under load, a rotation of the log
- * file, an nginx restart, or a stop. (Two users deploying through the v4 API: `test/ops/edge-access.test.ts`.)
+ * file, an nginx restart, or a stop. (Two users deploying through the v4 API: `edge-nginx-accounts.test.ts`.)
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

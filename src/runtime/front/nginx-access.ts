@@ -77,7 +77,7 @@ export function parseAccessLine(line: string): EdgeAccessRecord | undefined {
   const accountId = str(r['accountId']);
   const remote = str(r['remote']) ?? str(o['a']);
   return {
-    method: str(o['m']) ?? 'GET', route, status, ms: Math.round(num(o['t']) * 1000), bytesIn: num(o['i']), bytesOut: num(o['o']),
+    method: str(o['m']) ?? 'other', route, status, ms: Math.round(num(o['t']) * 1000), bytesIn: num(o['i']), bytesOut: num(o['o']),
     requestId: str(r['requestId']) ?? str(o['id']) ?? '',
     ...(accountId !== undefined ? { accountId } : {}), ...(remote !== undefined ? { remote } : {}),
   };

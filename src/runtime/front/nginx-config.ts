@@ -39,11 +39,11 @@ export interface NginxSettings {
 }
 
 /**
- * One access record per line, a JSON object (escape=json: every value escaped): a remote address, m method, s
- * status, t seconds, i Content-Length, o body bytes sent, r the runtime's `x-stratus-record` (upstream only,
- * never a client's header), p the route label of nginx's own pages, id nginx's ray id.
+ * One access record per line, a JSON object (escape=json: every value escaped): a remote address, m the request
+ * line's method, s status, t seconds, i Content-Length, o body bytes sent, r the runtime's `x-stratus-record`
+ * (upstream only, never a client's header), p the route label of nginx's own pages, id nginx's ray id.
  */
-const LOG_FORMAT = String.raw`'{"a":"$remote_addr","m":"$request_method","s":$status,"t":$request_time,"i":"$content_length","o":$body_bytes_sent,"r":"$upstream_http_x_stratus_record","p":"$stratus_route","id":"$stratus_ray"}'`;
+const LOG_FORMAT = String.raw`'{"a":"$remote_addr","m":"$stratus_method","s":$status,"t":$request_time,"i":"$content_length","o":$body_bytes_sent,"r":"$upstream_http_x_stratus_record","p":"$stratus_route","id":"$stratus_ray"}'`;
 
 /** The upstream group name of slot `index`. */
 export function slotUpstream(index: number): string {
@@ -99,6 +99,8 @@ ${s.accessLog ? `  log_format stratus escape=json ${LOG_FORMAT};\n  access_log $
   underscores_in_headers on;
   merge_slashes off;
   keepalive_requests 100000;
+  # the request line's method: an error page reached through a URI (the 400 page) turns $request_method into GET
+  map $request $stratus_method { "~^(?<m>[A-Z_-]+) " $m; default ""; }
   map $request_id $stratus_ray { "~^(?<r>.{16})" "$r-${s.colo}"; }
   geo $stratus_dollar { default "$"; }
   # RFC 9112 §3.2: the asterisk-form is for OPTIONS only, and an absolute-form target must be http(s) (nginx would forward both)
