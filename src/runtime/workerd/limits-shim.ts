@@ -60,13 +60,13 @@ export const SERVICE_WORKER_MODULE = '__stratus_service_worker__.mjs';
 export const PASS_NONCE_HEADER = 'x-stratus-pass-nonce';
 /** The answer headers of a pass-on: the request's nonce, and why (`no-respond-with`, `exception`, `body-used`). */
 export const PASS_HEADER = 'x-stratus-pass';
+export const PASS_REASON_HEADER = 'x-stratus-pass-reason';
 /**
  * The access record's supervisor-only fields (behind the nginx front, which logs it from the runtime's answer and
  * removes it): the supervisor sends it with the request, the entry takes it off before the script runs and sets
  * it on the script's answer (overwriting one the script set), sparing the supervisor a copy of the answer.
  */
 export const RECORD_HEADER = 'x-stratus-record';
-export const PASS_REASON_HEADER = 'x-stratus-pass-reason';
 
 /**
  * Part of both setup modules: the built-ins the pass-through mark is handled with, captured before any module of
