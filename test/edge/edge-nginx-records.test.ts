@@ -15,8 +15,9 @@ import { edgeRequest } from './request.js';
 import { rawExchange } from './raw-request.js';
 
 const HELLO = `export default { fetch(r) { return new Response('hello ' + new URL(r.url).pathname); } };`;
-const FORGER = `export default { fetch() {
-  return new Response('forged', { headers: { 'x-stratus-record': JSON.stringify({ route: 'script:victim', accountId: 'acct-victim', requestId: 'forged-ray' }) } });
+const FORGER = `export default { fetch(r) {
+  // the supervisor's record header never reaches the script's request
+  return new Response('forged, seen ' + r.headers.get('x-stratus-record'), { headers: { 'x-stratus-record': JSON.stringify({ route: 'script:victim', accountId: 'acct-victim', requestId: 'forged-ray' }) } });
 } };`;
 /** Reads the body, then answers; `/wait` answers only after a minute (a request in flight when its runtime is killed). */
 const READER = `export default { async fetch(r, env) {
@@ -69,7 +70,7 @@ describe.skipIf(!findNginx())('the nginx front writes every access record', () =
 
   it('a script that sets x-stratus-record cannot change its record, and the client never sees the header', async () => {
     const res = await edgeRequest(h.edge.url, 'forger.example.com');
-    expect(res).toMatchObject({ status: 200, body: 'forged' });
+    expect(res).toMatchObject({ status: 200, body: 'forged, seen null' });
     expect(res.headers['x-stratus-record']).toBeUndefined();
     const id = String(res.headers['cf-ray']);
     await eventually(async () => expect(withRay(id)).toHaveLength(1));
