@@ -310,8 +310,7 @@ function tlsFiles(cert: string | undefined, key: string | undefined): Config['tl
 
 /** Reads `--edge-front`: auto, nginx, workerd or off (`on`, its earlier spelling, is auto). */
 function edgeFrontChoice(value: string | undefined): Config['edgeFront'] {
-  // workerd until the nginx front records every request (docs/edge.md, "Framing" and "Performance")
-  if (value === undefined || value === 'on') return 'workerd';
+  if (value === undefined || value === 'on') return 'auto';
   if (value === 'auto' || value === 'nginx' || value === 'workerd' || value === 'off') return value;
   throw new ConfigError(`--edge-front must be auto, nginx, workerd or off, got "${value}"`);
 }

@@ -47,7 +47,7 @@ export interface EdgeAccessRecord {
   method: string;
   /** Path and query of the request (at most 200 characters; `stratus dev` prints it, the access log does not). */
   path?: string;
-  /** `script:NAME`, `origin`, `bucket`, `unserved` or `unmatched`; from the front: `refused` (413), `lost` (1102). */
+  /** `script:NAME`, `origin`, `bucket`, `unserved` or `unmatched`; from the front: `refused` (400, 413), `lost` (1102), `aborted` (499, nginx). */
   route: string;
   status: number;
   ms: number;

@@ -1,7 +1,8 @@
 /**
  * Requests in flight of script versions with their own CPU limit (`limits.cpu_ms` below the node's
  * `--script-cpu-ms`), by ray id. The supervisor tells Node before such a request runs (`POST /cpu` of the
- * control service); its access record, sent when it answers, ends it. While any is in flight the watchdog holds
+ * control service); its access record ends it: the supervisor's report when it answers (workerd front), or the
+ * line nginx writes when the request is done (nginx front, read back within about 100 ms). While any is in flight the watchdog holds
  * the generation to the smallest of their limits: workerd runs every script on one thread, so a request that
  * keeps the runtime busy longer than its own limit is caught the way the node's limit catches any (the
  * generation is replaced and the requests in flight get the 1102 page).

@@ -145,6 +145,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<RunningDev
     ...(opts.bucketSubrequests !== undefined ? { bucketSubrequests: opts.bucketSubrequests } : {}),
     // The served version and one being loaded beside it, in one runtime (one account: nothing to keep apart).
     maxVersions: 2, runtimes: 0,
+    // The workerd front: it reports each request as it is answered, which `stratus dev` prints at once.
+    front: 'workerd',
     ...(onRequest ? { access: (records: EdgeAccessRecord[]) => records.forEach(onRequest) } : {}),
     ...(opts.scriptOutbound ? { scriptOutbound: opts.scriptOutbound } : {}),
   });

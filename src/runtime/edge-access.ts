@@ -1,9 +1,10 @@
 /**
- * The edge's requests in the access log and the HTTP metrics (listener `edge`). workerd serves the edge socket,
- * so Node never sees these requests: the supervisor worker reports each one it finished to the control service
- * (control-service.ts), in batches, and they are recorded here like the v4 and S3 listeners' requests. Timing
- * is as of the response's headers; the response bytes are the body's, streamed ones included (counted as they
- * pass, the record made when the body ends).
+ * The edge's requests in the access log and the HTTP metrics (listener `edge`). Node never sees these requests:
+ * behind the nginx front nginx writes every record to its access log, which Node reads back
+ * (front/nginx-access.ts: time of the whole request, bytes sent for the body); behind the workerd front the
+ * supervisor worker reports each one it finished to the control service (control-service.ts), in batches
+ * (time as of the response's headers, the body's bytes counted as they pass). Either way they are recorded here
+ * like the v4 and S3 listeners' requests.
  */
 import type { Logger } from '../shared/logger.js';
 import { recordHttpAccess } from '../http/http-observer.js';

@@ -24,6 +24,7 @@ import { AddressPolicy } from '../edge/address-policy.js';
 import { FrontDoor } from './front/front-door.js';
 import { findNginx, NginxFront } from './front/nginx-front.js';
 import { edgeAccessRecorder } from './edge-access.js';
+import { NginxAccessLog } from './front/nginx-access.js';
 import { RuntimeSlot, type SlotSettings } from './runtime-slot.js';
 import { AccountSlots } from './account-slots.js';
 
@@ -67,7 +68,7 @@ export interface EdgeRuntimeOptions {
   /** Bucket binding operations per request of a script (0: no limit). Default 1000, production's free plan. */
   bucketSubrequests?: number;
   /**
-   * The front process (default true): it holds client connections, so requests in flight on a generation that
+   * The front process (default `auto`: nginx when installed, else the workerd front): it holds client connections, so requests in flight on a generation that
    * is killed get the 1102 page, and it counts chunked bodies against the body limit. Without it generations
    * accept on the edge socket themselves: faster, but those requests lose their connection and a chunked
    * body is not counted.
@@ -81,6 +82,8 @@ export interface EdgeRuntimeOptions {
   runtimes?: number;
   /** nginx worker processes with the nginx front (default `auto`: one per core). */
   frontWorkers?: number | 'auto';
+  /** With the nginx front: size past which its access records' file is rotated (default 64 MiB). */
+  accessLogRotateBytes?: number;
 }
 
 /**
@@ -94,9 +97,12 @@ export type EdgeFrontChoice = 'auto' | 'nginx' | 'workerd' | 'off';
 export function resolveEdgeFront(choice: EdgeFrontChoice | boolean | undefined): 'nginx' | 'workerd' | 'off' {
   if (choice === false || choice === 'off') return 'off';
   if (choice === 'nginx') return 'nginx';
-  if (choice === 'auto') return findNginx() ? 'nginx' : 'workerd';
-  return 'workerd';
+  if (choice === 'workerd' || choice === true) return 'workerd';
+  return findNginx() ? 'nginx' : 'workerd';
 }
+
+/** Size past which the nginx front's access records' file is rotated. */
+const ACCESS_ROTATE_BYTES = 64 * 1024 * 1024;
 
 /** Production's request body limit on its smallest plans (100 MB). */
 const DEFAULT_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
@@ -108,6 +114,8 @@ export class EdgeRuntime {
   private readonly slotSockets: HeldSocket[] = [];
   private front: FrontDoor | undefined;
   private nginx: NginxFront | undefined;
+  /** The nginx front's access records, read back from its log file. */
+  private nginxAccess: NginxAccessLog | undefined;
   /** The front door in use. */
   readonly frontKind: 'nginx' | 'workerd' | 'off';
   private store!: StoreService;
@@ -165,6 +173,11 @@ export class EdgeRuntime {
   /** The nginx front's configuration as it is now (undefined with another front). */
   nginxConfig(): string | undefined {
     return this.nginx?.config();
+  }
+
+  /** How often the nginx front's access records' file was rotated (tests check a rotation happened). */
+  get accessLogRotations(): number {
+    return this.nginxAccess?.rotations ?? 0;
   }
 
   /** The Unix socket the shared slot's generations accept on, behind the front process (the benchmark measures it alone). */
@@ -226,8 +239,23 @@ export class EdgeRuntime {
     };
     await this.openSlot(0);
     if (this.frontKind === 'nginx') {
+      const dir = path.join(this.dir, 'nginx');
+      const accessLog = path.join(dir, 'access.log');
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const record = this.opts.access ?? edgeAccessRecorder(this.opts.logger);
+      // nginx writes every request's record; the requests of versions with their own CPU limit end their budget with it.
+      this.nginxAccess = new NginxAccessLog({
+        file: accessLog, rotateBytes: this.opts.accessLogRotateBytes ?? ACCESS_ROTATE_BYTES, logger: this.opts.logger,
+        receive: (records) => {
+          const rays = records.map((r) => r.requestId);
+          for (const s of this.slots.values()) s.cpuBudgets.end(rays);
+          record(records);
+        },
+        reopen: () => this.nginx?.reopenLogs() ?? false,
+        processes: () => this.nginx?.processes() ?? [],
+      });
       this.nginx = await NginxFront.start({
-        binary: findNginx() ?? 'nginx', edgeFd: this.socket.fd, dir: path.join(this.dir, 'nginx'), logger: this.opts.logger,
+        binary: findNginx() ?? 'nginx', edgeFd: this.socket.fd, dir, logger: this.opts.logger, accessLog,
         listen: { host: this.socket.host, port: this.socket.port },
         slotSockets: Array.from({ length: this.accounts.slots + 1 }, (_, i) => this.slotSocketPath(i)),
         maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', workers: this.opts.frontWorkers ?? 'auto',
@@ -247,7 +275,7 @@ export class EdgeRuntime {
       catalog: this.opts.catalog, services: this.services, logger: this.opts.logger, dir: this.dir, secret: this.secret,
       cpuMs: this.opts.cpuMs ?? 30_000, memoryMb: this.opts.memoryMb ?? 1024, wallMs: this.opts.wallMs ?? 0,
       maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, exposeErrors: this.opts.exposeErrors ?? false,
-      maxVersions: this.opts.maxVersions ?? 500,
+      maxVersions: this.opts.maxVersions ?? 500, recordHeader: this.frontKind === 'nginx',
     };
   }
 
@@ -352,6 +380,7 @@ export class EdgeRuntime {
     try {
       await this.front?.stop(graceMs);
       await this.nginx?.stop(graceMs);
+      this.nginxAccess?.close();
       await Promise.all([...this.slots.values()].map((s) => s.stop(graceMs)));
       // After a start that failed halfway, some of these were never made.
       await this.control?.close();

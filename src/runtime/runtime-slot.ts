@@ -58,6 +58,8 @@ export interface SlotSettings {
   maxRequestBytes: number;
   exposeErrors: boolean;
   maxVersions: number;
+  /** Behind the nginx front, which writes the access records: answers carry the record's fields instead of reports. */
+  recordHeader?: boolean;
 }
 
 interface Generation {
@@ -185,6 +187,7 @@ export class RuntimeSlot {
       secret: this.s.secret, cacheMs: 30_000, wallMs: this.s.wallMs,
       maxRequestBytes: this.s.maxRequestBytes, colo: 'STR', exposeErrors: this.s.exposeErrors,
       cpuMs: ownCpuLimits(versions.values(), this.s.cpuMs), slot: this.index,
+      ...(this.s.recordHeader ? { recordHeader: true } : {}),
     };
     const bundles = [...versions.values()].map((b) => this.clampDate(b));
     const file = writeGenerationConfig({ dir, supervisorSource: supervisorSource(), supervisorConfig: config, versions: bundles, services: this.s.services });

@@ -24,8 +24,8 @@ export async function startEdgeHarness(opts: Partial<EdgeRuntimeOptions> = {}): 
   const edge = await startEdge({
     listen: { host: '127.0.0.1', port: 0 }, catalog, logger: createLogger(process.env.EDGE_TEST_LOG ?? 'silent'),
     bucketFor: (accountId, name, options) => store.bucket(`${accountId}--${name}`, options),
-    // as `stratus serve` runs it by default (EDGE_TEST_FRONT=nginx tests the nginx front)
-    front: (process.env.EDGE_TEST_FRONT as EdgeFrontChoice | undefined) ?? 'workerd',
+    // as `stratus serve` runs it by default (auto: nginx when installed; EDGE_TEST_FRONT=workerd tests the workerd front)
+    front: (process.env.EDGE_TEST_FRONT as EdgeFrontChoice | undefined) ?? 'auto',
     ...opts,
   });
   return {

@@ -45,7 +45,7 @@ describe('stratus serve --edge', () => {
     expect(() => loadConfig({ 'origin-allow': 'localhost' })).toThrow('--origin-allow must be a list of CIDRs');
     expect(() => loadConfig({ 'origin-port': '0' })).toThrow('--origin-port must be a whole number from 1 to 65535');
     expect(() => loadConfig({ edge: 'nope' })).toThrow('--edge must be HOST:PORT');
-    expect(loadConfig({})).toMatchObject({ scriptSubrequests: 50, scriptBucketSubrequests: 1000, edgeFront: 'workerd' });
+    expect(loadConfig({})).toMatchObject({ scriptSubrequests: 50, scriptBucketSubrequests: 1000, edgeFront: 'auto' });
     expect(loadConfig({ 'script-subrequests': '0', 'script-bucket-subrequests': '10000', 'edge-front': 'off' })).toMatchObject({ scriptSubrequests: 0, scriptBucketSubrequests: 10000, edgeFront: 'off' });
     expect(() => loadConfig({ 'script-subrequests': '-1' })).toThrow('--script-subrequests must be a whole number from 0 to 10000000');
     expect(() => loadConfig({ 'edge-front': 'yes' })).toThrow('--edge-front must be auto, nginx, workerd or off, got "yes"');

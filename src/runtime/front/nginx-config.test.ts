@@ -24,11 +24,16 @@ describe('the nginx front door configuration', () => {
     expect(text).toContain('listen 127.0.0.1:8080 default_server;');
   });
 
-  it('is a configuration nginx accepts, error pages included', { skip: !findNginx() }, () => {
+  it('is a configuration nginx accepts, error pages and access log included', { skip: !findNginx() }, () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-nginx-config-'));
     try {
       const file = path.join(dir, 'nginx.conf');
-      fs.writeFileSync(file, nginxConfig({ ...settings(new Map([['www.a.test', 1]])), dir }));
+      const text = nginxConfig({ ...settings(new Map([['www.a.test', 1]])), dir, accessLog: path.join(dir, 'access.log') });
+      // the runtime's record header is logged from the upstream's answer only, and hidden from the client
+      expect(text).toContain('"r":"$upstream_http_x_stratus_record"');
+      expect(text).toContain('proxy_hide_header x-stratus-record;');
+      expect(text).toContain(`access_log ${path.join(dir, 'access.log')} stratus buffer=64k flush=100ms;`);
+      fs.writeFileSync(file, text);
       const out = execFileSync(findNginx()!, ['-t', '-p', dir, '-c', file, '-e', 'stderr'], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
       expect(out).toBe('');
     } finally {

@@ -10,7 +10,10 @@
  *   the shared runtime, for any other host: its supervisor hands a script's request to the right slot), over
  *   keep-alive connections to the slot's Unix socket, streaming both bodies;
  * - turn an upstream that fails under a request (a generation killed over a limit, or crashed) into the 1102
- *   page (503). Only nginx's own errors are replaced: a script's 502 passes through unchanged.
+ *   page (503). Only nginx's own errors are replaced: a script's 502 passes through unchanged;
+ * - write the edge's access record of every request, its own answers and requests whose client went away
+ *   (499) included, one JSON line each, to a file in the private folder (`nginx-access.ts` reads it): the
+ *   supervisor's fields come from its answer's `x-stratus-record` header, which the client never sees.
  */
 import { errorPage } from '../../edge/error-page.js';
 
@@ -31,7 +34,16 @@ export interface NginxSettings {
   workers: number | 'auto';
   /** Run workers as this user (only when started as root). */
   user?: string | undefined;
+  /** The access records' file (none: nginx writes no access log). */
+  accessLog?: string | undefined;
 }
+
+/**
+ * One access record per line, a JSON object (escape=json: every value escaped): a remote address, m the request
+ * line's method, s status, t seconds, i Content-Length, o body bytes sent, r the runtime's `x-stratus-record`
+ * (upstream only, never a client's header), p the route label of nginx's own pages, id nginx's ray id.
+ */
+const LOG_FORMAT = String.raw`'{"a":"$remote_addr","m":"$stratus_method","s":$status,"t":$request_time,"i":"$content_length","o":$body_bytes_sent,"r":"$upstream_http_x_stratus_record","p":"$stratus_route","id":"$stratus_ray"}'`;
 
 /** The upstream group name of slot `index`. */
 export function slotUpstream(index: number): string {
@@ -49,10 +61,11 @@ const FRAMING_PAGE = '/.stratus-front/400';
 const RAY = '\u0000RAY\u0000';
 
 /** A named location answering with production's error page (its ray id from nginx's request id). */
-function pageLocation(name: string, status: number, code: number, title: string, detail: string, close: boolean): string {
+function pageLocation(name: string, route: string, status: number, code: number, title: string, detail: string, close: boolean): string {
   const body = literal(errorPage(status, code, title, detail, RAY)).replace(RAY, '${stratus_ray}');
   return `    location ${name} {
       internal;
+      set $stratus_route ${route};
       default_type 'text/html; charset=UTF-8';
       add_header cf-ray $stratus_ray always;
       add_header cache-control 'private, max-age=0, no-store, no-cache, must-revalidate' always;
@@ -80,13 +93,14 @@ pid ${s.dir}/nginx.pid;
 error_log stderr error;
 events { worker_connections 8192; }
 http {
-  access_log off;
-  server_tokens off;
+${s.accessLog ? `  log_format stratus escape=json ${LOG_FORMAT};\n  access_log ${s.accessLog} stratus buffer=64k flush=100ms;\n` : '  access_log off;\n'}  server_tokens off;
   client_body_temp_path ${s.dir}/body; proxy_temp_path ${s.dir}/proxy; fastcgi_temp_path ${s.dir}/fastcgi; uwsgi_temp_path ${s.dir}/uwsgi; scgi_temp_path ${s.dir}/scgi;
   client_max_body_size ${s.maxRequestBytes};
   underscores_in_headers on;
   merge_slashes off;
   keepalive_requests 100000;
+  # the request line's method: an error page reached through a URI (the 400 page) turns $request_method into GET
+  map $request $stratus_method { "~^(?<m>[A-Z_-]+) " $m; default ""; }
   map $request_id $stratus_ray { "~^(?<r>.{16})" "$r-${s.colo}"; }
   geo $stratus_dollar { default "$"; }
   # RFC 9112 §3.2: the asterisk-form is for OPTIONS only, and an absolute-form target must be http(s) (nginx would forward both)
@@ -112,6 +126,7 @@ ${upstreams}
       proxy_set_header x-stratus-cf '{"clientIp":"$remote_addr"}';
       proxy_request_buffering off;
       proxy_buffering off;
+      proxy_hide_header x-stratus-record;
       proxy_pass_header Server;
       proxy_pass_header Date;
       proxy_read_timeout 1d;
@@ -120,9 +135,9 @@ ${upstreams}
       proxy_next_upstream_timeout 100ms;
       proxy_next_upstream_tries 2;
     }
-${pageLocation(`= ${FRAMING_PAGE}`, 400, 400, 'Bad request', 'The request is malformed or its framing is ambiguous (RFC 9112).', true)}
-${pageLocation('@too_large', 413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.', true)}
-${pageLocation('@lost', 503, 1102, 'Worker exceeded resource limits', 'The script runtime serving this request exceeded its resource limits and was restarted.', false)}
+${pageLocation(`= ${FRAMING_PAGE}`, 'refused', 400, 400, 'Bad request', 'The request is malformed or its framing is ambiguous (RFC 9112).', true)}
+${pageLocation('@too_large', 'refused', 413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.', true)}
+${pageLocation('@lost', 'lost', 503, 1102, 'Worker exceeded resource limits', 'The script runtime serving this request exceeded its resource limits and was restarted.', false)}
   }
 }
 `;

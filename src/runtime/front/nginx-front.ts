@@ -158,6 +158,18 @@ export class NginxFront {
     return out;
   }
 
+  /** Has nginx reopen its log files (SIGUSR1; the access log's rotation); false when nginx does not run. */
+  reopenLogs(): boolean {
+    if (this.exited) return false;
+    return this.child.kill('SIGUSR1');
+  }
+
+  /** nginx's processes: the master and its workers (old ones finishing their requests included). */
+  processes(): number[] {
+    const master = this.child.pid;
+    return master === undefined || this.exited ? [] : [master, ...this.workerPids()];
+  }
+
   /** Kills nginx at once, workers first (a worker outliving its master would keep the edge socket open). */
   kill(): void {
     const pid = this.child.pid;

@@ -8,7 +8,7 @@
  */
 import { errorPage } from '../../edge/error-page.js';
 import { clientAddress, forwardingHeaders, newRayId } from '../../edge/forwarding.js';
-import { PASS_HEADER, PASS_NONCE_HEADER, PASS_REASON_HEADER } from '../workerd/limits-shim.js';
+import { PASS_HEADER, PASS_NONCE_HEADER, PASS_REASON_HEADER, RECORD_HEADER } from '../workerd/limits-shim.js';
 import { closingAnswer, framingFault } from '../../edge/framing.js';
 
 const MAIN = String.raw`
@@ -18,6 +18,7 @@ const INTERNAL = 'x-stratus-internal';
 const PASS_NONCE = '${PASS_NONCE_HEADER}';
 const PASS = '${PASS_HEADER}';
 const PASS_REASON = '${PASS_REASON_HEADER}';
+const RECORD = '${RECORD_HEADER}';
 // Production's pages for hostnames the edge does not serve: status -> [error code, title].
 const UNKNOWN_PAGES = { 530: [1001, 'DNS resolution error'], 403: [1003, 'Direct IP access not allowed'], 409: [1014, 'CNAME Cross-User Banned'], 404: [1001, 'DNS resolution error'] };
 
@@ -63,9 +64,11 @@ async function runScript(request, env, target, ray, forwarded) {
     if (res.headers.get(PASS) === nonce) return passOn(request, env, target, ray, forwarded, res);
     // The version's entry stamps the ray on a response it may change (limits-shim.ts); copying a response costs
     // more than the rest of this worker's work together, so only one with immutable headers is copied.
-    if (res.headers.get('cf-ray') === ray) return res;
-    const out = new Response(res.body, res);
+    const record = forwarded.get(RECORD);
+    if (res.headers.get('cf-ray') === ray && (record === null || res.headers.get(RECORD) === record)) return res;
+    const out = copied(res);
     out.headers.set('cf-ray', ray);
+    if (record !== null) out.headers.set(RECORD, record);
     return out;
   } catch (err) {
     if (err instanceof LimitError) return page(503, 1102, 'Worker exceeded resource limits', 'The script exceeded its time limit.', ray);
@@ -89,6 +92,7 @@ function passOn(request, env, target, ray, forwarded, res) {
     return page(500, 1101, 'Worker threw exception', PASS_DETAIL[reason] || PASS_DETAIL['no-respond-with'], ray);
   }
   const method = request.method;
+  forwarded.delete(RECORD);
   const passed = new Request(request.url, { method, headers: forwarded, body: method === 'GET' || method === 'HEAD' ? null : res.body, redirect: 'manual' });
   return next.kind === 'origin' ? toOrigin(passed, env, next, ray, forwarded) : toBucket(passed, env, next, ray, forwarded);
 }
@@ -207,8 +211,8 @@ const FRONT = ['x-stratus-front', 'x-stratus-client-ip', 'x-stratus-scheme'];
 function frontFacts(request) {
   const trusted = request.headers.get('x-stratus-front') === CONFIG.secret;
   const facts = trusted
-    ? { scheme: request.headers.get('x-stratus-scheme') === 'https' ? 'https' : 'http', clientIp: request.headers.get('x-stratus-client-ip') || '0.0.0.0' }
-    : { scheme: 'http', clientIp: clientAddress(request.cf && request.cf.clientIp) };
+    ? { trusted, scheme: request.headers.get('x-stratus-scheme') === 'https' ? 'https' : 'http', clientIp: request.headers.get('x-stratus-client-ip') || '0.0.0.0' }
+    : { trusted, scheme: 'http', clientIp: clientAddress(request.cf && request.cf.clientIp) };
   if (request.headers.has('x-stratus-front') || request.headers.has('x-stratus-scheme') || request.headers.has('x-stratus-client-ip')) {
     const headers = new Headers(request.headers);
     for (const h of FRONT) headers.delete(h);
@@ -219,9 +223,36 @@ function frontFacts(request) {
   return facts;
 }
 
+// Behind the nginx front (CONFIG.recordHeader) nginx writes the access records: what only this worker knows
+// travels in the RECORD header of every answer it gives (nginx logs it from the runtime's answer only, and
+// removes it from the client's), and nothing is reported to Node.
+function recordText(seen, ray, front) {
+  const r = { route: seen.route, requestId: ray };
+  if (seen.accountId) r.accountId = seen.accountId;
+  if (front.trusted) r.remote = front.clientIp;
+  return JSON.stringify(r);
+}
+/** A response whose headers may change (a WebSocket upgrade keeps its socket). */
+function copied(res) {
+  if (res.webSocket) return new Response(null, { status: res.status, statusText: res.statusText, headers: new Headers(res.headers), webSocket: res.webSocket });
+  return new Response(res.body, res);
+}
+function withRecord(res, text) {
+  if (res.headers.get(RECORD) === text) return res;
+  try {
+    res.headers.set(RECORD, text);
+    return res;
+  } catch {
+    const out = copied(res);
+    out.headers.set(RECORD, text);
+    return out;
+  }
+}
+
 async function serve(original, env, ray, seen) {
   const front = frontFacts(original);
   const request = front.request || original;
+  seen.front = front;
   const url = new URL(request.url);
   const host = (request.headers.get('host') || '').toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
   const length = Number(request.headers.get('content-length') || 0);
@@ -241,6 +272,7 @@ async function serve(original, env, ray, seen) {
   if (target.kind === 'script') {
     seen.route = 'script:' + target.scriptName;
     seen.accountId = target.accountId;
+    if (CONFIG.recordHeader) forwarded.set(RECORD, recordText(seen, ray, front));
     return runScript(request, env, target, ray, forwarded);
   }
   if (target.kind === 'origin') {
@@ -268,6 +300,10 @@ export default {
       bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut,
       remote: request.headers.get('x-stratus-front') === CONFIG.secret ? request.headers.get('x-stratus-client-ip') : clientAddress(request.cf && request.cf.clientIp),
     });
+    if (CONFIG.recordHeader) {
+      const res = await serve(request, env, ray, seen);
+      return withRecord(res, recordText(seen, ray, seen.front || {}));
+    }
     let res;
     // Without the front process (--edge-front off) this worker is the first to see the request: it refuses
     // ambiguous framing as the front does (edge/framing.ts).
@@ -344,4 +380,6 @@ export interface SupervisorConfig {
   cpuMs?: Record<string, number>;
   /** The runtime slot this generation belongs to (runtime-slot.ts), named in its `/cpu` reports. */
   slot?: number;
+  /** Behind the nginx front: no access reports; each answer carries its record's fields in `x-stratus-record`. */
+  recordHeader?: boolean;
 }

@@ -61,6 +61,12 @@ export const PASS_NONCE_HEADER = 'x-stratus-pass-nonce';
 /** The answer headers of a pass-on: the request's nonce, and why (`no-respond-with`, `exception`, `body-used`). */
 export const PASS_HEADER = 'x-stratus-pass';
 export const PASS_REASON_HEADER = 'x-stratus-pass-reason';
+/**
+ * The access record's supervisor-only fields (behind the nginx front, which logs it from the runtime's answer and
+ * removes it): the supervisor sends it with the request, the entry takes it off before the script runs and sets
+ * it on the script's answer (overwriting one the script set), sparing the supervisor a copy of the answer.
+ */
+export const RECORD_HEADER = 'x-stratus-record';
 
 /**
  * Part of both setup modules: the built-ins the pass-through mark is handled with, captured before any module of
@@ -98,10 +104,12 @@ export function unreadBody(request) {
 export function takeNonce(request) {
   const headers = headersOf(request);
   const nonce = headersGet(headers, '${PASS_NONCE_HEADER}');
-  if (nonce === null) return { __proto__: null, nonce: null, request };
+  if (nonce === null) return { __proto__: null, nonce: null, record: null, request };
+  const record = headersGet(headers, '${RECORD_HEADER}');
   const rest = new HeadersCtor(headers);
   headersDelete(rest, '${PASS_NONCE_HEADER}');
-  return { __proto__: null, nonce, request: new RequestCtor(request, { __proto__: null, headers: rest }) };
+  if (record !== null) headersDelete(rest, '${RECORD_HEADER}');
+  return { __proto__: null, nonce, record, request: new RequestCtor(request, { __proto__: null, headers: rest }) };
 }
 /** The answer that tells the supervisor to pass the request on: marked with the request's nonce, carrying its unread body. */
 export function passAnswer(body, nonce, reason) {
@@ -238,7 +246,7 @@ function passingCtx(ctx, pass) {
  * connection whose body was not read, which cut the answer short on its way to the client). A script that threw
  * after passThroughOnException(), or a Service Worker none of whose listeners answered, passes the request on.
  */
-async function stamped(request, ctx, answer, pass, nonce) {
+async function stamped(request, ctx, answer, pass, nonce, record) {
   let res;
   try {
     res = await answer;
@@ -251,7 +259,10 @@ async function stamped(request, ctx, answer, pass, nonce) {
   if (unread) await unread.pipeTo(new WritableStream()).catch(() => undefined);
   const ray = request.headers.get('cf-ray');
   if (ray !== null && res instanceof Response) {
-    try { res.headers.set('cf-ray', ray); } catch { /* immutable headers (a fetch() result): the supervisor copies it */ }
+    try {
+      res.headers.set('cf-ray', ray);
+      if (record !== null) res.headers.set('${RECORD_HEADER}', record);
+    } catch { /* immutable headers (a fetch() result): the supervisor copies it */ }
   }
   return res;
 }
@@ -260,7 +271,7 @@ async function stamped(request, ctx, answer, pass, nonce) {
 function handle(request, ctx, pass, call) {
   const taken = takeNonce(request);
   const inner = taken.request;
-  return stamped(inner, ctx, requests.run(fresh(), () => call(inner)), pass, taken.nonce);
+  return stamped(inner, ctx, requests.run(fresh(), () => call(inner)), pass, taken.nonce, taken.record);
 }
 
 const base = script.default;
