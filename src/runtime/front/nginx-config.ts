@@ -31,6 +31,8 @@ export interface NginxSettings {
   workers: number | 'auto';
   /** Run workers as this user (only when started as root). */
   user?: string | undefined;
+  /** The fast path's routes (`fast-routes.ts`); undefined: every request goes to a slot's supervisor. */
+  fast?: string | undefined;
 }
 
 /** The upstream group name of slot `index`. */
@@ -45,6 +47,49 @@ function literal(text: string): string {
 
 /** The internal URI of the 400 page (a client asking for it gets nginx's 404). */
 const FRAMING_PAGE = '/.stratus-front/400';
+/** The internal URI of the fast path (a client asking for it gets nginx's 404, as for the 400 page's). */
+const FAST_URI = '/.stratus-front/fast';
+
+/**
+ * The fast path's location: the request forwarded to its script version's own socket (`$stratus_fast`, an
+ * upstream), with the headers the supervisor would have set (edge/forwarding.ts) set here and `request.cf` as the
+ * slot's socket gets it, the pass-through
+ * nonce header removed (the version's entry then answers a pass-on, or an exception, with the 1101 page itself:
+ * limits-shim.ts), and the response's `cf-ray` the request's.
+ */
+function fastLocation(): string {
+  return `    location = ${FAST_URI} {
+      internal;
+      proxy_pass http://$stratus_fast$request_uri;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $http_host;
+      proxy_set_header x-stratus-cf '{"clientIp":"$remote_addr"}';
+      proxy_set_header x-stratus-pass-nonce "";
+      proxy_set_header cf-connecting-ip $remote_addr;
+      proxy_set_header x-real-ip $remote_addr;
+      proxy_set_header x-forwarded-for $proxy_add_x_forwarded_for;
+      proxy_set_header x-forwarded-proto http;
+      proxy_set_header cf-visitor '{"scheme":"http"}';
+      proxy_set_header cf-ray $stratus_ray;
+      proxy_set_header cf-ipcountry XX;
+      proxy_set_header cdn-loop $stratus_cdn_loop;
+      proxy_hide_header cf-ray;
+      add_header cf-ray $stratus_ray always;
+${PROXY_COMMON}
+    }`;
+}
+
+/** What both locations set for their upstream connection. */
+const PROXY_COMMON = `      proxy_request_buffering off;
+      proxy_buffering off;
+      proxy_pass_header Server;
+      proxy_pass_header Date;
+      proxy_read_timeout 1d;
+      proxy_send_timeout 1d;
+      proxy_next_upstream error;
+      proxy_next_upstream_timeout 100ms;
+      proxy_next_upstream_tries 2;`;
 
 const RAY = '\u0000RAY\u0000';
 
@@ -97,7 +142,7 @@ http {
 ${routes}
   }
 ${upstreams}
-  server {
+${s.fast ?? ''}  server {
     listen ${listen} default_server;
     # A request refused while its line or headers were read has no URI yet: its page is a URI, not a named location.
     error_page 400 501 =400 ${FRAMING_PAGE};
@@ -105,21 +150,15 @@ ${upstreams}
     error_page 502 504 =503 @lost;
     location / {
       if ($stratus_bad_target) { return 400; }
-      proxy_pass http://$stratus_upstream;
+${s.fast === undefined ? '' : `      if ($stratus_fast != "") { rewrite ^ ${FAST_URI} last; }
+`}      proxy_pass http://$stratus_upstream;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host $http_host;
       proxy_set_header x-stratus-cf '{"clientIp":"$remote_addr"}';
-      proxy_request_buffering off;
-      proxy_buffering off;
-      proxy_pass_header Server;
-      proxy_pass_header Date;
-      proxy_read_timeout 1d;
-      proxy_send_timeout 1d;
-      proxy_next_upstream error;
-      proxy_next_upstream_timeout 100ms;
-      proxy_next_upstream_tries 2;
+${PROXY_COMMON}
     }
+${s.fast === undefined ? '' : fastLocation()}
 ${pageLocation(`= ${FRAMING_PAGE}`, 400, 400, 'Bad request', 'The request is malformed or its framing is ambiguous (RFC 9112).', true)}
 ${pageLocation('@too_large', 413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.', true)}
 ${pageLocation('@lost', 503, 1102, 'Worker exceeded resource limits', 'The script runtime serving this request exceeded its resource limits and was restarted.', false)}

@@ -1,0 +1,115 @@
+/**
+ * The edge's fast path (`--edge-fast-path on`, nginx front only; docs/runtime.md, "Design"): nginx forwards a
+ * script's request straight to its version's own socket in the account's live generation, with the routing
+ * compiled into its configuration (`front/fast-routes.ts`), so no supervisor worker runs for it.
+ *
+ * This keeps what is compiled true:
+ * - the hostnames: learned from the catalog's answers to the supervisors (a hostname whose requests ran a
+ *   script), each with its routes (`EdgeCatalog.hostRoutes`), read again on every catalog change and every
+ *   {@link REFRESH_MS} (DNS records and zone settings changed on this node tell no catalog listener);
+ * - the versions: each slot's live generation's version sockets, compiled again whenever a slot's live
+ *   generation changes;
+ * - a replaced generation is stopped only after nginx reloaded without its sockets (`beforeRetire`), so a
+ *   deploy never leaves nginx sending to a socket nobody accepts on; a generation that dies leaves them
+ *   refusing, and nginx's backup server for each version is its slot's socket (the supervisor, the slow path).
+ */
+import type { EdgeCatalog, HostRoutePlan } from '../edge/types.js';
+import type { Logger } from '../shared/logger.js';
+import { fastRoutesConfig, type FastVersion } from './front/fast-routes.js';
+import type { NginxFront } from './front/nginx-front.js';
+import type { RuntimeSlot } from './runtime-slot.js';
+
+/** How often the learned hostnames' routes are read again without a change notice (ms). */
+export const REFRESH_MS = 2_000;
+/** Most hostnames compiled (past it, the first learned are forgotten and go the slow path). */
+const MAX_HOSTS = 10_000;
+
+/** What the fast path needs of the edge runtime. */
+export interface FastPathDeps {
+  catalog: EdgeCatalog & { hostRoutes(host: string): Promise<HostRoutePlan | undefined> };
+  nginx: NginxFront;
+  slots: () => Iterable<RuntimeSlot>;
+  slotSocketPath: (index: number) => string;
+  logger: Logger;
+}
+
+/** The fast path's compiled state. */
+export class FastPath {
+  private readonly hosts = new Map<string, HostRoutePlan>();
+  private readonly learning = new Set<string>();
+  private refreshing: Promise<void> | undefined;
+  private again = false;
+  private readonly timer: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(private readonly d: FastPathDeps) {
+    this.timer = setInterval(() => void this.refresh(), REFRESH_MS);
+    this.timer.unref();
+  }
+
+  /** A hostname whose request ran a script: its routes are compiled from now on. */
+  learn(host: string): void {
+    if (this.closed || this.hosts.has(host) || this.learning.has(host)) return;
+    this.learning.add(host);
+    void this.d.catalog.hostRoutes(host).then((plan) => {
+      if (!plan || this.closed) return;
+      if (this.hosts.size >= MAX_HOSTS) this.hosts.delete(this.hosts.keys().next().value!);
+      this.hosts.set(host, plan);
+      this.compile();
+    }, (err: unknown) => this.d.logger.warn({ err, host }, 'fast path: cannot read the routes of a hostname'))
+      .finally(() => this.learning.delete(host));
+  }
+
+  /** Reads every learned hostname's routes again (after a catalog change; one run at a time, coalesced). */
+  refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.again = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.again = false;
+        for (const host of [...this.hosts.keys()]) {
+          if (this.closed) return;
+          try {
+            const plan = await this.d.catalog.hostRoutes(host);
+            if (plan) this.hosts.set(host, plan);
+            else this.hosts.delete(host);
+          } catch (err) {
+            this.hosts.delete(host); // unknown now: the slow path serves it until learned again
+            this.d.logger.warn({ err, host }, 'fast path: cannot read the routes of a hostname');
+          }
+        }
+        this.compile();
+      } while (this.again && !this.closed);
+    })().finally(() => { this.refreshing = undefined; });
+    return this.refreshing;
+  }
+
+  /** The live versions' sockets, by version (each slot's live generation). */
+  private versions(): Map<string, FastVersion> {
+    const out = new Map<string, FastVersion>();
+    for (const slot of this.d.slots()) {
+      for (const [v, t] of slot.fastTargets()) out.set(v, { accountId: t.accountId, socket: t.socket, slotSocket: this.d.slotSocketPath(slot.index) });
+    }
+    return out;
+  }
+
+  /** Compiles the routes with the live versions into nginx's configuration (reloaded within 100 ms when it changed). */
+  compile(): void {
+    if (this.closed) return;
+    this.d.nginx.setFast(fastRoutesConfig({ hosts: this.hosts, versions: this.versions() }));
+  }
+
+  /** Before a replaced generation stops: nginx reloaded without its sockets, its new workers running. */
+  async beforeRetire(): Promise<void> {
+    if (this.closed) return;
+    this.compile();
+    await this.d.nginx.reloadNow();
+  }
+
+  close(): void {
+    this.closed = true;
+    clearInterval(this.timer);
+  }
+}
