@@ -31,6 +31,7 @@ import { openBucketStore } from '../dist/index.js';
 import { startEdge } from '../dist/runtime/index.js';
 import { silentLogger } from '../dist/shared/logger.js';
 import { limitModules } from '../dist/runtime/workerd/limits-shim.js';
+import { parseRoutePattern } from '../dist/edge/route-match.js';
 import { NGINX_BINARY, startBucketWorkerd, startShimmedWorkerd, startNginx, startPlainWorkerd, startTwoProcessFloor, startWranglerDev } from './lib/edge-peers.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
@@ -46,6 +47,8 @@ const ONLY = new Set((args.only ?? 'hello,read,bucket,deploy,runtimes').split(',
 const OFFERED = Number(args.offered ?? 2000);
 const ACCOUNTS = Number(args.accounts ?? 8);
 const WITH_WRANGLER = args.wrangler !== 'off' && ONLY.has('hello');
+/** `--fast-path off`: the edge without its fast path (`--edge-fast-path`, nginx front), as before it. */
+const FAST_PATH = args['fast-path'] !== 'off';
 
 const HELLO = 'export default { fetch() { return new Response("hello world"); } };';
 const PAIRS_SCRIPT = `export default {
@@ -79,6 +82,12 @@ class BenchCatalog {
   hosts = new Map(); bundles = new Map(); listeners = new Set(); n = 0;
   async resolve(host) { return this.hosts.get(host) ?? { kind: 'unknown', status: 530, reason: 'unknown' }; }
   async bundle(v) { return this.bundles.get(v) ?? null; }
+  /** A script hostname's one route, `<host>/*` (the fast path compiles it). */
+  async hostRoutes(host) {
+    const t = this.hosts.get(host);
+    if (t?.kind !== 'script') return undefined;
+    return { accountId: t.accountId, passThrough: false, policy: false, routes: [{ pattern: parseRoutePattern(`${host}/*`), script: t.scriptName, versions: [{ versionId: t.versionId, percentage: 100 }] }] };
+  }
   onChange(l) { this.listeners.add(l); return () => this.listeners.delete(l); }
   deploy(host, source, bindings = []) {
     const versionId = `bench-${++this.n}`;
@@ -187,7 +196,7 @@ const store = await openBucketStore({ dataDir: path.join(root, 'data') });
 const catalog = new BenchCatalog();
 // The pairs script makes 2 x PAIRS bucket calls in one request: a bucket subrequest limit above that (the limit
 // is still counted, so its cost is measured).
-const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000, front: args.front ?? 'auto' });
+const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000, front: args.front ?? 'auto', fastPath: FAST_PATH });
 // The same runtime with the workerd front (the front door before nginx), on the same catalog.
 const workerdFront = ONLY.has('hello') && edge.runtime.frontKind === 'nginx'
   ? await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: 'workerd' })
@@ -220,13 +229,20 @@ try {
   fs.rmSync(root, { recursive: true, force: true });
 }
 
+/** Whether the nginx front sends `host` where it will stay: its fast path's map (when on), else its runtime's. */
+function routed(host) {
+  const config = edge.runtime.nginxConfig();
+  return edge.runtime.fastPathOn ? config.includes(`${host} $stratus_fh`) : config.includes(host);
+}
+
 async function helloWorld() {
   catalog.deploy('hello.bench', HELLO);
   await get(edge.port, 'hello.bench');
   await get(direct.port, 'hello.bench');
   if (workerdFront) await get(workerdFront.port, 'hello.bench');
   // the nginx front learns the hostname's runtime from the first answers (then reloads): wait for it
-  for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !edge.runtime.nginxConfig().includes('hello.bench'); i++) { await get(edge.port, 'hello.bench'); await new Promise((r) => setTimeout(r, 100)); }
+  for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !routed('hello.bench'); i++) { await get(edge.port, 'hello.bench'); await new Promise((r) => setTimeout(r, 100)); }
+  await new Promise((r) => setTimeout(r, 500)); // nginx's reload
   const peers = {
     plain: { label: 'workerd alone', target: plain.port, pids: () => ({ workerd: plain.pid, node: process.pid }) },
     ...(nginx ? { nginx: { label: 'nginx -> workerd alone', target: nginx.port, pids: () => ({ nginx: nginx.workerPids()[0], workerd: plain.pid, node: process.pid }) } } : {}),
@@ -286,7 +302,8 @@ async function bucketRead() {
   catalog.deploy('read.bench', READ_SCRIPT, [{ type: 'r2_bucket', name: 'B', bucketName: 'bench' }]);
   const init = await new Promise((resolve, reject) => http.get({ host: '127.0.0.1', port: edge.port, path: '/init', headers: { host: 'read.bench' } }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); }).on('error', reject));
   if (init !== 200) throw new Error(`read script answered ${init}`);
-  for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !edge.runtime.nginxConfig().includes('read.bench'); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !routed('read.bench'); i++) { await get(edge.port, 'read.bench'); await new Promise((r) => setTimeout(r, 100)); }
+  await new Promise((r) => setTimeout(r, 500)); // nginx's reload
   const alone = await startBucketWorkerd(root, READ_SCRIPT, edge.runtime.storeAddress, edge.runtime.frontSecret, { accountId: 'bench', bucket: 'bench', compatibilityDate: '2025-01-01', compatibilityFlags: [] });
   const front = await startNginx(root, `127.0.0.1:${alone.port}`);
   try {

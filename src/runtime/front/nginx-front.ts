@@ -86,8 +86,9 @@ export class NginxFront {
   }
 
   /**
-   * Reloads now and resolves once nginx's new workers run (or after 3 s): from then on no new request goes
-   * where the old configuration sent it (old workers finish the requests they have).
+   * Reloads now and resolves once nginx's new workers run and its old ones stopped accepting (they finish the
+   * requests they have; nginx's master tells them 100 ms after starting the new ones), or after 5 s: from then
+   * on no new connection is served with the old configuration.
    */
   async reloadNow(): Promise<void> {
     if (this.closed || this.exited) return;
@@ -95,8 +96,16 @@ export class NginxFront {
     this.reloadTimer = undefined;
     const before = new Set(this.workerPids());
     this.reload();
-    for (let waited = 0; waited < 3_000 && !this.exited; waited += 10) {
-      if (this.workerPids().some((p) => !before.has(p))) return;
+    const quitting = (pid: number): boolean => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('shutting down');
+      } catch {
+        return true; // gone
+      }
+    };
+    for (let waited = 0; waited < 5_000 && !this.exited; waited += 10) {
+      const now = this.workerPids();
+      if (now.some((p) => !before.has(p)) && [...before].every(quitting)) return;
       await new Promise((r) => setTimeout(r, 10));
     }
   }
