@@ -25,7 +25,9 @@ export async function startEdgeHarness(opts: Partial<EdgeRuntimeOptions> = {}): 
     listen: { host: '127.0.0.1', port: 0 }, catalog, logger: createLogger(process.env.EDGE_TEST_LOG ?? 'silent'),
     bucketFor: (accountId, name, options) => store.bucket(`${accountId}--${name}`, options),
     // as `stratus serve` runs it by default (EDGE_TEST_FRONT=nginx tests the nginx front)
-    front: (process.env.EDGE_TEST_FRONT as EdgeFrontChoice | undefined) ?? 'workerd',
+    front: (process.env.EDGE_TEST_FRONT as EdgeFrontChoice | undefined) ?? (process.env.EDGE_TEST_FAST_PATH === 'on' ? 'nginx' : 'workerd'),
+    // EDGE_TEST_FAST_PATH=on: with the fast path (`--edge-fast-path`)
+    fastPath: process.env.EDGE_TEST_FAST_PATH === 'on',
     ...opts,
   });
   return {

@@ -48,6 +48,11 @@ const PATH_CHARS = /^[-A-Za-z0-9._~/]*$/;
 const HOST = /^[a-z0-9_](?:[a-z0-9._-]{0,251}[a-z0-9_])?$/;
 const MAP_WORDS = new Set(['default', 'hostnames', 'include', 'volatile']);
 
+/** A name from the catalog as an nginx quoted string (anything that could break out of it is dropped). */
+function quoted(text: string): string {
+  return `"${text.replace(/[^A-Za-z0-9._:@-]/g, '')}"`;
+}
+
 /** The regular expression (nginx `~` form, without the `~`) of a route's path on `$request_uri`. */
 export function pathRegex(path: string, wildcard: boolean): string | undefined {
   if (!PATH_CHARS.test(path)) return undefined;
@@ -65,11 +70,14 @@ export function safeUri(uri: string): boolean {
 /** The nginx `http {}` text of the fast routes: maps, splits and upstreams; defines `$stratus_fast` ("" or an upstream). */
 export function fastRoutesConfig(input: FastRouteInput): string {
   const upstreams = new Map<string, string>();
-  const upstreamOf = (versionId: string): string => {
+  /** Upstream -> what its access records name: the account and the route label (`script:NAME`, as the supervisor's). */
+  const labels = new Map<string, { account: string; route: string }>();
+  const upstreamOf = (versionId: string, script: string): string => {
     let name = upstreams.get(versionId);
     if (!name) {
       name = `stratus_v${upstreams.size}`;
       upstreams.set(versionId, name);
+      labels.set(name, { account: input.versions.get(versionId)!.accountId, route: `script:${script}` });
     }
     return name;
   };
@@ -87,11 +95,12 @@ export function fastRoutesConfig(input: FastRouteInput): string {
       const eligible = route.script !== null && !plan.passThrough && route.versions.length > 0
         && route.versions.every((v) => input.versions.get(v.versionId)?.accountId === plan.accountId);
       let value = '""';
-      if (eligible && route.versions.length === 1) value = upstreamOf(route.versions[0]!.versionId);
+      const script = route.script ?? '';
+      if (eligible && route.versions.length === 1) value = upstreamOf(route.versions[0]!.versionId, script);
       else if (eligible) {
         const name = `$stratus_split${splits.length}`;
         const entries = route.versions.map((v, i) => i === route.versions.length - 1
-          ? `    * ${upstreamOf(v.versionId)};` : `    ${(Math.floor(v.percentage * 100) / 100).toString()}% ${upstreamOf(v.versionId)};`);
+          ? `    * ${upstreamOf(v.versionId, script)};` : `    ${(Math.floor(v.percentage * 100) / 100).toString()}% ${upstreamOf(v.versionId, script)};`);
         splits.push(`  split_clients "\${request_id}" ${name} {\n${entries.join('\n')}\n  }`);
         value = name;
       }
@@ -115,6 +124,15 @@ ${hostLines.join('\n')}
   }
   map "$stratus_uri_fast$stratus_plain$stratus_bad_target" $stratus_fast { "110" $stratus_fast_host; default ""; }
   map $http_cdn_loop $stratus_cdn_loop { "" "cloudflare"; default "$http_cdn_loop, cloudflare"; }
+  # What an access record of a fast request names (nginx's log format reads them; "" on the slow path).
+  map $stratus_fast $stratus_account {
+    default "";
+${[...labels].map(([name, l]) => `    ${name} ${quoted(l.account)};`).join('\n')}
+  }
+  map $stratus_fast $stratus_route {
+    default "";
+${[...labels].map(([name, l]) => `    ${name} ${quoted(l.route)};`).join('\n')}
+  }
 ${[...maps, ...splits, ...upstreamText].join('\n')}
 `;
 }

@@ -177,7 +177,7 @@ export class NginxFront {
     }
   }
 
-  /** nginx's worker processes (the master's children): they accept and forward; the master only manages them. */
+  /** nginx's worker processes (the master's children) that accept and forward (not those finishing after a reload); the master only manages them. */
   workerPids(): number[] {
     const master = this.child.pid;
     const out: number[] = [];
@@ -186,7 +186,9 @@ export class NginxFront {
       if (!/^\d+$/.test(entry)) continue;
       try {
         const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-        if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(master)) out.push(Number(entry));
+        if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] !== String(master)) continue;
+        // not one that a reload told to finish its requests and exit
+        if (!fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('shutting down')) out.push(Number(entry));
       } catch { /* gone meanwhile */ }
     }
     return out;
