@@ -197,6 +197,10 @@ const catalog = new BenchCatalog();
 // The pairs script makes 2 x PAIRS bucket calls in one request: a bucket subrequest limit above that (the limit
 // is still counted, so its cost is measured).
 const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000, front: args.front ?? 'auto', fastPath: FAST_PATH });
+// The same runtime without its fast path (`--peers …,slowpath`), on the same catalog: before and after in one run.
+const slowEdge = ONLY.has('hello') && FAST_PATH && edge.runtime.fastPathOn && (args.peers ?? '').split(',').includes('slowpath')
+  ? await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: args.front ?? 'auto' })
+  : undefined;
 // The same runtime with the workerd front (the front door before nginx), on the same catalog.
 const workerdFront = ONLY.has('hello') && edge.runtime.frontKind === 'nginx'
   ? await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: 'workerd' })
@@ -223,6 +227,7 @@ try {
   await floor?.close();
   await wranglerDev?.close();
   await edge.close();
+  await slowEdge?.close();
   await workerdFront?.close();
   await direct.close();
   await store.close();
@@ -242,11 +247,13 @@ async function helloWorld() {
   if (workerdFront) await get(workerdFront.port, 'hello.bench');
   // the nginx front learns the hostname's runtime from the first answers (then reloads): wait for it
   for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !routed('hello.bench'); i++) { await get(edge.port, 'hello.bench'); await new Promise((r) => setTimeout(r, 100)); }
+  for (let i = 0; slowEdge && i < 50 && !slowEdge.runtime.nginxConfig().includes('hello.bench'); i++) { await get(slowEdge.port, 'hello.bench'); await new Promise((r) => setTimeout(r, 100)); }
   await new Promise((r) => setTimeout(r, 500)); // nginx's reload
   const peers = {
     plain: { label: 'workerd alone', target: plain.port, pids: () => ({ workerd: plain.pid, node: process.pid }) },
     ...(nginx ? { nginx: { label: 'nginx -> workerd alone', target: nginx.port, pids: () => ({ nginx: nginx.workerPids()[0], workerd: plain.pid, node: process.pid }) } } : {}),
-    edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port, pids: () => ({ front: edge.runtime.frontPids()[0], generation: edge.runtime.pid, node: process.pid }) },
+    edge: { label: `Stratus --edge (${edge.runtime.frontKind}${edge.runtime.fastPathOn ? ', fast path' : ''})`, target: edge.port, pids: () => ({ ...Object.fromEntries(edge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: edge.runtime.pid, node: process.pid }) },
+    ...(slowEdge ? { slowpath: { label: '--edge, no fast path', target: slowEdge.port, pids: () => ({ ...Object.fromEntries(slowEdge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: slowEdge.runtime.pid, node: process.pid }) } } : {}),
     ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port, pids: () => ({ front: workerdFront.runtime.frontPid, generation: workerdFront.runtime.pid, node: process.pid }) } } : {}),
     direct: { label: '--edge-front off', target: direct.port, pids: () => ({ generation: direct.runtime.pid, node: process.pid }) },
     // The script generation's own socket, without the front process (where the time goes).
@@ -276,6 +283,7 @@ async function helloWorld() {
   if (nginx && best.nginx) {
     log(`  ratio edge/nginx -> workerd ${(best.edge.rps / best.nginx.rps).toFixed(2)}x in req/s (target >= 0.8x)`);
     await latencyAt({ edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port }, nginx: { label: 'nginx -> workerd alone', target: nginx.port },
+      ...(slowEdge ? { slowpath: { label: '--edge, no fast path', target: slowEdge.port } } : {}),
       ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port } } : {}) }, 'hello.bench');
   }
   if (best.wrangler) log(`  ratio edge/wrangler dev  ${(best.edge.rps / best.wrangler.rps).toFixed(2)}x (target >= 0.8x), p99 ${best.edge.p99.toFixed(2)} against ${best.wrangler.p99.toFixed(2)} ms`);
@@ -310,7 +318,7 @@ async function bucketRead() {
     const peers = {
       plain: { label: 'workerd alone', target: alone.port, pids: () => ({ workerd: alone.pid, node: process.pid }) },
       nginx: { label: 'nginx -> workerd alone', target: front.port, pids: () => ({ nginx: front.workerPids()[0], workerd: alone.pid, node: process.pid }) },
-      edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port, pids: () => ({ front: edge.runtime.frontPids()[0], generation: edge.runtime.pid, node: process.pid }) },
+      edge: { label: `Stratus --edge (${edge.runtime.frontKind}${edge.runtime.fastPathOn ? ', fast path' : ''})`, target: edge.port, pids: () => ({ ...Object.fromEntries(edge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: edge.runtime.pid, node: process.pid }) },
     };
     const best = Object.fromEntries(Object.keys(peers).map((k) => [k, { rps: 0 }]));
     for (let r = 0; r < ROUNDS; r++) {
