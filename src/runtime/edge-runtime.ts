@@ -251,7 +251,7 @@ export class EdgeRuntime {
         const nginx = this.nginx;
         this.fast = new FastPath({
           catalog: catalog as typeof catalog & { hostRoutes: NonNullable<typeof catalog.hostRoutes> }, nginx, logger: this.opts.logger,
-          slots: () => this.slots.values(), slotSocketPath: (i) => this.slotSocketPath(i),
+          slots: () => this.slots.values(), slotSocketPath: (i) => this.slotSocketPath(i), ensure: (v) => this.ensure(v),
         });
         this.fast.compile();
       }

@@ -30,12 +30,19 @@ export interface FastPathDeps {
   nginx: NginxFront;
   slots: () => Iterable<RuntimeSlot>;
   slotSocketPath: (index: number) => string;
+  /** Makes the version's account runtime serve it (a new generation when its live one lacks it). */
+  ensure: (versionId: string) => Promise<unknown>;
   logger: Logger;
 }
+
+/** How long a hostname's new routes wait for their versions to be live before they are compiled anyway (ms). */
+const PENDING_MS = 5_000;
 
 /** The fast path's compiled state. */
 export class FastPath {
   private readonly hosts = new Map<string, HostRoutePlan>();
+  /** New routes of a compiled hostname whose versions are being started: the old ones serve meanwhile (one nginx reload per deploy). */
+  private readonly pending = new Map<string, { plan: HostRoutePlan; since: number }>();
   private readonly learning = new Set<string>();
   private refreshing: Promise<void> | undefined;
   private again = false;
@@ -73,8 +80,8 @@ export class FastPath {
           if (this.closed) return;
           try {
             const plan = await this.d.catalog.hostRoutes(host);
-            if (plan) this.hosts.set(host, plan);
-            else this.hosts.delete(host);
+            if (!plan) this.hosts.delete(host);
+            else this.adopt(host, plan);
           } catch (err) {
             this.hosts.delete(host); // unknown now: the slow path serves it until learned again
             this.d.logger.warn({ err, host }, 'fast path: cannot read the routes of a hostname');
@@ -84,6 +91,24 @@ export class FastPath {
       } while (this.again && !this.closed);
     })().finally(() => { this.refreshing = undefined; });
     return this.refreshing;
+  }
+
+  /**
+   * Takes a hostname's routes read again: at once when their versions are live (or nothing was compiled for the
+   * hostname); else the versions are started and the compiled routes stay until they are live (or
+   * {@link PENDING_MS} passed), so a deploy changes nginx's configuration once, to the new version's socket.
+   */
+  private adopt(host: string, plan: HostRoutePlan): void {
+    const live = this.versions();
+    const missing = plan.policy || plan.passThrough ? [] : [...new Set(plan.routes.flatMap((r) => r.versions.map((v) => v.versionId)))].filter((v) => !live.has(v));
+    if (missing.length === 0 || !this.hosts.has(host)) {
+      this.hosts.set(host, plan);
+      this.pending.delete(host);
+      return;
+    }
+    const since = this.pending.get(host)?.since ?? Date.now();
+    this.pending.set(host, { plan, since });
+    for (const v of missing) void this.d.ensure(v).catch(() => undefined);
   }
 
   /** The live versions' sockets, by version (each slot's live generation). */
@@ -98,6 +123,16 @@ export class FastPath {
   /** Compiles the routes with the live versions into nginx's configuration (reloaded within 100 ms when it changed). */
   compile(): void {
     if (this.closed) return;
+    if (this.pending.size > 0) {
+      const live = this.versions();
+      for (const [host, p] of this.pending) {
+        const ready = p.plan.routes.every((r) => r.versions.every((v) => live.has(v.versionId)));
+        if (ready || Date.now() - p.since > PENDING_MS) {
+          this.hosts.set(host, p.plan);
+          this.pending.delete(host);
+        }
+      }
+    }
     this.d.nginx.setFast(fastRoutesConfig({ hosts: this.hosts, versions: this.versions() }));
   }
 

@@ -11,6 +11,7 @@
  * record of the earlier ones is in.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findNginx } from '../../src/runtime/front/nginx-front.js';
@@ -30,6 +31,17 @@ const SERVICE_WORKER = `addEventListener('fetch', (event) => { if (new URL(event
 const VERSION = (n: number) => `export default { fetch() { return new Response('v${n}'); } };`;
 
 const nginx = findNginx();
+
+/** GET / with `Host: host` on a keep-alive connection of `agent`. */
+function keptAlive(agent: http.Agent, port: number, host: string): Promise<EdgeAnswer> {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: '/', headers: { host }, agent }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => { body += c.toString(); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    }).on('error', reject);
+  });
+}
 
 describe.skipIf(!nginx)('edge: the fast path', () => {
   let h: EdgeHarness;
@@ -117,13 +129,24 @@ describe.skipIf(!nginx)('edge: the fast path', () => {
     let stop = false;
     const bodies: string[] = [];
     const failures: string[] = [];
-    const loops = Array.from({ length: 6 }, async () => {
+    let retried = 0;
+    // half the clients on keep-alive connections (nginx's reload closes its old workers' idle ones), half not
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 3 });
+    const loops = Array.from({ length: 6 }, async (_, n) => {
       while (!stop) {
         try {
-          const res = await edgeRequest(h.edge.url, 'deploy.example.com');
-          if (res.status !== 200) failures.push(`${res.status} ${res.body.slice(0, 200)}`);
+          // A connection nginx's reload closes before it read the request on it (an idle keep-alive connection,
+          // or one accepted by an old worker an instant before it stopped accepting) is retried once, as HTTP
+          // clients retry an idempotent request on a connection closed before any answer (RFC 9112, 9.3.1).
+          const send = () => (n % 2 === 0 ? edgeRequest(h.edge.url, 'deploy.example.com') : keptAlive(agent, h.edge.port, 'deploy.example.com'));
+          const res = await send().catch((err: NodeJS.ErrnoException) => {
+            if (err.code !== 'ECONNRESET') throw err;
+            retried++;
+            return send();
+          });
+          if (res.status !== 200) failures.push(`${n % 2 ? 'kept alive' : 'new connection'}: ${res.status} ${res.body.slice(0, 200)}`);
           else bodies.push(res.body);
-        } catch (err) { failures.push(String(err)); }
+        } catch (err) { failures.push(`${n % 2 ? 'kept alive' : 'new connection'}: ${String(err)} ${(err as NodeJS.ErrnoException).code}`); }
       }
     });
     await eventually(async () => expect(bodies.length).toBeGreaterThan(50));
@@ -140,8 +163,10 @@ describe.skipIf(!nginx)('edge: the fast path', () => {
     });
     stop = true;
     await Promise.all(loops);
+    agent.destroy();
     expect(failures).toEqual([]);
     expect(switched).toBeLessThan(5_000);
+    expect(retried).toBeLessThan(10); // one reload per deploy: at most the connections idle at that instant
   }, 60_000);
 
   it('gives the 1102 page to a request on a runtime killed under it, and serves the next ones', async () => {
