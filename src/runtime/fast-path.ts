@@ -99,8 +99,9 @@ export class FastPath {
    * {@link PENDING_MS} passed), so a deploy changes nginx's configuration once, to the new version's socket.
    */
   private adopt(host: string, plan: HostRoutePlan): void {
-    const live = this.versions();
-    const missing = plan.policy || plan.passThrough ? [] : [...new Set(plan.routes.flatMap((r) => r.versions.map((v) => v.versionId)))].filter((v) => !live.has(v));
+    const slots = [...this.d.slots()];
+    const missing = plan.policy || plan.passThrough ? []
+      : [...new Set(plan.routes.flatMap((r) => r.versions.map((v) => v.versionId)))].filter((v) => !slots.some((s) => s.serves(v)));
     if (missing.length === 0 || !this.hosts.has(host)) {
       this.hosts.set(host, plan);
       this.pending.delete(host);
@@ -124,9 +125,9 @@ export class FastPath {
   compile(): void {
     if (this.closed) return;
     if (this.pending.size > 0) {
-      const live = this.versions();
+      const slots = [...this.d.slots()];
       for (const [host, p] of this.pending) {
-        const ready = p.plan.routes.every((r) => r.versions.every((v) => live.has(v.versionId)));
+        const ready = p.plan.routes.every((r) => r.versions.every((v) => slots.some((s) => s.serves(v.versionId))));
         if (ready || Date.now() - p.since > PENDING_MS) {
           this.hosts.set(host, p.plan);
           this.pending.delete(host);

@@ -123,6 +123,11 @@ export class RuntimeSlot {
     return this.fastLive;
   }
 
+  /** Whether the live generation holds `versionId` (fast-path eligible or not). */
+  serves(versionId: string): boolean {
+    return this.current?.versions.has(versionId) ?? false;
+  }
+
   private setLive(g: Generation): void {
     this.current = g;
     const own = ownCpuLimits(g.versions.values(), this.s.cpuMs);
