@@ -59,6 +59,8 @@ export interface RunningStratus {
   edgeUrl?: string;
   /** `https://host:port` of the HTTPS edge listener (`--edge-tls`), when it runs. */
   edgeTlsUrl?: string;
+  /** The edge runtime, when `--edge` runs (tests read its nginx front's configuration). */
+  edge?: RunningEdge;
   /** S3 credentials generated at this start (first start without configured ones): print them once. */
   generatedS3Credentials?: { accessKeyId: string; secretAccessKey: string; file: string };
   /**
@@ -283,7 +285,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     adminAccountId: adminAccount,
     ...(generatedCredentials ? { generatedCredentials } : {}),
     ...(s3 ? { s3Url: s3.url } : {}),
-    ...(edge ? { edgeUrl: edge.url } : {}),
+    ...(edge ? { edgeUrl: edge.url, edge } : {}),
     ...(edgeTls ? { edgeTlsUrl: edgeTls.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),
     health,
