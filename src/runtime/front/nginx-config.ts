@@ -10,7 +10,9 @@
  *   the shared runtime, for any other host: its supervisor hands a script's request to the right slot), over
  *   keep-alive connections to the slot's Unix socket, streaming both bodies;
  * - turn an upstream that fails under a request (a generation killed over a limit, or crashed) into the 1102
- *   page (503). Only nginx's own errors are replaced: a script's 502 passes through unchanged.
+ *   page (503). Only nginx's own errors are replaced: a script's 502 passes through unchanged;
+ * - with the fast path (`fast`, compiled by `fast-routes.ts`), send a request its routes cover straight to the
+ *   script version's own socket (`location = /.stratus-front/fast`), the forwarding headers set here.
  */
 import { errorPage } from '../../edge/error-page.js';
 
