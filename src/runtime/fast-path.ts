@@ -6,7 +6,9 @@
  * This keeps what is compiled true:
  * - the hostnames: learned from the catalog's answers to the supervisors (a hostname whose requests ran a
  *   script), each with its routes (`EdgeCatalog.hostRoutes`), read again on every catalog change and every
- *   {@link REFRESH_MS} (DNS records and zone settings changed on this node tell no catalog listener);
+ *   {@link REFRESH_MS} (a DNS record changed on this node tells no catalog listener; the supervisor's route cache
+ *   keeps an answer as long); each reads the routes of every learned hostname (`hostRoutes`, a few database
+ *   reads per hostname past the catalog's one-second cache), so its cost grows with the hostnames learned;
  * - the versions: each slot's live generation's version sockets, compiled again whenever a slot's live
  *   generation changes;
  * - a replaced generation is stopped only after nginx reloaded without its sockets (`beforeRetire`), so a
@@ -19,8 +21,11 @@ import { fastRoutesConfig, type FastVersion } from './front/fast-routes.js';
 import type { NginxFront } from './front/nginx-front.js';
 import type { RuntimeSlot } from './runtime-slot.js';
 
-/** How often the learned hostnames' routes are read again without a change notice (ms). */
-export const REFRESH_MS = 2_000;
+/**
+ * How often the learned hostnames' routes are read again without a change notice (ms): as long as the
+ * supervisor keeps a route answer without one (its cache), the bound for what notifies no catalog listener.
+ */
+export const REFRESH_MS = 30_000;
 /** Most hostnames compiled (past it, the first learned are forgotten and go the slow path). */
 const MAX_HOSTS = 10_000;
 
