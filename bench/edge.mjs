@@ -284,6 +284,7 @@ async function helloWorld() {
     log(`  ratio edge/nginx -> workerd ${(best.edge.rps / best.nginx.rps).toFixed(2)}x in req/s (target >= 0.8x)`);
     await latencyAt({ edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port }, nginx: { label: 'nginx -> workerd alone', target: nginx.port },
       ...(slowEdge ? { slowpath: { label: '--edge, no fast path', target: slowEdge.port } } : {}),
+      ...(peers.shimmed ? { shimmed: { label: 'script + limits entry', target: shimmed.port } } : {}),
       ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port } } : {}) }, 'hello.bench');
   }
   if (best.wrangler) log(`  ratio edge/wrangler dev  ${(best.edge.rps / best.wrangler.rps).toFixed(2)}x (target >= 0.8x), p99 ${best.edge.p99.toFixed(2)} against ${best.wrangler.p99.toFixed(2)} ms`);
