@@ -47,6 +47,7 @@ const ONLY = new Set((args.only ?? 'hello,read,bucket,deploy,runtimes').split(',
 const OFFERED = Number(args.offered ?? 2000);
 const ACCOUNTS = Number(args.accounts ?? 8);
 const WITH_WRANGLER = args.wrangler !== 'off' && ONLY.has('hello');
+/** `--shim-limits 0`: the `script + limits entry` peer with both subrequest limits off (no AsyncLocalStorage). */
 /** `--fast-path off`: the edge without its fast path (`--edge-fast-path`, nginx front), as before it. */
 const FAST_PATH = args['fast-path'] !== 'off';
 
@@ -210,7 +211,7 @@ const direct = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog
 const plain = ONLY.has('hello') ? await startPlainWorkerd(root, HELLO) : undefined;
 const nginx = ONLY.has('hello') && NGINX_BINARY ? await startNginx(root, `127.0.0.1:${plain.port}`) : undefined;
 // The script behind the limits entry alone (what a socket per script version would serve, without the supervisor).
-const shimmed = ONLY.has('hello') ? await startShimmedWorkerd(root, HELLO, limitModules('index.js', 'esm', [], { fetch: 50, bucket: 1000 }, [])) : undefined;
+const shimmed = ONLY.has('hello') ? await startShimmedWorkerd(root, HELLO, limitModules('index.js', 'esm', [], args['shim-limits'] === '0' ? { fetch: 0, bucket: 0 } : { fetch: 50, bucket: 1000 }, [])) : undefined;
 const floor = ONLY.has('hello') ? await startTwoProcessFloor(root, HELLO) : undefined;
 const wranglerDev = WITH_WRANGLER ? await startWranglerDev(root, HELLO, await freePort()) : undefined;
 try {
