@@ -31,6 +31,7 @@ import { openBucketStore } from '../dist/index.js';
 import { startEdge } from '../dist/runtime/index.js';
 import { silentLogger } from '../dist/shared/logger.js';
 import { limitModules } from '../dist/runtime/workerd/limits-shim.js';
+import { parseRoutePattern } from '../dist/edge/route-match.js';
 import { NGINX_BINARY, startBucketWorkerd, startShimmedWorkerd, startNginx, startPlainWorkerd, startTwoProcessFloor, startWranglerDev } from './lib/edge-peers.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
@@ -46,6 +47,9 @@ const ONLY = new Set((args.only ?? 'hello,read,bucket,deploy,runtimes').split(',
 const OFFERED = Number(args.offered ?? 2000);
 const ACCOUNTS = Number(args.accounts ?? 8);
 const WITH_WRANGLER = args.wrangler !== 'off' && ONLY.has('hello');
+/** `--shim-limits 0`: the `script + limits entry` peer with both subrequest limits off (no AsyncLocalStorage). */
+/** `--fast-path off`: the edge without its fast path (`--edge-fast-path`, nginx front), as before it. */
+const FAST_PATH = args['fast-path'] !== 'off';
 
 const HELLO = 'export default { fetch() { return new Response("hello world"); } };';
 const PAIRS_SCRIPT = `export default {
@@ -79,6 +83,12 @@ class BenchCatalog {
   hosts = new Map(); bundles = new Map(); listeners = new Set(); n = 0;
   async resolve(host) { return this.hosts.get(host) ?? { kind: 'unknown', status: 530, reason: 'unknown' }; }
   async bundle(v) { return this.bundles.get(v) ?? null; }
+  /** A script hostname's one route, `<host>/*` (the fast path compiles it). */
+  async hostRoutes(host) {
+    const t = this.hosts.get(host);
+    if (t?.kind !== 'script') return undefined;
+    return { accountId: t.accountId, passThrough: false, policy: false, routes: [{ pattern: parseRoutePattern(`${host}/*`), script: t.scriptName, versions: [{ versionId: t.versionId, percentage: 100 }] }] };
+  }
   onChange(l) { this.listeners.add(l); return () => this.listeners.delete(l); }
   deploy(host, source, bindings = []) {
     const versionId = `bench-${++this.n}`;
@@ -187,7 +197,11 @@ const store = await openBucketStore({ dataDir: path.join(root, 'data') });
 const catalog = new BenchCatalog();
 // The pairs script makes 2 x PAIRS bucket calls in one request: a bucket subrequest limit above that (the limit
 // is still counted, so its cost is measured).
-const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000, front: args.front ?? 'auto' });
+const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000, front: args.front ?? 'auto', fastPath: FAST_PATH });
+// The same runtime without its fast path (`--peers …,slowpath`), on the same catalog: before and after in one run.
+const slowEdge = ONLY.has('hello') && FAST_PATH && edge.runtime.fastPathOn && (args.peers ?? '').split(',').includes('slowpath')
+  ? await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: args.front ?? 'auto' })
+  : undefined;
 // The same runtime with the workerd front (the front door before nginx), on the same catalog.
 const workerdFront = ONLY.has('hello') && edge.runtime.frontKind === 'nginx'
   ? await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: 'workerd' })
@@ -197,7 +211,7 @@ const direct = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog
 const plain = ONLY.has('hello') ? await startPlainWorkerd(root, HELLO) : undefined;
 const nginx = ONLY.has('hello') && NGINX_BINARY ? await startNginx(root, `127.0.0.1:${plain.port}`) : undefined;
 // The script behind the limits entry alone (what a socket per script version would serve, without the supervisor).
-const shimmed = ONLY.has('hello') ? await startShimmedWorkerd(root, HELLO, limitModules('index.js', 'esm', [], { fetch: 50, bucket: 1000 }, [])) : undefined;
+const shimmed = ONLY.has('hello') ? await startShimmedWorkerd(root, HELLO, limitModules('index.js', 'esm', [], args['shim-limits'] === '0' ? { fetch: 0, bucket: 0 } : { fetch: 50, bucket: 1000 }, [])) : undefined;
 const floor = ONLY.has('hello') ? await startTwoProcessFloor(root, HELLO) : undefined;
 const wranglerDev = WITH_WRANGLER ? await startWranglerDev(root, HELLO, await freePort()) : undefined;
 try {
@@ -214,10 +228,17 @@ try {
   await floor?.close();
   await wranglerDev?.close();
   await edge.close();
+  await slowEdge?.close();
   await workerdFront?.close();
   await direct.close();
   await store.close();
   fs.rmSync(root, { recursive: true, force: true });
+}
+
+/** Whether the nginx front sends `host` where it will stay: its fast path's map (when on), else its runtime's. */
+function routed(host) {
+  const config = edge.runtime.nginxConfig();
+  return edge.runtime.fastPathOn ? config.includes(`${host} $stratus_fh`) : config.includes(host);
 }
 
 async function helloWorld() {
@@ -226,11 +247,14 @@ async function helloWorld() {
   await get(direct.port, 'hello.bench');
   if (workerdFront) await get(workerdFront.port, 'hello.bench');
   // the nginx front learns the hostname's runtime from the first answers (then reloads): wait for it
-  for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !edge.runtime.nginxConfig().includes('hello.bench'); i++) { await get(edge.port, 'hello.bench'); await new Promise((r) => setTimeout(r, 100)); }
+  for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !routed('hello.bench'); i++) { await get(edge.port, 'hello.bench'); await new Promise((r) => setTimeout(r, 100)); }
+  for (let i = 0; slowEdge && i < 50 && !slowEdge.runtime.nginxConfig().includes('hello.bench'); i++) { await get(slowEdge.port, 'hello.bench'); await new Promise((r) => setTimeout(r, 100)); }
+  await new Promise((r) => setTimeout(r, 500)); // nginx's reload
   const peers = {
     plain: { label: 'workerd alone', target: plain.port, pids: () => ({ workerd: plain.pid, node: process.pid }) },
     ...(nginx ? { nginx: { label: 'nginx -> workerd alone', target: nginx.port, pids: () => ({ nginx: nginx.workerPids()[0], workerd: plain.pid, node: process.pid }) } } : {}),
-    edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port, pids: () => ({ front: edge.runtime.frontPids()[0], generation: edge.runtime.pid, node: process.pid }) },
+    edge: { label: `Stratus --edge (${edge.runtime.frontKind}${edge.runtime.fastPathOn ? ', fast path' : ''})`, target: edge.port, pids: () => ({ ...Object.fromEntries(edge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: edge.runtime.pid, node: process.pid }) },
+    ...(slowEdge ? { slowpath: { label: '--edge, no fast path', target: slowEdge.port, pids: () => ({ ...Object.fromEntries(slowEdge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: slowEdge.runtime.pid, node: process.pid }) } } : {}),
     ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port, pids: () => ({ front: workerdFront.runtime.frontPid, generation: workerdFront.runtime.pid, node: process.pid }) } } : {}),
     direct: { label: '--edge-front off', target: direct.port, pids: () => ({ generation: direct.runtime.pid, node: process.pid }) },
     // The script generation's own socket, without the front process (where the time goes).
@@ -260,6 +284,8 @@ async function helloWorld() {
   if (nginx && best.nginx) {
     log(`  ratio edge/nginx -> workerd ${(best.edge.rps / best.nginx.rps).toFixed(2)}x in req/s (target >= 0.8x)`);
     await latencyAt({ edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port }, nginx: { label: 'nginx -> workerd alone', target: nginx.port },
+      ...(slowEdge ? { slowpath: { label: '--edge, no fast path', target: slowEdge.port } } : {}),
+      ...(peers.shimmed ? { shimmed: { label: 'script + limits entry', target: shimmed.port } } : {}),
       ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port } } : {}) }, 'hello.bench');
   }
   if (best.wrangler) log(`  ratio edge/wrangler dev  ${(best.edge.rps / best.wrangler.rps).toFixed(2)}x (target >= 0.8x), p99 ${best.edge.p99.toFixed(2)} against ${best.wrangler.p99.toFixed(2)} ms`);
@@ -286,14 +312,15 @@ async function bucketRead() {
   catalog.deploy('read.bench', READ_SCRIPT, [{ type: 'r2_bucket', name: 'B', bucketName: 'bench' }]);
   const init = await new Promise((resolve, reject) => http.get({ host: '127.0.0.1', port: edge.port, path: '/init', headers: { host: 'read.bench' } }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); }).on('error', reject));
   if (init !== 200) throw new Error(`read script answered ${init}`);
-  for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !edge.runtime.nginxConfig().includes('read.bench'); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !routed('read.bench'); i++) { await get(edge.port, 'read.bench'); await new Promise((r) => setTimeout(r, 100)); }
+  await new Promise((r) => setTimeout(r, 500)); // nginx's reload
   const alone = await startBucketWorkerd(root, READ_SCRIPT, edge.runtime.storeAddress, edge.runtime.frontSecret, { accountId: 'bench', bucket: 'bench', compatibilityDate: '2025-01-01', compatibilityFlags: [] });
   const front = await startNginx(root, `127.0.0.1:${alone.port}`);
   try {
     const peers = {
       plain: { label: 'workerd alone', target: alone.port, pids: () => ({ workerd: alone.pid, node: process.pid }) },
       nginx: { label: 'nginx -> workerd alone', target: front.port, pids: () => ({ nginx: front.workerPids()[0], workerd: alone.pid, node: process.pid }) },
-      edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port, pids: () => ({ front: edge.runtime.frontPids()[0], generation: edge.runtime.pid, node: process.pid }) },
+      edge: { label: `Stratus --edge (${edge.runtime.frontKind}${edge.runtime.fastPathOn ? ', fast path' : ''})`, target: edge.port, pids: () => ({ ...Object.fromEntries(edge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: edge.runtime.pid, node: process.pid }) },
     };
     const best = Object.fromEntries(Object.keys(peers).map((k) => [k, { rps: 0 }]));
     for (let r = 0; r < ROUNDS; r++) {

@@ -61,6 +61,8 @@ export interface RunningStratus {
   edgeUrl?: string;
   /** `https://host:port` of the HTTPS edge listener (`--edge-tls`), when it runs. */
   edgeTlsUrl?: string;
+  /** The edge runtime, when `--edge` runs (tests read its nginx front's configuration). */
+  edge?: RunningEdge;
   /** S3 credentials generated at this start (first start without configured ones): print them once. */
   generatedS3Credentials?: { accessKeyId: string; secretAccessKey: string; file: string };
   /**
@@ -249,7 +251,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
       edge = await startEdge({
         listen: config.edge, catalog: new PolicyCatalog(edgeCatalog ?? control.catalog, policies, ports), logger, originPort: config.originPort, originTlsPort: config.originTlsPort, scriptOutbound: config.scriptOutbound, originAllow: config.originAllow,
         cpuMs: config.scriptCpuMs, memoryMb: config.scriptMemoryMb,
-        subrequests: config.scriptSubrequests, bucketSubrequests: config.scriptBucketSubrequests, front: config.edgeFront, runtimes: config.edgeRuntimes,
+        subrequests: config.scriptSubrequests, bucketSubrequests: config.scriptBucketSubrequests, front: config.edgeFront, runtimes: config.edgeRuntimes, fastPath: config.edgeFastPath,
         bucketFor: (accountId, bucketName, options) => bindingBucket(store.forAccount(accountId), bucketName, options),
       });
       ports.http = edge.port;
@@ -290,7 +292,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     adminAccountId: adminAccount,
     ...(generatedCredentials ? { generatedCredentials } : {}),
     ...(s3 ? { s3Url: s3.url } : {}),
-    ...(edge ? { edgeUrl: edge.url } : {}),
+    ...(edge ? { edgeUrl: edge.url, edge } : {}),
     ...(edgeTls ? { edgeTlsUrl: edgeTls.url } : {}),
     ...(s3Generated ? { generatedS3Credentials: s3Generated } : {}),
     health,

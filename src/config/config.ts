@@ -145,6 +145,8 @@ export interface Config {
   edgeFront: 'auto' | 'nginx' | 'workerd' | 'off';
   /** Script runtimes besides the shared one (`--edge-runtimes`): accounts' scripts are spread over them. */
   edgeRuntimes: number;
+  /** nginx forwards scripts' requests straight to their version's socket (`--edge-fast-path`; runtime/fast-path.ts). */
+  edgeFastPath: boolean;
 }
 
 /** Request rate limits and failed-authentication throttling; a limit of 0 is off. */
@@ -275,6 +277,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     ...scriptLimitsConfig(get),
     edgeFront: edgeFrontChoice(get('edge-front')),
     edgeRuntimes: int('edge-runtimes', 4, 0, 64),
+    edgeFastPath: onOff(get('edge-fast-path'), 'edge-fast-path', false),
   };
 }
 

@@ -4,7 +4,7 @@
  * HTTP request; a zone with `ssl` off reached over HTTPS). It only redirects hostnames the edge serves (a
  * target other than `unknown`), and only to a listener that exists (no `--edge-tls`: no redirect to HTTPS).
  */
-import type { EdgeCatalog, EdgeTarget, ScriptBundle } from './types.js';
+import type { EdgeCatalog, EdgeTarget, HostRoutePlan, ScriptBundle } from './types.js';
 import type { ZonePolicies } from './zone-policy.js';
 
 /** The bound ports of the edge listeners, known once they listen. */
@@ -38,6 +38,15 @@ export class PolicyCatalog implements EdgeCatalog {
     if (ssl && target.kind === 'origin') return { ...target, ssl };
     if (ssl && target.kind === 'script' && target.passThrough?.kind === 'origin') return { ...target, passThrough: { ...target.passThrough, ssl } };
     return target;
+  }
+
+  /** The inner catalog's routes of a hostname, with `policy` set when a zone setting redirects its plain HTTP requests. */
+  async hostRoutes(host: string): Promise<HostRoutePlan | undefined> {
+    const plan = await this.inner.hostRoutes?.(host);
+    if (!plan) return undefined;
+    const policy = await this.policies.forHost(host);
+    const redirects = policy !== undefined && policy.alwaysUseHttps && policy.ssl !== 'off' && this.ports.https !== undefined;
+    return redirects ? { ...plan, policy: true } : plan;
   }
 
   bundle(versionId: string): Promise<ScriptBundle | null> {

@@ -5,6 +5,8 @@
  * {@link EdgeCatalog}; the runtime only reads it.
  */
 
+import type { RoutePattern } from './route-match.js';
+
 /** One module of a script version, as uploaded (wrangler's multipart parts). */
 export interface ScriptModule {
   /** Module name as imported by other modules (`index.js`, `data/config.json`). */
@@ -77,6 +79,21 @@ export type EdgeTarget =
   /** Not a hostname the edge serves: answer with production's error page and this status. */
   | { kind: 'unknown'; status: number; reason: string };
 
+/**
+ * The routes of one hostname, for the nginx front's fast path (`runtime/front/fast-routes.ts`), which compiles
+ * them into its configuration instead of asking `resolve` per request.
+ */
+export interface HostRoutePlan {
+  /** The account of the hostname's zone: the only account whose scripts its routes run. */
+  accountId: string;
+  /** The zone's routes whose host part matches the hostname, most specific first (`compareSpecificity`). */
+  routes: { pattern: RoutePattern; script: string | null; versions: { versionId: string; percentage: number }[] }[];
+  /** Something is behind the routes (an origin, a bucket): a script may pass a request on to it. */
+  passThrough: boolean;
+  /** A zone setting answers plain HTTP requests of the hostname itself (a redirect to HTTPS). */
+  policy: boolean;
+}
+
 /** The control plane as the edge runtime sees it. */
 export interface EdgeCatalog {
   /**
@@ -88,4 +105,10 @@ export interface EdgeCatalog {
   bundle(versionId: string): Promise<ScriptBundle | null>;
   /** Calls `listener` whenever routes, deployments or versions may have changed (on any node). Returns an unsubscribe. */
   onChange(listener: () => void): () => void;
+  /**
+   * The routes of a hostname of a zone (lowercase, no port), for the fast path; undefined when the hostname is
+   * not in a zone (a workers-subdomain or public bucket hostname: the slow path serves it). Optional: without it
+   * the edge has no fast path.
+   */
+  hostRoutes?(host: string): Promise<HostRoutePlan | undefined>;
 }

@@ -27,6 +27,7 @@ import { edgeAccessRecorder } from './edge-access.js';
 import { NginxAccessLog } from './front/nginx-access.js';
 import { RuntimeSlot, type SlotSettings } from './runtime-slot.js';
 import { AccountSlots } from './account-slots.js';
+import { FastPath } from './fast-path.js';
 
 export { MIN_OWN_CPU_MS } from './runtime-slot.js';
 
@@ -84,6 +85,12 @@ export interface EdgeRuntimeOptions {
   frontWorkers?: number | 'auto';
   /** With the nginx front: size past which its access records' file is rotated (default 64 MiB). */
   accessLogRotateBytes?: number;
+  /**
+   * The fast path (`--edge-fast-path`, default off; nginx front only, and only with a catalog that lists a
+   * hostname's routes and no wall-time limit): nginx forwards a script's plain HTTP request straight to its
+   * version's own socket (`fast-path.ts`).
+   */
+  fastPath?: boolean;
 }
 
 /**
@@ -135,6 +142,8 @@ export class EdgeRuntime {
   private closed = false;
   private unsubscribe: (() => void) | undefined;
   private readonly log: Logger;
+  /** The fast path, when on (nginx front). */
+  private fast: FastPath | undefined;
 
   constructor(private readonly opts: EdgeRuntimeOptions) {
     this.log = opts.logger.child({ component: 'edge' });
@@ -216,6 +225,11 @@ export class EdgeRuntime {
     return index === undefined ? undefined : this.slots.get(index)?.live?.pid;
   }
 
+  /** Whether the fast path is on (`fastPath`, with what it needs). */
+  get fastPathOn(): boolean {
+    return this.fast !== undefined;
+  }
+
   /** Binds the edge socket, starts the store and control services, the shared slot and the front. */
   async start(): Promise<void> {
     this.socket = await holdListeningSocket(this.opts.listen.host, this.opts.listen.port);
@@ -260,13 +274,22 @@ export class EdgeRuntime {
         slotSockets: Array.from({ length: this.accounts.slots + 1 }, (_, i) => this.slotSocketPath(i)),
         maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', workers: this.opts.frontWorkers ?? 'auto',
       });
+      const catalog = this.opts.catalog;
+      if (this.opts.fastPath && catalog?.hostRoutes && !(this.opts.wallMs ?? 0) && !this.opts.exposeErrors) {
+        const nginx = this.nginx;
+        this.fast = new FastPath({
+          catalog: catalog as typeof catalog & { hostRoutes: NonNullable<typeof catalog.hostRoutes> }, nginx, logger: this.opts.logger,
+          slots: () => this.slots.values(), slotSocketPath: (i) => this.slotSocketPath(i), ensure: (v) => this.ensure(v),
+        });
+        this.fast.compile();
+      }
     } else if (this.frontKind === 'workerd') this.front = await FrontDoor.start({
       edgeFd: this.socket.fd, slotSockets: Array.from({ length: this.accounts.slots + 1 }, (_, i) => this.slotSocketPath(i)),
       dir: this.dir, logger: this.opts.logger,
       control: { address: this.control.address, secret: this.secret },
       config: { secret: this.secret, maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', cacheMs: 30_000, routed: this.accounts.slots > 0 },
     });
-    this.unsubscribe = this.opts.catalog?.onChange(() => void this.flush());
+    this.unsubscribe = this.opts.catalog?.onChange(() => { void this.flush(); void this.fast?.refresh(); });
   }
 
   /** The settings every slot shares. */
@@ -276,6 +299,9 @@ export class EdgeRuntime {
       cpuMs: this.opts.cpuMs ?? 30_000, memoryMb: this.opts.memoryMb ?? 1024, wallMs: this.opts.wallMs ?? 0,
       maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, exposeErrors: this.opts.exposeErrors ?? false,
       maxVersions: this.opts.maxVersions ?? 500, recordHeader: this.frontKind === 'nginx',
+      fastPath: this.opts.fastPath === true && this.frontKind === 'nginx',
+      onLive: () => this.fast?.compile(),
+      beforeRetire: async () => { await this.fast?.beforeRetire(); },
     };
   }
 
@@ -325,6 +351,7 @@ export class EdgeRuntime {
    * slot, whose supervisor hands a script's request over to the slot serving it.
    */
   private learn(host: string, target: { kind: string; accountId?: string }): void {
+    if (target.kind === 'script') this.fast?.learn(host);
     if (!this.nginx || this.closed || this.accounts.slots === 0 || target.kind !== 'script' || !target.accountId) return;
     const index = this.accounts.slotOf(target.accountId);
     if (this.nginx.routed(host) === index) return;
@@ -374,6 +401,7 @@ export class EdgeRuntime {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe?.();
+    this.fast?.close();
     await Promise.allSettled([...this.opening.values()]);
     await Promise.all([...this.slots.values()].map((s) => s.quiesce()));
     // The front first: it stops accepting and finishes its requests, which the generations are serving.

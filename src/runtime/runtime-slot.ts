@@ -60,12 +60,20 @@ export interface SlotSettings {
   maxVersions: number;
   /** Behind the nginx front, which writes the access records: answers carry the record's fields instead of reports. */
   recordHeader?: boolean;
+  /** Give every version of a generation its own socket (the fast path, `front/fast-routes.ts`). */
+  fastPath?: boolean;
+  /** Called when a slot's live generation changed (its version sockets with it). */
+  onLive?: () => void;
+  /** Awaited before a replaced generation is told to stop (nginx must stop sending to its sockets first). */
+  beforeRetire?: () => Promise<void>;
 }
 
 interface Generation {
   n: number;
   process: WorkerdProcess;
   versions: Map<string, ScriptBundle>;
+  /** Version id -> the Unix socket its worker accepts on directly (fast path); empty without it. */
+  fast: Map<string, string>;
 }
 
 /** One slot: its held socket's descriptor, its generations, its watchdog. */
@@ -84,6 +92,8 @@ export class RuntimeSlot {
   readonly cpuBudgets = new CpuBudgets();
   /** Generations replaced because one died, hung or grew too large. */
   restarts = 0;
+  /** The fast path's targets of the last live generation (kept while it is being replaced: nginx falls back). */
+  private fastLive = new Map<string, { socket: string; accountId: string }>();
 
   /** `generations` numbers generations across every slot of the runtime (their config folders and log labels). */
   constructor(readonly index: number, private readonly socketFd: number, private readonly s: SlotSettings, private readonly generations: { next: number }) {
@@ -92,7 +102,7 @@ export class RuntimeSlot {
 
   /** Starts the first generation (with `first` when it loads, else empty) and the watchdog. */
   async start(first?: ScriptBundle): Promise<void> {
-    this.current = (first ? await this.tryLaunch(new Map(), [first]) : undefined) ?? await this.launch(new Map());
+    this.setLive((first ? await this.tryLaunch(new Map(), [first]) : undefined) ?? await this.launch(new Map()));
     this.watchdog = new Watchdog({
       cpuMs: this.s.cpuMs, memoryMb: this.s.memoryMb, secret: this.s.secret, logger: this.log,
       target: () => this.current?.process, onFailure: (why) => this.replace(why),
@@ -105,6 +115,26 @@ export class RuntimeSlot {
   get live(): { n: number; pid: number | undefined; versions: number; alive: boolean } | undefined {
     const g = this.current;
     return g ? { n: g.n, pid: g.process.pid, versions: g.versions.size, alive: g.process.alive } : undefined;
+  }
+
+  /**
+   * Version id -> its own socket in the live generation, for the versions the fast path may serve: those without
+   * their own CPU limit below the node's (the supervisor tells the watchdog about those).
+   */
+  fastTargets(): ReadonlyMap<string, { socket: string; accountId: string }> {
+    return this.fastLive;
+  }
+
+  /** Whether the live generation holds `versionId` (fast-path eligible or not). */
+  serves(versionId: string): boolean {
+    return this.current?.versions.has(versionId) ?? false;
+  }
+
+  private setLive(g: Generation): void {
+    this.current = g;
+    const own = ownCpuLimits(g.versions.values(), this.s.cpuMs);
+    this.fastLive = new Map([...g.fast].filter(([v]) => own[v] === undefined).map(([v, socket]) => [v, { socket, accountId: g.versions.get(v)!.accountId }]));
+    this.s.onLive?.();
   }
 
   /** Makes the live generation serve `versionId`; resolves its internal port, or null if the version does not exist. */
@@ -190,12 +220,23 @@ export class RuntimeSlot {
       ...(this.s.recordHeader ? { recordHeader: true } : {}),
     };
     const bundles = [...versions.values()].map((b) => this.clampDate(b));
-    const file = writeGenerationConfig({ dir, supervisorSource: supervisorSource(), supervisorConfig: config, versions: bundles, services: this.s.services });
+    const fast = new Map<string, string>();
+    if (this.s.fastPath) {
+      const folder = path.join(this.s.dir, 'fast');
+      fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+      let k = 0;
+      for (const v of versions.keys()) fast.set(v, path.join(folder, `${this.index}-${n}-${k++}.sock`));
+    }
+    const removeSockets = (): void => { for (const socket of fast.values()) fs.rmSync(socket, { force: true }); };
+    const file = writeGenerationConfig({ dir, supervisorSource: supervisorSource(), supervisorConfig: config, versions: bundles, services: this.s.services, fastSockets: Object.fromEntries(fast) });
     try {
       const process = await WorkerdProcess.start({ configFile: file, edgeFd: this.socketFd, logger: this.s.logger, label: String(n) });
-      const g: Generation = { n, process, versions };
-      void process.exited.then((exit) => this.onExit(g, exit));
+      const g: Generation = { n, process, versions, fast };
+      void process.exited.then((exit) => { removeSockets(); this.onExit(g, exit); });
       return g;
+    } catch (err) {
+      removeSockets();
+      throw err;
     } finally {
       // workerd has read its config; the folder held secrets in clear.
       fs.rmSync(dir, { recursive: true, force: true });
@@ -211,7 +252,7 @@ export class RuntimeSlot {
 
   private swap(next: Generation): void {
     const old = this.current;
-    this.current = next;
+    this.setLive(next);
     this.log.info({ generation: next.n, versions: next.versions.size }, 'generation serving');
     if (old) this.retire(old.process);
   }
@@ -219,7 +260,8 @@ export class RuntimeSlot {
   /** Lets a replaced generation finish its requests (up to a minute), then it exits. */
   private retire(p: WorkerdProcess, graceMs = 60_000): void {
     this.draining.add(p);
-    void this.tellDraining(p)
+    void (this.s.beforeRetire?.() ?? Promise.resolve()).catch(() => undefined)
+      .then(() => this.tellDraining(p))
       .then(() => p.stop(graceMs))
       .finally(() => this.draining.delete(p));
   }
@@ -250,7 +292,7 @@ export class RuntimeSlot {
         try {
           const next = await this.launch(g.versions);
           if (this.closed) { next.process.kill(); return; }
-          this.current = next;
+          this.setLive(next);
           return;
         } catch (err) {
           this.log.error({ err }, 'replacement generation failed to start');

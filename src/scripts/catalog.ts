@@ -18,8 +18,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { EdgeCatalog, EdgeTarget, ScriptBundle } from '../edge/types.js';
-import { matchRoute } from '../edge/route-match.js';
+import type { EdgeCatalog, EdgeTarget, HostRoutePlan, ScriptBundle } from '../edge/types.js';
+import { compareSpecificity, hostMatches, matchRoute } from '../edge/route-match.js';
 import { isIP } from 'node:net';
 import type { Logger } from '../shared/logger.js';
 import type { SecretBox } from '../shared/secret-box.js';
@@ -134,6 +134,32 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
       }
     }
     return behind;
+  }
+
+  /** The routes of a hostname of a zone, most specific first (the nginx front's fast path compiles them). */
+  async hostRoutes(rawHost: string): Promise<HostRoutePlan | undefined> {
+    const host = rawHost.toLowerCase().replace(/\.$/, '');
+    if (isIP(host.replace(/^\[|\]$/g, '')) !== 0) return undefined;
+    const snap = await this.fresh();
+    const domain = this.opts.workersDomain;
+    if (host === domain || host.endsWith(`.${domain}`)) return undefined;
+    const publicDomain = this.opts.domains?.publicDomain;
+    if (publicDomain !== undefined && (host === publicDomain || host.endsWith(`.${publicDomain}`))) return undefined;
+    const facts = await this.hostFacts(host);
+    const zone = facts.zone;
+    if (!zone) return undefined;
+    const routes = (snap.routesByZone.get(zone.id) ?? []).filter((r) => hostMatches(r.pattern, host))
+      .sort((a, b) => compareSpecificity(a.pattern, b.pattern));
+    const behind = await this.behindRoutes(facts, zone, host);
+    return {
+      accountId: zone.account_id,
+      routes: routes.map((r) => ({
+        pattern: r.pattern, script: r.script,
+        versions: r.script === null ? [] : (snap.scripts.get(`${zone.account_id}/${r.script}`)?.traffic ?? []).map((t) => ({ versionId: t.version_id, percentage: t.percentage })),
+      })),
+      passThrough: behind.kind !== 'unknown',
+      policy: false,
+    };
   }
 
   /** What a hostname of a zone serves without its script routes: a bucket's custom domain, the proxied record's origin, or nothing. */

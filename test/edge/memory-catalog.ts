@@ -2,7 +2,8 @@
  * An in-memory EdgeCatalog for the runtime's own tests (the seam between control and data plane; the real
  * catalog is the control plane's, tested end to end with wrangler at merge).
  */
-import type { EdgeCatalog, EdgeTarget, ScriptBinding, ScriptBundle, ScriptLimits, ScriptModule } from '../../src/edge/types.js';
+import type { EdgeCatalog, EdgeTarget, HostRoutePlan, ScriptBinding, ScriptBundle, ScriptLimits, ScriptModule } from '../../src/edge/types.js';
+import { parseRoutePattern, type RoutePattern } from '../../src/edge/route-match.js';
 
 /** A catalog whose hosts and versions tests set directly. */
 export class MemoryCatalog implements EdgeCatalog {
@@ -13,6 +14,21 @@ export class MemoryCatalog implements EdgeCatalog {
 
   async resolve(host: string): Promise<EdgeTarget> {
     return this.hosts.get(host) ?? { kind: 'unknown', status: 530, reason: 'This hostname is not served by this edge.' };
+  }
+
+  /** A script hostname's one route, `<host>/*` (the fast path compiles it). */
+  async hostRoutes(host: string): Promise<HostRoutePlan | undefined> {
+    const t = this.hosts.get(host);
+    if (t?.kind !== 'script') return undefined;
+    return {
+      accountId: t.accountId, passThrough: t.passThrough !== undefined, policy: false,
+      routes: [{ pattern: parseRoutePattern(`${host}/*`) as RoutePattern, script: t.scriptName, versions: [{ versionId: t.versionId, percentage: 100 }] }],
+    };
+  }
+
+  /** Tells the listeners (as a route or deployment change does). */
+  changed(): void {
+    for (const l of this.listeners) l();
   }
 
   async bundle(versionId: string): Promise<ScriptBundle | null> {

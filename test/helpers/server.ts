@@ -78,7 +78,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const email = opts.email ?? TEST_EMAIL;
   const key = opts.key ?? TEST_KEY;
   // `data-dir` here too, so that what derives from it (the blobs folder) is inside the test's folder, not ./.stratus.
-  const base = loadConfig({ 'data-dir': dataDir, http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', admin: '127.0.0.1:0', edge: 'off', 's3-access-key-id': TEST_S3_ACCESS_KEY_ID, 's3-secret-access-key': TEST_S3_SECRET, 'rate-limit': '0', 'auth-failure-limit': '0', ...opts.flags }, {});
+  const base = loadConfig({ 'data-dir': dataDir, http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', admin: '127.0.0.1:0', edge: 'off', 's3-access-key-id': TEST_S3_ACCESS_KEY_ID, 's3-secret-access-key': TEST_S3_SECRET, 'rate-limit': '0', 'auth-failure-limit': '0', ...fastPathFlags(), ...opts.flags }, {});
   const { plan, ...rest } = opts.config ?? {};
   const config: Config = {
     ...base,
@@ -117,4 +117,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       if (created && !opts.keepDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** EDGE_TEST_FAST_PATH=on runs every suite's edge with the nginx front and its fast path (`--edge-fast-path`). */
+function fastPathFlags(): Record<string, string> {
+  return process.env.EDGE_TEST_FAST_PATH === 'on' ? { 'edge-front': 'nginx', 'edge-fast-path': 'on' } : {};
 }

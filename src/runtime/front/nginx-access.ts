@@ -51,7 +51,7 @@ const num = (v: unknown): number => {
 /**
  * The record of one access log line, or undefined for a line that is not one. The runtime's fields (route
  * label, account, ray id, the HTTPS listener's client address) win over nginx's: they came from the runtime's
- * answer, never from the client.
+ * answer, never from the client. A fast request's account and route come from nginx's own variables.
  */
 export function parseAccessLine(line: string): EdgeAccessRecord | undefined {
   let o: Record<string, unknown>;
@@ -63,7 +63,11 @@ export function parseAccessLine(line: string): EdgeAccessRecord | undefined {
     return undefined;
   }
   let r: Record<string, unknown> = {};
-  if (typeof o['r'] === 'string' && o['r'] !== '') {
+  // A fast request (`ac`: its account, from nginx's compiled routes) went to the script's own socket with no
+  // supervisor behind it: its answer's record header, if any, is the script's own and is not believed.
+  const fastAccount = str(o['ac']);
+  if (fastAccount !== undefined) r = { accountId: fastAccount };
+  else if (typeof o['r'] === 'string' && o['r'] !== '') {
     try {
       const parsed: unknown = JSON.parse(o['r']);
       if (typeof parsed === 'object' && parsed !== null) r = parsed as Record<string, unknown>;

@@ -22,7 +22,7 @@ export function findNginx(): string | undefined {
 }
 
 /** Options of {@link NginxFront.start}. */
-export interface NginxFrontOptions extends Omit<NginxSettings, 'routes' | 'user' | 'dir'> {
+export interface NginxFrontOptions extends Omit<NginxSettings, 'routes' | 'user' | 'dir' | 'fast'> {
   binary: string;
   /** The held edge socket's descriptor (inherited by nginx as its listener). */
   edgeFd: number;
@@ -37,6 +37,8 @@ export class NginxFront {
   private exited = true;
   private closed = false;
   private readonly routes = new Map<string, number>();
+  /** The fast path's routes (`fast-routes.ts`), undefined while it is off. */
+  private fast: string | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
   private readonly log: Logger;
   private readonly configFile: string;
@@ -65,7 +67,7 @@ export class NginxFront {
 
   /** The configuration as it is now (tests read it). */
   config(): string {
-    return nginxConfig({ ...this.opts, dir: this.opts.dir, routes: this.routes, user: process.getuid?.() === 0 ? os.userInfo().username : undefined });
+    return nginxConfig({ ...this.opts, dir: this.opts.dir, routes: this.routes, fast: this.fast, user: process.getuid?.() === 0 ? os.userInfo().username : undefined });
   }
 
   /** Sends `host`'s requests to `slot` from now on (within a reload, batched over 100 ms). */
@@ -74,6 +76,38 @@ export class NginxFront {
     if (this.routes.size >= 100_000) this.routes.clear();
     this.routes.set(host, slot);
     this.scheduleReload();
+  }
+
+  /** Sets the fast path's routes (within a reload, batched over 100 ms, when they changed). */
+  setFast(text: string): void {
+    if (this.fast === text) return;
+    this.fast = text;
+    this.scheduleReload();
+  }
+
+  /**
+   * Reloads now and resolves once nginx's new workers run and its old ones stopped accepting (they finish the
+   * requests they have; nginx's master tells them 100 ms after starting the new ones), or after 5 s: from then
+   * on no new connection is served with the old configuration.
+   */
+  async reloadNow(): Promise<void> {
+    if (this.closed || this.exited) return;
+    clearTimeout(this.reloadTimer);
+    this.reloadTimer = undefined;
+    const before = new Set(this.workerPids());
+    this.reload();
+    const quitting = (pid: number): boolean => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('shutting down');
+      } catch {
+        return true; // gone
+      }
+    };
+    for (let waited = 0; waited < 5_000 && !this.exited; waited += 10) {
+      const now = this.workerPids();
+      if (now.some((p) => !before.has(p)) && [...before].every(quitting)) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
   }
 
   /** Whether `host` is routed to an account slot already. */
@@ -143,7 +177,7 @@ export class NginxFront {
     }
   }
 
-  /** nginx's worker processes (the master's children): they accept and forward; the master only manages them. */
+  /** nginx's worker processes (the master's children) that accept and forward (not those finishing after a reload); the master only manages them. */
   workerPids(): number[] {
     const master = this.child.pid;
     const out: number[] = [];
@@ -152,7 +186,9 @@ export class NginxFront {
       if (!/^\d+$/.test(entry)) continue;
       try {
         const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-        if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(master)) out.push(Number(entry));
+        if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] !== String(master)) continue;
+        // not one that a reload told to finish its requests and exit
+        if (!fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('shutting down')) out.push(Number(entry));
       } catch { /* gone meanwhile */ }
     }
     return out;

@@ -37,6 +37,11 @@ export interface GenerationSpec {
   supervisorConfig: unknown;
   versions: ScriptBundle[];
   services: GenerationServices;
+  /**
+   * Version id -> a Unix socket path on which that version's worker (behind its limits entry) accepts directly:
+   * the fast path, nginx forwarding to it with no supervisor in between (docs/runtime.md, "Design").
+   */
+  fastSockets?: Record<string, string>;
 }
 
 /** The header names the store service reads (see store-service/). */
@@ -152,7 +157,8 @@ const config :Workerd.Config = (
   ],
   sockets = [
     (name = "edge", http = (${spec.services.behindFront ? 'cfBlobHeader = "x-stratus-cf"' : ''}), service = "supervisor"),
-    (name = "internal", address = "127.0.0.1:0", http = (), service = "supervisor"),
+    (name = "internal", address = "127.0.0.1:0", http = (), service = "supervisor"),${Object.entries(spec.fastSockets ?? {}).map(([v, socket], i) => `
+    (name = "fast${i}", address = ${capnpString(`unix:${socket}`)}, http = (cfBlobHeader = "x-stratus-cf"), service = ${capnpString(`s:${v}`)}),`).join('')}
   ],
 );
 `;

@@ -34,6 +34,7 @@
  * nothing that makes an answer pass, and a `Response` fetched from elsewhere cannot carry the right nonce.
  */
 import type { ScriptLimits } from '../../edge/types.js';
+import { errorPage } from '../../edge/error-page.js';
 
 /** The limits per request (0: none). */
 export interface SubrequestLimits {
@@ -110,6 +111,16 @@ export function takeNonce(request) {
   headersDelete(rest, '${PASS_NONCE_HEADER}');
   if (record !== null) headersDelete(rest, '${RECORD_HEADER}');
   return { __proto__: null, nonce, record, request: new RequestCtor(request, { __proto__: null, headers: rest }) };
+}
+const errorPage = __ERROR_PAGE__;
+/** The request's ray id (the edge's cf-ray request header), read with the captured built-ins. */
+export function rayOf(request) {
+  return headersGet(headersOf(request), 'cf-ray') || '';
+}
+/** Production's error page as an answer (the entry answers it itself when no supervisor is behind it: the fast path). */
+export function pageAnswer(status, code, title, detail, ray) {
+  return new ResponseCtor(errorPage(status, code, title, detail, ray), { __proto__: null, status, headers: { __proto__: null,
+    'content-type': 'text/html; charset=UTF-8', 'cf-ray': ray, 'cache-control': 'private, max-age=0, no-store, no-cache, must-revalidate' } });
 }
 /** The answer that tells the supervisor to pass the request on: marked with the request's nonce, carrying its unread body. */
 export function passAnswer(body, nonce, reason) {
@@ -212,7 +223,7 @@ function dispatch(request, ctx, pass) {
 `;
 
 const ENTRY = String.raw`
-import { requests, withCountedBuckets, takeNonce, passAnswer, unreadBody } from './${LIMITS_SETUP_MODULE}';
+import { requests, withCountedBuckets, takeNonce, passAnswer, unreadBody, rayOf, pageAnswer } from './${LIMITS_SETUP_MODULE}';
 __LISTENERS__
 import * as script from __MAIN__;
 export * from __MAIN__;
@@ -226,7 +237,24 @@ const NO_RESPOND_WITH = Object.freeze({ __proto__: null });
  */
 function passOn(request, reason, nonce) {
   const body = unreadBody(request);
+  if (nonce === null) return fastPassOn(request, body === undefined ? 'body-used' : reason);
   return passAnswer(body === undefined ? null : body, nonce, body === undefined ? 'body-used' : reason);
+}
+
+// The fast path (nginx straight to this version's socket, no supervisor, hence no nonce): it carries only
+// requests of hostnames with nothing behind the script (edge-runtime's fast routes), so a request passed on gets
+// the supervisor's 1101 page, and a script that throws the supervisor's 1101 page too, rendered here.
+const PASS_DETAIL = {
+  'no-respond-with': 'No fetch event listener called respondWith(), and this hostname has no origin to pass the request to.',
+  exception: 'The script threw after passThroughOnException(), and this hostname has no origin to pass the request to.',
+  'body-used': 'The script passed the request on after reading its body, which can no longer be sent to the origin.',
+};
+function fastPassOn(request, reason) {
+  return pageAnswer(500, 1101, 'Worker threw exception', PASS_DETAIL[reason] || PASS_DETAIL['no-respond-with'], rayOf(request));
+}
+function threwPage(request, err) {
+  console.error('script threw: ' + (err && err.stack || err));
+  return pageAnswer(500, 1101, 'Worker threw exception', 'The script threw an exception while handling the request.', rayOf(request));
 }
 
 /** The ctx a script gets: its passThroughOnException() sets the request's pass-through state. */
@@ -271,7 +299,11 @@ async function stamped(request, ctx, answer, pass, nonce, record) {
 function handle(request, ctx, pass, call) {
   const taken = takeNonce(request);
   const inner = taken.request;
-  return stamped(inner, ctx, requests.run(fresh(), () => call(inner)), pass, taken.nonce, taken.record);
+  if (taken.nonce !== null) return stamped(inner, ctx, requests.run(fresh(), () => call(inner)), pass, taken.nonce, taken.record);
+  // the fast path: what the supervisor does with an exception is done here
+  let answer;
+  try { answer = requests.run(fresh(), () => call(inner)); } catch (err) { return Promise.resolve(threwPage(inner, err)); }
+  return stamped(inner, ctx, answer, pass, null, null).catch((err) => threwPage(inner, err));
 }
 
 const base = script.default;
@@ -319,7 +351,7 @@ export function limitModules(mainModule: string, mainType: string | undefined, b
     .replace('__LISTENERS__', serviceWorker ? `import { listeners } from './${SERVICE_WORKER_MODULE}';\n${DISPATCH}` : '');
   const modules = [
     { name: LIMITS_ENTRY_MODULE, source: entry },
-    { name: LIMITS_SETUP_MODULE, source: (counting ? SETUP.replace('__LIMITS__', JSON.stringify(limits)).replace('__BUCKETS__', JSON.stringify(buckets)) : SETUP_NONE).replace('__PASS_GUARD__', () => PASS_GUARD) },
+    { name: LIMITS_SETUP_MODULE, source: (counting ? SETUP.replace('__LIMITS__', JSON.stringify(limits)).replace('__BUCKETS__', JSON.stringify(buckets)) : SETUP_NONE).replace('__PASS_GUARD__', () => PASS_GUARD.replace('__ERROR_PAGE__', () => errorPage.toString())) },
     ...(serviceWorker ? [{ name: SERVICE_WORKER_MODULE, source: SERVICE_WORKER }] : []),
   ];
   const als = counting && !flags.includes('nodejs_compat') && !flags.includes('nodejs_als');
