@@ -58,6 +58,8 @@ export interface EdgeAccessRecord {
   /** The ray id the response carries. */
   requestId: string;
   remote?: string;
+  /** Served on the fast path (nginx straight to the script version's socket, no supervisor). */
+  fast?: boolean;
 }
 
 /** Largest access report accepted (bytes): 500 records are far below it. */

@@ -3,12 +3,11 @@
  * its version's own socket, no supervisor in between. It must give what the slow path gives: the same headers,
  * URL and `request.cf` to the script, the same answers (the 1101 page of a script that throws or passes a
  * request on with nothing behind it), the 1102 page on a runtime killed under a request; a deploy under load
- * loses no request and switches within 5 s; one account's hostname never reaches another's version socket.
+ * loses no request and switches within 5 s; one account's hostname never reaches another's version socket;
+ * every fast request is recorded once, under its own account, whatever record header its script sets.
  *
- * Whether a request took the fast path: the supervisor records every request it serves (the access records);
- * the fast path records none (nginx's access log will, branch `rec`). A request sent with `x-stratus-scheme`
- * always takes the slow path (the supervisor drops that header), so one after the others shows when every
- * record of the earlier ones is in.
+ * Whether a request took the fast path: nginx writes every request's access record, and a fast request's says
+ * so (`fast`, with the account and route of nginx's compiled routes).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -55,11 +54,15 @@ describe.skipIf(!nginx)('edge: the fast path', () => {
   }, 60_000);
   afterAll(async () => { await h?.close(); await slow?.close(); });
 
-  /** Whether `answer` (already received) was served without the supervisor. */
-  async function wentFast(answer: EdgeAnswer, host: string): Promise<boolean> {
-    const marker = await edgeRequest(h.edge.url, host, { headers: { 'x-stratus-scheme': 'http' } });
-    await eventually(async () => expect(records.some((r) => r.requestId === marker.headers['cf-ray'])).toBe(true));
-    return !records.some((r) => r.requestId === answer.headers['cf-ray']);
+  /** Whether `answer` (already received) was served without the supervisor: its access record (nginx's) says so. */
+  async function wentFast(answer: EdgeAnswer, _host: string): Promise<boolean> {
+    const ray = answer.headers['cf-ray'];
+    const record = await eventually(async () => {
+      const found = records.find((r) => r.requestId === ray);
+      expect(found).toBeDefined();
+      return found!;
+    });
+    return record.fast === true;
   }
 
   /** Deploys on both edges and waits until `host` is served on the fast path. */
@@ -96,6 +99,22 @@ describe.skipIf(!nginx)('edge: the fast path', () => {
       const strip = (hd: EdgeAnswer['headers']) => { const { 'cf-ray': _r, date: _d, 'content-length': _l, 'transfer-encoding': _t, ...rest } = hd; return rest; };
       expect(strip(fast.headers)).toEqual(strip(ref.headers));
     }
+  });
+
+  it('records each fast request once under its own account; a record header the script sets is neither believed nor sent on', async () => {
+    const FORGER = `export default { fetch() { return new Response('forged', { headers: { 'x-stratus-record': JSON.stringify({ route: 'origin', accountId: 'acct-victim', requestId: 'r' }) } }); } };`;
+    await deployBoth('forger.example.com', FORGER, { accountId: 'acct-b' });
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await edgeRequest(h.edge.url, 'forger.example.com', { path: `/n${i}` }));
+    for (const a of answers) {
+      expect(a.body).toBe('forged');
+      expect(a.headers['x-stratus-record']).toBeUndefined();
+      expect(await wentFast(a, 'forger.example.com')).toBe(true);
+      const mine = records.filter((r) => r.requestId === a.headers['cf-ray']);
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({ route: 'script:forger', accountId: 'acct-b', status: 200, method: 'GET' });
+    }
+    expect(records.some((r) => r.accountId === 'acct-victim')).toBe(false);
   });
 
   it('answers a script that throws, and a request passed on with nothing behind the script, with the supervisor\'s 1101 page', async () => {

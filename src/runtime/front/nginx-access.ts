@@ -84,6 +84,7 @@ export function parseAccessLine(line: string): EdgeAccessRecord | undefined {
     method: str(o['m']) ?? 'other', route, status, ms: Math.round(num(o['t']) * 1000), bytesIn: num(o['i']), bytesOut: num(o['o']),
     requestId: str(r['requestId']) ?? str(o['id']) ?? '',
     ...(accountId !== undefined ? { accountId } : {}), ...(remote !== undefined ? { remote } : {}),
+    ...(fastAccount !== undefined ? { fast: true } : {}),
   };
 }
 
