@@ -277,7 +277,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     ...scriptLimitsConfig(get),
     edgeFront: edgeFrontChoice(get('edge-front')),
     edgeRuntimes: int('edge-runtimes', 4, 0, 64),
-    edgeFastPath: onOff(get('edge-fast-path'), 'edge-fast-path', false),
+    edgeFastPath: onOff(get('edge-fast-path'), 'edge-fast-path', true),
   };
 }
 

@@ -86,7 +86,7 @@ export interface EdgeRuntimeOptions {
   /** With the nginx front: size past which its access records' file is rotated (default 64 MiB). */
   accessLogRotateBytes?: number;
   /**
-   * The fast path (`--edge-fast-path`, default off; nginx front only, and only with a catalog that lists a
+   * The fast path (`--edge-fast-path`, on by default in `stratus serve`, off unless given here; nginx front only, and only with a catalog that lists a
    * hostname's routes and no wall-time limit): nginx forwards a script's plain HTTP request straight to its
    * version's own socket (`fast-path.ts`).
    */
@@ -182,6 +182,15 @@ export class EdgeRuntime {
   /** The nginx front's configuration as it is now (undefined with another front). */
   nginxConfig(): string | undefined {
     return this.nginx?.config();
+  }
+
+  /**
+   * With the nginx front: loads its configuration as it is now and resolves once its old workers stopped
+   * accepting. An nginx reload closes its idle kept-alive connections (as every nginx reload does): a hostname's
+   * first requests and a deploy reload it; tests that hold a connection open wait for this first.
+   */
+  async frontSettled(): Promise<void> {
+    await this.nginx?.reloadNow();
   }
 
   /** How often the nginx front's access records' file was rotated (tests check a rotation happened). */

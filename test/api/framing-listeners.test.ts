@@ -98,6 +98,21 @@ describe('the edge (nginx as the front door)', () => {
   const edge = (text: string) => probeFraming(edgePort, text, { host: 'echo.framing.test' });
   const host = 'echo.framing.test';
 
+  beforeAll(async () => {
+    // nginx learns the hostname from its first requests (its account's runtime, its fast routes) and reloads,
+    // closing idle kept-alive connections: the checks below start once that is done.
+    const runtime = server.running.edge!.runtime;
+    const name = host.replace(/\./g, '\\.');
+    // learned: in the host map, and with the fast path its routes compiled too
+    const learned = new RegExp(runtime.fastPathOn ? `\\b${name} \\$stratus_fh` : `\\b${name} stratus_slot`);
+    for (let i = 0; i < 600 && !learned.test(runtime.nginxConfig() ?? ''); i++) {
+      await probeFraming(edgePort, request('GET', '/', host, []), { host });
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(runtime.nginxConfig()).toMatch(learned);
+    await runtime.frontSettled();
+  }, 60_000);
+
   it('answers every malformed request 400 with the error page and closes the connection; the script never runs', async () => {
     for (const [name, make] of Object.entries(MALFORMED)) {
       // several times for the ambiguous bodies: the close must not depend on timing

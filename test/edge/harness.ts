@@ -26,8 +26,8 @@ export async function startEdgeHarness(opts: Partial<EdgeRuntimeOptions> = {}): 
     bucketFor: (accountId, name, options) => store.bucket(`${accountId}--${name}`, options),
     // as `stratus serve` runs it by default (auto: nginx when installed; EDGE_TEST_FRONT=workerd tests the workerd front)
     front: (process.env.EDGE_TEST_FRONT as EdgeFrontChoice | undefined) ?? 'auto',
-    // EDGE_TEST_FAST_PATH=on: with the fast path (`--edge-fast-path`)
-    fastPath: process.env.EDGE_TEST_FAST_PATH === 'on',
+    // with the fast path, as `stratus serve` (`--edge-fast-path on`, the default); EDGE_TEST_FAST_PATH=off: without
+    fastPath: process.env.EDGE_TEST_FAST_PATH !== 'off',
     ...opts,
   });
   return {

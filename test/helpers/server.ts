@@ -119,7 +119,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   };
 }
 
-/** EDGE_TEST_FAST_PATH=on runs every suite's edge with the nginx front and its fast path (`--edge-fast-path`). */
+/** EDGE_TEST_FAST_PATH=off runs every suite's edge without the fast path (`--edge-fast-path`, on by default). */
 function fastPathFlags(): Record<string, string> {
-  return process.env.EDGE_TEST_FAST_PATH === 'on' ? { 'edge-front': 'nginx', 'edge-fast-path': 'on' } : {};
+  return process.env.EDGE_TEST_FAST_PATH === 'off' ? { 'edge-fast-path': 'off' } : {};
 }
