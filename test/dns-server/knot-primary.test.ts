@@ -71,7 +71,8 @@ async function stopKnot(): Promise<void> {
 
 beforeAll(async () => {
   knotPort = await freePort();
-  server = await startTestServer();
+  // Knot listens on loopback: the operator allows it as a peer address (refused otherwise: peer-address.test.ts).
+  server = await startTestServer({ flags: { 'transfer-peer-allow': '127.0.0.0/8' } });
   sdk = server.sdk();
   account = await accountId(server);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-knot-primary-'));

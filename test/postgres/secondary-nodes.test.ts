@@ -44,13 +44,13 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 40_
   }
 }
 const serialOn = async (port: number) => Number((await dig(port, ZONE, 'SOA')).answer[0]?.split(' ')[6]);
-const startNode2 = () => startCompiled(build, { dataDir: n2Dir, email: TEST_EMAIL, key: TEST_KEY, flags: ['--database-url', url, '--s3', 'off', '--secrets-key', SECRETS_KEY] });
+const startNode2 = () => startCompiled(build, { dataDir: n2Dir, email: TEST_EMAIL, key: TEST_KEY, flags: ['--database-url', url, '--s3', 'off', '--secrets-key', SECRETS_KEY, '--transfer-peer-allow', '127.0.0.0/8'] });
 
 beforeAll(async () => {
   ({ url, drop } = await freshPostgresUrl('secondary'));
   build = projectBuild();
   knotPort = await freePort();
-  n1 = await startTestServer({ flags: { 'database-url': url, s3: 'off', 'secrets-key': SECRETS_KEY } });
+  n1 = await startTestServer({ flags: { 'database-url': url, s3: 'off', 'secrets-key': SECRETS_KEY, 'transfer-peer-allow': '127.0.0.0/8' } });
   n2Dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-secondary-n2-'));
   n2 = await startNode2();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-pg-knot-'));
