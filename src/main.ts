@@ -41,6 +41,7 @@ import { PolicyCatalog, type EdgePorts } from './edge/policy-catalog.js';
 import { openLimits } from './limits/limits.js';
 import { startCertificates, type Certificates } from './certs/certificate-service.js';
 import { RefreshLoop } from './secondary-dns/refresh-loop.js';
+import { transferPeerPolicy } from './runtime/transfer-peer-policy.js';
 import { RecordsService } from './zones/records-service.js';
 
 /** A running Stratus instance. */
@@ -182,10 +183,12 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
     await database.close();
     throw err;
   }
+  // Tenants' secondary DNS peers pass the edge's address policy (--transfer-peer-allow widens it).
+  const peerPolicy = transferPeerPolicy(config.transferPeerAllow);
   const dns = await startDnsServer({
     db: database.db, changeFeed, logger, listen: config.dns, edgeIpv4: config.edgeIpv4, edgeIpv6: config.edgeIpv6,
     transferAllow: config.transferAllow, notify: config.notify, ixfrHistory: config.ixfrHistory, udpWorkers: config.dnsWorkers, nativeUdp: config.dnsNativeUdp,
-    logRate: config.dnsLogRate, ...(config.logFormat ? { logFormat: config.logFormat } : {}), secretsKey: secrets.key,
+    logRate: config.dnsLogRate, ...(config.logFormat ? { logFormat: config.logFormat } : {}), secretsKey: secrets.key, peerPolicy,
   }).catch(async (err: unknown) => { await database.close(); throw err; });
   dnsStatus = () => {
     const thread = dns.threadStatus();
@@ -217,7 +220,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
   }
   // Secondary zones: this node's share of the pulls from their primaries (secondary-dns/refresh-loop.ts).
   const ownership = new ZoneOwnership(database.db, clock, changeFeed);
-  const refresh = new RefreshLoop(database.db, new RecordsService(database.db, clock, changeFeed, config.plan, config.serviceRanges, (zone) => ownership.reconsiderBelow(zone.name, true)), control.apiDeps.box, logger);
+  const refresh = new RefreshLoop(database.db, new RecordsService(database.db, clock, changeFeed, config.plan, config.serviceRanges, (zone) => ownership.reconsiderBelow(zone.name, true)), control.apiDeps.box, logger, peerPolicy);
   refresh.start();
   const limits = openLimits({ config: config.limits, db: database.db, dialect: database.dialect, clock, logger });
   let s3: RunningS3 | undefined;

@@ -78,6 +78,8 @@ export interface Config {
   /** Hosts allowed to transfer zones (AXFR), and the secondaries that are sent NOTIFY. */
   transferAllow: string[];
   notify: string[];
+  /** CIDRs secondary DNS peers may be in besides public addresses (`--transfer-peer-allow`). */
+  transferPeerAllow: string[];
   /** Versions of each zone kept for IXFR (zone-journal.ts). */
   ixfrHistory: number;
   plan: PlanLimits;
@@ -233,6 +235,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     edgeIpv6: list('edge-ipv6', ['2001:db8::10', '2001:db8::11']),
     transferAllow: list('transfer-allow', ['127.0.0.1', '::1']),
     notify: list('notify', []),
+    transferPeerAllow: list('transfer-peer-allow', []).map((c) => parseCidr(c, 'transfer-peer-allow')),
     ixfrHistory: int('ixfr-history', 100, 0, 100_000),
     plan: {
       commentMaxLength: int('comment-max-length', 500, 1, 100_000),

@@ -71,6 +71,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'edge-ipv4', value: 'IP,…', default: '192.0.2.10,192.0.2.11', help: 'IPv4 addresses proxied records answer with over DNS', commands: S },
   { name: 'edge-ipv6', value: 'IP,…', default: '2001:db8::10,2001:db8::11', help: 'IPv6 addresses proxied records answer with over DNS', commands: S },
   { name: 'transfer-allow', value: 'IP,…', default: '127.0.0.1,::1', help: 'hosts allowed to transfer zones (AXFR, IXFR) that have no outgoing settings (/zones/:id/secondary_dns/outgoing)', commands: S },
+  { name: 'transfer-peer-allow', value: 'CIDR,…', default: 'none', help: 'private ranges secondary DNS peers (/accounts/:id/secondary_dns/peers) may be in (public addresses always; loopback, private and Stratus itself never otherwise: error 1294)', commands: S },
   { name: 'notify', value: 'HOST:PORT,…', default: 'none', help: 'secondaries sent NOTIFY on every change of zones that have no outgoing settings', commands: S },
   { name: 'ixfr-history', value: 'N', default: '100', help: 'versions of each zone kept for IXFR (in memory, and in the database across restarts); older serials get a full transfer (0: IXFR always answered with the whole zone)', commands: S },
   // Plan limits.

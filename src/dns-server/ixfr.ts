@@ -3,6 +3,8 @@
  * client's serial (the SOA in the query's authority section) to the zone's, as the current SOA, the client's
  * SOA, the records to delete, the current SOA, the records to add, and the current SOA. The handler sends it
  * over TCP, or over UDP when it fits in one message (else the SOA alone, which tells the client to use TCP).
+ * Pre-signed zones (secondary zones' copies) are answered from their journal too: their signatures are stored
+ * records, journaled like any other.
  */
 import type { ZoneSnapshot } from '../dns/snapshot.js';
 import { ZoneTree } from '../dns/zone-tree.js';
@@ -37,8 +39,10 @@ function newer(a: number, b: number): boolean {
 export function ixfrRecords(msg: DecodedMessage, buf: Uint8Array, zone: ZoneSnapshot): WireRecord[] | 'current' | undefined {
   const serial = clientSerial(msg, buf);
   if (serial === undefined) return undefined;
-  if (serial === zone.serial || newer(serial, zone.serial)) return 'current';
-  if (!(zone instanceof ZoneTree) || zone.dnssec?.presigned === true || zone.journal.newest !== zone.serial) return undefined;
+  // A pre-signed zone (a secondary zone's copy) is known by its signer's serial, and journaled by it.
+  const current = zone instanceof ZoneTree ? zone.journalSerial : zone.serial;
+  if (serial === current || newer(serial, current)) return 'current';
+  if (!(zone instanceof ZoneTree) || zone.journal.newest !== current) return undefined;
   const diff = zone.journal.since(serial);
   if (!diff) return undefined;
   const soa = zone.soa.records[0]!;

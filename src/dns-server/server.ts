@@ -27,6 +27,7 @@ import { findKey, type TransferPolicies } from '../secondary-dns/transfer-policy
 import { onNotifyRequest, requestPull } from '../secondary-dns/change-signal.js';
 import { JournalStore } from './journal-store.js';
 import type { QueryOrigin, Responses } from './query-types.js';
+import { peerAddressRefusal, type PeerAddressPolicy } from '../secondary-dns/peer-address.js';
 
 /** What the DNS server needs. */
 export interface DnsServerOptions {
@@ -55,6 +56,12 @@ export interface DnsServerOptions {
   logFormat?: LogFormat;
   /** The secrets key (shared/secret-box.ts) zone signing keys are sealed with; without it no zone is signed. */
   secretsKey?: Buffer;
+  /**
+   * Decides the addresses of zones' peers before a NOTIFY goes to them (`--transfer-peer-allow`;
+   * secondary-dns/peer-address.ts); the instance's `--notify` targets are the operator's and not checked.
+   * Absent: every peer address is refused.
+   */
+  peerPolicy?: PeerAddressPolicy;
   /** False: the DNS thread serves UDP in JavaScript even when the native addon loads (native-udp.ts). Default true. */
   nativeUdp?: boolean;
 }
@@ -91,11 +98,16 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   // Zones with outgoing settings (secondary-dns/) NOTIFY their peers (signed with the peer's key), or nobody
   // while disabled; the others the instance's --notify targets.
   let policies: TransferPolicies = {};
+  const peerPermitted = (zone: ZoneSnapshot, ip: string): boolean => {
+    const refused = opts.peerPolicy ? peerAddressRefusal(opts.peerPolicy, ip) : `peer address ${ip} is not allowed (no peer address policy)`;
+    if (refused) logger.warn({ zone: zone.origin, peer: ip, reason: refused }, 'NOTIFY not sent to a peer');
+    return refused === undefined;
+  };
   const targetsFor = (zone: ZoneSnapshot): NotifyTarget[] => {
     const p = policies[zone.zoneId];
     if (!p || p.defaults === true) return targets;
     if (!p.enabled) return [];
-    return p.peers.filter((peer) => peer.ip !== undefined).map((peer) => {
+    return p.peers.filter((peer) => peer.ip !== undefined && peerPermitted(zone, peer.ip)).map((peer) => {
       const key = peer.keyName ? findKey(p, peer.keyName) : undefined;
       return { host: peer.ip!, port: peer.port, ...(key ? { key } : {}) };
     });

@@ -282,7 +282,7 @@ export class ZoneCache {
 
   /** Gives a loaded zone its kept IXFR history (the DNS thread's tree gets it through a `journal` update). */
   private async seedJournal(tree: ZoneImage): Promise<void> {
-    const entries = this.journal && !this.closed ? await this.journal.load(tree.zoneId, tree.serial).catch((err: unknown) => {
+    const entries = this.journal && !this.closed ? await this.journal.load(tree.zoneId, tree instanceof ZoneTree ? tree.journalSerial : tree.serial).catch((err: unknown) => {
       this.logger.warn({ err, zoneId: tree.zoneId }, 'reading the kept IXFR journal failed; IXFR starts from now');
       return [];
     }) : [];

@@ -7,7 +7,8 @@
  * IXFR answers with the whole zone (RFC 1995 §4 allows it). At most `versions` changesets are kept per zone
  * (`--ixfr-history`); older serials get the whole zone too. Each new entry is handed to `onRecord` (the DNS server
  * keeps it in the database, dns-server/journal-store.ts) and a loaded zone is seeded with the kept entries, so the
- * history survives a restart.
+ * history survives a restart. Versions are numbered by the served SOA's serial: a pre-signed zone (a secondary
+ * zone's copy) by its signer's, which is what its own secondaries ask IXFR from.
  */
 import type { RRset } from './snapshot.js';
 import type { WireRecord } from './wire/message.js';
@@ -42,6 +43,13 @@ function recordsOf(rrsets: Map<number, RRset> | undefined, isApex: boolean): Wir
     for (const r of set.records) out.push(r);
   }
   return out;
+}
+
+/** The serial of an SOA record (the first of the five numbers after its two names), or undefined. */
+export function soaSerial(r: WireRecord | undefined): number | undefined {
+  const last = r?.rdata[r.rdata.length - 1];
+  if (!(last instanceof Uint8Array) || last.length < 20) return undefined;
+  return new DataView(last.buffer, last.byteOffset + last.length - 20, 4).getUint32(0);
 }
 
 /** What a changeset replaced, per name: the served records before. */
@@ -86,7 +94,6 @@ export class ZoneJournal {
    * that was not captured and serves records now means the changeset reached further: the journal empties.
    */
   record(before: BeforeState, changed: Iterable<string>, origin: string, rrsetsOf: (name: string) => Map<number, RRset> | undefined, from: { serial: number; soa: WireRecord }, to: { serial: number; soa: WireRecord }): void {
-    if (to.serial === from.serial) return;
     const deleted: WireRecord[] = [];
     const added: WireRecord[] = [];
     const names = new Set(before.keys());
@@ -105,6 +112,9 @@ export class ZoneJournal {
       for (const [k, r] of newKeys) if (!oldKeys.has(k)) added.push(r);
       if (deleted.length + added.length > MAX_JOURNAL_RECORDS) { this.reset(); return; }
     }
+    // The served serial did not move (a pre-signed zone's SOA is its signer's): nothing to record, unless the
+    // records moved without it, when no kept version describes what is served any more.
+    if (to.serial === from.serial) { if (deleted.length + added.length > 0) this.reset(); return; }
     const last = this.entries[this.entries.length - 1];
     if (last && last.to !== from.serial) this.entries = [];
     const entry = { from: from.serial, to: to.serial, fromSoa: from.soa, toSoa: to.soa, deleted, added };

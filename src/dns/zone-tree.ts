@@ -23,7 +23,7 @@ import { deriveNode, soaRecord } from './node-rrsets.js';
 import { flattened, type DraftView, type Reads } from './zone-flatten.js';
 import { link, NodesView, TreeNode, unlink, type NodeDeriver, type Slot } from './zone-tree-node.js';
 import { unpackRecords, withoutRecord, withRecord } from './packed-records.js';
-import { ZoneJournal, type JournalEntry } from './zone-journal.js';
+import { soaSerial, ZoneJournal, type JournalEntry } from './zone-journal.js';
 
 /** One record's change: the record before (null: created) and after (null: deleted). */
 export interface RecordChange {
@@ -185,7 +185,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     this.setSerial(serial, report);
     if (journaled) {
       if (report.wholeZone) this.journal.reset();
-      else this.journal.record(journaled.before, report.names, this.origin, (n) => this.nodes.get(n)?.rrsets, journaled.from, { serial: this.serial, soa: this.soa.records[0]! });
+      else this.journal.record(journaled.before, report.names, this.origin, (n) => this.nodes.get(n)?.rrsets, journaled.from, { serial: this.journalSerial, soa: this.soa.records[0]! });
     }
     return report;
   }
@@ -197,7 +197,12 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
       if (c.before) names.add(c.before.name);
       if (c.after) names.add(c.after.name);
     }
-    return { before: ZoneJournal.capture(names, this.origin, (n) => this.nodes.get(n)?.rrsets), from: { serial: this.serial, soa: this.soa.records[0]! } };
+    return { before: ZoneJournal.capture(names, this.origin, (n) => this.nodes.get(n)?.rrsets), from: { serial: this.journalSerial, soa: this.soa.records[0]! } };
+  }
+
+  /** The serial IXFR clients know the zone by: the served SOA's (a pre-signed zone serves its signer's). */
+  get journalSerial(): number {
+    return (this.zone.dnssec?.presigned === true ? soaSerial(this.soa.records[0]) : undefined) ?? this.serial;
   }
 
   /** New zone settings or name servers: the apex and the names depending on settings are re-derived. */

@@ -4,6 +4,7 @@
  * with the secrets key, returned as production returns it), peers (`name`, `ip`, `port`, `ixfr_enable`,
  * `tsig_id`) and ACLs (`name`, `ip_range`). Every write bumps the secondary DNS serial, which the DNS servers
  * poll to reload what they enforce (transfer-policy.ts). Another account's ids are 7003 / 404 like unknown ones.
+ * A peer ip in a prohibited range (peer-address.ts, `--transfer-peer-allow`) is refused with 1294.
  */
 import net from 'node:net';
 import type { Kysely, Transaction } from 'kysely';
@@ -14,6 +15,7 @@ import type { SecretBox } from '../shared/secret-box.js';
 import { tsigHash } from '../dns/tsig.js';
 import { INVALID_SECONDARY_DNS, notFound } from './errors.js';
 import { secondaryDnsChanged } from './change-signal.js';
+import { peerAddressError, peerAddressRefusal, type PeerAddressPolicy } from './peer-address.js';
 
 /** A TSIG key as the API shows it. */
 export interface TsigView { id: string; name: string; algo: string; secret: string }
@@ -74,7 +76,8 @@ export function isIpRange(range: string): boolean {
 
 /** The secondary DNS objects of accounts. */
 export class AccountObjects {
-  constructor(private readonly db: Kysely<Database>, private readonly box: SecretBox) {}
+  /** `peers` decides peer addresses (peer-address.ts): a prohibited ip is refused with 1294. */
+  constructor(private readonly db: Kysely<Database>, private readonly box: SecretBox, private readonly peers: PeerAddressPolicy) {}
 
   private tsigView(row: Database['secondary_dns_tsigs']): TsigView {
     return { id: row.id, name: row.name, algo: row.algo, secret: this.box.open(row.secret_sealed, tsigSealContext(row.id)) };
@@ -139,6 +142,8 @@ export class AccountObjects {
     const name = text(body, 'name', true)!;
     const ip = text(body, 'ip', false, 45);
     if (ip !== undefined && net.isIP(ip) === 0) throw bad('Invalid ip: expected an IPv4 or IPv6 address');
+    const refused = ip === undefined ? undefined : peerAddressRefusal(this.peers, ip);
+    if (refused) throw peerAddressError(refused);
     const port = body.port;
     if (port !== undefined && port !== null && (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)) throw bad('Invalid port: expected an integer from 1 to 65535');
     const ixfr = body.ixfr_enable;

@@ -9,7 +9,8 @@
  * first, and when it moved (or on `force_axfr`, or the first time) the zone is transferred: IXFR from the serial
  * held when the peer has `ixfr_enable` (AXFR when the primary refuses it or fails), else AXFR. The copy is written
  * in one transaction (zones/secondary-copy.ts). Any failure (network, rcode, TSIG) keeps the old copy, records
- * the error and `checked_time`, and retries within a minute (sooner when the refresh period is shorter).
+ * the error and `checked_time`, and retries within a minute (sooner when the refresh period is shorter). A
+ * primary whose address the peer policy refuses (peer-address.ts) fails with that reason and is never contacted.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -20,6 +21,7 @@ import type { RecordsService } from '../zones/records-service.js';
 import { applySecondaryCopy } from '../zones/secondary-copy.js';
 import { tsigSealContext } from './account-objects.js';
 import { onPullRequest } from './change-signal.js';
+import { peerAddressRefusal, type PeerAddressPolicy } from './peer-address.js';
 import { primarySerial, transferZone, TransferError, type Primary, type TransferResult } from './transfer-client.js';
 
 /** Timing of the loop (tests shorten it). */
@@ -53,6 +55,8 @@ export class RefreshLoop {
     private readonly records: RecordsService,
     private readonly box: SecretBox | undefined,
     private readonly logger: Logger,
+    /** Decides primaries' addresses (`--transfer-peer-allow`): a refused one fails the pull, never contacted. */
+    private readonly peerPolicy: PeerAddressPolicy,
     private readonly timing: RefreshTiming = DEFAULT_REFRESH_TIMING,
   ) {
     this.unsubscribe = onPullRequest((zoneId) => void this.pullNow(zoneId));
@@ -121,7 +125,7 @@ export class RefreshLoop {
         if (!t || !this.box) throw new TransferError(`peer ${p.name}: its TSIG key cannot be opened (no secrets key?)`);
         key = { name: t.name, algorithm: t.algo, secret: Buffer.from(this.box.open(t.secret_sealed, tsigSealContext(t.id)), 'base64') };
       }
-      out.push({ name: p.name, host: p.ip, port: p.port ?? 53, ixfr: p.ixfr_enable === 1, ...(key ? { key } : {}) });
+      out.push({ name: p.name, host: p.ip, port: p.port ?? 53, ixfr: p.ixfr_enable === 1, refuse: (a) => peerAddressRefusal(this.peerPolicy, a), ...(key ? { key } : {}) });
     }
     return out;
   }

@@ -2,7 +2,9 @@
  * The client side of zone transfers, over TCP (RFC 7766): the primary's SOA serial, AXFR (RFC 5936) and IXFR
  * (RFC 1995). With a TSIG key (RFC 8945) the request is signed and EVERY response message is verified
  * (dns/tsig.ts ResponseVerifier): a message that fails, or a transfer ending on an unsigned message, throws and
- * nothing of the transfer is used. Records come out as presentation text (dns/wire/rdata-text.ts).
+ * nothing of the transfer is used. Records come out as presentation text (dns/wire/rdata-text.ts). A primary's
+ * `refuse` check (the peer address policy) runs on the address connected to (a literal: no name is resolved)
+ * before each connection; a refused address is never contacted.
  */
 import net from 'node:net';
 import { randomInt } from 'node:crypto';
@@ -19,6 +21,8 @@ export interface Primary {
   host: string;
   port: number;
   key?: TsigKey;
+  /** Why the address may not be connected to (peer-address.ts), checked before every connection; undefined: any. */
+  refuse?: (address: string) => string | undefined;
 }
 
 /** What an IXFR or AXFR brought. */
@@ -52,6 +56,8 @@ function query(zone: string, type: number, soaSerial: number | undefined, key: T
  * on timeout (`timeoutMs` of silence), a closed connection before the end, or what `each` throws.
  */
 function exchange(p: Primary, msg: Buffer, timeoutMs: number, each: (buf: Buffer) => boolean): Promise<void> {
+  const refused = p.refuse?.(p.host);
+  if (refused) return Promise.reject(new TransferError(refused));
   return new Promise((resolve, reject) => {
     const sock = net.connect({ host: p.host, port: p.port });
     let pending: Buffer = Buffer.alloc(0);

@@ -4,7 +4,7 @@
  * pull is an AXFR, a change made on Knot reaches Stratus by NOTIFY and IXFR (Knot's log says so), a DNSSEC
  * zone signed by Knot is served with its signatures, a wrong key is refused (the old copy kept, the error
  * shown), the primary going away and coming back, NOTIFY from elsewhere refused, the copy read-only through
- * v4, AXFR out of the secondary zone, and another account's key and token get 404 7003.
+ * v4, AXFR and IXFR (the copy's journal, signatures included) out of the secondary zone, and another account's key and token get 404 7003.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -53,6 +53,15 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 40_
 }
 
 const serialOf = (r: DigResult) => (r.answer[0] ? Number(r.answer[0].split(' ')[6]) : undefined);
+
+/** The serials of the SOA records among kdig's lines (not RRSIG SOA, not NSEC bitmaps). */
+const soaSerials = (lines: string[]) => lines.map((l) => l.split(' ')).filter((f) => f[3] === 'SOA').map((f) => Number(f[6]));
+
+/** kdig's IXFR from Stratus: the record lines, whitespace collapsed. */
+async function ixfrFromStratus(name: string, from: number): Promise<string[]> {
+  const { stdout } = await run('kdig', ['@127.0.0.1', '-p', String(server.dnsPort), '+time=5', '+retry=0', name, `IXFR=${from}`], { timeout: 20_000 });
+  return stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith(';')).map((l) => l.trim().split(/\s+/).join(' '));
+}
 const knotc = (...args: string[]) => run('knotc', ['-s', path.join(dir, 'knot.sock'), ...args], { timeout: 15_000 });
 
 function startKnot(): void {
@@ -71,7 +80,8 @@ async function stopKnot(): Promise<void> {
 
 beforeAll(async () => {
   knotPort = await freePort();
-  server = await startTestServer();
+  // Knot listens on loopback: the operator allows it as a peer address (refused otherwise: peer-address.test.ts).
+  server = await startTestServer({ flags: { 'transfer-peer-allow': '127.0.0.0/8' } });
   sdk = server.sdk();
   account = await accountId(server);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-knot-primary-'));
@@ -212,6 +222,17 @@ describe('Stratus as a secondary of Knot', () => {
     await until('the NOTIFY acknowledged', async () => (new RegExp(`notify, outgoing, remote [^,]+, serial ${serial}`).test(knotLog) ? true : undefined));
   });
 
+  it('answers its own secondaries IXFR from the copy\'s journal: the condensed difference, not the whole zone', async () => {
+    const lines = await ixfrFromStratus(ZONE, 2026010101);
+    const serial = serialOf(await dig(server.dnsPort!, ZONE, 'SOA'))!;
+    // current SOA, the client's SOA, deletions, current SOA, additions, current SOA (RFC 1995 §4).
+    expect(soaSerials(lines)).toEqual([serial, 2026010101, serial, serial]);
+    expect(lines).toContain(`new.${ZONE}. 300 IN A 192.0.2.99`);
+    expect(lines.some((l) => l.startsWith(`mail.${ZONE}. `) && / A /.test(l))).toBe(true); // deleted
+    expect(lines.some((l) => l.startsWith(`www.${ZONE}. `))).toBe(false); // unchanged: not sent
+    expect(await ixfrFromStratus(ZONE, serial)).toHaveLength(1); // current: the SOA alone
+  });
+
   it('serves a zone signed by Knot with its signatures, unchanged', async () => {
     await sdk.dns.zoneTransfers.incoming.create({ zone_id: signedId, name: SIGNED, peers: [peerId], auto_refresh_seconds: 3600 });
     const knotAnswer = await until('Knot signing', async () => {
@@ -225,6 +246,23 @@ describe('Stratus as a secondary of Knot', () => {
     expect([...keys.answer].sort()).toEqual([...(await dig(knotPort, SIGNED, 'DNSKEY', { extra: ['+dnssec'] })).answer].sort());
     // CDS and CDNSKEY (and their signatures) are no types Stratus stores: named as not served.
     expect((await sdk.dns.zoneTransfers.incoming.get({ zone_id: signedId }) as { error?: string }).error).toMatch(/CDNSKEY/);
+  });
+
+  it('answers IXFR out of a copy signed by Knot with the changed records and their new signatures', async () => {
+    const before = serialOf(await dig(server.dnsPort!, SIGNED, 'SOA'))!;
+    await knotc('zone-begin', SIGNED);
+    await knotc('zone-set', SIGNED, 'ixfr-out', '300', 'A', '192.0.2.77');
+    await knotc('zone-commit', SIGNED);
+    const serial = await until('Knot re-signed', async () => {
+      const s = serialOf(await dig(knotPort, SIGNED, 'SOA'));
+      return s !== undefined && s !== before ? s : undefined;
+    });
+    await until('the signed change on Stratus', async () => (serialOf(await dig(server.dnsPort!, SIGNED, 'SOA')) === serial ? true : undefined));
+    const lines = await ixfrFromStratus(SIGNED, before);
+    expect(soaSerials(lines)).toEqual([serial, before, serial, serial]);
+    expect(lines).toContain(`ixfr-out.${SIGNED}. 300 IN A 192.0.2.77`);
+    expect(lines.some((l) => l.startsWith(`ixfr-out.${SIGNED}. `) && / RRSIG A /.test(l))).toBe(true);
+    expect(lines.some((l) => l.startsWith(`www.${SIGNED}. `) && / A /.test(l) && !/RRSIG|NSEC/.test(l))).toBe(false);
   });
 
   it('serves a zone Knot signed with NSEC3: the same denial proofs', async () => {

@@ -47,7 +47,8 @@ const serialOf = (r: DigResult) => (r.answer[0] ? Number(r.answer[0].split(' ')[
 beforeAll(async () => {
   knotPort = await freePort();
   bindPort = await freePort();
-  server = await startTestServer();
+  // Knot and BIND listen on loopback: the operator allows it as a peer address.
+  server = await startTestServer({ flags: { 'transfer-peer-allow': '127.0.0.0/8' } });
   const sdk = server.sdk();
   const account = await accountId(server);
   zoneId = await createZone(server, ZONE);

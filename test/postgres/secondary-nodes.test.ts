@@ -44,13 +44,13 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 40_
   }
 }
 const serialOn = async (port: number) => Number((await dig(port, ZONE, 'SOA')).answer[0]?.split(' ')[6]);
-const startNode2 = () => startCompiled(build, { dataDir: n2Dir, email: TEST_EMAIL, key: TEST_KEY, flags: ['--database-url', url, '--s3', 'off', '--secrets-key', SECRETS_KEY] });
+const startNode2 = () => startCompiled(build, { dataDir: n2Dir, email: TEST_EMAIL, key: TEST_KEY, flags: ['--database-url', url, '--s3', 'off', '--secrets-key', SECRETS_KEY, '--transfer-peer-allow', '127.0.0.0/8'] });
 
 beforeAll(async () => {
   ({ url, drop } = await freshPostgresUrl('secondary'));
   build = projectBuild();
   knotPort = await freePort();
-  n1 = await startTestServer({ flags: { 'database-url': url, s3: 'off', 'secrets-key': SECRETS_KEY } });
+  n1 = await startTestServer({ flags: { 'database-url': url, s3: 'off', 'secrets-key': SECRETS_KEY, 'transfer-peer-allow': '127.0.0.0/8' } });
   n2Dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-secondary-n2-'));
   n2 = await startNode2();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-pg-knot-'));
@@ -127,6 +127,11 @@ describe('a secondary zone on two nodes sharing PostgreSQL', () => {
     }
     expect(knotLog).toMatch(/IXFR, outgoing/);
     expect(knotLog.match(/AXFR, outgoing, remote [^,]+, started/g)).toHaveLength(1);
+    // The compiled node's DNS thread answers IXFR out of the copy from its journal (the primary's serials).
+    const { stdout } = await run('kdig', ['@127.0.0.1', '-p', String(n2.dnsPort), '+time=5', '+retry=0', ZONE, 'IXFR=100'], { timeout: 20_000 });
+    const lines = stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith(';')).map((l) => l.trim().split(/\s+/));
+    expect(lines.filter((f) => f[3] === 'SOA').map((f) => Number(f[6]))).toEqual([101, 100, 101, 101]);
+    expect(lines.map((f) => f.join(' '))).toContain(`later.${ZONE}. 300 IN A 192.0.2.81`);
   });
 
   it('answers IXFR incrementally from node 2 after it restarts (the journal its DNS thread kept)', async () => {

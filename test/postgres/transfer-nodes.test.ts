@@ -49,9 +49,9 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_
 beforeAll(async () => {
   ({ url, drop } = await freshPostgresUrl('transfers'));
   build = projectBuild();
-  n1 = await startTestServer({ flags: { 'database-url': url, s3: 'off', 'secrets-key': SECRETS_KEY } });
+  n1 = await startTestServer({ flags: { 'database-url': url, s3: 'off', 'secrets-key': SECRETS_KEY, 'transfer-peer-allow': '127.0.0.0/8' } });
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-transfer-n2-'));
-  n2 = await startCompiled(build, { dataDir, email: TEST_EMAIL, key: TEST_KEY, flags: ['--database-url', url, '--s3', 'off', '--secrets-key', SECRETS_KEY, '--ixfr-history', '10'] });
+  n2 = await startCompiled(build, { dataDir, email: TEST_EMAIL, key: TEST_KEY, flags: ['--database-url', url, '--s3', 'off', '--secrets-key', SECRETS_KEY, '--ixfr-history', '10', '--transfer-peer-allow', '127.0.0.0/8'] });
   zoneId = await createZone(n1, ZONE);
   await n1.sdk().dns.records.create({ zone_id: zoneId, type: 'A', name: 'www', content: '192.0.2.80' } as never);
 }, 180_000);

@@ -4,7 +4,8 @@
  * zone's outgoing settings (`/zones/:zone_id/secondary_dns/outgoing[/enable|/disable|/force_notify|/status]`), a
  * secondary zone's incoming settings (`/zones/:zone_id/secondary_dns/incoming`) and `force_axfr`.
  * Another account's ids, and zones, are 404 + 7003. Tokens need Account Settings Read/Write on the account, and
- * DNS Read/Write on the zone (route-permissions.ts).
+ * DNS Read/Write on the zone (route-permissions.ts). A peer ip the address policy refuses is 1294
+ * (`--transfer-peer-allow`; secondary-dns/peer-address.ts).
  */
 import { Hono, type Context } from 'hono';
 import type { ApiEnv } from '../context.js';
@@ -17,11 +18,12 @@ import { AccountObjects } from '../../secondary-dns/account-objects.js';
 import { OutgoingSettings, type OutgoingZone } from '../../secondary-dns/outgoing.js';
 import { requestNotify } from '../../secondary-dns/change-signal.js';
 import { IncomingSettings, type IncomingZone } from '../../secondary-dns/incoming.js';
+import { transferPeerPolicy } from '../../runtime/transfer-peer-policy.js';
 
 /** Routes of secondary DNS. */
 export function secondaryDnsRoutes(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
-  const objects = new AccountObjects(deps.db, deps.edge.box);
+  const objects = new AccountObjects(deps.db, deps.edge.box, transferPeerPolicy(deps.config.transferPeerAllow));
   const outgoing = new OutgoingSettings(deps.db);
   const incoming = new IncomingSettings(deps.db);
   const list = <T>(c: Context<ApiEnv>, items: T[]) => okPage(c, items, 1, Math.max(items.length, 20), items.length);
