@@ -1,7 +1,7 @@
 /** `stratus serve`: the server's start, its banner, and its stop on a signal within the shutdown timeout. */
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { createLogger } from '../shared/logger.js';
-import { startStratus, type RunningStratus } from '../main.js';
+import type { RunningStratus } from '../main.js';
 import { defaultLogFormat } from '../shared/log-format.js';
 import { Banner } from '../ops/banner.js';
 import { IncidentLog } from '../shared/incident-log.js';
@@ -19,6 +19,9 @@ export async function serveCommand(flags: Record<string, string>): Promise<numbe
   await preflight(config);
   let running: RunningStratus;
   try {
+    // Loaded once the checks pass: a refused start (a bad flag value, a port in use, a folder that is a file)
+    // answers without loading the whole server first.
+    const { startStratus } = await import('../main.js');
     running = await startStratus({ ...config, logFormat: format }, logger);
   } catch (err) {
     const line = listenFailure(err, config);
