@@ -18,18 +18,22 @@ const WORKERS = 4;
 
 /**
  * Files that take long mostly waiting (Terraform's AWS provider polls a lifecycle configuration for about a
- * minute; clients and docs run many child processes): started first, so that they overlap the rest instead
- * of ending the run alone. Without a cache of the last run's times (CI starts from a clean checkout), vitest
- * orders files by size.
+ * minute; clients, wrangler and docs run many child processes; the fault tests hold outages): started first,
+ * so that they overlap the rest instead of ending the run alone. Measured alone on the 2-core machine
+ * (wall / CPU seconds): terraform 156/44, postgres-faults 87/24, r2-wrangler 87/30, clients 71/34,
+ * wrangler-deploy 44/27, shutdown 43/14, zone-import-export 41/14, postgres-refusing 37/10, snippets 37/37.
+ * Without a cache of the last run's times (CI starts from a clean checkout), vitest orders files by size.
  */
 const LONG_FIRST = [
   'test/s3/terraform.test.ts',
   'test/faults/postgres-faults.test.ts',
   'test/api/r2-wrangler.test.ts',
   'test/s3/clients.test.ts',
-  'test/docs/snippets.test.ts',
-  'test/cli/operator-errors.test.ts',
+  'test/scripts/wrangler-deploy.test.ts',
+  'test/faults/shutdown.test.ts',
   'test/cli/zone-import-export.test.ts',
+  'test/faults/postgres-refusing.test.ts',
+  'test/docs/snippets.test.ts',
   'test/edge/edge-isolation.test.ts',
 ];
 

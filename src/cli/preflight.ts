@@ -6,9 +6,7 @@
  */
 import fs from 'node:fs';
 import pg from 'pg';
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ConfigError, type Config } from '../config/config.js';
-import { createS3Client } from '../store/adapters/s3-client.js';
 
 /** How long a store gets to answer the check (ms). */
 const CHECK_TIMEOUT_MS = 10_000;
@@ -60,6 +58,8 @@ export async function checkDatabase(url: string): Promise<void> {
 
 /** `--blobs-s3-bucket` can be listed at its endpoint with its credentials. */
 export async function checkBlobStore(b: NonNullable<Config['blobsS3']>): Promise<void> {
+  // The S3 SDK is loaded only by a start that uses a blob store.
+  const [{ ListObjectsV2Command }, { createS3Client }] = await Promise.all([import('@aws-sdk/client-s3'), import('../store/adapters/s3-client.js')]);
   const client = createS3Client({
     bucket: b.bucket, region: b.region, forcePathStyle: b.forcePathStyle,
     ...(b.endpoint !== undefined ? { endpoint: b.endpoint } : {}), ...(b.credentials ? { credentials: b.credentials } : {}),

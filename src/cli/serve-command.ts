@@ -1,13 +1,14 @@
 /** `stratus serve`: the server's start, its banner, and its stop on a signal within the shutdown timeout. */
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { createLogger } from '../shared/logger.js';
-import { startStratus, type RunningStratus } from '../main.js';
+import type { RunningStratus } from '../main.js';
 import { defaultLogFormat } from '../shared/log-format.js';
 import { Banner } from '../ops/banner.js';
 import { IncidentLog } from '../shared/incident-log.js';
 import { preflight } from './preflight.js';
 import { checkListeners, listenFailure } from './start-errors.js';
 import { stopWithNpmParent } from './parent-watch.js';
+import { readTlsMaterial, TlsFileError } from '../shared/tls-files.js';
 
 /** `stratus serve`: checks the listeners' addresses and the stores, starts, prints the listeners (and generated credentials), stops on a signal. */
 export async function serveCommand(flags: Record<string, string>): Promise<number> {
@@ -17,8 +18,20 @@ export async function serveCommand(flags: Record<string, string>): Promise<numbe
   // Every address is tried before anything is written (the data folder, the database, generated credentials).
   await checkListeners(config);
   await preflight(config);
+  // The certificate and its key are read again by the start; checked here too, so that a bad file is refused
+  // before the whole server is loaded.
+  if (config.tls) {
+    try {
+      readTlsMaterial(config.tls);
+    } catch (err) {
+      throw err instanceof TlsFileError ? new ConfigError(err.message) : err;
+    }
+  }
   let running: RunningStratus;
   try {
+    // Loaded once the checks pass: a refused start (a bad flag value, a port in use, a folder that is a file)
+    // answers without loading the whole server first.
+    const { startStratus } = await import('../main.js');
     running = await startStratus({ ...config, logFormat: format }, logger);
   } catch (err) {
     const line = listenFailure(err, config);

@@ -73,8 +73,10 @@ describe('stratus serve refuses, in one line with exit 2', () => {
   it('a data folder that is a file, a bad log level, short credentials', async () => {
     const file = path.join(dir, 'a-file');
     fs.writeFileSync(file, 'x');
-    oneLine(await runCli(['serve', '--data-dir', file]), /^stratus: --data-dir .*a-file is not a folder/);
-    oneLine(await runCli(['serve', '--data-dir', path.join(file, 'below')]), /^stratus: --data-dir .*below is not a folder/);
+    // Port-0 listeners: the default ports may be held by something else on the machine (they are tried first).
+    const ports = ['--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--edge', 'off', '--admin', '127.0.0.1:0'];
+    oneLine(await runCli(['serve', '--data-dir', file, ...ports]), /^stratus: --data-dir .*a-file is not a folder/);
+    oneLine(await runCli(['serve', '--data-dir', path.join(file, 'below'), ...ports]), /^stratus: --data-dir .*below is not a folder/);
     oneLine(await serve(['--log-level', 'loud']), /^stratus: --log-level must be one of/);
     oneLine(await serve(['--auth-email', 'a@example.com', '--auth-key', 'abc']), /^stratus: --auth-key must be at least 37 characters/);
   });

@@ -46,13 +46,16 @@ function count(r: LoadReport, key: string): void {
   r.byStatus.set(key, (r.byStatus.get(key) ?? 0) + 1);
 }
 
-/** Polls `cond` every 20 ms until it holds; throws after `ms`. */
+/**
+ * Polls `cond` until it holds; throws after `ms`. The pause between polls starts at 20 ms and grows to 100 ms:
+ * a condition that is an HTTP request or a database query costs CPU that the rest of the suite is waiting for.
+ */
 export async function waitUntil(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;
-  for (;;) {
+  for (let pause = 20; ; pause = Math.min(100, Math.round(pause * 1.25))) {
     if (await cond()) return;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, pause));
   }
 }
 
