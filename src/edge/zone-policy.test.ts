@@ -5,7 +5,7 @@ import { clientHelloComplete, clientHelloServerName } from './client-hello.js';
 
 describe('zonePolicy', () => {
   it('fills in the catalogue defaults: ssl flexible (a new zone serves HTTPS), no redirect, TLS 1.0, no headers', () => {
-    expect(zonePolicy('z', 'a', '{}')).toEqual({ zoneId: 'z', accountId: 'a', ssl: 'flexible', alwaysUseHttps: false, minTls: 'TLSv1', httpsHeaders: {} });
+    expect(zonePolicy('z', 'a', '{}')).toEqual({ zoneId: 'z', accountId: 'a', ssl: 'flexible', alwaysUseHttps: false, minTls: 'TLSv1', tls13: true, httpsRewrites: false, httpsHeaders: {} });
   });
 
   it('reads stored values and builds the HSTS header', () => {

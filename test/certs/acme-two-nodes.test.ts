@@ -8,6 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -60,6 +61,11 @@ beforeAll(async () => {
   pebble = await preparePebble(dir);
   const first = await startNode(await freePort());
   pebble.start(first.server.dnsPort!);
+  // The CA listens before any order is made: an order that found it not yet up would log a failure of its own.
+  await eventually(() => new Promise<void>((resolve, reject) => {
+    const s = net.connect(pebble.acmePort, '127.0.0.1', () => { s.destroy(); resolve(); });
+    s.once('error', reject);
+  }), 30_000);
   await startNode(await freePort());
   sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
