@@ -22,6 +22,7 @@ import { freePort } from './ports.js';
 import { encodeMessage } from '../../src/dns/wire/message.js';
 import { Writer } from '../../src/dns/wire/writer.js';
 import { OPCODE, TYPE } from '../../src/dns/wire/constants.js';
+import { knotConfigHead } from './knot.js';
 
 const run = promisify(execFile);
 const ZONE = 'knot-primary.example';
@@ -117,18 +118,7 @@ $TTL 300
 ns1 A 192.0.2.53
 www A 192.0.2.78
 `);
-  fs.writeFileSync(path.join(dir, 'knot.conf'), `
-server:
-    rundir: "${dir}"
-    listen: 127.0.0.1@${knotPort}
-control:
-    listen: "${dir}/knot.sock"
-database:
-    storage: "${dir}/db"
-log:
-  - target: stderr
-    any: info
-key:
+  fs.writeFileSync(path.join(dir, 'knot.conf'), `${knotConfigHead(dir, knotPort)}key:
   - id: xfer-key
     algorithm: hmac-sha256
     secret: ${SECRET}

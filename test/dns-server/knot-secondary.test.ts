@@ -11,6 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createZone } from '../helpers/api.js';
 import { dig, type DigResult } from './dig.js';
 import { freePort } from './ports.js';
+import { knotConfigHead } from './knot.js';
 
 const ZONE = 'knot-secondary.example';
 let server: TestServer;
@@ -55,18 +56,7 @@ beforeAll(async () => {
   for (const r of records) await sdk.dns.records.create({ zone_id: zoneId, ...r } as never);
 
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-knot-'));
-  fs.writeFileSync(path.join(dir, 'knot.conf'), `
-server:
-    rundir: "${dir}"
-    listen: 127.0.0.1@${knotPort}
-control:
-    listen: "${dir}/knot.sock"
-database:
-    storage: "${dir}/db"
-log:
-  - target: stderr
-    any: info
-remote:
+  fs.writeFileSync(path.join(dir, 'knot.conf'), `${knotConfigHead(dir, knotPort)}remote:
   - id: stratus
     address: 127.0.0.1@${server.dnsPort}
 acl:

@@ -18,6 +18,7 @@ import { findTsig, ResponseVerifier, signRequest, TSIG_ERROR, type TsigKey } fro
 import { encodeMessage } from '../../src/dns/wire/message.js';
 import { Writer } from '../../src/dns/wire/writer.js';
 import { TYPE } from '../../src/dns/wire/constants.js';
+import { knotConfigHead } from './knot.js';
 
 const ZONE = 'tsig-secondaries.example';
 const KNOT_SECRET = Buffer.from('knot-secondary-secret-0123456789abcdef').toString('base64');
@@ -71,18 +72,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-tsig-secondaries-'));
   fs.mkdirSync(path.join(dir, 'bind'));
   fs.mkdirSync(path.join(dir, 'db')); // Knot's journal lives there: IXFR changes are stored in it
-  fs.writeFileSync(path.join(dir, 'knot.conf'), `
-server:
-    rundir: "${dir}"
-    listen: 127.0.0.1@${knotPort}
-control:
-    listen: "${dir}/knot.sock"
-database:
-    storage: "${dir}/db"
-log:
-  - target: stderr
-    any: info
-key:
+  fs.writeFileSync(path.join(dir, 'knot.conf'), `${knotConfigHead(dir, knotPort)}key:
   - id: knot-key
     algorithm: hmac-sha256
     secret: ${KNOT_SECRET}

@@ -18,6 +18,7 @@ import { freshPostgresUrl } from '../helpers/postgres.js';
 import { projectBuild, startCompiled, type CompiledBuild, type CompiledServer } from '../helpers/compiled-server.js';
 import { dig } from '../dns-server/dig.js';
 import { freePort } from '../dns-server/ports.js';
+import { knotConfigHead } from '../dns-server/knot.js';
 
 const run = promisify(execFile);
 const ZONE = 'pg-secondary.example';
@@ -57,18 +58,7 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(dir, 'zones'));
   fs.mkdirSync(path.join(dir, 'db'));
   fs.writeFileSync(path.join(dir, 'zones', `${ZONE}.zone`), `$ORIGIN ${ZONE}.\n$TTL 300\n@ SOA ns1 hostmaster 100 3600 600 86400 300\n@ NS ns1\nns1 A 192.0.2.53\nwww A 192.0.2.80\n`);
-  fs.writeFileSync(path.join(dir, 'knot.conf'), `
-server:
-    rundir: "${dir}"
-    listen: 127.0.0.1@${knotPort}
-control:
-    listen: "${dir}/knot.sock"
-database:
-    storage: "${dir}/db"
-log:
-  - target: stderr
-    any: info
-key:
+  fs.writeFileSync(path.join(dir, 'knot.conf'), `${knotConfigHead(dir, knotPort)}key:
   - id: xfer-key
     algorithm: hmac-sha256
     secret: ${SECRET}
