@@ -136,7 +136,9 @@ export class NginxFront {
     const pidFile = path.join(this.opts.dir, 'nginx.pid');
     fs.rmSync(pidFile, { force: true });
     const args = ['-p', this.opts.dir, '-c', this.configFile, '-e', 'stderr'];
-    const [command, argv] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', this.opts.binary, ...args]] : [this.opts.binary, args];
+    // If Stratus dies (even by SIGKILL) the master gets SIGTERM, nginx's fast shutdown: it stops its workers and
+    // exits, so none is left holding the edge port. (SIGKILL to the master would leave its workers serving.)
+    const [command, argv] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'TERM', this.opts.binary, ...args]] : [this.opts.binary, args];
     // Descriptor 3 is the held edge socket; NGINX names it as inherited, so nginx listens on it as it is.
     // Its own process group: a master that dies leaves workers behind (still accepting on the edge socket), and
     // the group is how they are found and stopped.
