@@ -149,7 +149,8 @@ export class NginxFront {
     createInterface({ input: child.stderr! }).on('line', (line) => {
       stderr.push(line);
       if (stderr.length > 40) stderr.shift();
-      this.log.warn(line);
+      // nginx's own notices ("using inherited sockets", printed before its configured error_log applies) are not problems
+      if (/\[(notice|info)\]/.test(line)) this.log.debug(line); else this.log.warn(line);
     });
     const exit = new Promise<void>((resolve) => child.once('exit', () => { this.exited = true; resolve(); }));
     // Ready once the master wrote its pid file (the configuration was read and the listener taken).
