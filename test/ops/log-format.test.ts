@@ -32,7 +32,7 @@ async function serve(flags: string[]): Promise<{ out: () => string; dataDir: str
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-logfmt-'));
   dirs.push(dataDir);
-  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--admin', '127.0.0.1:0', ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0', '--s3', '127.0.0.1:0', '--admin', '127.0.0.1:0', '--edge', '127.0.0.1:0', ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });

@@ -47,7 +47,7 @@ describe('readiness while starting', () => {
     const admin = `http://127.0.0.1:${port}`;
     let out = '';
     child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--database-url', url, '--http', '127.0.0.1:0', '--dns', '127.0.0.1:0',
-      '--s3', '127.0.0.1:0', '--admin', `127.0.0.1:${port}`, '--dns-workers', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      '--s3', '127.0.0.1:0', '--admin', `127.0.0.1:${port}`, '--edge', '127.0.0.1:0', '--dns-workers', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
     child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
 
