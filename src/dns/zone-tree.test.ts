@@ -16,23 +16,13 @@ import { canonicalSnapshot } from './snapshot-compare.js';
 import { TreeNode } from './zone-tree-node.js';
 import { recordKey } from './zone-journal.js';
 import { transferRecords } from '../dns-server/axfr.js';
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 
 const ORIGIN = 'ex.test';
 const NS = ['ns1.stratus.invalid', 'ns2.stratus.invalid'];
 const EDGE = { ipv4: ['192.0.2.10', '192.0.2.11'], ipv6: ['2001:db8::10'] };
 const LABELS = ['@', 'a', 'b', 'a.b', 'x.a.b', 'y.x.a.b', '*', '*.b', '*.a.b', 'c.d.e', 'sub', 'h.sub', 'ns.sub', 'w.sub', 'm', 'n'];
 
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function full(label: string): string {
   return label === '@' ? ORIGIN : `${label}.${ORIGIN}`;
@@ -87,7 +77,7 @@ function uncompacted(tree: ZoneTree): string[] {
 describe('ZoneTree', () => {
   for (const seed of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 33]) {
     it(`applies random changesets exactly like a full rebuild (seed ${seed})`, () => {
-      const r = rng(seed);
+      const r = seededRandom(seed);
       let serial = 2026010100;
       let zone = randomSettings(r, serial);
       const model = new Map<string, SnapshotRecord>();
@@ -135,7 +125,7 @@ describe('ZoneTree', () => {
   }
 
   it('replaying changes it already holds changes nothing (catch-up after a reload)', () => {
-    const r = rng(99);
+    const r = seededRandom(99);
     const zone = randomSettings(r, 10);
     const tree = new ZoneTree(zone, EDGE);
     const changes: RecordChange[] = [];
@@ -149,7 +139,7 @@ describe('ZoneTree', () => {
   });
 
   it('answers from a patched tree like lookup on a full build', () => {
-    const zone = randomSettings(rng(5), 1);
+    const zone = randomSettings(seededRandom(5), 1);
     const tree = new ZoneTree(zone, EDGE);
     const a: SnapshotRecord = { id: 'a1', name: full('a'), type: 'A', content: '198.51.100.1', data: null, priority: null, ttl: 60, proxied: false, settings: {} };
     tree.apply([{ id: 'a1', before: null, after: a }], 2);
@@ -169,7 +159,7 @@ function servedKeys(tree: ZoneTree): Set<string> {
 describe('ZoneTree journal (IXFR)', () => {
   for (const seed of [11, 12, 13, 14, 15, 16]) {
     it(`the condensed difference from any kept version gives exactly the current version (seed ${seed})`, () => {
-      const r = rng(seed);
+      const r = seededRandom(seed);
       let serial = 2026010100;
       ZoneTree.setJournalVersions(8);
       const tree = new ZoneTree(randomSettings(r, serial), EDGE);

@@ -11,6 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createZone } from '../helpers/api.js';
 import { tcpConnect } from './client.js';
 import { dig } from './dig.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 const ZONE = 'fuzz.example';
 const TOTAL_UDP = 100_000;
@@ -19,17 +20,6 @@ const TOTAL_TCP = 5_000;
 let server: TestServer;
 const errors: string[] = [];
 
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function seeds(): Buffer[] {
   const names = [ZONE, `www.${ZONE}`, `x.wild.${ZONE}`, `nx.${ZONE}`, 'other.test'];
@@ -73,7 +63,7 @@ afterAll(async () => { await server?.stop(); });
 describe('fuzzing the DNS listeners', () => {
   it(`survives ${TOTAL_UDP} malformed UDP packets and ${TOTAL_TCP} over TCP`, async () => {
     const port = server.dnsPort!;
-    const rand = rng(20261123);
+    const rand = seededRandom(20261123);
     const base = seeds();
     const socket = dgram.createSocket('udp4');
     let replies = 0;

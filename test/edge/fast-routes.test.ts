@@ -16,6 +16,7 @@ import { fastRoutesConfig, safeUri, type FastVersion } from '../../src/runtime/f
 import { findNginx, NginxFront } from '../../src/runtime/front/nginx-front.js';
 import { holdListeningSocket, type HeldSocket } from '../../src/runtime/workerd/socket-holder.js';
 import { createLogger } from '../../src/shared/logger.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 /** GET `target` exactly as written (no URL normalization) with `Host: host`; the body. */
 function rawGet(port: number, host: string, target: string): Promise<string> {
@@ -30,17 +31,6 @@ function rawGet(port: number, host: string, target: string): Promise<string> {
 
 const nginx = findNginx();
 
-/** mulberry32: a seeded generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HOSTS = ['ex.test', 'a.ex.test', 'b.a.ex.test', 'xa.ex.test'];
 const PATTERN_HOSTS = ['ex.test', '*.ex.test', '*ex.test', 'a.ex.test', '*.a.ex.test', '*a.ex.test', 'b.a.ex.test'];
@@ -88,7 +78,7 @@ describe.skipIf(!nginx)('fast path routing compiled into nginx', () => {
   it('sends every request where matchRoute sends it (or to the slow path)', async () => {
     let checked = 0;
     for (let seed = 1; seed <= 12; seed++) {
-      const rnd = random(seed);
+      const rnd = seededRandom(seed);
       const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
       const routes: (MatchableRoute & { versions: { versionId: string; percentage: number }[] })[] = [];
       const seen = new Set<string>();
