@@ -10,26 +10,16 @@ import type { LogFormat } from '../shared/log-format.js';
 import { dataPath, BLOBS } from '../shared/data-dir.js';
 import { ConfigError, intFlag } from './flag-errors.js';
 import { certificatesConfig, type CertificatesConfig } from './certificates-config.js';
+import { blobsS3Config, type BlobsS3Config } from './blobs-s3-config.js';
 
 export { ConfigError, intFlag } from './flag-errors.js';
 export type { CertificatesConfig } from './certificates-config.js';
+export type { BlobsS3Config } from './blobs-s3-config.js';
 
 /** A host and port to listen on. Port 0 picks a free port. */
 export interface ListenAddress {
   host: string;
   port: number;
-}
-
-/** Where object bodies go when they live in an S3-compatible store. */
-export interface BlobsS3Config {
-  bucket: string;
-  /** Service URL; undefined means AWS S3. */
-  endpoint: string | undefined;
-  region: string;
-  prefix: string;
-  /** Undefined: the AWS SDK's credential chain (environment, profile, instance role). */
-  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
-  forcePathStyle: boolean;
 }
 
 /** Limits that depend on the plan of the emulated account (the production service varies them by plan). */
@@ -338,26 +328,6 @@ export function parseCidr(value: string, name: string): string {
     throw new ConfigError(`--${name} must be a list of CIDRs such as 10.0.0.0/8 or 2001:db8::/32, got "${value}"`);
   }
   return `${address}/${bits}`;
-}
-
-/** The `--blobs-s3-*` flags, or undefined without `--blobs-s3-bucket`. */
-function blobsS3Config(get: (name: string) => string | undefined): BlobsS3Config | undefined {
-  const bucket = get('blobs-s3-bucket');
-  if (bucket === undefined) return undefined;
-  const endpoint = get('blobs-s3-endpoint');
-  if (endpoint !== undefined && !/^https?:\/\/[^/]+/.test(endpoint)) throw new ConfigError(`--blobs-s3-endpoint must be an http(s) URL, got "${endpoint}"`);
-  const accessKeyId = get('blobs-s3-access-key-id');
-  const secretAccessKey = get('blobs-s3-secret-access-key');
-  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) throw new ConfigError('--blobs-s3-access-key-id and --blobs-s3-secret-access-key go together');
-  const pathStyle = get('blobs-s3-path-style');
-  return {
-    bucket,
-    endpoint,
-    region: get('blobs-s3-region') ?? 'auto',
-    prefix: get('blobs-s3-prefix') ?? 'blobs/',
-    credentials: accessKeyId !== undefined && secretAccessKey !== undefined ? { accessKeyId, secretAccessKey } : undefined,
-    forcePathStyle: pathStyle === undefined ? endpoint !== undefined : pathStyle === 'true',
-  };
 }
 
 /** `--s3-domain`: a DNS name (lowercased, surrounding dots dropped), or undefined when not set. */

@@ -17,8 +17,8 @@ const names = (text: string, re: RegExp) => [...new Set([...text.matchAll(re)].m
 
 describe('the flag table', () => {
   it('has a serve row for every flag config.ts reads, and every serve row is read', () => {
-    // config.ts and the readers it calls for groups of flags (certificates-config.ts)
-    const readers = read('config/config.ts') + read('config/certificates-config.ts');
+    // config.ts and the readers it calls for groups of flags (certificates-config.ts, blobs-s3-config.ts)
+    const readers = read('config/config.ts') + read('config/certificates-config.ts') + read('config/blobs-s3-config.ts');
     const read_ = names(readers, /\b(?:(?:get|list|int)\(|intFlag\(get,)\s*'([a-z0-9-]+)'/g);
     expect(read_.length).toBeGreaterThan(30);
     const serve = flagsOf('serve').map((f) => f.name);
