@@ -12,6 +12,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from '../../shared/logger.js';
 import { nginxConfig, type NginxSettings } from './nginx-config.js';
+import { killAtExit } from '../temp-dirs.js';
 
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p));
 
@@ -144,6 +145,7 @@ export class NginxFront {
     // the group is how they are found and stopped.
     const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe', this.opts.edgeFd], env: { NGINX: '3;' }, detached: true });
     this.child = child;
+    killAtExit(child, true);
     this.exited = false;
     const stderr: string[] = [];
     createInterface({ input: child.stderr! }).on('line', (line) => {

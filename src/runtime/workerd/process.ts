@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createRequire } from 'node:module';
 import type { Logger } from '../../shared/logger.js';
+import { killAtExit } from '../temp-dirs.js';
 
 const workerd = createRequire(import.meta.url)('workerd') as { default: string; compatibilityDate: string };
 /** The workerd binary of the npm package. */
@@ -70,6 +71,7 @@ export class WorkerdProcess {
       stdio: ['ignore', 'pipe', 'pipe', opts.edgeFd, 'pipe'],
       env: {},
     });
+    killAtExit(child);
     const log = opts.logger.child({ component: 'workerd', generation: opts.label, pid: child.pid });
     const stderrTail: string[] = [];
     createInterface({ input: child.stdout! }).on('line', (line) => log.info({ script: true }, line));
