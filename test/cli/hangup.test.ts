@@ -20,6 +20,9 @@ afterAll(() => { fs.rmSync(dir, { recursive: true, force: true }); });
 /** The `stratus-edge-*` folders in `tmp`. */
 const edgeFolders = (tmp: string) => fs.readdirSync(tmp).filter((n) => n.startsWith('stratus-edge-'));
 
+/** What is left inside the `stratus-edge-*` folders of `tmp` (for a failure's message). */
+const leftovers = (tmp: string) => edgeFolders(tmp).flatMap((n) => fs.readdirSync(path.join(tmp, n), { recursive: true }).map((f) => `${n}/${String(f)}`));
+
 /** `stratus serve` on port 0 with the edge on, a fresh data folder and its own TMPDIR. */
 function serve(name: string) {
   const tmp = fs.mkdtempSync(path.join(dir, `${name}-tmp-`));
@@ -50,7 +53,7 @@ describe('stopping on SIGHUP, and the edge temporary folder', () => {
     await waitUntil(() => /SIGINT, stopping/.test(cli.output()), 30_000, 'the first signal to be taken');
     cli.child.kill('SIGINT');
     const code = await cli.exited;
-    expect(edgeFolders(tmp), `exit ${code}: ${cli.output()}`).toEqual([]);
+    expect(edgeFolders(tmp), `exit ${code}, left: ${leftovers(tmp).join(' ')}: ${cli.output()}`).toEqual([]);
   });
 
   it('an edge whose start fails (its port is taken) leaves no folder', async () => {
