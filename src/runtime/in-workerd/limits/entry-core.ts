@@ -13,15 +13,8 @@
 import { pageAnswer, passAnswer, rayOf, requests, takeNonce, unreadBody, withCountedBuckets } from 'stratus:limits-setup';
 import { PASS_DETAIL } from '../error-answer.js';
 import { RECORD_HEADER } from '../headers.js';
-import type { FetchListener } from './service-worker.js';
-
-/** A request's pass-through state: its script called passThroughOnException(). */
-export interface PassState {
-  onException: boolean;
-}
-
-/** What a Service Worker dispatch resolves with when no listener answered (no prototype: resolving looks nothing up). */
-export const NO_RESPOND_WITH = Object.freeze({ __proto__: null }) as object;
+import type { FetchListener } from './dispatch.js';
+import { NO_RESPOND_WITH, type PassState } from './pass-state.js';
 
 /** A Service Worker script's listeners and the dispatch of a request to them (dispatch.ts). */
 export interface ServiceWorkerListeners {

@@ -6,9 +6,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { withCountedBuckets } from 'stratus:limits-setup';
-
-/** A `fetch` listener as a script adds it: a function or an object with `handleEvent`. */
-export type FetchListener = ((event: Event) => void) | { handleEvent(event: Event): void };
+import type { FetchListener } from './dispatch.js';
 
 /** The script's `fetch` listeners, in the order it added them. */
 export const listeners: FetchListener[] = [];

@@ -5,7 +5,16 @@
  */
 import { clientAddress } from '../../../edge/forwarding.js';
 import { cfClientIp } from '../cf.js';
-import type { FrontFacts } from './types.js';
+
+/** The client's scheme and address, and the request as the script sees it. */
+export interface FrontFacts {
+  /** The request came through Stratus's HTTPS listener, vouched for by the secret. */
+  trusted?: boolean;
+  scheme?: 'http' | 'https';
+  clientIp?: string;
+  /** The request without the listener's headers (and with https:// when it came over HTTPS), when it had them. */
+  request?: Request;
+}
 
 const FRONT = ['x-stratus-front', 'x-stratus-client-ip', 'x-stratus-scheme'];
 

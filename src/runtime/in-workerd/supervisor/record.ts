@@ -3,8 +3,14 @@
  * travels in the RECORD header of every answer it gives (nginx logs it from the runtime's answer only, and
  * removes it from the client's), and nothing is reported to Node.
  */
-import { RECORD_HEADER as RECORD } from '../headers.js';
-import type { FrontFacts, Seen } from './types.js';
+import type { FrontFacts } from './front-facts.js';
+
+/** What the request turned out to be: route label (script:NAME, origin, unserved) and the script's account. */
+export interface Seen {
+  route: string;
+  accountId?: string;
+  front?: FrontFacts;
+}
 
 /** The record header's value: the route, the ray, the script's account and the client's address when vouched for. */
 export function recordText(seen: Seen, ray: string, front: FrontFacts): string {
@@ -12,21 +18,4 @@ export function recordText(seen: Seen, ray: string, front: FrontFacts): string {
   if (seen.accountId) r.accountId = seen.accountId;
   if (front.trusted) r.remote = front.clientIp;
   return JSON.stringify(r);
-}
-/** A response whose headers may change (a WebSocket upgrade keeps its socket). */
-export function copied(res: Response): Response {
-  if (res.webSocket) return new Response(null, { status: res.status, statusText: res.statusText, headers: new Headers(res.headers), webSocket: res.webSocket });
-  return new Response(res.body, res);
-}
-/** The answer with the record header set (copied when its headers are immutable). */
-export function withRecord(res: Response, text: string): Response {
-  if (res.headers.get(RECORD) === text) return res;
-  try {
-    res.headers.set(RECORD, text);
-    return res;
-  } catch {
-    const out = copied(res);
-    out.headers.set(RECORD, text);
-    return out;
-  }
 }

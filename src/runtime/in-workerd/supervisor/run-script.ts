@@ -8,7 +8,7 @@ import CONFIG from 'stratus:supervisor-config';
 import { INTERNAL_HEADER as INTERNAL, PASS_HEADER as PASS, PASS_NONCE_HEADER as PASS_NONCE, PASS_REASON_HEADER as PASS_REASON, RECORD_HEADER as RECORD } from '../headers.js';
 import { page, PASS_DETAIL } from '../error-answer.js';
 import type { ScriptTarget, SupervisorEnv } from './types.js';
-import { copied } from './record.js';
+import { copied } from './answer-copy.js';
 import { toBucket, toOrigin } from './upstreams.js';
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

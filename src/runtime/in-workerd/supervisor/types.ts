@@ -1,4 +1,4 @@
-/** The supervisor's bindings, and the shapes its parts pass each other. */
+/** The supervisor's bindings, and the targets the control service answers. */
 import type { EdgeTarget } from '../../../edge/types.js';
 
 /** The supervisor's bindings: Node's control service (twice: routes and reports, origins) and a worker per version. */
@@ -16,20 +16,3 @@ export type ScriptTarget = Extract<EdgeTarget, { kind: 'script' }>;
 export type OriginTarget = Extract<EdgeTarget, { kind: 'origin' }>;
 /** A bucket target. */
 export type BucketTarget = Extract<EdgeTarget, { kind: 'bucket' }>;
-
-/** What the request turned out to be: route label (script:NAME, origin, unserved) and the script's account. */
-export interface Seen {
-  route: string;
-  accountId?: string;
-  front?: FrontFacts;
-}
-
-/** The client's scheme and address, and the request as the script sees it (see `front-facts.ts`). */
-export interface FrontFacts {
-  /** The request came through Stratus's HTTPS listener, vouched for by the secret. */
-  trusted?: boolean;
-  scheme?: 'http' | 'https';
-  clientIp?: string;
-  /** The request without the listener's headers (and with https:// when it came over HTTPS), when it had them. */
-  request?: Request;
-}
