@@ -8,7 +8,8 @@
  * own services (1,000 on the free plan). Past a limit the call fails with production's exception,
  * `Error: Too many subrequests.`, and the calls within it work.
  *
- * workerd has no such limit, so each script version gets two extra modules in front of its own:
+ * workerd has no such limit, so each script version gets two extra modules in front of its own (and, when a
+ * limit is on, a JSON module of its limits and counted bucket bindings, which the setup module imports):
  * - a setup module, evaluated before the script's modules, that replaces the global `fetch` with a counting one
  *   (a script that keeps a reference to `fetch` at load time gets the counting one too);
  * - the entry module, which re-exports the script and runs each request's handler inside an
