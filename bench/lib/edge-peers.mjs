@@ -158,8 +158,8 @@ export async function startBucketWorkerd(root, source, store, secret, binding) {
 export async function startShimmedWorkerd(root, source, shim) {
   const dir = fs.mkdtempSync(path.join(root, 'shim-'));
   fs.writeFileSync(path.join(dir, 'index.js'), source);
-  shim.modules.forEach((m, i) => fs.writeFileSync(path.join(dir, `m${i}.mjs`), m.source));
-  const modules = [...shim.modules.map((m, i) => `(name = ${JSON.stringify(m.name)}, esModule = embed "m${i}.mjs")`), '(name = "index.js", esModule = embed "index.js")'];
+  shim.modules.forEach((m, i) => fs.writeFileSync(path.join(dir, `m${i}`), m.source));
+  const modules = [...shim.modules.map((m, i) => `(name = ${JSON.stringify(m.name)}, ${m.kind} = embed "m${i}")`), '(name = "index.js", esModule = embed "index.js")'];
   return startWorkerd(dir, `const config :Workerd.Config = (
   services = [(name = "hello", worker = (modules = [${modules.join(', ')}], compatibilityDate = "2025-01-01", compatibilityFlags = [${shim.flags.map((f) => JSON.stringify(f)).join(', ')}]))],
   sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "hello")],

@@ -1,7 +1,7 @@
 /**
  * The edge's error pages, in production's shape: an HTML page naming the error code, its title, what
- * happened, and the ray id (the same id as the `CF-Ray` response header). Embedded into the supervisor worker
- * by its source text: keep it self-contained.
+ * happened, and the ray id (the same id as the `CF-Ray` response header). Bundled into Stratus's workerd code
+ * (`runtime/in-workerd/`) and used by Node too: web APIs only, checked by both tsconfigs.
  */
 
 /** The HTML of an error page. */

@@ -5,8 +5,8 @@
  * `X-Forwarded-Proto` and `CF-Visitor` (the scheme the client used), `CF-Ray` (the request's ray id),
  * `CDN-Loop` (appended, for loop detection), `X-Real-IP`, and `CF-IPCountry` (`XX`: no geolocation here).
  *
- * These functions are embedded into the supervisor worker by their source text: they must stay
- * self-contained (no imports, no outer variables).
+ * Bundled into the supervisor and front workers (`runtime/in-workerd/`) and used by Node too: web APIs only,
+ * checked by both tsconfigs.
  */
 
 /** The headers for the next hop: a copy of `incoming` with the forwarding headers set. */

@@ -5,8 +5,8 @@
  * server must answer 400 and close the connection. Only what the front's worker can see is checked here:
  * what workerd's own parser does with other malformed requests is listed in `docs/edge.md` ("Framing").
  *
- * Embedded into the front worker by its source text: it must stay self-contained (no imports, no outer
- * variables).
+ * Bundled into the front and supervisor workers (`runtime/in-workerd/`) and used by Node too: web APIs only,
+ * checked by both tsconfigs.
  */
 
 /** Why the request's framing headers are refused, or undefined when they are fine. */

@@ -25,7 +25,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EdgeCatalog, ScriptBundle } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
-import { supervisorSource, type SupervisorConfig } from './supervisor/source.js';
+import type { SupervisorConfig } from './in-workerd/supervisor/config.js';
+import { workerSource } from './workerd/worker-sources.js';
 import { versionBindingName, writeGenerationConfig, type GenerationServices } from './workerd/config-text.js';
 import { WorkerdProcess, WorkerdStartError, WORKERD_COMPATIBILITY_DATE } from './workerd/process.js';
 import { Watchdog } from './watchdog.js';
@@ -228,7 +229,7 @@ export class RuntimeSlot {
       for (const v of versions.keys()) fast.set(v, path.join(folder, `${this.index}-${n}-${k++}.sock`));
     }
     const removeSockets = (): void => { for (const socket of fast.values()) fs.rmSync(socket, { force: true }); };
-    const file = writeGenerationConfig({ dir, supervisorSource: supervisorSource(), supervisorConfig: config, versions: bundles, services: this.s.services, fastSockets: Object.fromEntries(fast) });
+    const file = writeGenerationConfig({ dir, supervisorSource: workerSource('supervisor'), supervisorConfig: config, versions: bundles, services: this.s.services, fastSockets: Object.fromEntries(fast) });
     try {
       const process = await WorkerdProcess.start({ configFile: file, edgeFd: this.socketFd, logger: this.s.logger, label: String(n) });
       const g: Generation = { n, process, versions, fast };

@@ -154,7 +154,7 @@ describe('edge: isolation of scripts', () => {
       h2.catalog.deploy('ok.example.com', 'export default { fetch() { return new Response("still serving"); } }');
       h2.catalog.deploy('wait.example.com', `export default { async fetch(request, env) {
         if (new URL(request.url).pathname === '/warm') return new Response('warm');
-        // Past the front's 100 ms in which a request without a body that fails is sent again (front/source.ts):
+        // Past the front's 100 ms in which a request without a body that fails is sent again (in-workerd/front/main.ts):
         // killed sooner, this request would be repeated on the replacement and wait there for 120 s.
         await new Promise((r) => setTimeout(r, 200));
         await env.MARKS.put('waiting', 'yes');

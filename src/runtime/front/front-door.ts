@@ -1,7 +1,7 @@
 /**
  * The front door: one workerd process, for the runtime's whole life, that accepts on the edge socket and
  * forwards every request to the runtime slot serving it (`runtime-slot.ts`), through that slot's Unix socket
- * held by Node (`source.ts`).
+ * held by Node (its code: `in-workerd/front/`).
  * It runs only Stratus's own forwarding code, so the watchdog never kills it; if it exits anyway it is started
  * again at once on the same held sockets (clients wait in the edge socket's backlog meanwhile).
  */
@@ -10,7 +10,9 @@ import path from 'node:path';
 import type { Logger } from '../../shared/logger.js';
 import { capnpString, STORE_SECRET_HEADER } from '../workerd/config-text.js';
 import { WorkerdProcess } from '../workerd/process.js';
-import { frontSource, type FrontConfig } from './source.js';
+import type { FrontConfig } from '../in-workerd/front/config.js';
+import { CONFIG_MODULE } from '../in-workerd/module-names.js';
+import { workerSource } from '../workerd/worker-sources.js';
 
 /** The header carrying `request.cf` (the client's address) from the front to the generation. */
 export const CF_BLOB_HEADER = 'x-stratus-cf';
@@ -37,13 +39,13 @@ export function slotBinding(index: number): string {
 function writeFrontConfig(opts: FrontDoorOptions, dir: string): string {
   const slots = opts.slotSockets;
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(path.join(dir, 'front.js'), frontSource(), { mode: 0o600 });
+  fs.writeFileSync(path.join(dir, 'front.js'), workerSource('front'), { mode: 0o600 });
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(opts.config), { mode: 0o600 });
   const text = `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
     (name = "front", worker = (
-      modules = [(name = "front.js", esModule = embed "front.js"), (name = "config.json", json = embed "config.json")],
+      modules = [(name = "front.js", esModule = embed "front.js"), (name = ${capnpString(CONFIG_MODULE)}, json = embed "config.json")],
       compatibilityDate = "2025-01-01",
       bindings = [${['(name = "CONTROL", service = "control")', ...slots.map((_, i) => `(name = "${slotBinding(i)}", service = "${slotBinding(i)}")`)].join(', ')}])),
     (name = "control", external = (address = ${capnpString(opts.control.address)}, http = (injectRequestHeaders = [(name = ${capnpString(STORE_SECRET_HEADER)}, value = ${capnpString(opts.control.secret)})]))),

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { ScriptBundle, ScriptModule } from '../../edge/types.js';
 import { effectiveLimits, limitModules, type SubrequestLimits } from './limits-shim.js';
 import { classicScript } from './classic-script.js';
+import { CONFIG_MODULE } from '../in-workerd/module-names.js';
 
 /** Addresses and secrets shared by every generation of one runtime. */
 export interface GenerationServices {
@@ -128,7 +129,7 @@ function versionService(bundle: ScriptBundle, files: FileWriter, services: Gener
   const buckets = bundle.bindings.filter((b) => b.type === 'r2_bucket').map((b) => b.name);
   const limits = effectiveLimits(services.subrequests ?? { fetch: 0, bucket: 0 }, bundle.limits);
   const shim = limitModules(bundle.mainModule, mainType, buckets, limits, bundle.compatibilityFlags);
-  modules.unshift(...shim.modules.map((m) => `(name = ${capnpString(m.name)}, esModule = ${files.embed(m.source)})`));
+  modules.unshift(...shim.modules.map((m) => `(name = ${capnpString(m.name)}, ${m.kind} = ${files.embed(m.source)})`));
   const flags = shim.flags.map(capnpString).join(', ');
   return `(name = ${capnpString(`s:${bundle.versionId}`)}, worker = (modules = [${modules.join(', ')}], ` +
     `compatibilityDate = ${capnpString(bundle.compatibilityDate)}, compatibilityFlags = [${flags}], ` +
@@ -147,7 +148,7 @@ export function writeGenerationConfig(spec: GenerationSpec): string {
 const config :Workerd.Config = (
   services = [
     (name = "supervisor", worker = (
-      modules = [(name = "supervisor.js", esModule = ${files.embed(spec.supervisorSource)}), (name = "config.json", json = ${files.embed(JSON.stringify(spec.supervisorConfig))})],
+      modules = [(name = "supervisor.js", esModule = ${files.embed(spec.supervisorSource)}), (name = ${capnpString(CONFIG_MODULE)}, json = ${files.embed(JSON.stringify(spec.supervisorConfig))})],
       compatibilityDate = "2025-01-01",
       bindings = [${['(name = "CONTROL", service = "control")', '(name = "ORIGIN", service = "control")', ...versionBindings].join(', ')}],
       globalOutbound = "origin-network")),

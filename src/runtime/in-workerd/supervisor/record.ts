@@ -1,0 +1,21 @@
+/**
+ * Behind the nginx front (`recordHeader`) nginx writes the access records: what only the supervisor knows
+ * travels in the RECORD header of every answer it gives (nginx logs it from the runtime's answer only, and
+ * removes it from the client's), and nothing is reported to Node.
+ */
+import type { FrontFacts } from './front-facts.js';
+
+/** What the request turned out to be: route label (script:NAME, origin, unserved) and the script's account. */
+export interface Seen {
+  route: string;
+  accountId?: string;
+  front?: FrontFacts;
+}
+
+/** The record header's value: the route, the ray, the script's account and the client's address when vouched for. */
+export function recordText(seen: Seen, ray: string, front: FrontFacts): string {
+  const r: { route: string; requestId: string; accountId?: string; remote?: string } = { route: seen.route, requestId: ray };
+  if (seen.accountId) r.accountId = seen.accountId;
+  if (front.trusted) r.remote = front.clientIp;
+  return JSON.stringify(r);
+}
