@@ -110,7 +110,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     if (src === '') return NO_RRSETS;
     const m = this.memo;
     if (m && m.src === src && m.name === name && m.zone === this.zone) return m.rrsets;
-    const rrsets = deriveNode(this.zone, name, unpackRecords(src, name), this.edge).rrsets;
+    const rrsets = deriveNode(this.zone, name, unpackRecords(src, name, false), this.edge).rrsets;
     this.memo = { name, src, zone: this.zone, rrsets };
     return rrsets;
   }

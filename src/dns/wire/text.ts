@@ -30,7 +30,9 @@ export function parseCharacterStrings(text: string): Uint8Array[] {
         i++;
         continue;
       }
-      for (const b of Buffer.from(c, 'utf8')) bytes.push(b);
+      const code = c.charCodeAt(0);
+      if (code < 0x80) bytes.push(code);
+      else for (const b of Buffer.from(c, 'utf8')) bytes.push(b);
       i++;
     }
     if (quoted) i++;
