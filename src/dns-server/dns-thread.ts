@@ -10,7 +10,7 @@ import type { QueryOrigin, Responses } from './handler.js';
 import { queryStats } from './query-stats.js';
 import type { TransferPolicies } from '../secondary-dns/transfer-policy.js';
 import type { ThreadCommand, ThreadInit, ThreadReport, UdpPath, UpdateBatch } from './dns-thread-protocol.js';
-import { requestPull } from '../secondary-dns/change-signal.js';
+import { requestPull, transferredOut } from '../secondary-dns/change-signal.js';
 
 /** Longest run of update posting per event-loop turn (ms). */
 const FLUSH_MS = 4;
@@ -91,6 +91,7 @@ export class DnsThread {
         done?.(buffers(m.out), m.more);
       } else if (m.t === 'stats') queryStats.add(m.counts);
       else if (m.t === 'notified') requestPull(m.zoneId);
+      else if (m.t === 'transferred') transferredOut(m.zoneId);
       else if (m.t === 'journal') this.cache.journalRecorded(m.zoneId, m.entry);
       else {
         const i = this.waiting.findIndex((w) => w(m));
