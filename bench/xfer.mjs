@@ -39,7 +39,13 @@ const log = (msg) => process.stdout.write(`[xfer] ${msg}\n`);
 function start(cmd, args) {
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   child.output = '';
-  const keep = (d) => { child.output = (child.output + d.toString()).slice(-1_000_000); };
+  /** Lines as they arrived: [performance.now(), line] (where the time of one change goes, from Knot's log). */
+  child.lines = [];
+  const keep = (d) => {
+    const now = performance.now();
+    child.output = (child.output + d.toString()).slice(-1_000_000);
+    for (const line of d.toString().split('\n')) if (line && child.lines.length < 10_000) child.lines.push([now, line]);
+  };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   children.push(child);
@@ -127,18 +133,23 @@ async function main() {
   log('one change on each primary');
   const before = await soaSerial(sPort);
   let t0 = performance.now();
+  const stratusChangeAt = t0;
   await api(base, 'POST', `/zones/${zone.id}/dns_records`, { type: 'A', name: 'changed', content: '192.0.2.99', ttl: 300 });
   const apiMs = performance.now() - t0;
   // Where the time goes: Stratus serving the new serial itself, then the secondary (NOTIFY, IXFR, applying).
   const [stratusServesMs, stratusIxfrMs] = await Promise.all([visibleAfter(t0, sPort, before + 1), visibleAfter(t0, s2Port, before + 1)]);
   const knotBefore = await soaSerial(kPort);
   t0 = performance.now();
+  const knotChangeAt = t0;
   await new Promise((resolve, reject) => {
     const u = spawn('knsupdate', [], { stdio: ['pipe', 'ignore', 'pipe'] });
     u.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`knsupdate exited ${code}`))));
     u.stdin.end(`server 127.0.0.1 ${kPort}\nzone ${ZONE}.\nupdate add changed.${ZONE}. 300 A 192.0.2.99\nsend\n`);
   });
   const knotIxfrMs = await visibleAfter(t0, k2Port, knotBefore + 1);
+  // The secondary's log after the call (arrival time since the call): NOTIFY taken, the transfer, the zone updated.
+  const steps = (child, since) => child.lines.filter(([t, l]) => t >= since && /notify|IXFR|AXFR|refresh|zone updated/i.test(l))
+    .slice(0, 12).map(([t, l]) => `    +${(t - since).toFixed(0)} ms  ${l.replace(/^\S+ /, '').slice(0, 160)}`).join('\n');
   const usedIxfr = (out) => (/IXFR, incoming[^\n]*finished/.test(out) ? 'IXFR' : 'AXFR');
 
   const ratio = (a, b) => (a / b).toFixed(2);
@@ -150,6 +161,8 @@ async function main() {
   console.log(`| one change: call to secondary serving it | ${stratusIxfrMs.toFixed(0)} ms (API call ${apiMs.toFixed(0)} ms; ${usedIxfr(fromStratus.child.output)}) | ${knotIxfrMs.toFixed(0)} ms (knsupdate; ${usedIxfr(k2.child.output)}) | ${ratio(stratusIxfrMs, knotIxfrMs)} |`);
   console.log(`| one change: after the call returned (target < 1000 ms) | ${(stratusIxfrMs - apiMs).toFixed(0)} ms | | |`);
   console.log(`| one change: call to the primary serving it | ${stratusServesMs.toFixed(0)} ms | | |`);
+  console.log(`\nThe Knot secondary of Stratus after the call:\n${steps(fromStratus.child, stratusChangeAt)}`);
+  console.log(`The Knot secondary of Knot after knsupdate:\n${steps(k2.child, knotChangeAt)}`);
   void kp;
 }
 

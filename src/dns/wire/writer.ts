@@ -76,12 +76,19 @@ export class Writer {
       }
       if (this.pos < 0x4000 && known === undefined) this.names.set(key, this.pos);
       const dot = rest.indexOf('.');
-      const label = dot < 0 ? rest : rest.slice(0, dot);
-      const len = label.length;
-      if (len === 0 || len > 63 || label.includes('\\')) throw new RangeError(`cannot write label "${label}"`);
+      const len = dot < 0 ? rest.length : dot;
+      if (len === 0 || len > 63) throw new RangeError(`cannot write label "${rest.slice(0, len)}"`);
       this.ensure(len + 1);
-      this.buf[this.pos++] = len;
-      this.pos += this.buf.write(label, this.pos, 'latin1');
+      const buf = this.buf;
+      let at = this.pos;
+      buf[at++] = len;
+      // Byte by byte, as latin1 (a label is short: cheaper than a call into Buffer#write).
+      for (let i = 0; i < len; i++) {
+        const c = rest.charCodeAt(i);
+        if (c === 0x5c) throw new RangeError(`cannot write label "${rest.slice(0, len)}"`);
+        buf[at++] = c & 0xff;
+      }
+      this.pos = at;
       rest = dot < 0 ? '' : rest.slice(dot + 1);
     }
     this.u8(0);
