@@ -103,7 +103,7 @@ async function main() {
   const sPort = await freePort();
   const s2Port = await freePort();
   const kPort = await freePort();
-  const stratus = start(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'serve', '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--s3', 'off', '--edge', 'off',
+  const stratus = start(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'serve', '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--s3', 'off', '--edge', 'off', '--admin', 'off',
     '--dns', `127.0.0.1:${sPort}`, '--auth-email', EMAIL, '--auth-key', KEY, '--rate-limit', '0', '--log-level', 'warn', '--records-per-zone', String(RECORDS + 1000), '--notify', `127.0.0.1:${s2Port}`]);
   const base = (await waitFor('Stratus', async () => /v4 API listening on (\S+)/.exec(stratus.output)?.[1], 60_000)).replace(/\/client\/v4$/, '') + '/client/v4';
   const [account] = await api(base, 'GET', '/accounts');
@@ -139,9 +139,10 @@ async function main() {
     axfrRounds.push({ stratus: ms[sPort], knot: ms[kPort] });
   }
 
-  // The secondary's log after the call (arrival time since the call): NOTIFY taken, the transfer, the zone updated.
+  // The secondary's log after the call (when the bench read each line, since the call; Knot's own time stamp on
+  // the line): NOTIFY taken, the transfer, the zone updated.
   const steps = (child, since) => child.lines.filter(([t, l]) => t >= since && /notify|IXFR|AXFR|refresh|zone updated/i.test(l))
-    .slice(0, 12).map(([t, l]) => `    +${(t - since).toFixed(0)} ms  ${l.replace(/^\S+ /, '').slice(0, 160)}`).join('\n');
+    .slice(0, 12).map(([t, l]) => `    +${(t - since).toFixed(0)} ms (read)  ${l.slice(0, 190)}`).join('\n');
   const changeRounds = [];
   for (let i = 0; i < ROUNDS; i++) {
     log(`one change on each primary, round ${i + 1} of ${ROUNDS} (load average ${loadavg()})`);
