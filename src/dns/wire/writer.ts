@@ -38,20 +38,28 @@ export class Writer {
   /** Writes a big-endian 16-bit value. */
   u16(v: number): void {
     this.ensure(2);
-    this.buf.writeUInt16BE(v & 0xffff, this.pos);
+    // Byte writes: cheaper than Buffer#writeUInt16BE's checks, millions of times in a transfer.
+    this.buf[this.pos] = (v >>> 8) & 0xff;
+    this.buf[this.pos + 1] = v & 0xff;
     this.pos += 2;
   }
 
   /** Writes a big-endian 32-bit value. */
   u32(v: number): void {
     this.ensure(4);
-    this.buf.writeUInt32BE(v >>> 0, this.pos);
+    const b = this.buf;
+    const at = this.pos;
+    b[at] = (v >>> 24) & 0xff;
+    b[at + 1] = (v >>> 16) & 0xff;
+    b[at + 2] = (v >>> 8) & 0xff;
+    b[at + 3] = v & 0xff;
     this.pos += 4;
   }
 
   /** Overwrites a 16-bit value at an earlier offset. */
   patch16(at: number, v: number): void {
-    this.buf.writeUInt16BE(v & 0xffff, at);
+    this.buf[at] = (v >>> 8) & 0xff;
+    this.buf[at + 1] = v & 0xff;
   }
 
   /** Copies bytes. */
