@@ -11,8 +11,12 @@
  *    before the call until the secondary serves the new serial (NOTIFY, then IXFR; Knot's log tells whether
  *    the secondary used IXFR).
  *
- * Ratios are Stratus's time over Knot's (below 1: Stratus faster). The load average is printed before and after:
- * the machine may be shared, and both primaries are measured in the same run for that reason. Targets (issue 29):
+ * Both are measured BENCH_ROUNDS times (default 3), interleaved (Stratus first in odd rounds, Knot first in even
+ * ones); the secondaries' log after each change is printed with the time since the call (where the time goes).
+ *
+ * Ratios are Stratus's time over Knot's (below 1: Stratus faster), per round, with their median. The load average
+ * is printed before, after and at each round: the machine may be shared, and both primaries are measured in the
+ * same run for that reason. Targets (issue 29):
  * the change visible on the secondary within 1 s of the API call returning; AXFR at least as fast as Knot's.
  *
  *   npm run build && node_modules/.bin/node bench/xfer.mjs   (Node 24; default 1,000,000 records; BENCH_RECORDS=100000 for a quick run)
