@@ -7,6 +7,7 @@ import { certificatesMigration } from './migration-0013-certificates.js';
 import { secondaryDnsMigration } from './migration-0014-secondary-dns.js';
 import { secondaryIncomingMigration } from './migration-0015-secondary-incoming.js';
 import { dnsNodeSerialsMigration } from './migration-0016-dns-node-serials.js';
+import { secondaryTransferredTimeMigration } from './migration-0017-secondary-transferred-time.js';
 import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
 
 const migrations: Record<string, Migration> = {
@@ -266,6 +267,7 @@ const migrations: Record<string, Migration> = {
   '0014_secondary_dns': secondaryDnsMigration,
   '0015_secondary_incoming': secondaryIncomingMigration,
   '0016_dns_node_serials': dnsNodeSerialsMigration,
+  '0017_secondary_transferred_time': secondaryTransferredTimeMigration,
 };
 
 /** True when the migration runs on PostgreSQL (binary columns differ: bytea there, blob on SQLite). */

@@ -58,6 +58,8 @@ export interface SecondaryDnsIncomingTable {
   modified_time: string;
   checked_time: string | null;
   soa_serial: number | string | bigint | null;
+  /** The last pull that transferred records (migration 0017; null before the first). */
+  last_transferred_time: string | null;
   /** The last pull's error (null after a good one). */
   error: string | null;
   /** 1: the next pull is a full AXFR (force_axfr). */

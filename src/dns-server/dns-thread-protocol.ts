@@ -64,5 +64,7 @@ export type ThreadReport =
   | { t: 'stats'; counts: QueryCounts }
   /** A NOTIFY taken from a secondary zone's primary (the main thread's refresh loop pulls the zone). */
   | { t: 'notified'; zoneId: string }
+  /** A transfer of a zone with outgoing settings made to its end (the main thread records `last_transferred_time`). */
+  | { t: 'transferred'; zoneId: string }
   /** An IXFR journal entry a tree of the thread recorded (the main thread keeps it, journal-store.ts). */
   | { t: 'journal'; zoneId: string; entry: JournalEntry };

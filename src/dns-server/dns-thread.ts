@@ -10,7 +10,7 @@ import type { QueryOrigin, Responses } from './handler.js';
 import { queryStats } from './query-stats.js';
 import type { TransferPolicies } from '../secondary-dns/transfer-policy.js';
 import type { ThreadCommand, ThreadInit, ThreadReport, UdpPath, UpdateBatch } from './dns-thread-protocol.js';
-import { requestPull } from '../secondary-dns/change-signal.js';
+import { requestPull, transferredOut } from '../secondary-dns/change-signal.js';
 
 /** Longest run of update posting per event-loop turn (ms). */
 const FLUSH_MS = 4;
@@ -27,6 +27,9 @@ const YOUNG_GENERATION_MB = 8;
 
 type BindFailed = Extract<ThreadReport, { t: 'bind-failed' }>;
 
+/** Parts of a streamed transfer asked of the thread before this thread needs them. */
+const PARTS_AHEAD = 3;
+
 /** A started DNS thread. */
 export class DnsThread {
   private readonly worker: Worker;
@@ -39,8 +42,8 @@ export class DnsThread {
   private exitedWith: number | undefined;
   private readonly waiting: Array<(m: ThreadReport) => boolean> = [];
   private readonly asks = new Map<number, (out: Responses, more?: boolean) => void>();
-  /** Streamed transfers waiting for their next part. */
-  private readonly parts = new Map<number, (out: Buffer[] | undefined, more: boolean) => void>();
+  /** Streamed transfers waiting for their next parts (asked in order, answered in order). */
+  private readonly parts = new Map<number, Array<(out: Buffer[] | undefined, more: boolean) => void>>();
   private askId = 0;
 
   constructor(
@@ -64,7 +67,7 @@ export class DnsThread {
       for (const w of this.waiting.splice(0)) w({ t: 'bind-failed', message: `DNS thread exited with ${code}` });
       for (const done of this.asks.values()) done([]);
       this.asks.clear();
-      for (const done of this.parts.values()) done(undefined, false);
+      for (const waiting of this.parts.values()) for (const done of waiting) done(undefined, false);
       this.parts.clear();
       onExit(code, thrown);
     });
@@ -82,11 +85,13 @@ export class DnsThread {
         this.asks.delete(m.id);
         done?.(buffers(m.out), m.more);
       } else if (m.t === 'part') {
-        const done = this.parts.get(m.id);
-        this.parts.delete(m.id);
+        const waiting = this.parts.get(m.id);
+        const done = waiting?.shift();
+        if (waiting?.length === 0) this.parts.delete(m.id);
         done?.(buffers(m.out), m.more);
       } else if (m.t === 'stats') queryStats.add(m.counts);
       else if (m.t === 'notified') requestPull(m.zoneId);
+      else if (m.t === 'transferred') transferredOut(m.zoneId);
       else if (m.t === 'journal') this.cache.journalRecorded(m.zoneId, m.entry);
       else {
         const i = this.waiting.findIndex((w) => w(m));
@@ -189,18 +194,28 @@ export class DnsThread {
     });
   }
 
-  /** The `more` of a streamed transfer answering ask `id`: asks the thread for each next part. */
+  /**
+   * The `more` of a streamed transfer answering ask `id`: asks the thread for each next part, {@link PARTS_AHEAD}
+   * parts ahead, so that the thread makes the next parts while this thread writes one (without it, each part
+   * waited for a round trip to the thread, and under load for the thread to be scheduled).
+   */
   private nextParts(id: number): NonNullable<Responses['more']> {
     let finished = false;
-    return () => {
-      if (finished || this.exited) return undefined;
-      return new Promise<Buffer[] | undefined>((resolve) => {
-        this.parts.set(id, (out, more) => {
-          if (!more) finished = true;
-          resolve(out);
-        });
-        this.command({ t: 'more', id });
+    const asked: Array<Promise<Buffer[] | undefined>> = [];
+    const ask = (): Promise<Buffer[] | undefined> => new Promise((resolve) => {
+      let waiting = this.parts.get(id);
+      if (!waiting) { waiting = []; this.parts.set(id, waiting); }
+      waiting.push((out, more) => {
+        if (!more) finished = true;
+        resolve(finished && out?.length === 0 ? undefined : out);
       });
+      this.command({ t: 'more', id });
+    });
+    return () => {
+      if (this.exited) return undefined;
+      if (finished && asked.length === 0) return undefined;
+      while (!finished && asked.length < PARTS_AHEAD) asked.push(ask());
+      return asked.shift();
     };
   }
 

@@ -97,6 +97,8 @@ export class DnsHandler {
   private policies: TransferPolicies = {};
   /** Told of a NOTIFY accepted from a secondary zone's primary (the refresh loop pulls the zone). */
   onNotify: ((zoneId: string) => void) | undefined;
+  /** Told when a transfer (AXFR, IXFR) of a zone with outgoing settings has been made to its end (`last_transferred_time`). */
+  onTransferred: ((zoneId: string) => void) | undefined;
   /** Set while answering a TSIG-signed query: its answer is signed, never cached. */
   private signed = false;
   /** Bytes kept free in a UDP answer for its TSIG record. */
@@ -268,20 +270,35 @@ export class DnsHandler {
         if (diff === 'current') return soaOnly();
         if (diff && from.transport === 'udp') {
           const out = this.reply(msg, from, RCODE.NOERROR, q, { answers: diff, aa: true });
-          return (out[0]![2]! & 0x02) !== 0 ? soaOnly() : out;
+          return (out[0]![2]! & 0x02) !== 0 ? soaOnly() : this.transferred(zone, out);
         }
-        if (diff) return axfrMessages(zone, msg.id, q, 16_000, diff);
+        if (diff) return this.transferred(zone, axfrMessages(zone, msg.id, q, 16_000, diff));
         if (from.transport === 'udp') return soaOnly();
       }
       // Streamed: signed (a big zone's first signed transfer takes a while) and sent a part at a time (axfr.ts).
       const { first, more } = keys ? streamTransfer(msg.id, q, signedTransferBatches(transferView(zone), keys, this.signing!.cache)) : axfrStream(zone, msg.id, q);
-      return more ? Object.assign(first, { more }) : first;
+      return this.transferred(zone, more ? Object.assign(first, { more }) : first);
     }
     const result = this.signing ? this.signing.answer(zone, qname, q.type, msg.edns?.dnssecOk === true) : lookup(zone, qname, q.type);
     this.deps = answerDeps(zone, result);
     return this.reply(msg, from, result.rcode, q, {
       aa: result.aa, answers: result.answer, authorities: result.authority, additionals: result.additional,
     });
+  }
+
+  /** A transfer's answer, reported to {@link onTransferred} once its last part is made (zones with outgoing settings). */
+  private transferred(zone: ZoneSnapshot, out: Responses): Responses {
+    const policy = this.policies[zone.zoneId];
+    const report = this.onTransferred;
+    if (!report || !policy || policy.defaults === true) return out;
+    const more = out.more;
+    if (!more) { report(zone.zoneId); return out; }
+    const ended = (next: Buffer[] | undefined) => { if (next === undefined) report(zone.zoneId); return next; };
+    out.more = () => {
+      const next = more();
+      return next instanceof Promise ? next.then(ended) : ended(next);
+    };
+    return out;
   }
 
   /**

@@ -71,34 +71,51 @@ function listenTcp(server: net.Server, host: string, port: number): Promise<void
   });
 }
 
+/** Resolves once the connection has taken what was written, or closed (no listener is left behind). */
+function drained(conn: net.Socket): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => { conn.off('drain', done); conn.off('close', done); resolve(); };
+    conn.on('drain', done);
+    conn.on('close', done);
+  });
+}
+
 function serveTcpConnection(conn: net.Socket, handler: QueryHandler, opts: ListenerOptions, logger: Logger): void {
   let pending: Buffer = Buffer.alloc(0);
   conn.setNoDelay(true);
   conn.setTimeout(opts.tcpIdleMs, () => conn.destroy());
   conn.on('error', () => conn.destroy());
   const address = conn.remoteAddress ?? '';
+  // One write per answer or transfer part: every message behind its two-byte length, in one buffer.
   const write = (responses: readonly Buffer[]): boolean => {
-    let room = true;
+    if (responses.length === 0) return true;
+    let total = 0;
+    for (const r of responses) total += 2 + r.length;
+    const framed = Buffer.allocUnsafe(total);
+    let at = 0;
     for (const r of responses) {
-      const head = Buffer.alloc(2);
-      head.writeUInt16BE(r.length, 0);
-      room = conn.write(Buffer.concat([head, r]));
+      framed.writeUInt16BE(r.length, at);
+      framed.set(r, at + 2);
+      at += 2 + r.length;
     }
-    return room;
+    return conn.write(framed);
   };
   const send = (responses: Responses) => {
     if (conn.destroyed) return;
     const room = write(responses);
     if (responses.more) void stream(responses.more, room).catch((err: unknown) => { logger.error({ err }, 'zone transfer failed'); conn.destroy(); });
   };
-  // A streamed transfer: the next messages are made once the connection has taken the previous ones.
+  // A streamed transfer: the next part is asked for as soon as one is written (the DNS thread makes it while the
+  // connection sends), and written once the connection has taken the previous ones (at most a part waits here).
   const stream = async (more: NonNullable<Responses['more']>, room: boolean) => {
     for (;;) {
-      if (!room) await new Promise<void>((resolve) => { conn.once('drain', resolve); conn.once('close', resolve); });
-      else await new Promise<void>((resolve) => setImmediate(resolve));
+      // Queries of other connections go first (an in-process `more` makes its part synchronously).
+      await new Promise<void>((resolve) => setImmediate(resolve));
       if (conn.destroyed) return;
       const next = await more();
       if (!next || conn.destroyed) return;
+      if (!room) await drained(conn);
+      if (conn.destroyed) return;
       room = write(next);
     }
   };

@@ -24,7 +24,8 @@ import type { NotifyTarget } from './notify.js';
 import { SecretBox } from '../shared/secret-box.js';
 import { TransferPolicyStore } from '../secondary-dns/transfer-policy-store.js';
 import { findKey, type TransferPolicies } from '../secondary-dns/transfer-policy.js';
-import { onNotifyRequest, requestPull } from '../secondary-dns/change-signal.js';
+import { onNotifyRequest, requestPull, transferredOut } from '../secondary-dns/change-signal.js';
+import { recordOutgoingTransfers } from '../secondary-dns/outgoing-transfer-times.js';
 import { JournalStore } from './journal-store.js';
 import type { QueryOrigin, Responses } from './query-types.js';
 import { peerAddressRefusal, type PeerAddressPolicy } from '../secondary-dns/peer-address.js';
@@ -121,6 +122,8 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
   let workers: UdpWorkers | undefined;
   let policyStore: TransferPolicyStore | undefined;
   let stopNotifyRequests: (() => void) | undefined;
+  // last_transferred_time of zones with outgoing settings, from the transfers the handler reports.
+  const stopTransferTimes = recordOutgoingTransfers(opts.db, logger);
   const unsubscribe = opts.changeFeed.subscribe((change) => {
     cache.apply(change);
     workers?.sync();
@@ -136,6 +139,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
     if (!handler) {
       const own = new DnsHandler(cache, opts.transferAllow, logger, new QueryLog(opts.logger, logRate), signingWith(opts.secretsKey, logger));
       own.onNotify = requestPull;
+      own.onTransferred = transferredOut;
       handler = own;
     }
     const answering = handler;
@@ -172,6 +176,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
         stopNotifyRequests?.();
         await listeners.close();
         await workers?.close();
+        await stopTransferTimes();
         await cache.close();
         await journals.flush();
       },
@@ -181,6 +186,7 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
     stopping.abort();
     policyStore?.close();
     stopNotifyRequests?.();
+    await stopTransferTimes();
     await cache.close();
     await workers?.close();
     throw err;

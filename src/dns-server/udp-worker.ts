@@ -102,6 +102,7 @@ const zones = new WorkerZones();
 const queryLog = new QueryLog(rootLogger.child({ thread: 'dns' }), init.logRate);
 const handler = new DnsHandler(zones, init.transferAllow, logger, queryLog, signingWith(init.secretsKey, logger));
 handler.onNotify = (zoneId) => parent.postMessage({ t: 'notified', zoneId });
+handler.onTransferred = (zoneId) => parent.postMessage({ t: 'transferred', zoneId });
 /** Counts of the queries answered here go to the main thread, which exposes them (query-stats.ts). */
 const STATS_EVERY_MS = 1000;
 setInterval(() => {

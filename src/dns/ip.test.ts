@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalIPv6, cidrContains, findContainingRange, parseCidr, parseIPv4, parseIPv6 } from './ip.js';
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 
 describe('parseIPv4', () => {
   it('parses strict dotted quads', () => {
@@ -8,6 +9,22 @@ describe('parseIPv4', () => {
   });
   it.each(['1.1', '1', '1.2.3', '1.2.3.256', '1.2.3.04', '0x1.2.3.4', '1.2.3.4 ', '', '1..2.3'])('refuses %j', (t) => {
     expect(parseIPv4(t)).toBeUndefined();
+  });
+  it('agrees with the split-and-regex reading it replaced on random texts', () => {
+    const reference = (text: string): number[] | undefined => {
+      const parts = text.split('.');
+      if (parts.length !== 4 || !parts.every((p) => /^(0|[1-9][0-9]{0,2})$/.test(p) && Number(p) <= 255)) return undefined;
+      return parts.map(Number);
+    };
+    const random = seededRandom(29);
+    const alphabet = ['0', '1', '2', '5', '9', '.', '.', 'x', ' ', '-', '+', '25', '255', '256', '00'];
+    for (let i = 0; i < 20_000; i++) {
+      let text = '';
+      const len = Math.floor(random() * 12);
+      for (let k = 0; k < len; k++) text += alphabet[Math.floor(random() * alphabet.length)];
+      const got = parseIPv4(text);
+      expect(got && [...got], text).toEqual(reference(text));
+    }
   });
 });
 

@@ -6,18 +6,29 @@
 
 /** The four octets of an IPv4 address, or undefined when the text is not a strict dotted quad. */
 export function parseIPv4(text: string): Uint8Array | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4) return undefined;
+  // By character codes (a record read from a transfer parses millions of these): four parts of 1-3 decimal
+  // digits, no leading zero (`010` would be octal to some parsers), each at most 255.
   const out = new Uint8Array(4);
-  for (let i = 0; i < 4; i++) {
-    const p = parts[i]!;
-    // Decimal only, 1-3 digits, no leading zero (`010` would be octal to some parsers).
-    if (!/^(0|[1-9][0-9]{0,2})$/.test(p)) return undefined;
-    const n = Number(p);
-    if (n > 255) return undefined;
-    out[i] = n;
+  const n = text.length;
+  let i = 0;
+  for (let part = 0; part < 4; part++) {
+    if (part > 0) {
+      if (text.charCodeAt(i) !== 0x2e) return undefined;
+      i++;
+    }
+    const start = i;
+    let value = 0;
+    while (i < n && i - start < 4) {
+      const c = text.charCodeAt(i);
+      if (c < 0x30 || c > 0x39) break;
+      value = value * 10 + (c - 0x30);
+      i++;
+    }
+    const digits = i - start;
+    if (digits === 0 || digits > 3 || (digits > 1 && text.charCodeAt(start) === 0x30) || value > 255) return undefined;
+    out[part] = value;
   }
-  return out;
+  return i === n ? out : undefined;
 }
 
 /** Dotted-quad text of four octets. */

@@ -115,10 +115,6 @@ describe('TSIG against kdig and dig', () => {
   };
 
   beforeAll(async () => {
-    udp = dgram.createSocket('udp4');
-    await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
-    port = udp.address().port;
-    udp.on('message', (m, rinfo) => { for (const a of answer(m)) udp.send(a, rinfo.port, rinfo.address); });
     tcp = net.createServer((c) => {
       let buf = Buffer.alloc(0);
       c.on('data', (d) => {
@@ -131,7 +127,19 @@ describe('TSIG against kdig and dig', () => {
       });
       c.on('error', () => c.destroy());
     });
-    await new Promise<void>((r) => tcp.listen(port, '127.0.0.1', () => r()));
+    // UDP and TCP on one port number: a UDP port whose number TCP finds taken is given back and another one tried.
+    for (;;) {
+      udp = dgram.createSocket('udp4');
+      await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
+      port = udp.address().port;
+      const listening = await new Promise<boolean>((r) => {
+        tcp.once('error', () => r(false));
+        tcp.listen(port, '127.0.0.1', () => { tcp.removeAllListeners('error'); r(true); });
+      });
+      if (listening) break;
+      udp.close();
+    }
+    udp.on('message', (m, rinfo) => { for (const a of answer(m)) udp.send(a, rinfo.port, rinfo.address); });
   });
   afterAll(async () => {
     udp.close();

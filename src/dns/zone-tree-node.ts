@@ -97,21 +97,3 @@ export class NodesView implements ReadonlyMap<string, ZoneNode> {
     for (const [name, slot] of this.slots) fn(this.node(name, slot), name, this);
   }
 }
-
-/** Adds `reader` to the index entry of every name. */
-export function link(index: Map<string, Set<string>>, names: readonly string[], reader: string): void {
-  for (const n of names) {
-    let set = index.get(n);
-    if (!set) { set = new Set(); index.set(n, set); }
-    set.add(reader);
-  }
-}
-
-/** Removes `reader` from the index entry of every name. */
-export function unlink(index: Map<string, Set<string>>, names: readonly string[], reader: string): void {
-  for (const n of names) {
-    const set = index.get(n);
-    set?.delete(reader);
-    if (set?.size === 0) index.delete(n);
-  }
-}

@@ -50,7 +50,7 @@ export class FrozenZone {
   rrsetsAt(i: number): Map<number, RRset> {
     const src = this.srcs[i]!;
     const name = this.names[i]!;
-    return this.fixeds[i] ?? (src !== '' ? deriveNode(this.zone, name, unpackRecords(src, name), this.edge).rrsets : NO_RRSETS);
+    return this.fixeds[i] ?? (src !== '' ? deriveNode(this.zone, name, unpackRecords(src, name, false), this.edge).rrsets : NO_RRSETS);
   }
 
   /** The records of the next `count` names in transfer order (the apex SOA left out), or fewer at the end. */

@@ -4,7 +4,8 @@
  * names whose rrsets depend on zone settings (proxied names, CNAMEs) and, for flattened CNAMEs, the names their
  * resolution read. Applying a changeset costs O(changes x log n): only the names a change touches are
  * re-derived (zone-node.ts), with their ancestors (empty non-terminals appear and disappear), the delegation
- * set and the flattened CNAMEs that read them (zone-flatten.ts).
+ * set and the flattened CNAMEs that read them (zone-flatten.ts; who read what: flatten-reads.ts). Each name's
+ * stored records are kept by zone-sources.ts.
  *
  * Memory: a name's records are kept packed in one string (packed-records.ts), and a plain name (nearly every name
  * of a big zone) is nothing else: a million-record zone is a map of a million names to a million short strings,
@@ -21,8 +22,10 @@ import type { WireRecord } from './wire/message.js';
 import { inZone, type EdgeAddresses, type RRset, type SnapshotRecord, type SnapshotZone, type ZoneSnapshot } from './snapshot.js';
 import { deriveNode, soaRecord } from './node-rrsets.js';
 import { flattened, type DraftView, type Reads } from './zone-flatten.js';
-import { link, NodesView, TreeNode, unlink, type NodeDeriver, type Slot } from './zone-tree-node.js';
-import { unpackRecords, withoutRecord, withRecord } from './packed-records.js';
+import { NodesView, TreeNode, type NodeDeriver, type Slot } from './zone-tree-node.js';
+import { FlattenReads } from './flatten-reads.js';
+import { unpackRecords } from './packed-records.js';
+import { ZoneSources } from './zone-sources.js';
 import { soaSerial, ZoneJournal, type JournalEntry } from './zone-journal.js';
 
 /** One record's change: the record before (null: created) and after (null: deleted). */
@@ -79,16 +82,12 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   readonly cuts = new Set<string>();
   soa!: RRset;
   negativeSoa!: WireRecord;
-  /** Records not served, by id, with the reason. */
-  private readonly skippedById = new Map<string, string>();
-  /** Packed records of names that do not exist (all their records fail to encode). */
-  private readonly dormant = new Map<string, string>();
+  /** Every name's stored records, the dormant names' and the records left out (zone-sources.ts). */
+  private readonly sources = new ZoneSources(this.slots);
   private readonly proxiedNames = new Set<string>();
   private readonly cnameNames = new Set<string>();
-  /** Flattened CNAME name -> the names its resolution read (rrsets, or only existence); and the reverse. */
-  private readonly flatReads = new Map<string, { content: string[]; exists: string[] }>();
-  private readonly readers = new Map<string, Set<string>>();
-  private readonly probers = new Map<string, Set<string>>();
+  /** What each flattened CNAME's resolution read, and who read each name (flatten-reads.ts). */
+  private readonly flatReads = new FlattenReads();
   private readonly view: DraftView;
   /** The last derivation, reused while the name, its records and the zone fields stay. */
   private memo: { name: string; src: string; zone: SnapshotZone; rrsets: Map<number, RRset> } | undefined;
@@ -111,14 +110,14 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     if (src === '') return NO_RRSETS;
     const m = this.memo;
     if (m && m.src === src && m.name === name && m.zone === this.zone) return m.rrsets;
-    const rrsets = deriveNode(this.zone, name, unpackRecords(src, name), this.edge).rrsets;
+    const rrsets = deriveNode(this.zone, name, unpackRecords(src, name, false), this.edge).rrsets;
     this.memo = { name, src, zone: this.zone, rrsets };
     return rrsets;
   }
 
   /** Records left out, with the reason. */
   get skipped(): Array<{ id: string; reason: string }> {
-    return [...this.skippedById].map(([id, reason]) => ({ id, reason }));
+    return this.sources.skipped();
   }
 
   /** The zone's DNSSEC state, as the zone fields last gave it. */
@@ -149,8 +148,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
 
   /** Every stored record held (for copying the tree elsewhere, e.g. to a DNS worker). */
   *records(): Iterable<SnapshotRecord> {
-    for (const [name, slot] of this.slots) yield* unpackRecords(typeof slot === 'string' ? slot : slot.src, name);
-    for (const [name, src] of this.dormant) yield* unpackRecords(src, name);
+    yield* this.sources.records();
   }
 
   /** Applies a changeset at once; `serial` is the zone's serial after it. */
@@ -173,10 +171,10 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     let work = 0;
     const journaled = this.journal.on && serial > this.serial ? this.beforeChanges(changes) : undefined;
     for (const c of changes) {
-      if (c.before) { this.removeSource(c.before.name, c.id); touched.add(c.before.name); }
+      if (c.before) { this.sources.remove(c.before.name, c.id); touched.add(c.before.name); }
       if (c.after) {
-        if (!inZone(c.after.name, this.origin)) { this.skippedById.set(c.id, 'outside the zone'); continue; }
-        this.putSource(c.after);
+        if (!inZone(c.after.name, this.origin)) { this.sources.skip(c.id, 'outside the zone'); continue; }
+        this.sources.put(c.after);
         touched.add(c.after.name);
       }
       if (++work % SLICE === 0) yield;
@@ -192,7 +190,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
 
   /** What the journal needs before a changeset: the served records of every name it can change, and the SOA. */
   private beforeChanges(changes: readonly RecordChange[]): { before: ReturnType<typeof ZoneJournal.capture>; from: { serial: number; soa: WireRecord } } {
-    const names = new Set<string>([this.origin, ...this.flatReads.keys()]);
+    const names = new Set<string>([this.origin, ...this.flatReads.flattenedNames()]);
     for (const c of changes) {
       if (c.before) names.add(c.before.name);
       if (c.after) names.add(c.after.name);
@@ -262,13 +260,8 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     for (const name of seen.content) {
       const slot = this.slots.get(name);
       if (slot instanceof TreeNode && slot.flatten) again.add(name);
-      const readers = this.readers.get(name);
-      if (readers) for (const r of readers) again.add(r);
     }
-    for (const name of seen.exists) {
-      const probers = this.probers.get(name);
-      if (probers) for (const r of probers) again.add(r);
-    }
+    this.flatReads.dependents(seen.content, seen.exists, again);
     for (const name of again) {
       this.reflatten(name, report);
       if (++work % SLICE === 0) yield;
@@ -296,49 +289,19 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     if (slot instanceof TreeNode && slot.plain && name !== this.origin) this.slots.set(name, slot.src);
   }
 
-  private srcOf(name: string): string {
-    const slot = this.slots.get(name);
-    if (slot === undefined) return this.dormant.get(name) ?? '';
-    return typeof slot === 'string' ? slot : slot.src;
-  }
-
-  private setSrc(name: string, src: string): void {
-    const slot = this.slots.get(name);
-    if (slot instanceof TreeNode) slot.src = src;
-    else if (slot !== undefined) this.slots.set(name, src);
-    else if (src !== '') this.dormant.set(name, src);
-    else this.dormant.delete(name);
-  }
-
-  private removeSource(name: string, id: string): void {
-    const src = this.srcOf(name);
-    const next = withoutRecord(src, id);
-    if (next === src) return;
-    this.setSrc(name, next);
-    this.skippedById.delete(id);
-  }
-
-  /** Stores a record (replacing the one with its id). */
-  private putSource(record: SnapshotRecord): void {
-    this.setSrc(record.name, withRecord(withoutRecord(this.srcOf(record.name), record.id), record));
-    this.skippedById.delete(record.id);
-  }
-
   /** Derives one name from its records; creates or removes the node (and empty non-terminals above it). */
   private rederive(name: string, report: ChangeReport, seen: Seen): void {
-    const src = this.srcOf(name);
+    const src = this.sources.srcOf(name);
     const records = unpackRecords(src, name);
     const d = deriveNode(this.zone, name, records, this.edge);
-    // Settings may have made a record servable again (a paused zone's proxied records are encoded, others not).
-    if (this.skippedById.size) for (const r of records) this.skippedById.delete(r.id);
-    for (const s of d.skipped) this.skippedById.set(s.id, s.reason);
+    this.sources.derived(records, d.skipped);
     this.mark(this.proxiedNames, name, d.proxied);
     this.mark(this.cnameNames, name, d.cname);
     let node = this.promote(name);
     if (!node && !d.exists) return;
     if (!node) {
       node = new TreeNode(name, src, this);
-      this.dormant.delete(name);
+      this.sources.wake(name);
       this.slots.set(name, node);
       seen.exists.add(name);
       this.addChild(parent(name), report, seen);
@@ -371,10 +334,9 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     if (!inZone(name, this.origin) || (name === '' && this.origin !== '')) return;
     const node = this.promote(name);
     if (node) { node.kids++; return; }
-    const ent = new TreeNode(name, this.dormant.get(name) ?? '', this);
+    const ent = new TreeNode(name, this.sources.wake(name), this);
     ent.kids = 1;
     ent.own = false;
-    this.dormant.delete(name);
     this.slots.set(name, ent);
     report.names.add(name);
     seen.content.add(name);
@@ -384,9 +346,9 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
 
   private dropNode(node: TreeNode, report: ChangeReport, seen: Seen): void {
     this.slots.delete(node.name);
-    if (node.src !== '') this.dormant.set(node.name, node.src);
+    this.sources.sleep(node.name, node.src);
     this.markCut(node.name, false, report);
-    this.unflatten(node.name);
+    this.flatReads.forget(node.name);
     report.names.add(node.name);
     seen.content.add(node.name);
     seen.exists.add(node.name);
@@ -398,18 +360,9 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     else this.compact(up);
   }
 
-  /** Forgets what a flattened name read. */
-  private unflatten(name: string): void {
-    const reads = this.flatReads.get(name);
-    if (!reads) return;
-    unlink(this.readers, reads.content, name);
-    unlink(this.probers, reads.exists, name);
-    this.flatReads.delete(name);
-  }
-
   /** Recomputes the served rrsets of a name with a flattened CNAME (or restores its draft if it has none now). */
   private reflatten(name: string, report: ChangeReport): void {
-    this.unflatten(name);
+    this.flatReads.forget(name);
     const node = this.promote(name);
     if (!node) return;
     const draft = node.unflattened;
@@ -419,10 +372,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
     if (!node.flatten) { this.compact(name); return; }
     const reads: Reads = { content: new Set(), exists: new Set() };
     const served = flattened(this.view, name, draft, node.flatten.ttl, reads);
-    const kept = { content: [...reads.content], exists: [...reads.exists] };
-    this.flatReads.set(name, kept);
-    link(this.readers, kept.content, name);
-    link(this.probers, kept.exists, name);
+    this.flatReads.record(name, reads);
     if (served) {
       node.draft = draft;
       node.fixed = served;

@@ -44,3 +44,16 @@ export function onPullRequest(listener: (zoneId: string) => void): () => void {
   pullListeners.add(listener);
   return () => pullListeners.delete(listener);
 }
+
+const transferListeners = new Set<(zoneId: string) => void>();
+
+/** Tells this process that a transfer of a zone with outgoing settings was made to its end (reported by the DNS server). */
+export function transferredOut(zoneId: string): void {
+  for (const l of transferListeners) l(zoneId);
+}
+
+/** Registers the recorder of `last_transferred_time` (outgoing-transfer-times.ts); returns its removal. */
+export function onTransferredOut(listener: (zoneId: string) => void): () => void {
+  transferListeners.add(listener);
+  return () => transferListeners.delete(listener);
+}

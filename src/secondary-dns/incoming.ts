@@ -22,6 +22,8 @@ export interface IncomingView {
   modified_time: string;
   checked_time?: string;
   soa_serial?: number;
+  /** When the zone last took a transfer (AXFR, or IXFR with changes) from a primary. */
+  last_transferred_time?: string;
   /** Stratus's addition: why the last check failed (or which records of the primary are not served). */
   error?: string;
 }
@@ -42,6 +44,7 @@ export function incomingView(row: Database['secondary_dns_incoming']): IncomingV
     created_time: row.created_time, modified_time: row.modified_time,
     ...(row.checked_time ? { checked_time: row.checked_time } : {}),
     ...(row.soa_serial !== null ? { soa_serial: Number(row.soa_serial) } : {}),
+    ...(row.last_transferred_time ? { last_transferred_time: row.last_transferred_time } : {}),
     ...(row.error ? { error: row.error } : {}),
   };
 }
@@ -88,7 +91,7 @@ export class IncomingSettings {
     const now = new Date().toISOString();
     const row: Database['secondary_dns_incoming'] = {
       zone_id: zone.id, account_id: zone.accountId, name: b.name, peers: JSON.stringify(b.peers), auto_refresh_seconds: b.refresh,
-      created_time: now, modified_time: now, checked_time: null, soa_serial: null, error: null, force_axfr: 1, next_refresh_ms: 0,
+      created_time: now, modified_time: now, checked_time: null, soa_serial: null, last_transferred_time: null, error: null, force_axfr: 1, next_refresh_ms: 0,
       lease_holder: null, lease_expires_ms: 0,
     };
     await this.db.transaction().execute(async (trx) => {

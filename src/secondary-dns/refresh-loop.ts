@@ -155,7 +155,7 @@ export class RefreshLoop {
       const held = row.soa_serial === null ? undefined : Number(row.soa_serial);
       const force = row.force_axfr === 1;
       const errors: string[] = [];
-      let done: { serial: number; note: string | null } | undefined;
+      let done: { serial: number; note: string | null; transferred: boolean } | undefined;
       let primaries: PrimaryPeer[] = [];
       try {
         primaries = await this.primaries(row.account_id, JSON.parse(row.peers) as string[]);
@@ -166,7 +166,7 @@ export class RefreshLoop {
       for (const p of primaries) {
         try {
           const serial = await primarySerial(p, zone.name);
-          if (!force && held !== undefined && !serialNewer(serial, held)) { done = { serial: held, note: null }; break; }
+          if (!force && held !== undefined && !serialNewer(serial, held)) { done = { serial: held, note: null, transferred: false }; break; }
           const result = await this.fetch(p, zone.name, force ? undefined : held);
           let note: string | null = null;
           if (result.kind !== 'current') {
@@ -176,7 +176,7 @@ export class RefreshLoop {
             if (skipped > 0) note = `${skipped} record(s) of the primary not served: ${applied.skipped.join('; ') || 'types Stratus does not store'}`;
             this.logger.info({ zone: zone.name, primary: p.name, kind: result.kind, serial: result.serial, added: applied.added, deleted: applied.deleted, skipped }, 'secondary zone transferred');
           }
-          done = { serial: result.serial, note };
+          done = { serial: result.serial, note, transferred: result.kind !== 'current' };
           break;
         } catch (err) {
           errors.push(`${p.name} (${p.host}:${p.port}): ${(err as Error).message}`);
@@ -184,14 +184,12 @@ export class RefreshLoop {
       }
       const now = Date.now();
       if (done) {
+        const at = new Date(now).toISOString();
+        const result = { soa_serial: done.serial, checked_time: at, error: done.note, ...(done.transferred ? { last_transferred_time: at } : {}) };
         // A request during the pull (next_refresh_ms written again) keeps the zone due; the result is recorded anyway.
-        const res = await this.db.updateTable('secondary_dns_incoming').set({
-          soa_serial: done.serial, checked_time: new Date(now).toISOString(), error: done.note, force_axfr: 0, next_refresh_ms: now + refreshMs,
-        }).where('zone_id', '=', zoneId).where('next_refresh_ms', '=', row.next_refresh_ms).executeTakeFirst();
-        if (Number(res.numUpdatedRows) === 0) {
-          await this.db.updateTable('secondary_dns_incoming').set({ soa_serial: done.serial, checked_time: new Date(now).toISOString(), error: done.note })
-            .where('zone_id', '=', zoneId).execute();
-        }
+        const res = await this.db.updateTable('secondary_dns_incoming').set({ ...result, force_axfr: 0, next_refresh_ms: now + refreshMs })
+          .where('zone_id', '=', zoneId).where('next_refresh_ms', '=', row.next_refresh_ms).executeTakeFirst();
+        if (Number(res.numUpdatedRows) === 0) await this.db.updateTable('secondary_dns_incoming').set(result).where('zone_id', '=', zoneId).execute();
       } else {
         this.logger.warn({ zone: zone.name, errors }, 'secondary zone not refreshed');
         await this.db.updateTable('secondary_dns_incoming').set({

@@ -168,6 +168,8 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+let firstTransferred = '';
+
 describe('Stratus as a secondary of Knot', () => {
   it('takes incoming settings through the SDK and pulls the zone by AXFR, signed with the peer key', async () => {
     const created = await sdk.dns.zoneTransfers.incoming.create({ zone_id: zoneId, name: `${ZONE}.`, peers: [peerId], auto_refresh_seconds: 3600 });
@@ -185,6 +187,10 @@ describe('Stratus as a secondary of Knot', () => {
       return g.soa_serial === 2026010101 ? g : undefined;
     });
     expect(got.checked_time).toEqual(expect.any(String));
+    // The transfer's time is recorded (the SDK's incoming type has no field for it: Stratus's addition, as production's outgoing one).
+    firstTransferred = (got as { last_transferred_time?: string }).last_transferred_time!;
+    expect(Date.parse(firstTransferred)).toBeGreaterThanOrEqual(Date.parse(created.created_time!));
+    expect(Date.parse(firstTransferred)).toBeLessThanOrEqual(Date.now());
     expect((got as { error?: string }).error).toBeUndefined(); // every record of the primary is served
     expect(knotLog).toMatch(/AXFR, outgoing/);
   });
@@ -207,7 +213,9 @@ describe('Stratus as a secondary of Knot', () => {
     expect((await dig(server.dnsPort!, `new.${ZONE}`, 'A')).answer).toEqual([`new.${ZONE}. 300 IN A 192.0.2.99`]);
     expect((await dig(server.dnsPort!, `mail.${ZONE}`, 'A')).answer).toEqual([]);
     expect(knotLog).toMatch(/IXFR, outgoing/);
-    expect((await sdk.dns.zoneTransfers.incoming.get({ zone_id: zoneId })).soa_serial).toBe(serial);
+    const after = await sdk.dns.zoneTransfers.incoming.get({ zone_id: zoneId }) as { soa_serial?: number; last_transferred_time?: string };
+    expect(after.soa_serial).toBe(serial);
+    expect(Date.parse(after.last_transferred_time!)).toBeGreaterThan(Date.parse(firstTransferred));
     // Knot logs a NOTIFY answered NOERROR (a refused one is a warning with the rcode).
     await until('the NOTIFY acknowledged', async () => (new RegExp(`notify, outgoing, remote [^,]+, serial ${serial}`).test(knotLog) ? true : undefined));
   });
@@ -315,18 +323,35 @@ describe('Stratus as a secondary of Knot', () => {
 
   it('keeps its copy when the key is wrong, and shows the error', async () => {
     const zt = sdk.dns.zoneTransfers;
-    const before = (await zt.incoming.get({ zone_id: zoneId })).checked_time!;
+    const { checked_time: before, last_transferred_time: transferredBefore } = await zt.incoming.get({ zone_id: zoneId }) as { checked_time?: string; last_transferred_time?: string };
     await zt.tsigs.update(tsigId, { account_id: account, name: 'xfer-key.', algo: 'hmac-sha256.', secret: Buffer.from('a-wrong-secret-0123456789abcdef').toString('base64') });
     expect(await zt.forceAXFR.create({ zone_id: zoneId })).toBe('OK');
     const failed = await until('the refused pull', async () => {
       const g = await zt.incoming.get({ zone_id: zoneId }) as { checked_time?: string; error?: string };
       return g.checked_time !== before && g.error ? g : undefined;
     });
-    expect(failed.error).toMatch(/TSIG|NOTAUTH/);
+    expect([failed.error, (failed as { last_transferred_time?: string }).last_transferred_time]).toEqual([expect.stringMatching(/TSIG|NOTAUTH/), transferredBefore]);
     expect((await dig(server.dnsPort!, `new.${ZONE}`, 'A')).answer).toEqual([`new.${ZONE}. 300 IN A 192.0.2.99`]);
     await zt.tsigs.update(tsigId, { account_id: account, name: 'xfer-key.', algo: 'hmac-sha256.', secret: SECRET });
     await zt.forceAXFR.create({ zone_id: zoneId });
-    await until('the pull with the right key', async () => ((await zt.incoming.get({ zone_id: zoneId }) as { error?: string }).error === undefined ? true : undefined));
+    const good = await until('the pull with the right key', async () => {
+      const g = await zt.incoming.get({ zone_id: zoneId }) as { error?: string; last_transferred_time?: string };
+      return g.error === undefined ? g : undefined;
+    });
+    // The refused pull left the time of the last transfer; the forced AXFR after it moved it.
+    expect(Date.parse(good.last_transferred_time!)).toBeGreaterThan(Date.parse(transferredBefore!));
+  });
+
+  it('moves checked_time, not last_transferred_time, on a refresh that finds the primary unchanged', async () => {
+    const zt = sdk.dns.zoneTransfers;
+    const before = await zt.incoming.get({ zone_id: zoneId }) as { checked_time?: string; last_transferred_time?: string };
+    await zt.incoming.update({ zone_id: zoneId, name: ZONE, peers: [peerId], auto_refresh_seconds: 1 });
+    const later = await until('a refresh', async () => {
+      const g = await zt.incoming.get({ zone_id: zoneId }) as { checked_time?: string; last_transferred_time?: string };
+      return g.checked_time !== before.checked_time ? g : undefined;
+    });
+    expect(later.last_transferred_time).toBe(before.last_transferred_time);
+    await zt.incoming.update({ zone_id: zoneId, name: ZONE, peers: [peerId], auto_refresh_seconds: 3600 });
   });
 
   it('resumes refreshing when the primary comes back', async () => {
@@ -362,6 +387,7 @@ describe('Stratus as a secondary of Knot', () => {
         const res = await api(server, method, p, body, headers);
         expect([res.status, res.body.errors[0]?.code], `${method} ${p}`).toEqual([404, 7003]);
         expect(JSON.stringify(res.body)).not.toContain(peerId);
+        expect(JSON.stringify(res.body)).not.toContain('last_transferred_time');
       }
     }
     expect(await sdk.dns.zoneTransfers.incoming.get({ zone_id: zoneId })).toMatchObject({ peers: [peerId] });

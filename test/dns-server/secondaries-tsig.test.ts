@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { accountId, createZone } from '../helpers/api.js';
+import { accountId, api, createZone } from '../helpers/api.js';
+import { addUser } from '../helpers/users.js';
 import { dig, type DigResult } from './dig.js';
 import { freePort } from './ports.js';
 import { findTsig, ResponseVerifier, signRequest, TSIG_ERROR, type TsigKey } from '../../src/dns/tsig.js';
@@ -159,6 +160,22 @@ async function signedAxfr(key: TsigKey, timeSigned?: number): Promise<{ messages
   return { messages, checks: messages.map((m) => verifier.check(m)) };
 }
 
+let firstTransferred = '';
+/** DNS Read (production's permission group id). */
+const DNS_READ = '82e64a83756745bbbb1c9c2701bf816b';
+
+async function lastTransferred(): Promise<string | undefined> {
+  return (await server.sdk().dns.zoneTransfers.outgoing.get({ zone_id: zoneId })).last_transferred_time;
+}
+
+/** Waits until the outgoing settings show a last_transferred_time later than `after` ('' for any); returns it. */
+async function transferredAfter(after: string): Promise<string> {
+  return until('last_transferred_time', async () => {
+    const t = await lastTransferred();
+    return t && (after === '' || Date.parse(t) > Date.parse(after)) ? t : undefined;
+  });
+}
+
 describe('Knot and BIND as TSIG secondaries', () => {
   it('both transfer the zone signed with their own key', async () => {
     const primary = serialOf(await dig(server.dnsPort!, ZONE, 'SOA'))!;
@@ -167,6 +184,8 @@ describe('Knot and BIND as TSIG secondaries', () => {
       expect((await dig(port, `txt.${ZONE}`, 'TXT')).answer).toEqual([`txt.${ZONE}. 300 IN TXT "first"`]);
       expect((await dig(port, `www.${ZONE}`, 'A')).answer).toEqual([`www.${ZONE}. 300 IN A 192.0.2.2`]);
     }
+    // Production's last_transferred_time: recorded once a transfer is made to its end.
+    firstTransferred = await transferredAfter('');
   });
 
   it('serve API changes after a signed NOTIFY, taken by IXFR', async () => {
@@ -186,6 +205,7 @@ describe('Knot and BIND as TSIG secondaries', () => {
     expect(knotLog).toMatch(new RegExp(`zone updated[^\n]*-> ${primary}`));
     expect(fs.existsSync(path.join(dir, 'bind', `${ZONE}.db.jnl`))).toBe(true);
     expect(bindLog).toMatch(new RegExp(`transferred serial ${primary}: TSIG 'bind-key'`));
+    await transferredAfter(firstTransferred);
   });
 
   it('refuses a wrong secret (BADSIG), an unknown key (BADKEY), an unsigned request and a wrong time (BADTIME)', async () => {
@@ -207,9 +227,30 @@ describe('Knot and BIND as TSIG secondaries', () => {
     expect(Math.abs(rec.other.readUIntBE(0, 6) - Date.now() / 1000)).toBeLessThan(30); // the server's time
     expect(late.checks[0]).toEqual({ error: TSIG_ERROR.BADTIME }); // signed: the client can trust the error
 
+    // Refused transfers are not transfers: last_transferred_time stays before them (the times written are those
+    // of the transfers' ends, whenever the write lands).
+    const refusedAt = Date.now();
+    await dig(server.dnsPort!, ZONE, 'AXFR', { extra: ['-y', `hmac-sha256:knot-key:${Buffer.from('not the secret').toString('base64')}`] });
+    await dig(server.dnsPort!, ZONE, 'AXFR');
+    expect(Date.parse((await lastTransferred())!)).toBeLessThanOrEqual(refusedAt);
     const good = await signedAxfr(key);
     expect(good.messages.length).toBeGreaterThan(0);
     expect(good.checks.every((c) => c === 'signed')).toBe(true);
+    await transferredAfter(new Date(refusedAt).toISOString());
+  });
+
+  it('shows another account nothing of the outgoing settings or their last transfer (404 7003, its key and its token)', async () => {
+    const other = await addUser(server, 'outgoing-other@example.com');
+    const otherToken = ((await other.sdk().user.tokens.create({ name: 'all', policies: [
+      { effect: 'allow', permission_groups: [{ id: DNS_READ }], resources: { 'com.cloudflare.api.account.zone.*': '*' } },
+    ] } as never)) as { value: string }).value;
+    for (const headers of [{ 'x-auth-email': other.email, 'x-auth-key': other.key }, { 'x-auth-email': undefined, 'x-auth-key': undefined, authorization: `Bearer ${otherToken}` }]) {
+      for (const p of [`/zones/${zoneId}/secondary_dns/outgoing`, `/zones/${zoneId}/secondary_dns/outgoing/status`]) {
+        const res = await api(server, 'GET', p, undefined, headers);
+        expect([res.status, res.body.errors[0]?.code], p).toEqual([404, 7003]);
+        expect(JSON.stringify(res.body)).not.toContain('last_transferred_time');
+      }
+    }
   });
 
   it('sign every message of a multi-message transfer: a 900-record change reaches both by IXFR, and an AXFR verifies', async () => {

@@ -4,8 +4,37 @@
  */
 import { parseIPv4, parseIPv6 } from '../ip.js';
 
+/**
+ * The character-strings of a text without escapes, all ASCII, each at most 255 bytes (the common TXT record:
+ * read from the text in one pass, no byte array per string), or undefined to take the general path.
+ */
+function plainCharacterStrings(text: string): Uint8Array[] | undefined {
+  const out: Uint8Array[] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x09) { i++; continue; }
+    const quoted = c === 0x22;
+    if (quoted) i++;
+    const start = i;
+    for (; i < n; i++) {
+      c = text.charCodeAt(i);
+      if (c === 0x5c || c >= 0x80) return undefined;
+      if (quoted ? c === 0x22 : c === 0x20 || c === 0x09 || c === 0x22) break;
+    }
+    // A quote inside a bare string, or a string of more than 255 bytes: the general path decides.
+    if ((!quoted && i < n && c === 0x22) || i - start > 255) return undefined;
+    out.push(Buffer.from(text.slice(start, i), 'latin1'));
+    if (quoted) i++;
+  }
+  return out;
+}
+
 /** Parses one or more quoted (or bare) character-strings into their bytes; each is at most 255 bytes. */
 export function parseCharacterStrings(text: string): Uint8Array[] {
+  const plain = plainCharacterStrings(text);
+  if (plain) return plain;
   const out: Uint8Array[] = [];
   let i = 0;
   const n = text.length;
@@ -30,7 +59,9 @@ export function parseCharacterStrings(text: string): Uint8Array[] {
         i++;
         continue;
       }
-      for (const b of Buffer.from(c, 'utf8')) bytes.push(b);
+      const code = c.charCodeAt(0);
+      if (code < 0x80) bytes.push(code);
+      else for (const b of Buffer.from(c, 'utf8')) bytes.push(b);
       i++;
     }
     if (quoted) i++;
