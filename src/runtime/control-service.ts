@@ -60,6 +60,8 @@ export interface EdgeAccessRecord {
   remote?: string;
   /** Served on the fast path (nginx straight to the script version's socket, no supervisor). */
   fast?: boolean;
+  /** The client's scheme (`https` over `--edge-tls`), when the front knows it. */
+  scheme?: 'http' | 'https';
 }
 
 /** Largest access report accepted (bytes): 500 records are far below it. */

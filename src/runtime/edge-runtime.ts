@@ -22,7 +22,7 @@ import { holdListeningSocket, type HeldSocket } from './workerd/socket-holder.js
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import { AddressPolicy } from '../edge/address-policy.js';
 import { FrontDoor } from './front/front-door.js';
-import { findNginx, NginxFront } from './front/nginx-front.js';
+import { findNginx, findStreamModule, NginxFront, type TlsNames } from './front/nginx-front.js';
 import { edgeAccessRecorder } from './edge-access.js';
 import { NginxAccessLog } from './front/nginx-access.js';
 import { RuntimeSlot, type SlotSettings } from './runtime-slot.js';
@@ -91,7 +91,12 @@ export interface EdgeRuntimeOptions {
    * version's own socket (`fast-path.ts`).
    */
   fastPath?: boolean;
+  /** `--edge-tls`: with the nginx front and its stream module nginx ends TLS on it (`front/tls-config.ts`, {@link EdgeRuntime.tlsFront}). */
+  tls?: { host: string; port: number } | undefined;
 }
+
+/** nginx ending TLS: the port, Node's listener for the names nginx leaves to it, and the names nginx serves. */
+export interface NginxTlsFront { port: number; nodeSocket: string; setNames(names: TlsNames): void }
 
 /**
  * The edge's front door (`--edge-front`): `nginx` (Debian's nginx, started and configured by Stratus), `workerd`
@@ -144,6 +149,8 @@ export class EdgeRuntime {
   private readonly log: Logger;
   /** The fast path, when on (nginx front). */
   private fast: FastPath | undefined;
+  /** The `--edge-tls` socket nginx ends TLS on, when it does. */
+  private tlsSocket: HeldSocket | undefined;
 
   constructor(private readonly opts: EdgeRuntimeOptions) {
     this.log = opts.logger.child({ component: 'edge' });
@@ -234,6 +241,12 @@ export class EdgeRuntime {
     return index === undefined ? undefined : this.slots.get(index)?.live?.pid;
   }
 
+  /** nginx ending TLS on `--edge-tls`, when it does (else undefined: Node's listener ends it alone). */
+  get tlsFront(): NginxTlsFront | undefined {
+    const nginx = this.nginx;
+    return this.tlsSocket && nginx ? { port: this.tlsSocket.port, nodeSocket: path.join(this.dir, 'nginx', 'tls-node.sock'), setNames: (n) => nginx.setTls(n) } : undefined;
+  }
+
   /** Whether the fast path is on (`fastPath`, with what it needs). */
   get fastPathOn(): boolean {
     return this.fast !== undefined;
@@ -277,8 +290,13 @@ export class EdgeRuntime {
         reopen: () => this.nginx?.reopenLogs() ?? false,
         processes: () => this.nginx?.processes() ?? [],
       });
+      const streamModule = this.opts.tls ? findStreamModule() : undefined;
+      if (this.opts.tls && !streamModule) this.log.warn('nginx has no stream module (Debian: libnginx-mod-stream): Node ends TLS for --edge-tls');
+      if (this.opts.tls && streamModule) this.tlsSocket = await holdListeningSocket(this.opts.tls.host, this.opts.tls.port);
+      const tls = this.tlsSocket && streamModule
+        ? { fd: this.tlsSocket.fd, listen: { host: this.tlsSocket.host, port: this.tlsSocket.port }, module: streamModule, nodeSocket: path.join(dir, 'tls-node.sock') } : undefined;
       this.nginx = await NginxFront.start({
-        binary: findNginx() ?? 'nginx', edgeFd: this.socket.fd, dir, logger: this.opts.logger, accessLog,
+        binary: findNginx() ?? 'nginx', edgeFd: this.socket.fd, dir, logger: this.opts.logger, accessLog, tls, secret: this.secret,
         listen: { host: this.socket.host, port: this.socket.port },
         slotSockets: Array.from({ length: this.accounts.slots + 1 }, (_, i) => this.slotSocketPath(i)),
         maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', workers: this.opts.frontWorkers ?? 'auto',
@@ -423,6 +441,7 @@ export class EdgeRuntime {
       await this.control?.close();
       await this.store?.close();
       await this.socket?.close();
+      await this.tlsSocket?.close();
       await Promise.all(this.slotSockets.map((s) => s?.close()));
     } finally {
       removeTempDir(this.dir);

@@ -229,7 +229,7 @@ function frontFacts(request) {
 function recordText(seen, ray, front) {
   const r = { route: seen.route, requestId: ray };
   if (seen.accountId) r.accountId = seen.accountId;
-  if (front.trusted) r.remote = front.clientIp;
+  if (front.trusted) { r.remote = front.clientIp; r.scheme = front.scheme; }
   return JSON.stringify(r);
 }
 /** A response whose headers may change (a WebSocket upgrade keeps its socket). */
