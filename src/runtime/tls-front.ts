@@ -92,7 +92,7 @@ export class TlsFront {
       if (policy?.httpsRewrites || policy?.ssl === 'off') continue;
       const certFile = this.fileOf(cert);
       files.add(certFile);
-      const hsts = policy && policy.ssl !== 'off' ? policy.httpsHeaders['strict-transport-security'] : undefined;
+      const hsts = policy?.httpsHeaders['strict-transport-security'];
       names.push({ name, certFile, range: tlsRange(policy), hsts, nosniff: policy?.httpsHeaders['x-content-type-options'] === 'nosniff' });
     }
     this.opts.front.setNames({ names });

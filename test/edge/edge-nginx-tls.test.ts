@@ -50,7 +50,7 @@ async function deploy(who: Who, name: string, script: string): Promise<void> {
 }
 
 /** An HTTPS GET with this server name and Host (the local CA is not trusted here: the names are checked instead). */
-function get(name: string, p = '/', opts: tls.ConnectionOptions = {}): Promise<Answer> {
+function get(name: string, p = '/', opts: tls.ConnectionOptions & { localAddress?: string } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     https.get({ host: '127.0.0.1', port: tlsPort, path: p, servername: name, headers: { host: name }, agent: false, rejectUnauthorized: false, ...opts }, (res) => {
       let body = '';
@@ -97,7 +97,7 @@ describe.skipIf(!findNginx() || !findStreamModule())('nginx ends TLS for names w
     await deploy(first, ONE, 'one');
     await deploy(second, TWO, 'two');
     // both universal certificates issued and handed to nginx
-    await eventually(() => {
+    await eventually(async () => {
       const config = nginxConfig();
       for (const zone of [ONE, TWO]) expect(config).toContain(`"~*^[^.]+\\.${zone.replace('.', '\\.')}$" unix:`);
     }, 60_000);
@@ -170,7 +170,7 @@ describe.skipIf(!findNginx() || !findStreamModule())('nginx ends TLS for names w
 
   it('leaves a zone with automatic_https_rewrites to Node, which still serves its certificate', async () => {
     expect((await v4(second, 'PATCH', `/zones/${zones[TWO]}/settings/automatic_https_rewrites`, { value: 'on' })).success).toBe(true);
-    await eventually(() => expect(nginxConfig()).not.toContain(`${TWO.replace('.', '\\.')}$" unix:`), 20_000);
+    await eventually(async () => expect(nginxConfig()).not.toContain(`${TWO.replace('.', '\\.')}$" unix:`), 20_000);
     await server.running.edge!.runtime.frontSettled();
     expect(await servedNames(`www.${TWO}`)).toContain(`DNS:*.${TWO}`);
     expect(JSON.parse((await get(`www.${TWO}`, '/n')).body)).toMatchObject({ script: 'two', url: `https://www.${TWO}/n`, proto: 'https' });
