@@ -137,16 +137,20 @@ async function main() {
     await new Promise((r) => setTimeout(r, 100));
   }
   await edge.runtime.frontSettled();
-  const stratusPids = () => [...edge.runtime.frontPids(), edge.runtime.pid].filter((p) => p !== undefined);
+  const sum = (pids) => pids.filter((p) => p !== undefined).reduce((total, pid) => total + cpuOfPid(pid), 0);
   const peers = {
-    stratus: { label: `Stratus --edge-tls (${edge.runtime.tlsFront ? 'nginx ends TLS' : 'Node ends TLS'}, fast path)`, port: stratus.port, cpu: () => stratusPids().reduce((sum, pid) => sum + cpuOfPid(pid), 0) + nodeCpu() },
-    nginx: { label: 'nginx ssl -> workerd alone', port: nginx.port, cpu: () => [...nginx.workerPids(), plain.pid].reduce((sum, pid) => sum + cpuOfPid(pid), 0) },
-    ...(node ? { node: { label: 'Node ends TLS -> --edge (before)', port: node.port, cpu: () => stratusPids().reduce((sum, pid) => sum + cpuOfPid(pid), 0) + nodeCpu() } } : {}),
+    stratus: { label: `Stratus --edge-tls (${edge.runtime.tlsFront ? 'nginx ends TLS' : 'Node ends TLS'}, fast path)`, port: stratus.port, cpu: () => ({ nginx: sum(edge.runtime.frontPids()), workerd: sum([edge.runtime.pid]), node: nodeCpu() }) },
+    nginx: { label: 'nginx ssl -> workerd alone', port: nginx.port, cpu: () => ({ nginx: sum(nginx.workerPids()), workerd: sum([plain.pid]) }) },
+    ...(node ? { node: { label: 'Node ends TLS -> --edge (before)', port: node.port, cpu: () => ({ nginx: sum(edge.runtime.frontPids()), workerd: sum([edge.runtime.pid]), node: nodeCpu() }) } } : {}),
   };
   const measure = (peer, mode) => new Promise((resolve, reject) => {
     const cpu0 = peer.cpu();
     const child = fork(new URL(import.meta.url).pathname, ['--client', JSON.stringify({ port: peer.port, mode, seconds: SECONDS, concurrency: CONCURRENCY, caFile })]);
-    child.once('message', (m) => { resolve({ ...m, rate: m.ops / SECONDS, cpuUs: ((peer.cpu() - cpu0) * 1000) / Math.max(1, m.ops) }); });
+    child.once('message', (m) => {
+      const cpu1 = peer.cpu();
+      const parts = Object.fromEntries(Object.keys(cpu1).map((k) => [k, ((cpu1[k] - cpu0[k]) * 1000) / Math.max(1, m.ops)]));
+      resolve({ ...m, rate: m.ops / SECONDS, cpuUs: Object.values(parts).reduce((a, b) => a + b, 0), parts });
+    });
     child.once('error', reject);
   });
   const names = Object.keys(peers);
@@ -165,7 +169,7 @@ async function main() {
       for (const [name, peer] of Object.entries(peers)) {
         const b = best[name];
         const resumed = mode === 'resumed' ? `, ${((100 * b.reused) / Math.max(1, b.ops)).toFixed(0)}% resumed` : '';
-        log(`  ${peer.label.padEnd(52)} ${b.rate.toFixed(0).padStart(7)}/s  server CPU ${b.cpuUs.toFixed(0)} µs each${resumed}${b.errors ? `, ${b.errors} errors` : ''}`);
+        log(`  ${peer.label.padEnd(52)} ${b.rate.toFixed(0).padStart(7)}/s  server CPU ${b.cpuUs.toFixed(0)} µs each (${Object.entries(b.parts).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(' + ')})${resumed}${b.errors ? `, ${b.errors} errors` : ''}`);
       }
       log(`  ratio Stratus/nginx ${(best.stratus.rate / best.nginx.rate).toFixed(2)}x (target >= 0.8x)${best.node ? `; before (Node TLS)/nginx ${(best.node.rate / best.nginx.rate).toFixed(2)}x` : ''}; load average ${os.loadavg()[0].toFixed(2)}`);
     }
