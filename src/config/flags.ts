@@ -82,7 +82,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'records-per-batch', value: 'N', default: '3500', help: 'most record operations in one batch request (plan limit)', commands: S },
   // Edge (docs/edge.md, docs/runtime.md).
   { name: 'edge', value: 'HOST:PORT|off', default: '127.0.0.1:8080', help: 'edge listener: deployed scripts on their routes and proxied hostnames (workerd); off turns it off', commands: S },
-  { name: 'edge-tls', value: 'HOST:PORT|off', default: 'off', help: 'HTTPS edge listener: each server name gets its certificate from the store (universal, advanced, custom; --tls-cert the fallback); acts on zones\' always_use_https, ssl, min_tls_version, tls_1_3, security_header and automatic_https_rewrites (docs/edge.md)', commands: S },
+  { name: 'edge-tls', value: 'HOST:PORT|off', default: 'off', help: 'HTTPS edge listener: each server name gets its certificate from the store (universal, advanced, custom; --tls-cert the fallback); acts on zones\' always_use_https, ssl, min_tls_version, tls_1_3, security_header and automatic_https_rewrites; nginx ends TLS with the nginx front and its stream module, else Node (docs/edge.md)', commands: S },
   { name: 'acme-directory', value: 'URL', default: 'off (the local CA)', help: 'ACME v2 directory certificates are ordered from, validated by DNS-01 on Stratus\'s own DNS; without it a local CA in the store issues them (`stratus ca export`)', commands: S },
   { name: 'acme-email', value: 'EMAIL', default: 'none', help: 'contact e-mail of the ACME account', commands: S },
   { name: 'acme-ca-file', value: 'FILE', default: 'system CAs', help: 'PEM file of extra CAs trusted for the ACME server\'s own HTTPS (private CAs, tests)', commands: S },

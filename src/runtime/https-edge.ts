@@ -1,5 +1,6 @@
 /**
- * The HTTPS edge listener (`--edge-tls HOST:PORT`): it ends TLS
+ * The HTTPS edge listener in Node (`--edge-tls HOST:PORT` where nginx does not end TLS; behind nginx, the names
+ * nginx leaves to it, on a Unix socket with the PROXY protocol: `edge-tls.ts`): it ends TLS
  * in Node and forwards each request as plain HTTP to the `--edge` socket (workerd's supervisor), naming the
  * client's address and the scheme in headers vouched for by the runtime's secret, so scripts, origins and
  * route patterns see `https` as production's do.

@@ -15,7 +15,9 @@
  *   (499) included, one JSON line each, to a file in the private folder (`nginx-access.ts` reads it): the
  *   supervisor's fields come from its answer's `x-stratus-record` header, which the client never sees.
  * - with the fast path (`fast`, compiled by `fast-routes.ts`), send a request its routes cover straight to the
- *   script version's own socket (`location = /.stratus-front/fast`), the forwarding headers set here.
+ *   script version's own socket (`location = /.stratus-front/fast`), the forwarding headers set here;
+ * - with `tls` (`tls-config.ts`), end TLS on the `--edge-tls` socket: a `stream {}` server and HTTPS servers whose
+ *   locations are the plain server's (`serverBody`), with the scheme https.
  */
 import { errorPage } from '../../edge/error-page.js';
 
@@ -53,7 +55,7 @@ export interface NginxSettings {
  * One access record per line, a JSON object (escape=json: every value escaped): a remote address, m the request
  * line's method, s status, t seconds, i Content-Length, o body bytes sent, r the runtime's `x-stratus-record`
  * (upstream only, never a client's header), p the route label of nginx's own pages (and of fast requests), id
- * nginx's ray id; with the fast path, ac the account of a fast request (from the compiled routes: the script's
+ * nginx's ray id, sc the scheme (https on the servers where nginx ended TLS); with the fast path, ac the account of a fast request (from the compiled routes: the script's
  * own answer, which could carry any `x-stratus-record`, is then not believed).
  */
 function logFormat(fast: boolean): string {

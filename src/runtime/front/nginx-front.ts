@@ -4,6 +4,8 @@
  * never closes the port), with a generated configuration in the runtime's private folder (`nginx-config.ts`),
  * and reloads it gracefully (SIGHUP: new workers take new connections, old ones finish theirs) when the Host ->
  * runtime slot map changes. If nginx exits while the runtime is open it is started again on the same socket.
+ * With `tls`, nginx also inherits the `--edge-tls` socket (`NGINX=3;4;`) and ends TLS for the names it is given
+ * (`setTls`, `tls-config.ts`), its HTTPS servers including the same locations (`https-locations.conf`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
