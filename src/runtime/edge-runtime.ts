@@ -11,7 +11,6 @@
  * script runs in slot 0, as one runtime. Each slot's generations, builds and watchdog: `runtime-slot.ts`.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { EdgeCatalog, ScriptBundle } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
@@ -22,9 +21,10 @@ import { holdListeningSocket, type HeldSocket } from './workerd/socket-holder.js
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import { AddressPolicy } from '../edge/address-policy.js';
 import { FrontDoor } from './front/front-door.js';
-import { findNginx, findStreamModule, NginxFront, type TlsNames } from './front/nginx-front.js';
+import { findNginx, NginxFront, type TlsNames } from './front/nginx-front.js';
+import { startNginxDoor } from './front/start-nginx-door.js';
 import { edgeAccessRecorder } from './edge-access.js';
-import { NginxAccessLog } from './front/nginx-access.js';
+import type { NginxAccessLog } from './front/nginx-access.js';
 import { RuntimeSlot, type SlotSettings } from './runtime-slot.js';
 import { AccountSlots } from './account-slots.js';
 import { FastPath } from './fast-path.js';
@@ -275,32 +275,22 @@ export class EdgeRuntime {
     };
     await this.openSlot(0);
     if (this.frontKind === 'nginx') {
-      const dir = path.join(this.dir, 'nginx');
-      const accessLog = path.join(dir, 'access.log');
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       const record = this.opts.access ?? edgeAccessRecorder(this.opts.logger);
-      // nginx writes every request's record; the requests of versions with their own CPU limit end their budget with it.
-      this.nginxAccess = new NginxAccessLog({
-        file: accessLog, rotateBytes: this.opts.accessLogRotateBytes ?? ACCESS_ROTATE_BYTES, logger: this.opts.logger,
+      const door = await startNginxDoor({
+        runtimeDir: this.dir, rotateBytes: this.opts.accessLogRotateBytes ?? ACCESS_ROTATE_BYTES, logger: this.opts.logger, tls: this.opts.tls, secret: this.secret,
+        // nginx writes every request's record; the requests of versions with their own CPU limit end their budget with it.
         receive: (records) => {
           const rays = records.map((r) => r.requestId);
           for (const s of this.slots.values()) s.cpuBudgets.end(rays);
           record(records);
         },
-        reopen: () => this.nginx?.reopenLogs() ?? false,
-        processes: () => this.nginx?.processes() ?? [],
-      });
-      const streamModule = this.opts.tls ? findStreamModule() : undefined;
-      if (this.opts.tls && !streamModule) this.log.warn('nginx has no stream module (Debian: libnginx-mod-stream): Node ends TLS for --edge-tls');
-      if (this.opts.tls && streamModule) this.tlsSocket = await holdListeningSocket(this.opts.tls.host, this.opts.tls.port);
-      const tls = this.tlsSocket && streamModule
-        ? { fd: this.tlsSocket.fd, listen: { host: this.tlsSocket.host, port: this.tlsSocket.port }, module: streamModule, nodeSocket: path.join(dir, 'tls-node.sock') } : undefined;
-      this.nginx = await NginxFront.start({
-        binary: findNginx() ?? 'nginx', edgeFd: this.socket.fd, dir, logger: this.opts.logger, accessLog, tls, secret: this.secret,
-        listen: { host: this.socket.host, port: this.socket.port },
+        edgeFd: this.socket.fd, listen: { host: this.socket.host, port: this.socket.port },
         slotSockets: Array.from({ length: this.accounts.slots + 1 }, (_, i) => this.slotSocketPath(i)),
         maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', workers: this.opts.frontWorkers ?? 'auto',
       });
+      this.nginx = door.nginx;
+      this.nginxAccess = door.access;
+      this.tlsSocket = door.tlsSocket;
       const catalog = this.opts.catalog;
       if (this.opts.fastPath && catalog?.hostRoutes && !(this.opts.wallMs ?? 0) && !this.opts.exposeErrors) {
         const nginx = this.nginx;
