@@ -40,7 +40,7 @@ async function deploy(who: Who, name: string, script: string): Promise<void> {
   const zone = await v4(who, 'POST', '/zones', { account: { id: account }, name, type: 'full' });
   expect(zone.success, JSON.stringify(zone.errors)).toBe(true);
   zones[name] = zone.result.id;
-  const source = `export default { fetch(r) { return Response.json({ script: '${script}', url: r.url, proto: r.headers.get('x-forwarded-proto'), ip: r.headers.get('cf-connecting-ip') }); } };`;
+  const source = `export default { fetch(r) { return Response.json({ script: '${script}', url: r.url, proto: r.headers.get('x-forwarded-proto'), ip: r.headers.get('cf-connecting-ip') }, { headers: { 'strict-transport-security': 'max-age=5' } }); } };`;
   const boundary = 'stratus-nginx-tls';
   const body = [`--${boundary}`, 'Content-Disposition: form-data; name="metadata"', 'Content-Type: application/json', '',
     JSON.stringify({ main_module: 'index.js', compatibility_date: '2024-09-23' }), `--${boundary}`,
@@ -153,7 +153,7 @@ describe.skipIf(!findNginx() || !findStreamModule())('nginx ends TLS for names w
     expect((await v4(second, 'PATCH', `/zones/${zones[ONE]}/settings/min_tls_version`, { value: '1.0' })).success).toBe(false);
   });
 
-  it('adds the zone\'s HSTS header to its HTTPS answers only', async () => {
+  it('adds the zone\'s HSTS header to its HTTPS answers only, in place of the script\'s own', async () => {
     const hsts = { strict_transport_security: { enabled: true, max_age: 86400, include_subdomains: true, nosniff: true } };
     expect((await v4(first, 'PATCH', `/zones/${zones[ONE]}/settings/security_header`, { value: hsts })).success).toBe(true);
     await eventually(async () => {
@@ -161,11 +161,13 @@ describe.skipIf(!findNginx() || !findStreamModule())('nginx ends TLS for names w
       expect(r.headers['strict-transport-security']).toBe('max-age=86400; includeSubDomains');
       expect(r.headers['x-content-type-options']).toBe('nosniff');
     }, 20_000);
+    // the other zone sets none: its script's own header passes unchanged (the first zone's replaced it)
     const other = await get(`www.${TWO}`, '/h');
-    expect(other.headers['strict-transport-security']).toBeUndefined();
+    expect(other.headers['strict-transport-security']).toBe('max-age=5');
+    expect(other.headers['x-content-type-options']).toBeUndefined();
     const plain = await plainGet(`www.${ONE}`, '/h');
     expect(plain.status).toBe(200);
-    expect(plain.headers['strict-transport-security']).toBeUndefined();
+    expect(plain.headers['strict-transport-security']).toBe('max-age=5');
   });
 
   it('leaves a zone with automatic_https_rewrites to Node, which still serves its certificate', async () => {

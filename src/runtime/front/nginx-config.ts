@@ -175,9 +175,14 @@ ${pageLocation('@too_large', 'refused', 413, 413, 'Request entity too large', 'T
 ${pageLocation('@lost', 'lost', 503, 1102, 'Worker exceeded resource limits', 'The script runtime serving this request exceeded its resource limits and was restarted.', false, headers)}`;
 }
 
-/** The zone's HTTPS answer headers (security_header), from `tls-config.ts`'s maps on the Host. */
-const HTTPS_HEADERS = `      add_header strict-transport-security $stratus_hsts always;
-      add_header x-content-type-options $stratus_nosniff always;
+/**
+ * The zone's HTTPS answer headers (security_header), from `tls-config.ts`'s maps on the Host: the zone's value
+ * replaces the answer's own, which passes unchanged when the zone sets none (as the Node listener does).
+ */
+const HTTPS_HEADERS = `      proxy_hide_header strict-transport-security;
+      proxy_hide_header x-content-type-options;
+      add_header strict-transport-security $stratus_hsts_out always;
+      add_header x-content-type-options $stratus_nosniff_out always;
 `;
 
 /** The nginx.conf text. */

@@ -30,6 +30,8 @@ describe('nginx ending TLS: the configuration', () => {
     expect(servers).toContain('    a.test "max-age=60; includeSubDomains";');
     expect(servers).toContain('    *.a.test nosniff;');
     expect(servers).toContain('real_ip_header proxy_protocol;');
+    // a script's own HSTS header passes when its zone sets none, and is replaced when it does
+    expect(servers).toContain('map $stratus_hsts $stratus_hsts_out { "" $upstream_http_strict_transport_security; default $stratus_hsts; }');
   });
 
   it('is a configuration nginx accepts (its stream module installed)', { skip: !findNginx() || !findStreamModule() }, () => {

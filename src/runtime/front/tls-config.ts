@@ -109,6 +109,9 @@ ${names.filter((n) => n.hsts).map((n) => `    ${n.name} "${n.hsts!.replace(/[^A-
     default "";
 ${names.filter((n) => n.hsts && n.nosniff).map((n) => `    ${n.name} nosniff;`).join('\n')}
   }
+  # the zone's value, else the answer's own (hidden from the client by proxy_hide_header, then added back)
+  map $stratus_hsts $stratus_hsts_out { "" $upstream_http_strict_transport_security; default $stratus_hsts; }
+  map $stratus_nosniff $stratus_nosniff_out { "" $upstream_http_x_content_type_options; default $stratus_nosniff; }
   ssl_session_cache shared:stratus_tls:10m;
   ssl_session_tickets on;
 `];
