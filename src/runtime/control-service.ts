@@ -91,6 +91,7 @@ function accessRecords(text: string): EdgeAccessRecord[] {
     method: str(r.method) ?? 'GET', ...(str(r.path) !== undefined ? { path: str(r.path)! } : {}), route: str(r.route) ?? 'unmatched', status: num(r.status), ms: num(r.ms),
     bytesIn: num(r.bytesIn), bytesOut: num(r.bytesOut), requestId: str(r.requestId) ?? '',
     ...(str(r.accountId) !== undefined ? { accountId: str(r.accountId)! } : {}), ...(str(r.remote) !== undefined ? { remote: str(r.remote)! } : {}),
+    ...(r.scheme === 'https' || r.scheme === 'http' ? { scheme: r.scheme } : {}),
   }));
 }
 
