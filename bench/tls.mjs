@@ -2,13 +2,14 @@
 /**
  * TLS benchmark of the HTTPS edge (prints, never asserts). Run after `npm run build`:
  *
- *   node bench/tls.mjs [--seconds 5] [--concurrency 16] [--rounds 3] [--with-node 1]
+ *   node bench/tls.mjs [--seconds 5] [--concurrency 16] [--rounds 3] [--with-node 1] [--front-workers N]
  *
  * Stratus's `--edge-tls` as `stratus serve` runs it (the nginx front ends TLS: `runtime/front/tls-config.ts`, its
  * stream server reading the server name and handing the connection to its HTTPS listener, the fast path to the
  * script version's socket; the certificate from a CertificateSource) against what a self-hoster runs: Debian's
  * nginx ending TLS with the same ECDSA P-256 certificate in front of workerd alone, running the same hello-world
- * script. `--with-node 1` adds the design before (Node ends TLS and forwards over HTTP to `--edge`). Measured,
+ * script (`--front-workers N`: Stratus's nginx workers, default one per core as `stratus serve`; the peer runs one).
+ * `--with-node 1` adds the design before (Node ends TLS and forwards over HTTP to `--edge`). Measured,
  * rounds interleaved, best of each:
  *   - new (full) TLS handshakes/s: connect, handshake (chain verified by the client), close;
  *   - resumed handshakes/s: the same with the last session ticket the server gave (the share actually resumed
@@ -58,6 +59,7 @@ async function client({ port, mode, seconds, concurrency, caFile }) {
       s.on('error', () => resolve());
     });
   }
+  process.send({ started: true }); // the parent reads the servers' CPU from here (not the child's start)
   if (mode === 'keepalive') {
     const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca });
     const one = () => new Promise((resolve) => {
@@ -121,7 +123,8 @@ async function main() {
     expiresOn: new Date(Date.now() + 86_400_000), kind: 'custom', priority: 0 };
   const certificates = { lookup: (n) => (n === HOST || n.endsWith('.bench') ? cert : null), all: () => [cert], onChange: () => () => {} };
   // Stratus as `stratus serve --edge-tls` runs it: nginx ends TLS (stream -> its HTTPS listener), the fast path to the script's socket.
-  const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: () => { throw new Error('no buckets'); }, front: 'nginx', fastPath: true, tls: { host: '127.0.0.1', port: 0 } });
+  const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: () => { throw new Error('no buckets'); }, front: 'nginx', fastPath: true, tls: { host: '127.0.0.1', port: 0 },
+    ...(args['front-workers'] ? { frontWorkers: Number(args['front-workers']) } : {}) });
   if (!edge.runtime.tlsFront) { log('nginx has no stream module (libnginx-mod-stream): Stratus would end TLS in Node'); }
   const stratus = await startEdgeTls({ listen: { host: '127.0.0.1', port: 0 }, tls: undefined, certificates, policies, edge, edgeHost: '127.0.0.1', logger: silentLogger() });
   // Before: Node ends TLS and forwards over HTTP to the same edge (only with --with-node).
@@ -144,9 +147,10 @@ async function main() {
     ...(node ? { node: { label: 'Node ends TLS -> --edge (before)', port: node.port, cpu: () => ({ nginx: sum(edge.runtime.frontPids()), workerd: sum([edge.runtime.pid]), node: nodeCpu() }) } } : {}),
   };
   const measure = (peer, mode) => new Promise((resolve, reject) => {
-    const cpu0 = peer.cpu();
+    let cpu0;
     const child = fork(new URL(import.meta.url).pathname, ['--client', JSON.stringify({ port: peer.port, mode, seconds: SECONDS, concurrency: CONCURRENCY, caFile })]);
-    child.once('message', (m) => {
+    child.on('message', (m) => {
+      if (m.started) { cpu0 = peer.cpu(); return; }
       const cpu1 = peer.cpu();
       const parts = Object.fromEntries(Object.keys(cpu1).map((k) => [k, ((cpu1[k] - cpu0[k]) * 1000) / Math.max(1, m.ops)]));
       resolve({ ...m, rate: m.ops / SECONDS, cpuUs: Object.values(parts).reduce((a, b) => a + b, 0), parts });
