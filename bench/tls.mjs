@@ -2,7 +2,7 @@
 /**
  * TLS benchmark of the HTTPS edge (prints, never asserts). Run after `npm run build`:
  *
- *   node bench/tls.mjs [--seconds 5] [--concurrency 16] [--rounds 3] [--with-node 1] [--front-workers N]
+ *   node bench/tls.mjs [--seconds 5] [--concurrency 16] [--rounds 3] [--with-node 1] [--front-workers N] [--modes full,resumed,keepalive]
  *
  * Stratus's `--edge-tls` as `stratus serve` runs it (the nginx front ends TLS: `runtime/front/tls-config.ts`, its
  * stream server reading the server name and handing the connection to its HTTPS listener, the fast path to the
@@ -160,7 +160,7 @@ async function main() {
   const names = Object.keys(peers);
   try {
     log(`TLS edge benchmark: ${SECONDS} s per measure, ${CONCURRENCY} clients, best of ${ROUNDS} rounds; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    for (const mode of ['full', 'resumed', 'keepalive']) {
+    for (const mode of (args.modes ?? 'full,resumed,keepalive').split(',')) {
       const best = {};
       for (let r = 0; r < ROUNDS; r++) {
         for (const name of r % 2 ? [...names].reverse() : names) {
