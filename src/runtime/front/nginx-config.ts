@@ -200,9 +200,7 @@ pcre_jit on;
 daemon off;
 pid ${s.dir}/nginx.pid;
 error_log stderr error;
-# With TLS, one worker at a time accepts (accept_mutex): the stream server's connection to an HTTPS listener is
-# then mostly accepted by the worker that made it, so a handshake does not wait on a second process.
-events { worker_connections 8192;${s.tls ? ' accept_mutex on;' : ''} }
+events { worker_connections 8192; }
 ${s.tls?.stream ?? ''}http {
 ${s.accessLog ? `  log_format stratus escape=json ${logFormat(s.fast !== undefined)};\n  access_log ${s.accessLog} stratus buffer=64k flush=100ms;\n` : '  access_log off;\n'}  server_tokens off;
   client_body_temp_path ${s.dir}/body; proxy_temp_path ${s.dir}/proxy; fastcgi_temp_path ${s.dir}/fastcgi; uwsgi_temp_path ${s.dir}/uwsgi; scgi_temp_path ${s.dir}/scgi;
