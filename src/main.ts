@@ -35,7 +35,8 @@ import type { EdgeCatalog } from './edge/types.js';
 import { startControlPlane, type ControlPlane } from './scripts/control-plane.js';
 import { resolveSecretsKey } from './shared/secret-box.js';
 import { startEdge, type RunningEdge } from './runtime/start-edge.js';
-import { startHttpsEdge, type HttpsEdge } from './runtime/https-edge.js';
+import type { HttpsEdge } from './runtime/https-edge.js';
+import { startEdgeTls } from './runtime/edge-tls.js';
 import { ZonePolicies } from './edge/zone-policy.js';
 import { PolicyCatalog, type EdgePorts } from './edge/policy-catalog.js';
 import { openLimits } from './limits/limits.js';
@@ -254,12 +255,12 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
       edge = await startEdge({
         listen: config.edge, catalog: new PolicyCatalog(edgeCatalog ?? control.catalog, policies, ports), logger, originPort: config.originPort, originTlsPort: config.originTlsPort, scriptOutbound: config.scriptOutbound, originAllow: config.originAllow,
         cpuMs: config.scriptCpuMs, memoryMb: config.scriptMemoryMb,
-        subrequests: config.scriptSubrequests, bucketSubrequests: config.scriptBucketSubrequests, front: config.edgeFront, runtimes: config.edgeRuntimes, fastPath: config.edgeFastPath,
+        subrequests: config.scriptSubrequests, bucketSubrequests: config.scriptBucketSubrequests, front: config.edgeFront, runtimes: config.edgeRuntimes, fastPath: config.edgeFastPath, tls: config.edgeTls,
         bucketFor: (accountId, bucketName, options) => bindingBucket(store.forAccount(accountId), bucketName, options),
       });
       ports.http = edge.port;
       if (config.edgeTls) {
-        edgeTls = await startHttpsEdge({ listen: config.edgeTls, tls, certificates: certificates.served, policies, edge: { host: config.edge.host, port: edge.port, secret: edge.runtime.frontSecret }, logger });
+        edgeTls = await startEdgeTls({ listen: config.edgeTls, tls, certificates: certificates.served, policies, edge, edgeHost: config.edge.host, logger });
         ports.https = edgeTls.port;
       }
     }

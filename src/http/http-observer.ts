@@ -87,7 +87,7 @@ export function recordHttpAccess(access: Logger, r: HttpRequestRecord, note: Req
   if (!access.isLevelEnabled('info')) return;
   access.info({
     method: r.method, route: r.route, status: r.status, bytes: r.bytesOut, bytesIn: r.bytesIn, durationMs: Math.round(r.seconds * 1e6) / 1000,
-    accountId: note.accountId, userId: note.userId, accessKeyId: note.accessKeyId, requestId: note.requestId, remote,
+    accountId: note.accountId, userId: note.userId, accessKeyId: note.accessKeyId, requestId: note.requestId, scheme: note.scheme, fast: note.fast, remote,
   }, `${r.method} ${r.route} ${r.status}`);
 }
 

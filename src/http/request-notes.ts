@@ -17,6 +17,10 @@ export interface RequestNote {
   accessKeyId?: string;
   /** The request id the response carries or the application logs under. */
   requestId?: string;
+  /** The client's scheme, when the listener serves both (the edge: `http` or `https`). */
+  scheme?: string;
+  /** Served on the edge's fast path (nginx straight to the script version's socket). */
+  fast?: boolean;
 }
 
 const notes = new WeakMap<Request, RequestNote>();

@@ -60,6 +60,8 @@ export interface EdgeAccessRecord {
   remote?: string;
   /** Served on the fast path (nginx straight to the script version's socket, no supervisor). */
   fast?: boolean;
+  /** The client's scheme (`https` over `--edge-tls`), when the front knows it. */
+  scheme?: 'http' | 'https';
 }
 
 /** Largest access report accepted (bytes): 500 records are far below it. */
@@ -89,6 +91,7 @@ function accessRecords(text: string): EdgeAccessRecord[] {
     method: str(r.method) ?? 'GET', ...(str(r.path) !== undefined ? { path: str(r.path)! } : {}), route: str(r.route) ?? 'unmatched', status: num(r.status), ms: num(r.ms),
     bytesIn: num(r.bytesIn), bytesOut: num(r.bytesOut), requestId: str(r.requestId) ?? '',
     ...(str(r.accountId) !== undefined ? { accountId: str(r.accountId)! } : {}), ...(str(r.remote) !== undefined ? { remote: str(r.remote)! } : {}),
+    ...(r.scheme === 'https' || r.scheme === 'http' ? { scheme: r.scheme } : {}),
   }));
 }
 

@@ -17,7 +17,7 @@ export function edgeAccessRecorder(logger: Logger): (records: EdgeAccessRecord[]
     for (const r of records) {
       recordHttpAccess(access, {
         listener: 'edge', route: r.route, method: r.method, status: r.status, seconds: r.ms / 1000, bytesIn: r.bytesIn, bytesOut: r.bytesOut,
-      }, { requestId: r.requestId, ...(r.accountId !== undefined ? { accountId: r.accountId } : {}) }, r.remote);
+      }, { requestId: r.requestId, ...(r.accountId !== undefined ? { accountId: r.accountId } : {}), ...(r.scheme !== undefined ? { scheme: r.scheme } : {}), ...(r.fast ? { fast: true } : {}) }, r.remote);
     }
   };
 }

@@ -11,7 +11,6 @@
  * script runs in slot 0, as one runtime. Each slot's generations, builds and watchdog: `runtime-slot.ts`.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { EdgeCatalog, ScriptBundle } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
@@ -22,9 +21,10 @@ import { holdListeningSocket, type HeldSocket } from './workerd/socket-holder.js
 import { makeTempDir, removeTempDir } from './temp-dirs.js';
 import { AddressPolicy } from '../edge/address-policy.js';
 import { FrontDoor } from './front/front-door.js';
-import { findNginx, NginxFront } from './front/nginx-front.js';
+import { findNginx, NginxFront, type TlsNames } from './front/nginx-front.js';
+import { startNginxDoor } from './front/start-nginx-door.js';
 import { edgeAccessRecorder } from './edge-access.js';
-import { NginxAccessLog } from './front/nginx-access.js';
+import type { NginxAccessLog } from './front/nginx-access.js';
 import { RuntimeSlot, type SlotSettings } from './runtime-slot.js';
 import { AccountSlots } from './account-slots.js';
 import { FastPath } from './fast-path.js';
@@ -91,7 +91,12 @@ export interface EdgeRuntimeOptions {
    * version's own socket (`fast-path.ts`).
    */
   fastPath?: boolean;
+  /** `--edge-tls`: with the nginx front and its stream module nginx ends TLS on it (`front/tls-config.ts`, {@link EdgeRuntime.tlsFront}). */
+  tls?: { host: string; port: number } | undefined;
 }
+
+/** nginx ending TLS: the port, Node's listener for the names nginx leaves to it, and the names nginx serves. */
+export interface NginxTlsFront { port: number; nodeSocket: string; setNames(names: TlsNames): void }
 
 /**
  * The edge's front door (`--edge-front`): `nginx` (Debian's nginx, started and configured by Stratus), `workerd`
@@ -144,6 +149,8 @@ export class EdgeRuntime {
   private readonly log: Logger;
   /** The fast path, when on (nginx front). */
   private fast: FastPath | undefined;
+  /** The `--edge-tls` socket nginx ends TLS on, when it does. */
+  private tlsSocket: HeldSocket | undefined;
 
   constructor(private readonly opts: EdgeRuntimeOptions) {
     this.log = opts.logger.child({ component: 'edge' });
@@ -234,6 +241,12 @@ export class EdgeRuntime {
     return index === undefined ? undefined : this.slots.get(index)?.live?.pid;
   }
 
+  /** nginx ending TLS on `--edge-tls`, when it does (else undefined: Node's listener ends it alone). */
+  get tlsFront(): NginxTlsFront | undefined {
+    const nginx = this.nginx;
+    return this.tlsSocket && nginx ? { port: this.tlsSocket.port, nodeSocket: path.join(this.dir, 'nginx', 'tls-node.sock'), setNames: (n) => nginx.setTls(n) } : undefined;
+  }
+
   /** Whether the fast path is on (`fastPath`, with what it needs). */
   get fastPathOn(): boolean {
     return this.fast !== undefined;
@@ -262,27 +275,22 @@ export class EdgeRuntime {
     };
     await this.openSlot(0);
     if (this.frontKind === 'nginx') {
-      const dir = path.join(this.dir, 'nginx');
-      const accessLog = path.join(dir, 'access.log');
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       const record = this.opts.access ?? edgeAccessRecorder(this.opts.logger);
-      // nginx writes every request's record; the requests of versions with their own CPU limit end their budget with it.
-      this.nginxAccess = new NginxAccessLog({
-        file: accessLog, rotateBytes: this.opts.accessLogRotateBytes ?? ACCESS_ROTATE_BYTES, logger: this.opts.logger,
+      const door = await startNginxDoor({
+        runtimeDir: this.dir, rotateBytes: this.opts.accessLogRotateBytes ?? ACCESS_ROTATE_BYTES, logger: this.opts.logger, tls: this.opts.tls, secret: this.secret,
+        // nginx writes every request's record; the requests of versions with their own CPU limit end their budget with it.
         receive: (records) => {
           const rays = records.map((r) => r.requestId);
           for (const s of this.slots.values()) s.cpuBudgets.end(rays);
           record(records);
         },
-        reopen: () => this.nginx?.reopenLogs() ?? false,
-        processes: () => this.nginx?.processes() ?? [],
-      });
-      this.nginx = await NginxFront.start({
-        binary: findNginx() ?? 'nginx', edgeFd: this.socket.fd, dir, logger: this.opts.logger, accessLog,
-        listen: { host: this.socket.host, port: this.socket.port },
+        edgeFd: this.socket.fd, listen: { host: this.socket.host, port: this.socket.port },
         slotSockets: Array.from({ length: this.accounts.slots + 1 }, (_, i) => this.slotSocketPath(i)),
         maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', workers: this.opts.frontWorkers ?? 'auto',
       });
+      this.nginx = door.nginx;
+      this.nginxAccess = door.access;
+      this.tlsSocket = door.tlsSocket;
       const catalog = this.opts.catalog;
       if (this.opts.fastPath && catalog?.hostRoutes && !(this.opts.wallMs ?? 0) && !this.opts.exposeErrors) {
         const nginx = this.nginx;
@@ -423,6 +431,7 @@ export class EdgeRuntime {
       await this.control?.close();
       await this.store?.close();
       await this.socket?.close();
+      await this.tlsSocket?.close();
       await Promise.all(this.slotSockets.map((s) => s?.close()));
     } finally {
       removeTempDir(this.dir);

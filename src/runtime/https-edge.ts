@@ -1,5 +1,6 @@
 /**
- * The HTTPS edge listener (`--edge-tls HOST:PORT`): it ends TLS
+ * The HTTPS edge listener in Node (`--edge-tls HOST:PORT` where nginx does not end TLS; behind nginx, the names
+ * nginx leaves to it, on a Unix socket with the PROXY protocol: `edge-tls.ts`): it ends TLS
  * in Node and forwards each request as plain HTTP to the `--edge` socket (workerd's supervisor), naming the
  * client's address and the scheme in headers vouched for by the runtime's secret, so scripts, origins and
  * route patterns see `https` as production's do.
@@ -16,6 +17,7 @@
  * `automatic_https_rewrites` (edge/https-rewrites.ts) on the zone's HTML answers.
  * Redirects (`always_use_https`, `ssl` off) are the catalog's (`edge/policy-catalog.ts`).
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -29,7 +31,11 @@ import type { CertificateSource, ServedCertificate } from '../edge/certificates.
 
 /** Options of {@link startHttpsEdge}. */
 export interface HttpsEdgeOptions {
-  listen: { host: string; port: number };
+  /**
+   * The `--edge-tls` address; or, when nginx owns it (`front/tls-config.ts`), the Unix socket nginx hands this
+   * listener the names it does not serve on, each connection led by a PROXY protocol v1 line naming the client.
+   */
+  listen: { host: string; port: number } | { path: string };
   /** The fallback certificate (`--tls-cert`) for names the source has none for. */
   tls: TlsMaterial | undefined;
   /** Certificates by server name. */
@@ -61,6 +67,14 @@ function rangeOf(policy: ZonePolicy | undefined): Range {
 const HELLO_LIMIT = 16 * 1024 + 5;
 const HELLO_TIMEOUT_MS = 10_000;
 const FRONT_HEADERS = ['x-stratus-front', 'x-stratus-client-ip', 'x-stratus-scheme'];
+/** A PROXY protocol v1 line is at most 107 bytes, CRLF included. */
+const PROXY_LIMIT = 107;
+
+/** The client's address of a PROXY protocol v1 line (`PROXY TCP4 client server cport sport`); undefined for `UNKNOWN`. */
+export function proxyClient(line: string): string | undefined {
+  const m = /^PROXY (?:TCP4|TCP6) (\S+) \S+ \d+ \d+$/.exec(line);
+  return m ? m[1] : undefined;
+}
 
 /** A certificate's secure contexts by version range, each made on first use. */
 interface Contexts { get(range: Range): tls.SecureContext }
@@ -107,6 +121,9 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
   const keptAlive = new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 256 });
   const edgeHost = opts.edge.host === '0.0.0.0' ? '127.0.0.1' : opts.edge.host === '::' ? '::1' : opts.edge.host;
   const sockets = new Set<net.Socket>();
+  /** The client's address of each TLS socket (the PROXY line's, behind nginx). */
+  const clients = new WeakMap<net.Socket, string>();
+  const behindNginx = 'path' in opts.listen;
 
   const app = http.createServer((req, res) => void forward(req, res));
   async function forward(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -115,7 +132,7 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
     const headers: http.OutgoingHttpHeaders = { ...req.headers };
     for (const h of FRONT_HEADERS) delete headers[h];
     headers['x-stratus-front'] = opts.edge.secret;
-    headers['x-stratus-client-ip'] = (req.socket.remoteAddress ?? '0.0.0.0').replace(/^::ffff:/, '');
+    headers['x-stratus-client-ip'] = (clients.get(req.socket) ?? req.socket.remoteAddress ?? '0.0.0.0').replace(/^::ffff:/, '');
     headers['x-stratus-scheme'] = 'https';
     const bodyless = (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
     send(bodyless ? keptAlive : agent, bodyless);
@@ -151,19 +168,30 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     let buf = Buffer.alloc(0);
+    let client: string | undefined;
+    let proxied = !behindNginx;
     const timer = setTimeout(() => socket.destroy(), HELLO_TIMEOUT_MS);
     const onData = (chunk: Buffer): void => {
       buf = Buffer.concat([buf, chunk]);
+      if (!proxied) {
+        const end = buf.indexOf('\r\n');
+        if (end < 0) { if (buf.length > PROXY_LIMIT) socket.destroy(); return; }
+        const line = buf.subarray(0, end).toString('latin1');
+        if (!line.startsWith('PROXY ')) { socket.destroy(); return; }
+        client = proxyClient(line);
+        buf = buf.subarray(end + 2);
+        proxied = true;
+      }
       if (!clientHelloComplete(buf) && buf.length < HELLO_LIMIT) return;
       socket.off('data', onData);
       socket.pause();
       clearTimeout(timer);
-      void start(socket, buf);
+      void start(socket, buf, client);
     };
     socket.on('data', onData);
   }
 
-  async function start(socket: net.Socket, hello: Buffer): Promise<void> {
+  async function start(socket: net.Socket, hello: Buffer, client: string | undefined): Promise<void> {
     const name = clientHelloServerName(hello);
     const policy = name ? await opts.policies.forHost(name).catch(() => undefined) : undefined;
     if (socket.destroyed) return;
@@ -174,6 +202,7 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
       SNICallback: (servername, done) => { try { done(null, contextFor(servername, range)); } catch (err) { done(err as Error); } },
     });
     secure.on('error', () => secure.destroy());
+    if (client !== undefined) clients.set(secure, client);
     secure.once('secure', () => {
       // the context's floor already refused older clients; this guards a context that allowed one anyway
       if (policy && (!tlsAtLeast(secure.getProtocol(), policy.minTls) || (range.endsWith('TLSv1.2') && secure.getProtocol() === 'TLSv1.3'))) { secure.destroy(); return; }
@@ -182,13 +211,19 @@ export async function startHttpsEdge(opts: HttpsEdgeOptions): Promise<HttpsEdge>
   }
 
   const server = net.createServer(accept);
+  const listen = opts.listen;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.listen.port, opts.listen.host, () => { server.off('error', reject); resolve(); });
+    if ('path' in listen) fs.rmSync(listen.path, { force: true });
+    const done = (): void => { server.off('error', reject); resolve(); };
+    if ('path' in listen) server.listen(listen.path, done); else server.listen(listen.port, listen.host, done);
   });
-  const port = (server.address() as net.AddressInfo).port;
-  const shown = opts.listen.host.includes(':') ? `[${opts.listen.host}]` : opts.listen.host;
-  log.info({ port }, 'HTTPS edge listening');
+  if ('path' in listen) {
+    log.info({ socket: listen.path }, 'HTTPS edge listening behind nginx (names without a certificate nginx serves)');
+  }
+  const port = 'path' in listen ? 0 : (server.address() as net.AddressInfo).port;
+  const shown = 'path' in listen ? 'localhost' : listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+  if (!('path' in listen)) log.info({ port }, 'HTTPS edge listening');
   return {
     url: `https://${shown}:${port}`,
     port,

@@ -54,7 +54,7 @@ describe.skipIf(!nginx)('the fast path, two accounts through the v4 API', () => 
   const socketOf = (host: string): string => {
     const config = server.running.edge!.runtime.nginxConfig()!;
     const variable = new RegExp(`\\n\\s+${host.replace(/\./g, '\\.')} (\\$stratus_fh\\d+);`).exec(config)![1]!;
-    const upstream = new RegExp(`map \\$request_uri \\${variable} \\{\\s+"~\\^/" (stratus_v\\d+);`).exec(config)![1]!;
+    const upstream = new RegExp(`map "\\$scheme:\\$request_uri" \\${variable} \\{\\s+"~\\^https\\?:/" (stratus_v\\d+);`).exec(config)![1]!;
     return new RegExp(`upstream ${upstream} \\{ server unix:(\\S+) `).exec(config)![1]!;
   };
 

@@ -18,14 +18,14 @@ describe('fast routes', () => {
   it("compiles a hostname's route to its version's socket, with its slot's socket as backup, and names its account and route", () => {
     const text = compile({ 'a.test': plan() });
     expect(text).toContain('a.test $stratus_fh0;');
-    expect(text).toContain('"~^/" stratus_v0;');
+    expect(text).toContain('"~^https?:/" stratus_v0;');
     expect(text).toContain('upstream stratus_v0 { server unix:/run/a.sock max_fails=0; server unix:/run/slot1.sock max_fails=0 backup;');
     expect(text).toMatch(/\$stratus_account \{\s+default "";\s+stratus_v0 "acct-a";/);
     expect(text).toMatch(/\$stratus_route \{\s+default "";\s+stratus_v0 "script:worker";/);
   });
 
-  it('leaves to the slow path: a zone setting answering HTTP, something behind the routes, another account\'s version, a version not live', () => {
-    for (const p of [plan({ policy: true }), plan({ passThrough: true }), plan({ routes: [route('a.test/*', 'vb')] }), plan({ routes: [route('a.test/*', 'gone')] })]) {
+  it('leaves to the slow path: something behind the routes, another account\'s version, a version not live', () => {
+    for (const p of [plan({ passThrough: true }), plan({ routes: [route('a.test/*', 'vb')] }), plan({ routes: [route('a.test/*', 'gone')] })]) {
       const text = compile({ 'a.test': p });
       expect(text).not.toContain('a.test $stratus_fh');
       expect(text).not.toContain('upstream stratus_v');
@@ -34,8 +34,13 @@ describe('fast routes', () => {
 
   it('never falls through a more specific route it cannot serve to a less specific one', () => {
     const text = compile({ 'a.test': plan({ routes: [route('a.test/api/*', null), route('https://a.test/x', 'va'), route('a.test/*', 'va')] }) });
-    expect(text).toMatch(/"~\^\/api\/" "";\s+"~\^\/" stratus_v0;/);
-    expect(text).not.toContain('^/x');
+    expect(text).toMatch(/"~\^https\?:\/api\/" "";\s+"~\^https:\/x\(\?:\\\?\.\*\)\?\$" stratus_v0;\s+"~\^https\?:\/" stratus_v0;/);
+  });
+
+  it('a zone setting answering plain HTTP (always_use_https) leaves the hostname fast over HTTPS only', () => {
+    const text = compile({ 'a.test': plan({ policy: true, routes: [route('http://a.test/h', 'va'), route('a.test/*', 'va')] }) });
+    expect(text).toMatch(/map "\$scheme:\$request_uri" \$stratus_fh0 \{\s+"~\^https:\/" stratus_v0;\s+default "";/);
+    expect(text).not.toContain('http:/h');
   });
 
   it('splits a percentage deployment with split_clients', () => {

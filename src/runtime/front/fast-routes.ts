@@ -7,9 +7,12 @@
  * supervisor as before) for everything else.
  *
  * What is exact and what goes the slow path:
- * - Only plain HTTP requests from a client: a request carrying the HTTPS listener's or the supervisor's own
- *   headers (`x-stratus-front`, `x-stratus-client-ip`, `x-stratus-scheme`, `x-stratus-internal`) goes the slow
- *   path, so a pattern naming `https://` never matches here and one naming `http://` matches like one without.
+ * - Requests from a client, plain HTTP or HTTPS ended by nginx (`tls-config.ts`): the map's key is
+ *   `$scheme:$request_uri`, so a pattern naming `https://` matches HTTPS requests only, one naming `http://` plain
+ *   ones only, and a hostname whose zone redirects plain HTTP (`policy`) is fast over HTTPS only. A request
+ *   carrying the Node HTTPS listener's or the supervisor's own headers (`x-stratus-front`, `x-stratus-client-ip`,
+ *   `x-stratus-scheme`, `x-stratus-internal`) goes the slow path, and so does an HTTPS request whose Host is not
+ *   its connection's server name.
  * - Only request targets whose path the supervisor sees byte for byte as sent (workerd's URL parsing changes
  *   nothing in them): letters, digits and `-._~/`, no `//`, no dot segment; any query string. Others go slow.
  *   A pattern whose path holds any other character can match none of those, so it is left out.
@@ -17,8 +20,7 @@
  *   lowercases it); one with a port or a trailing dot goes slow.
  * - A route whose script version (each of a split's) is not live and eligible (`versions`), belongs to another
  *   account than the hostname's zone, or whose hostname has something behind the routes (a script may pass a
- *   request on to it), or a zone setting that answers plain HTTP itself: the slow path, with no fall-through to
- *   a less specific route.
+ *   request on to it): the slow path, with no fall-through to a less specific route.
  *
  * Pure: a function of the learned plans and the live versions.
  */
@@ -86,12 +88,15 @@ export function fastRoutesConfig(input: FastRouteInput): string {
   const splits: string[] = [];
   let h = 0;
   for (const [host, plan] of [...input.hosts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (!HOST.test(host) || MAP_WORDS.has(host) || plan.policy) continue;
+    if (!HOST.test(host) || MAP_WORDS.has(host)) continue;
     const lines: string[] = [];
     for (const route of plan.routes) {
-      if (route.pattern.scheme === 'https') continue; // never an http request's
-      const regex = pathRegex(route.pattern.path, route.pattern.pathWildcard);
-      if (regex === undefined) continue; // matches no request the fast path takes
+      // the scheme a request may have for this route: a zone setting answering plain HTTP leaves it https only
+      const scheme = route.pattern.scheme === 'https' ? 'https' : plan.policy ? (route.pattern.scheme === 'http' ? undefined : 'https')
+        : route.pattern.scheme === 'http' ? 'http' : 'https?';
+      const path = pathRegex(route.pattern.path, route.pattern.pathWildcard);
+      if (path === undefined || scheme === undefined) continue; // matches no request the fast path takes
+      const regex = `^${scheme}:${path.slice(1)}`;
       const eligible = route.script !== null && !plan.passThrough && route.versions.length > 0
         && route.versions.every((v) => input.versions.get(v.versionId)?.accountId === plan.accountId);
       let value = '""';
@@ -109,7 +114,7 @@ export function fastRoutesConfig(input: FastRouteInput): string {
     if (!lines.some((l) => !l.endsWith(' "";'))) continue; // nothing fast for this hostname
     const variable = `$stratus_fh${h++}`;
     hostLines.push(`    ${host} ${variable};`);
-    maps.push(`  map $request_uri ${variable} {\n${lines.join('\n')}\n    default "";\n  }`);
+    maps.push(`  map "$scheme:$request_uri" ${variable} {\n${lines.join('\n')}\n    default "";\n  }`);
   }
   const upstreamText = [...upstreams].map(([versionId, name]) => {
     const v = input.versions.get(versionId)!;
@@ -122,7 +127,9 @@ export function fastRoutesConfig(input: FastRouteInput): string {
     default "";
 ${hostLines.join('\n')}
   }
-  map "$stratus_uri_fast$stratus_plain$stratus_bad_target" $stratus_fast { "110" $stratus_fast_host; default ""; }
+  # over HTTPS, only a request whose Host is the server name its connection was made for (the certificate's and the TLS policy's)
+  map "$scheme:$ssl_server_name:$host" $stratus_sni_host { "~^http:" 1; "~*^https:([^:]+):\\1$" 1; default 0; }
+  map "$stratus_uri_fast$stratus_plain$stratus_bad_target$stratus_sni_host" $stratus_fast { "1101" $stratus_fast_host; default ""; }
   map $http_cdn_loop $stratus_cdn_loop { "" "cloudflare"; default "$http_cdn_loop, cloudflare"; }
   # What an access record of a fast request names (nginx's log format reads them; "" on the slow path).
   map $stratus_fast $stratus_account {

@@ -80,11 +80,14 @@ export function parseAccessLine(line: string): EdgeAccessRecord | undefined {
   const route = str(r['route']) ?? str(o['p']) ?? (status === 499 ? 'aborted' : 'unmatched');
   const accountId = str(r['accountId']);
   const remote = str(r['remote']) ?? str(o['a']);
+  // the scheme the supervisor was told by the Node HTTPS listener, else nginx's own (`https` on its TLS servers)
+  const scheme = str(r['scheme']) ?? str(o['sc']);
   return {
     method: str(o['m']) ?? 'other', route, status, ms: Math.round(num(o['t']) * 1000), bytesIn: num(o['i']), bytesOut: num(o['o']),
     requestId: str(r['requestId']) ?? str(o['id']) ?? '',
     ...(accountId !== undefined ? { accountId } : {}), ...(remote !== undefined ? { remote } : {}),
     ...(fastAccount !== undefined ? { fast: true } : {}),
+    ...(scheme === 'http' || scheme === 'https' ? { scheme } : {}),
   };
 }
 

@@ -15,7 +15,9 @@
  *   (499) included, one JSON line each, to a file in the private folder (`nginx-access.ts` reads it): the
  *   supervisor's fields come from its answer's `x-stratus-record` header, which the client never sees.
  * - with the fast path (`fast`, compiled by `fast-routes.ts`), send a request its routes cover straight to the
- *   script version's own socket (`location = /.stratus-front/fast`), the forwarding headers set here.
+ *   script version's own socket (`location = /.stratus-front/fast`), the forwarding headers set here;
+ * - with `tls` (`tls-config.ts`), end TLS on the `--edge-tls` socket: a `stream {}` server and HTTPS servers whose
+ *   locations are the plain server's (`serverBody`), with the scheme https.
  */
 import { errorPage } from '../../edge/error-page.js';
 
@@ -40,17 +42,24 @@ export interface NginxSettings {
   accessLog?: string | undefined;
   /** The fast path's routes (`fast-routes.ts`); undefined: every request goes to a slot's supervisor. */
   fast?: string | undefined;
+  /** The secret the supervisor believes the HTTPS front's headers with (needed with `tls`). */
+  secret?: string | undefined;
+  /**
+   * nginx ends TLS on the `--edge-tls` socket (`tls-config.ts`): the stream module to load, the `stream {}` block,
+   * and the `http {}` text of the HTTPS servers (their maps included).
+   */
+  tls?: { module: string; stream: string; servers: string } | undefined;
 }
 
 /**
  * One access record per line, a JSON object (escape=json: every value escaped): a remote address, m the request
  * line's method, s status, t seconds, i Content-Length, o body bytes sent, r the runtime's `x-stratus-record`
  * (upstream only, never a client's header), p the route label of nginx's own pages (and of fast requests), id
- * nginx's ray id; with the fast path, ac the account of a fast request (from the compiled routes: the script's
+ * nginx's ray id, sc the scheme (https on the servers where nginx ended TLS); with the fast path, ac the account of a fast request (from the compiled routes: the script's
  * own answer, which could carry any `x-stratus-record`, is then not believed).
  */
 function logFormat(fast: boolean): string {
-  return String.raw`'{"a":"$remote_addr","m":"$stratus_method","s":$status,"t":$request_time,"i":"$content_length","o":$body_bytes_sent,"r":"$upstream_http_x_stratus_record","p":"$stratus_route","id":"$stratus_ray"` +
+  return String.raw`'{"a":"$remote_addr","m":"$stratus_method","s":$status,"t":$request_time,"i":"$content_length","o":$body_bytes_sent,"r":"$upstream_http_x_stratus_record","p":"$stratus_route","id":"$stratus_ray","sc":"$scheme"` +
     (fast ? String.raw`,"ac":"$stratus_account"` : '') + `}'`;
 }
 
@@ -76,7 +85,7 @@ const FAST_URI = '/.stratus-front/fast';
  * nonce header removed (the version's entry then answers a pass-on, or an exception, with the 1101 page itself:
  * limits-shim.ts), and the response's `cf-ray` the request's.
  */
-function fastLocation(): string {
+function fastLocation(headers: string): string {
   return `    location = ${FAST_URI} {
       internal;
       proxy_pass http://$stratus_fast$request_uri;
@@ -88,14 +97,16 @@ function fastLocation(): string {
       proxy_set_header cf-connecting-ip $remote_addr;
       proxy_set_header x-real-ip $remote_addr;
       proxy_set_header x-forwarded-for $proxy_add_x_forwarded_for;
-      proxy_set_header x-forwarded-proto http;
-      proxy_set_header cf-visitor '{"scheme":"http"}';
+      proxy_set_header x-forwarded-proto $scheme;
+      # the scheme of the script's request.url (the version's socket takes it from this header, and drops it)
+      proxy_set_header x-stratus-proto $scheme;
+      proxy_set_header cf-visitor '{"scheme":"$scheme"}';
       proxy_set_header cf-ray $stratus_ray;
       proxy_set_header cf-ipcountry XX;
       proxy_set_header cdn-loop $stratus_cdn_loop;
       proxy_hide_header cf-ray;
       add_header cf-ray $stratus_ray always;
-${PROXY_COMMON}
+${headers}${PROXY_COMMON}
     }`;
 }
 
@@ -114,7 +125,7 @@ const PROXY_COMMON = `      proxy_request_buffering off;
 const RAY = '\u0000RAY\u0000';
 
 /** A named location answering with production's error page (its ray id from nginx's request id). */
-function pageLocation(name: string, route: string, status: number, code: number, title: string, detail: string, close: boolean): string {
+function pageLocation(name: string, route: string, status: number, code: number, title: string, detail: string, close: boolean, headers: string): string {
   const body = literal(errorPage(status, code, title, detail, RAY)).replace(RAY, '${stratus_ray}');
   return `    location ${name} {
       internal;
@@ -122,7 +133,7 @@ function pageLocation(name: string, route: string, status: number, code: number,
       default_type 'text/html; charset=UTF-8';
       add_header cf-ray $stratus_ray always;
       add_header cache-control 'private, max-age=0, no-store, no-cache, must-revalidate' always;
-${close ? '      keepalive_timeout 0;\n' : ''}      return ${status} ${body};
+${headers}${close ? '      keepalive_timeout 0;\n' : ''}      return ${status} ${body};
     }`;
 }
 
@@ -130,6 +141,49 @@ ${close ? '      keepalive_timeout 0;\n' : ''}      return ${status} ${body};
 function hostKey(host: string): string | undefined {
   return /^[a-z0-9*._-]+$/.test(host) && host.length <= 253 ? host : undefined;
 }
+
+/**
+ * What a server block of the edge holds (its error pages and locations). Over HTTPS (`https`: a server of
+ * `tls-config.ts`) the slow path hands the supervisor the client's address and scheme in the headers the
+ * runtime's secret vouches for (as the Node HTTPS listener does), and every answer gets the zone's HTTPS headers
+ * (`$stratus_hsts`, `$stratus_nosniff`: empty, so not sent, for a zone without them).
+ */
+export function serverBody(s: NginxSettings, https: boolean): string {
+  const headers = https ? HTTPS_HEADERS : '';
+  const front = https && s.secret !== undefined
+    ? `      proxy_set_header x-stratus-front ${literal(s.secret)};
+      proxy_set_header x-stratus-client-ip $remote_addr;
+      proxy_set_header x-stratus-scheme https;
+` : '';
+  return `    # A request refused while its line or headers were read has no URI yet: its page is a URI, not a named location.
+    error_page 400 501 =400 ${FRAMING_PAGE};
+    error_page 413 @too_large;
+    error_page 502 504 =503 @lost;
+    location / {
+      if ($stratus_bad_target) { return 400; }
+${s.fast === undefined ? '' : `      if ($stratus_fast != "") { rewrite ^ ${FAST_URI} last; }
+`}      proxy_pass http://$stratus_upstream;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $http_host;
+      proxy_set_header x-stratus-cf '{"clientIp":"$remote_addr"}';
+${front}${headers}${PROXY_COMMON}
+    }
+${s.fast === undefined ? '' : fastLocation(headers)}
+${pageLocation(`= ${FRAMING_PAGE}`, 'refused', 400, 400, 'Bad request', 'The request is malformed or its framing is ambiguous (RFC 9112).', true, headers)}
+${pageLocation('@too_large', 'refused', 413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.', true, headers)}
+${pageLocation('@lost', 'lost', 503, 1102, 'Worker exceeded resource limits', 'The script runtime serving this request exceeded its resource limits and was restarted.', false, headers)}`;
+}
+
+/**
+ * The zone's HTTPS answer headers (security_header), from `tls-config.ts`'s maps on the Host: the zone's value
+ * replaces the answer's own, which passes unchanged when the zone sets none (as the Node listener does).
+ */
+const HTTPS_HEADERS = `      proxy_hide_header strict-transport-security;
+      proxy_hide_header x-content-type-options;
+      add_header strict-transport-security $stratus_hsts_out always;
+      add_header x-content-type-options $stratus_nosniff_out always;
+`;
 
 /** The nginx.conf text. */
 export function nginxConfig(s: NginxSettings): string {
@@ -140,14 +194,14 @@ export function nginxConfig(s: NginxSettings): string {
     return key && slot > 0 && slot < s.slotSockets.length ? [`    ${key} ${slotUpstream(slot)};`] : [];
   }).join('\n');
   return `# Generated by Stratus (src/runtime/front/nginx-config.ts); rewritten and reloaded on change.
-${s.user ? `user ${s.user};\n` : ''}worker_processes ${s.workers};
+${s.tls ? `load_module ${s.tls.module};\n` : ''}${s.user ? `user ${s.user};\n` : ''}worker_processes ${s.workers};
 # the maps' regular expressions run on every request: compiled to machine code
 pcre_jit on;
 daemon off;
 pid ${s.dir}/nginx.pid;
 error_log stderr error;
 events { worker_connections 8192; }
-http {
+${s.tls?.stream ?? ''}http {
 ${s.accessLog ? `  log_format stratus escape=json ${logFormat(s.fast !== undefined)};\n  access_log ${s.accessLog} stratus buffer=64k flush=100ms;\n` : '  access_log off;\n'}  server_tokens off;
   client_body_temp_path ${s.dir}/body; proxy_temp_path ${s.dir}/proxy; fastcgi_temp_path ${s.dir}/fastcgi; uwsgi_temp_path ${s.dir}/uwsgi; scgi_temp_path ${s.dir}/scgi;
   client_max_body_size ${s.maxRequestBytes};
@@ -168,25 +222,8 @@ ${routes}
 ${upstreams}
 ${s.fast ?? ''}  server {
     listen ${listen} default_server;
-    # A request refused while its line or headers were read has no URI yet: its page is a URI, not a named location.
-    error_page 400 501 =400 ${FRAMING_PAGE};
-    error_page 413 @too_large;
-    error_page 502 504 =503 @lost;
-    location / {
-      if ($stratus_bad_target) { return 400; }
-${s.fast === undefined ? '' : `      if ($stratus_fast != "") { rewrite ^ ${FAST_URI} last; }
-`}      proxy_pass http://$stratus_upstream;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $http_host;
-      proxy_set_header x-stratus-cf '{"clientIp":"$remote_addr"}';
-${PROXY_COMMON}
-    }
-${s.fast === undefined ? '' : fastLocation()}
-${pageLocation(`= ${FRAMING_PAGE}`, 'refused', 400, 400, 'Bad request', 'The request is malformed or its framing is ambiguous (RFC 9112).', true)}
-${pageLocation('@too_large', 'refused', 413, 413, 'Request entity too large', 'The request body exceeds the size this zone accepts.', true)}
-${pageLocation('@lost', 'lost', 503, 1102, 'Worker exceeded resource limits', 'The script runtime serving this request exceeded its resource limits and was restarted.', false)}
+${serverBody(s, false)}
   }
-}
+${s.tls?.servers ?? ''}}
 `;
 }

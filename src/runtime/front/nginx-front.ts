@@ -4,6 +4,8 @@
  * never closes the port), with a generated configuration in the runtime's private folder (`nginx-config.ts`),
  * and reloads it gracefully (SIGHUP: new workers take new connections, old ones finish theirs) when the Host ->
  * runtime slot map changes. If nginx exits while the runtime is open it is started again on the same socket.
+ * With `tls`, nginx also inherits the `--edge-tls` socket (`NGINX=3;4;`) and ends TLS for the names it is given
+ * (`setTls`, `tls-config.ts`), its HTTPS servers including the same locations (`https-locations.conf`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,7 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from '../../shared/logger.js';
-import { nginxConfig, type NginxSettings } from './nginx-config.js';
+import { nginxConfig, serverBody, type NginxSettings } from './nginx-config.js';
+import { tlsConfig, type TlsConfigInput } from './tls-config.js';
 import { killAtExit } from '../temp-dirs.js';
 
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p));
@@ -22,14 +25,36 @@ export function findNginx(): string | undefined {
   return candidates.find((p): p is string => !!p && fs.existsSync(p));
 }
 
+/** nginx's stream module (Debian's libnginx-mod-stream), which ending TLS in nginx needs; undefined when not installed. */
+export function findStreamModule(): string | undefined {
+  return [process.env['STRATUS_NGINX_STREAM_MODULE'], '/usr/lib/nginx/modules/ngx_stream_module.so', '/usr/lib64/nginx/modules/ngx_stream_module.so']
+    .find((p): p is string => !!p && fs.existsSync(p));
+}
+
+/** What nginx ends TLS with (`--edge-tls`, `tls-config.ts`). */
+export interface NginxTlsOptions {
+  /** The held `--edge-tls` socket's descriptor and address. */
+  fd: number;
+  listen: { host: string; port: number };
+  /** The stream module's file. */
+  module: string;
+  /** Node's HTTPS listener (Unix socket) for the names nginx does not serve. */
+  nodeSocket: string;
+}
+
+/** The names nginx serves itself (`TlsConfigInput` less what the front knows). */
+export type TlsNames = Pick<TlsConfigInput, 'names'>;
+
 /** Options of {@link NginxFront.start}. */
-export interface NginxFrontOptions extends Omit<NginxSettings, 'routes' | 'user' | 'dir' | 'fast'> {
+export interface NginxFrontOptions extends Omit<NginxSettings, 'routes' | 'user' | 'dir' | 'fast' | 'tls'> {
   binary: string;
   /** The held edge socket's descriptor (inherited by nginx as its listener). */
   edgeFd: number;
   /** Private folder (mode 0700) for the configuration, pid file and temporary files. */
   dir: string;
   logger: Logger;
+  /** nginx ends TLS on the `--edge-tls` socket too (needs `secret`). */
+  tls?: NginxTlsOptions | undefined;
 }
 
 /** A running nginx front. */
@@ -40,6 +65,8 @@ export class NginxFront {
   private readonly routes = new Map<string, number>();
   /** The fast path's routes (`fast-routes.ts`), undefined while it is off. */
   private fast: string | undefined;
+  /** The names nginx ends TLS for (none at first: Node's listener serves every name). */
+  private tlsNames: TlsNames = { names: [] };
   private reloadTimer: NodeJS.Timeout | undefined;
   private readonly log: Logger;
   private readonly configFile: string;
@@ -68,7 +95,29 @@ export class NginxFront {
 
   /** The configuration as it is now (tests read it). */
   config(): string {
-    return nginxConfig({ ...this.opts, dir: this.opts.dir, routes: this.routes, fast: this.fast, user: process.getuid?.() === 0 ? os.userInfo().username : undefined });
+    const settings: NginxSettings = { ...this.opts, dir: this.opts.dir, routes: this.routes, fast: this.fast, user: process.getuid?.() === 0 ? os.userInfo().username : undefined, tls: undefined };
+    const t = this.opts.tls;
+    if (!t) return nginxConfig(settings);
+    const text = tlsConfig({ listen: t.listen, dir: this.opts.dir, nodeSocket: t.nodeSocket, bodyFile: this.httpsBodyFile, ...this.tlsNames });
+    return nginxConfig({ ...settings, tls: { module: t.module, ...text } });
+  }
+
+  /** The locations every HTTPS server includes. */
+  private get httpsBodyFile(): string {
+    return path.join(this.opts.dir, 'https-locations.conf');
+  }
+
+  /** Writes the configuration (and the HTTPS servers' locations) for nginx to read. */
+  private writeConfig(): void {
+    if (this.opts.tls) fs.writeFileSync(this.httpsBodyFile, serverBody({ ...this.opts, dir: this.opts.dir, routes: this.routes, fast: this.fast, tls: undefined }, true), { mode: 0o600 });
+    fs.writeFileSync(this.configFile, this.config(), { mode: 0o600 });
+  }
+
+  /** Sets the names nginx ends TLS for (within a reload, batched over 100 ms, when they changed). */
+  setTls(names: TlsNames): void {
+    if (JSON.stringify(names) === JSON.stringify(this.tlsNames)) return;
+    this.tlsNames = names;
+    this.scheduleReload();
   }
 
   /** Sends `host`'s requests to `slot` from now on (within a reload, batched over 100 ms). */
@@ -128,12 +177,12 @@ export class NginxFront {
   /** Rewrites the configuration and has nginx load it gracefully (SIGHUP). */
   reload(): void {
     if (this.closed || this.exited) return;
-    fs.writeFileSync(this.configFile, this.config(), { mode: 0o600 });
+    this.writeConfig();
     this.child.kill('SIGHUP');
   }
 
   private async launch(): Promise<void> {
-    fs.writeFileSync(this.configFile, this.config(), { mode: 0o600 });
+    this.writeConfig();
     const pidFile = path.join(this.opts.dir, 'nginx.pid');
     fs.rmSync(pidFile, { force: true });
     const args = ['-p', this.opts.dir, '-c', this.configFile, '-e', 'stderr'];
@@ -143,7 +192,9 @@ export class NginxFront {
     // Descriptor 3 is the held edge socket; NGINX names it as inherited, so nginx listens on it as it is.
     // Its own process group: a master that dies leaves workers behind (still accepting on the edge socket), and
     // the group is how they are found and stopped.
-    const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe', this.opts.edgeFd], env: { NGINX: '3;' }, detached: true });
+    // With TLS, descriptor 4 is the held `--edge-tls` socket (the stream server's listener).
+    const tlsFd = this.opts.tls?.fd;
+    const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe', this.opts.edgeFd, ...(tlsFd !== undefined ? [tlsFd] : [])], env: { NGINX: tlsFd !== undefined ? '3;4;' : '3;' }, detached: true });
     this.child = child;
     killAtExit(child, true);
     this.exited = false;

@@ -40,7 +40,8 @@ export interface GenerationSpec {
   services: GenerationServices;
   /**
    * Version id -> a Unix socket path on which that version's worker (behind its limits entry) accepts directly:
-   * the fast path, nginx forwarding to it with no supervisor in between (docs/runtime.md, "Design").
+   * the fast path, nginx forwarding to it with no supervisor in between (docs/runtime.md, "Design"). The
+   * request's scheme (`request.url`) is nginx's `x-stratus-proto` (https when nginx ended TLS), which workerd drops.
    */
   fastSockets?: Record<string, string>;
 }
@@ -159,7 +160,7 @@ const config :Workerd.Config = (
   sockets = [
     (name = "edge", http = (${spec.services.behindFront ? 'cfBlobHeader = "x-stratus-cf"' : ''}), service = "supervisor"),
     (name = "internal", address = "127.0.0.1:0", http = (), service = "supervisor"),${Object.entries(spec.fastSockets ?? {}).map(([v, socket], i) => `
-    (name = "fast${i}", address = ${capnpString(`unix:${socket}`)}, http = (cfBlobHeader = "x-stratus-cf"), service = ${capnpString(`s:${v}`)}),`).join('')}
+    (name = "fast${i}", address = ${capnpString(`unix:${socket}`)}, http = (cfBlobHeader = "x-stratus-cf", forwardedProtoHeader = "x-stratus-proto"), service = ${capnpString(`s:${v}`)}),`).join('')}
   ],
 );
 `;

@@ -76,6 +76,7 @@ export default {
       method: request.method, path: pathOf(request.url), route: seen.route, status, ms, accountId: seen.accountId, requestId: ray,
       bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut,
       remote: request.headers.get('x-stratus-front') === CONFIG.secret ? request.headers.get('x-stratus-client-ip') : clientAddress(cfClientIp(request)),
+      scheme: request.headers.get('x-stratus-front') === CONFIG.secret && request.headers.get('x-stratus-scheme') === 'https' ? 'https' : 'http',
     });
     if (CONFIG.recordHeader) {
       const res = await serve(request, env, ray, seen);

@@ -12,10 +12,10 @@ export interface Seen {
   front?: FrontFacts;
 }
 
-/** The record header's value: the route, the ray, the script's account and the client's address when vouched for. */
+/** The record header's value: the route, the ray, the script's account and the client's address and scheme when vouched for. */
 export function recordText(seen: Seen, ray: string, front: FrontFacts): string {
-  const r: { route: string; requestId: string; accountId?: string; remote?: string } = { route: seen.route, requestId: ray };
+  const r: { route: string; requestId: string; accountId?: string; remote?: string; scheme?: string } = { route: seen.route, requestId: ray };
   if (seen.accountId) r.accountId = seen.accountId;
-  if (front.trusted) r.remote = front.clientIp;
+  if (front.trusted) { r.remote = front.clientIp; r.scheme = front.scheme; }
   return JSON.stringify(r);
 }

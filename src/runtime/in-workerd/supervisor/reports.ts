@@ -20,6 +20,8 @@ export interface AccessRecord {
   bytesIn: number;
   bytesOut?: number;
   remote: string | null;
+  /** https when the request came through a front that vouched for it (the HTTPS listener), else http. */
+  scheme: 'http' | 'https';
 }
 
 const REPORT_BATCH = 100;
