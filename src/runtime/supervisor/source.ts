@@ -7,7 +7,7 @@
  * `edge/error-page.ts`) and embedded here by their source text.
  */
 import { errorPage } from '../../edge/error-page.js';
-import { clientAddress, forwardingHeaders, newRayId } from '../../edge/forwarding.js';
+import { clientAddress, fastFallbackRay, forwardingHeaders, newRayId } from '../../edge/forwarding.js';
 import { PASS_HEADER, PASS_NONCE_HEADER, PASS_REASON_HEADER, RECORD_HEADER } from '../workerd/limits-shim.js';
 import { closingAnswer, framingFault } from '../../edge/framing.js';
 
@@ -268,7 +268,7 @@ async function serve(original, env, ray, seen) {
     seen.route = 'redirect';
     return new Response(null, { status: target.status, headers: { location: target.location + url.pathname + url.search, 'cf-ray': ray } });
   }
-  const forwarded = forwardingHeaders(request.headers, front.clientIp, front.scheme, ray);
+  const forwarded = forwardingHeaders(request.headers, front.clientIp, front.scheme, ray, seen.fastFallback === true);
   if (target.kind === 'script') {
     seen.route = 'script:' + target.scriptName;
     seen.accountId = target.accountId;
@@ -292,9 +292,11 @@ export default {
   async fetch(request, env, ctx) {
     if (request.headers.has(INTERNAL)) return internal(request, env, ctx);
     const started = Date.now();
-    const ray = newRayId(CONFIG.colo);
+    // A fast request nginx sent here (its version's socket refused it) keeps nginx's ray and forwarding headers.
+    const fastRay = fastFallbackRay(request.headers, CONFIG.recordHeader === true);
+    const ray = fastRay || newRayId(CONFIG.colo);
     // What the request turned out to be: route label (script:NAME, origin, unserved) and the script's account.
-    const seen = { route: 'unmatched' };
+    const seen = { route: 'unmatched', fastFallback: fastRay !== null };
     const record = (status, bytesOut, ms) => report(ctx, env, {
       method: request.method, path: pathOf(request.url), route: seen.route, status, ms, accountId: seen.accountId, requestId: ray,
       bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut,
@@ -352,6 +354,7 @@ export function supervisorSource(): string {
     "import CONFIG from './config.json';",
     `const errorPage = ${errorPage.toString()};`,
     `const forwardingHeaders = ${forwardingHeaders.toString()};`,
+    `const fastFallbackRay = ${fastFallbackRay.toString()};`,
     `const clientAddress = ${clientAddress.toString()};`,
     `const newRayId = ${newRayId.toString()};`,
     `const framingFault = ${framingFault.toString()};`,
