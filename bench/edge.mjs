@@ -43,6 +43,8 @@ const ROUNDS = Number(args.rounds ?? 3);
 const PAIRS = Number(args.pairs ?? 2000);
 const SCRIPTS = Number(args.scripts ?? 20);
 const log = (line) => process.stdout.write(`${line}\n`);
+// each peer process stops with the benchmark (an exit listener each)
+process.setMaxListeners(50);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-bench-edge-'));
 const ONLY = new Set((args.only ?? 'hello,read,bucket,deploy,runtimes').split(','));
 /** Offered load of the open-loop latency measure (requests/s over CONCURRENCY keep-alive sockets). */
