@@ -19,7 +19,16 @@
  */
 export const EDGE_V8_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--minor-gc-task-trigger=5'];
 
+/**
+ * The flags the edge's workerd processes get: {@link EDGE_V8_FLAGS}, or `STRATUS_WORKERD_V8_FLAGS` when set
+ * (space-separated; empty: V8's defaults), for measuring and tuning.
+ */
+export function edgeV8Flags(env: NodeJS.ProcessEnv = process.env): readonly string[] {
+  const own = env['STRATUS_WORKERD_V8_FLAGS'];
+  return own === undefined ? EDGE_V8_FLAGS : own.split(/\s+/).filter((f) => /^--[a-z0-9-]+(=[\w.-]+)?$/.test(f));
+}
+
 /** The `v8Flags = [...]` line of a workerd config (each flag a Cap'n Proto string literal). */
-export function v8FlagsLine(flags: readonly string[] = EDGE_V8_FLAGS): string {
+export function v8FlagsLine(flags: readonly string[] = edgeV8Flags()): string {
   return `v8Flags = [${flags.map((f) => JSON.stringify(f)).join(', ')}],`;
 }
