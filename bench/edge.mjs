@@ -26,11 +26,13 @@ import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import net from 'node:net';
+import { fork } from 'node:child_process';
 import { Miniflare } from 'miniflare';
 import { openBucketStore } from '../dist/index.js';
 import { startEdge } from '../dist/runtime/index.js';
 import { silentLogger } from '../dist/shared/logger.js';
 import { limitModules } from '../dist/runtime/workerd/limits-shim.js';
+import { EDGE_V8_FLAGS } from '../dist/runtime/workerd/gc-flags.js';
 import { parseRoutePattern } from '../dist/edge/route-match.js';
 import { NGINX_BINARY, startBucketWorkerd, startShimmedWorkerd, startNginx, startPlainWorkerd, startTwoProcessFloor, startWranglerDev } from './lib/edge-peers.mjs';
 
@@ -41,10 +43,14 @@ const ROUNDS = Number(args.rounds ?? 3);
 const PAIRS = Number(args.pairs ?? 2000);
 const SCRIPTS = Number(args.scripts ?? 20);
 const log = (line) => process.stdout.write(`${line}\n`);
+// each peer process stops with the benchmark (an exit listener each)
+process.setMaxListeners(50);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-bench-edge-'));
 const ONLY = new Set((args.only ?? 'hello,read,bucket,deploy,runtimes').split(','));
 /** Offered load of the open-loop latency measure (requests/s over CONCURRENCY keep-alive sockets). */
 const OFFERED = Number(args.offered ?? 2000);
+/** Seconds of the open loop's load sent before its latencies are counted (new sockets, a cold JIT). */
+const WARM = Number(args.warm ?? 0.5);
 const ACCOUNTS = Number(args.accounts ?? 8);
 const WITH_WRANGLER = args.wrangler !== 'off' && ONLY.has('hello');
 /** `--shim-limits 0`: the `script + limits entry` peer with both subrequest limits off (no AsyncLocalStorage). */
@@ -120,40 +126,19 @@ async function load(port, host) {
   return { rps: latencies.length / seconds, p99: latencies[Math.floor(latencies.length * 0.99)], count: latencies.length };
 }
 
+/** The open-loop load generator, a process of its own (bench/lib/open-loop.mjs), started once and reused. */
+let openLoopProcess;
 /**
- * Open-loop load: OFFERED requests/s for SECONDS over CONCURRENCY keep-alive sockets, each request started on
- * its schedule whether or not earlier ones finished (queued for a free socket); latency counted from the
- * scheduled start. Returns { p50, p99, late } (late: requests that could not keep the schedule at all).
+ * Open-loop load: OFFERED requests/s for SECONDS (after WARM seconds not counted) over CONCURRENCY keep-alive
+ * sockets, from the generator's own process; latency from each request's scheduled start. Returns { p50, p99 }.
  */
-async function openLoop(port, host) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const latencies = [];
-  const total = Math.round(OFFERED * SECONDS);
-  const t0 = performance.now() + 20;
-  let issued = 0;
-  const pending = new Set();
-  const issue = (scheduled) => {
-    const p = new Promise((resolve) => {
-      http.get({ ...(typeof port === 'number' ? { host: '127.0.0.1', port } : port), path: '/', agent, headers: { host } }, (res) => {
-        res.resume();
-        res.on('end', () => { latencies.push(performance.now() - scheduled); resolve(); });
-      }).on('error', () => { latencies.push(Infinity); resolve(); });
-    });
-    pending.add(p);
-    void p.then(() => pending.delete(p));
-  };
-  await new Promise((resolve) => {
-    const tick = () => {
-      const now = performance.now();
-      while (issued < total && t0 + (issued * 1000) / OFFERED <= now) { issue(t0 + (issued * 1000) / OFFERED); issued++; }
-      if (issued < total) setTimeout(tick, 1); else resolve();
-    };
-    setTimeout(tick, 20);
+function openLoop(port, host) {
+  openLoopProcess ??= fork(path.join(import.meta.dirname, 'lib/open-loop.mjs'), { stdio: 'inherit' });
+  const target = typeof port === 'number' ? { port } : port;
+  return new Promise((resolve) => {
+    openLoopProcess.once('message', resolve);
+    openLoopProcess.send({ ...target, host, seconds: SECONDS, offered: OFFERED, concurrency: CONCURRENCY, warm: WARM });
   });
-  await Promise.all(pending);
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return { p50: latencies[Math.floor(latencies.length * 0.5)], p99: latencies[Math.floor(latencies.length * 0.99)] };
 }
 
 /** CPU time (ms) a process has used so far. */
@@ -210,8 +195,11 @@ const workerdFront = ONLY.has('hello') && edge.runtime.frontKind === 'nginx'
 const direct = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: false });
 const plain = ONLY.has('hello') ? await startPlainWorkerd(root, HELLO) : undefined;
 const nginx = ONLY.has('hello') && NGINX_BINARY ? await startNginx(root, `127.0.0.1:${plain.port}`) : undefined;
+// `--peers …,nginxgc`: nginx -> workerd alone with the V8 flags the edge's workerd processes run with (gc-flags.ts)
+const plainGc = ONLY.has('hello') && NGINX_BINARY && (args.peers ?? '').split(',').includes('nginxgc') ? await startPlainWorkerd(root, HELLO, { v8Flags: EDGE_V8_FLAGS }) : undefined;
+const nginxGc = plainGc ? await startNginx(root, `127.0.0.1:${plainGc.port}`) : undefined;
 // The script behind the limits entry alone (what a socket per script version would serve, without the supervisor).
-const shimmed = ONLY.has('hello') ? await startShimmedWorkerd(root, HELLO, limitModules('index.js', 'esm', [], args['shim-limits'] === '0' ? { fetch: 0, bucket: 0 } : { fetch: 50, bucket: 1000 }, [])) : undefined;
+const shimmed = ONLY.has('hello') ? await startShimmedWorkerd(root, HELLO, limitModules('index.js', 'esm', [], args['shim-limits'] === '0' ? { fetch: 0, bucket: 0 } : { fetch: 50, bucket: 1000 }, []), { v8Flags: EDGE_V8_FLAGS }) : undefined;
 const floor = ONLY.has('hello') ? await startTwoProcessFloor(root, HELLO) : undefined;
 const wranglerDev = WITH_WRANGLER ? await startWranglerDev(root, HELLO, await freePort()) : undefined;
 try {
@@ -224,6 +212,8 @@ try {
 } finally {
   await nginx?.close();
   await plain?.close();
+  await nginxGc?.close();
+  await plainGc?.close();
   await shimmed?.close();
   await floor?.close();
   await wranglerDev?.close();
@@ -232,6 +222,7 @@ try {
   await workerdFront?.close();
   await direct.close();
   await store.close();
+  openLoopProcess?.kill();
   fs.rmSync(root, { recursive: true, force: true });
 }
 
@@ -253,6 +244,7 @@ async function helloWorld() {
   const peers = {
     plain: { label: 'workerd alone', target: plain.port, pids: () => ({ workerd: plain.pid, node: process.pid }) },
     ...(nginx ? { nginx: { label: 'nginx -> workerd alone', target: nginx.port, pids: () => ({ nginx: nginx.workerPids()[0], workerd: plain.pid, node: process.pid }) } } : {}),
+    ...(nginxGc ? { nginxgc: { label: 'nginx -> workerd, V8 flags', target: nginxGc.port, pids: () => ({ nginx: nginxGc.workerPids()[0], workerd: plainGc.pid, node: process.pid }) } } : {}),
     edge: { label: `Stratus --edge (${edge.runtime.frontKind}${edge.runtime.fastPathOn ? ', fast path' : ''})`, target: edge.port, pids: () => ({ ...Object.fromEntries(edge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: edge.runtime.pid, node: process.pid }) },
     ...(slowEdge ? { slowpath: { label: '--edge, no fast path', target: slowEdge.port, pids: () => ({ ...Object.fromEntries(slowEdge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: slowEdge.runtime.pid, node: process.pid }) } } : {}),
     ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port, pids: () => ({ front: workerdFront.runtime.frontPid, generation: workerdFront.runtime.pid, node: process.pid }) } } : {}),
@@ -284,6 +276,7 @@ async function helloWorld() {
   if (nginx && best.nginx) {
     log(`  ratio edge/nginx -> workerd ${(best.edge.rps / best.nginx.rps).toFixed(2)}x in req/s (target >= 0.8x)`);
     await latencyAt({ edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port }, nginx: { label: 'nginx -> workerd alone', target: nginx.port },
+      ...(peers.nginxgc ? { nginxgc: { label: peers.nginxgc.label, target: nginxGc.port } } : {}),
       ...(slowEdge ? { slowpath: { label: '--edge, no fast path', target: slowEdge.port } } : {}),
       ...(peers.shimmed ? { shimmed: { label: 'script + limits entry', target: shimmed.port } } : {}),
       ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port } } : {}) }, 'hello.bench');
@@ -303,6 +296,7 @@ async function latencyAt(peers, host) {
   }
   log(`  open loop, ${OFFERED} req/s offered over ${CONCURRENCY} keep-alive sockets, ${SECONDS} s x ${ROUNDS} rounds (best), load average ${loadAverage()}:`);
   for (const [name, peer] of Object.entries(peers)) log(`    ${peer.label.padEnd(24)} p50 ${best[name].p50.toFixed(2).padStart(7)} ms  p99 ${best[name].p99.toFixed(2).padStart(7)} ms`);
+  if (best.edge && best.nginx) log(`    p99 edge/nginx -> workerd ${(best.edge.p99 / best.nginx.p99).toFixed(2)}x (target: edge under 5 ms)`);
 }
 
 

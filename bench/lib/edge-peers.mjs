@@ -35,13 +35,14 @@ async function startWorkerd(dir, config) {
 
 const helloService = (file) => `(name = "hello", worker = (modules = [(name = "hello.js", esModule = embed "${file}")], compatibilityDate = "2025-01-01"))`;
 
-/** workerd alone: the script on a TCP socket. */
-export async function startPlainWorkerd(root, source) {
+/** workerd alone: the script on a TCP socket (`v8Flags`: V8 flags of its config, none by default). */
+export async function startPlainWorkerd(root, source, { v8Flags = [] } = {}) {
   const dir = fs.mkdtempSync(path.join(root, 'plain-'));
   fs.writeFileSync(path.join(dir, 'hello.js'), source);
   return startWorkerd(dir, `const config :Workerd.Config = (
   services = [${helloService('hello.js')}],
   sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "hello")],
+  v8Flags = [${v8Flags.map((f) => JSON.stringify(f)).join(', ')}],
 );`);
 }
 
@@ -153,9 +154,10 @@ export async function startBucketWorkerd(root, source, store, secret, binding) {
 
 /**
  * workerd alone running `source` behind Stratus's limits entry modules (`limits-shim.ts`: subrequest counters,
- * the pass-through guard), as a socket per script version would serve it without the supervisor worker.
+ * the pass-through guard), as a script version's own socket serves it without the supervisor worker (the fast
+ * path); `v8Flags` as the edge's workerd processes run with.
  */
-export async function startShimmedWorkerd(root, source, shim) {
+export async function startShimmedWorkerd(root, source, shim, { v8Flags = [] } = {}) {
   const dir = fs.mkdtempSync(path.join(root, 'shim-'));
   fs.writeFileSync(path.join(dir, 'index.js'), source);
   shim.modules.forEach((m, i) => fs.writeFileSync(path.join(dir, `m${i}`), m.source));
@@ -163,5 +165,6 @@ export async function startShimmedWorkerd(root, source, shim) {
   return startWorkerd(dir, `const config :Workerd.Config = (
   services = [(name = "hello", worker = (modules = [${modules.join(', ')}], compatibilityDate = "2025-01-01", compatibilityFlags = [${shim.flags.map((f) => JSON.stringify(f)).join(', ')}]))],
   sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "hello")],
+  v8Flags = [${v8Flags.map((f) => JSON.stringify(f)).join(', ')}],
 );`);
 }

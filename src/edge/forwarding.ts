@@ -9,11 +9,19 @@
  * checked by both tsconfigs.
  */
 
-/** The headers for the next hop: a copy of `incoming` with the forwarding headers set. */
-export function forwardingHeaders(incoming: Headers, clientIp: string, proto: string, ray: string): Headers {
+/**
+ * The headers for the next hop: a copy of `incoming` with the forwarding headers set. `alreadyForwarded`: the
+ * request already carries this hop's (nginx's fast path set them, and its version's socket refused the request,
+ * so nginx sent it to the supervisor: {@link fastFallbackRay}); they are kept as they are, not appended to again.
+ */
+export function forwardingHeaders(incoming: Headers, clientIp: string, proto: string, ray: string, alreadyForwarded = false): Headers {
   // Stratus's own x-stratus-* headers are not stripped here (hot path): the supervisor answers any request
   // carrying x-stratus-internal itself, and the origin proxy drops the rest.
   const out = new Headers(incoming);
+  if (alreadyForwarded) {
+    out.set('cf-ray', ray);
+    return out;
+  }
   out.set('cf-connecting-ip', clientIp);
   out.set('x-real-ip', clientIp);
   const prior = incoming.get('x-forwarded-for');
@@ -25,6 +33,17 @@ export function forwardingHeaders(incoming: Headers, clientIp: string, proto: st
   const loop = incoming.get('cdn-loop');
   out.set('cdn-loop', loop ? `${loop}, cloudflare` : 'cloudflare');
   return out;
+}
+
+/**
+ * Behind the nginx front (`behindNginx`), the ray of a request nginx's fast path already forwarded: nginx sets
+ * `cf-ray` only in its fast location (its other location removes a client's), so a request reaching the
+ * supervisor with one is a fast request sent to nginx's backup server (the slot's socket) because its version's
+ * socket refused it. null otherwise (the supervisor makes a ray of its own). Without nginx, a client's `cf-ray`
+ * reaches the supervisor and means nothing.
+ */
+export function fastFallbackRay(incoming: Headers, behindNginx: boolean): string | null {
+  return behindNginx ? incoming.get('cf-ray') : null;
 }
 
 /** The client's IP from workerd's `request.cf.clientIp` (`1.2.3.4:5678`, `[::1]:5678` or a bare address). */

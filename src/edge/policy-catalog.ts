@@ -4,7 +4,7 @@
  * HTTP request; a zone with `ssl` off reached over HTTPS). It only redirects hostnames the edge serves (a
  * target other than `unknown`), and only to a listener that exists (no `--edge-tls`: no redirect to HTTPS).
  */
-import type { EdgeCatalog, EdgeTarget, HostRoutePlan, ScriptBundle } from './types.js';
+import type { EdgeCatalog, EdgeTarget, HostRoutePlan, RouteChanges, ScriptBundle } from './types.js';
 import type { ZonePolicies } from './zone-policy.js';
 
 /** The bound ports of the edge listeners, known once they listen. */
@@ -21,7 +21,12 @@ function origin(scheme: 'http' | 'https', host: string, port: number): string {
 
 /** An {@link EdgeCatalog} applying the zones' `always_use_https` and `ssl` settings. */
 export class PolicyCatalog implements EdgeCatalog {
-  constructor(private readonly inner: EdgeCatalog, private readonly policies: ZonePolicies, readonly ports: EdgePorts) {}
+  /** Zone setting changes heard of (a route change cursor from before one reads everything again). */
+  private settingsChanges = 0;
+
+  constructor(private readonly inner: EdgeCatalog, private readonly policies: ZonePolicies, readonly ports: EdgePorts) {
+    policies.onChange(() => { this.settingsChanges++; });
+  }
 
   async resolve(host: string, path: string, scheme: 'http' | 'https' = 'http'): Promise<EdgeTarget> {
     const target = await this.inner.resolve(host, path, scheme);
@@ -47,6 +52,17 @@ export class PolicyCatalog implements EdgeCatalog {
     const policy = await this.policies.forHost(host);
     const redirects = policy !== undefined && policy.alwaysUseHttps && policy.ssl !== 'off' && this.ports.https !== undefined;
     return redirects ? { ...plan, policy: true } : plan;
+  }
+
+  /**
+   * The inner catalog's route changes; `all` when a zone setting changed since `cursor` (a setting can make a
+   * hostname's plain HTTP requests redirects).
+   */
+  async routeChanges(cursor: string | undefined): Promise<RouteChanges> {
+    const [innerCursor, epoch] = cursor === undefined ? [undefined, undefined] : [cursor.slice(cursor.indexOf(':') + 1), cursor.slice(0, cursor.indexOf(':'))];
+    const inner = await this.inner.routeChanges?.(innerCursor);
+    const zones = inner === undefined || epoch !== String(this.settingsChanges) ? 'all' : inner.zones;
+    return { cursor: `${this.settingsChanges}:${inner?.cursor ?? ''}`, zones };
   }
 
   bundle(versionId: string): Promise<ScriptBundle | null> {

@@ -86,6 +86,8 @@ export type EdgeTarget =
 export interface HostRoutePlan {
   /** The account of the hostname's zone: the only account whose scripts its routes run. */
   accountId: string;
+  /** The hostname's zone (`routeChanges` names zones); absent: read again on every change. */
+  zoneId?: string;
   /** The zone's routes whose host part matches the hostname, most specific first (`compareSpecificity`). */
   routes: { pattern: RoutePattern; script: string | null; versions: { versionId: string; percentage: number }[] }[];
   /** Something is behind the routes (an origin, a bucket): a script may pass a request on to it. */
@@ -111,4 +113,18 @@ export interface EdgeCatalog {
    * the edge has no fast path.
    */
   hostRoutes?(host: string): Promise<HostRoutePlan | undefined>;
+  /**
+   * Which hostnames' routes may have changed since `cursor` (a previous answer's; undefined: the first call):
+   * the zones whose routes or routed scripts' deployments changed, or `all`. Optional: without it every learned
+   * hostname's routes are read again on every change.
+   */
+  routeChanges?(cursor: string | undefined): Promise<RouteChanges>;
+}
+
+/** An answer of {@link EdgeCatalog.routeChanges}. */
+export interface RouteChanges {
+  /** What to pass next time. */
+  cursor: string;
+  /** The zones touched, or `all` (anything may have changed: zones, records, bucket domains, settings). */
+  zones: ReadonlySet<string> | 'all';
 }

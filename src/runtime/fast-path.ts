@@ -5,10 +5,11 @@
  *
  * This keeps what is compiled true:
  * - the hostnames: learned from the catalog's answers to the supervisors (a hostname whose requests ran a
- *   script), each with its routes (`EdgeCatalog.hostRoutes`), read again on every catalog change and every
- *   {@link REFRESH_MS} (a DNS record changed on this node tells no catalog listener; the supervisor's route cache
- *   keeps an answer as long); each reads the routes of every learned hostname (`hostRoutes`, a few database
- *   reads per hostname past the catalog's one-second cache), so its cost grows with the hostnames learned;
+ *   script), each with its routes (`EdgeCatalog.hostRoutes`, a few database reads per hostname past the
+ *   catalog's one-second cache). On a catalog change only the hostnames of the zones it touched are read again
+ *   (`EdgeCatalog.routeChanges`: the zones whose routes or routed scripts' deployments changed; every hostname
+ *   when the change was elsewhere, or the catalog cannot tell); every {@link REFRESH_MS} all of them are (a DNS
+ *   record changed on this node tells no catalog listener; the supervisor's route cache keeps an answer as long);
  * - the versions: each slot's live generation's version sockets, compiled again whenever a slot's live
  *   generation changes;
  * - a replaced generation is stopped only after nginx reloaded without its sockets (`beforeRetire`), so a
@@ -51,11 +52,16 @@ export class FastPath {
   private readonly learning = new Set<string>();
   private refreshing: Promise<void> | undefined;
   private again = false;
+  /** A refresh of every hostname was asked for while one ran. */
+  private againAll = false;
+  /** Where the catalog's route changes were last read up to (`EdgeCatalog.routeChanges`). */
+  private cursor: string | undefined;
+
   private readonly timer: NodeJS.Timeout;
   private closed = false;
 
   constructor(private readonly d: FastPathDeps) {
-    this.timer = setInterval(() => void this.refresh(), REFRESH_MS);
+    this.timer = setInterval(() => void this.refresh(true), REFRESH_MS);
     this.timer.unref();
   }
 
@@ -72,16 +78,24 @@ export class FastPath {
       .finally(() => this.learning.delete(host));
   }
 
-  /** Reads every learned hostname's routes again (after a catalog change; one run at a time, coalesced). */
-  refresh(): Promise<void> {
+  /**
+   * Reads the learned hostnames' routes again after a catalog change: those of the zones it touched, or all of
+   * them (`everything`, or when the catalog cannot tell). One run at a time; asks made meanwhile are coalesced.
+   */
+  refresh(everything = false): Promise<void> {
     if (this.refreshing) {
       this.again = true;
+      this.againAll ||= everything;
       return this.refreshing;
     }
     this.refreshing = (async () => {
+      let all = everything;
       do {
         this.again = false;
-        for (const host of [...this.hosts.keys()]) {
+        this.againAll = false;
+        const hosts = await this.touched(all);
+        all = false;
+        for (const host of hosts) {
           if (this.closed) return;
           try {
             const plan = await this.d.catalog.hostRoutes(host);
@@ -93,9 +107,27 @@ export class FastPath {
           }
         }
         this.compile();
+        all = this.againAll;
       } while (this.again && !this.closed);
     })().finally(() => { this.refreshing = undefined; });
     return this.refreshing;
+  }
+
+  /** The learned hostnames whose routes may have changed since the last read (every one with `all`). */
+  private async touched(all: boolean): Promise<string[]> {
+    let zones: ReadonlySet<string> | 'all' = 'all';
+    try {
+      const changes = await this.d.catalog.routeChanges?.(this.cursor);
+      if (changes) {
+        this.cursor = changes.cursor;
+        zones = changes.zones;
+      }
+    } catch (err) {
+      this.d.logger.warn({ err }, 'fast path: cannot read what the catalog changed; reading every hostname again');
+    }
+    const hosts = [...this.hosts];
+    if (all || zones === 'all') return hosts.map(([h]) => h);
+    return hosts.filter(([, plan]) => plan.zoneId === undefined || zones.has(plan.zoneId)).map(([h]) => h);
   }
 
   /**

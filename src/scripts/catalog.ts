@@ -18,7 +18,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { EdgeCatalog, EdgeTarget, HostRoutePlan, ScriptBundle } from '../edge/types.js';
+import type { EdgeCatalog, EdgeTarget, HostRoutePlan, RouteChanges, ScriptBundle } from '../edge/types.js';
+import { diffRouteSnapshots, RouteChangeLog } from './route-changes.js';
 import { compareSpecificity, hostMatches, matchRoute } from '../edge/route-match.js';
 import { isIP } from 'node:net';
 import type { Logger } from '../shared/logger.js';
@@ -71,6 +72,8 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
   private closed = false;
   private readonly unsubscribe: () => void;
   private readonly hosts = new Map<string, HostFacts>();
+  /** What each new snapshot changed (`routeChanges`). */
+  private readonly changeLog = new RouteChangeLog();
 
   constructor(private readonly opts: CatalogOptions) {
     const offEdge = opts.changes.subscribe(() => this.changed());
@@ -153,6 +156,7 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
     const behind = await this.behindRoutes(facts, zone, host);
     return {
       accountId: zone.account_id,
+      zoneId: zone.id,
       routes: routes.map((r) => ({
         pattern: r.pattern, script: r.script,
         versions: r.script === null ? [] : (snap.scripts.get(`${zone.account_id}/${r.script}`)?.traffic ?? []).map((t) => ({ versionId: t.version_id, percentage: t.percentage })),
@@ -160,6 +164,13 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
       passThrough: behind.kind !== 'unknown',
       policy: false,
     };
+  }
+
+  /** The zones whose routes (or their scripts' deployments) changed since `cursor`, as of a snapshot reflecting every change heard of. */
+  async routeChanges(cursor: string | undefined): Promise<RouteChanges> {
+    await this.fresh();
+    const since = cursor === undefined ? undefined : Number(cursor);
+    return { cursor: String(this.built), zones: this.changeLog.since(Number.isInteger(since) ? since : undefined) };
   }
 
   /** What a hostname of a zone serves without its script routes: a bucket's custom domain, the proxied record's origin, or nothing. */
@@ -254,8 +265,10 @@ export class DatabaseEdgeCatalog implements EdgeCatalog {
       if (!this.building) {
         const target = this.wanted;
         this.building = loadRouteSnapshot(this.opts.db).then((snap) => {
-          this.snapshot = snap;
+          const from = this.built;
           this.built = Math.max(this.built, target);
+          this.changeLog.record(from, this.built, diffRouteSnapshots(this.snapshot, snap));
+          this.snapshot = snap;
         }).finally(() => { this.building = undefined; });
       }
       await this.building;

@@ -200,6 +200,31 @@ describe.skipIf(!nginx)('edge: the fast path', () => {
     });
   }, 60_000);
 
+  it('sends a fast request its version\'s socket refuses to the supervisor (nginx\'s backup), each forwarding header once', async () => {
+    const HEADERS = `export default { fetch(request) { return Response.json([...request.headers]); } };`;
+    await deployBoth('fallback.example.com', HEADERS, { accountId: 'acct-a' });
+    // the version's socket goes away (as when its runtime died): nginx's connect fails and it tries the backup
+    const config = h.edge.runtime.nginxConfig()!;
+    const variable = /fallback\.example\.com \$(stratus_fh\d+);/.exec(config)![1]!;
+    const upstream = new RegExp(String.raw`map \$request_uri \$${variable} \{\n[^\n]* (stratus_v\d+);`).exec(config)![1]!;
+    const socket = new RegExp(String.raw`upstream ${upstream} \{ server unix:(\S+) max_fails=0;`).exec(config)![1]!;
+    fs.rmSync(socket);
+    const sent = { 'x-forwarded-for': '203.0.113.9', 'cdn-loop': 'other', 'x-custom': 'yes' };
+    const answer = await edgeRequest(h.edge.url, 'fallback.example.com', { path: '/x?y=1', headers: sent });
+    const ref = await edgeRequest(slow.edge.url, 'fallback.example.com', { path: '/x?y=1', headers: sent });
+    expect(answer.status).toBe(200);
+    const seen = new Map(JSON.parse(answer.body) as [string, string][]);
+    expect(seen.get('x-forwarded-for')).toBe('203.0.113.9, 127.0.0.1');
+    expect(seen.get('cdn-loop')).toBe('other, cloudflare');
+    // the script saw the ray the client got (nginx's), and what the slow path's script sees but for it
+    expect(seen.get('cf-ray')).toBe(answer.headers['cf-ray']);
+    const withoutRay = (body: string) => (JSON.parse(body) as [string, string][]).filter(([k]) => k !== 'cf-ray');
+    expect(withoutRay(answer.body)).toEqual(withoutRay(ref.body));
+    // recorded once, as the compiled route's request
+    expect(await wentFast(answer, 'fallback.example.com')).toBe(true);
+    expect(records.filter((r) => r.requestId === answer.headers['cf-ray'])).toHaveLength(1);
+  });
+
   it("never sends one account's hostname to another account's version socket; the sockets are in a folder only Stratus reads", async () => {
     await deployBoth('b.example.com', VERSION(7), { accountId: 'acct-b' });
     await deployBoth('a.example.com', VERSION(8), { accountId: 'acct-a' });

@@ -2,7 +2,7 @@
  * An in-memory EdgeCatalog for the runtime's own tests (the seam between control and data plane; the real
  * catalog is the control plane's, tested end to end with wrangler at merge).
  */
-import type { EdgeCatalog, EdgeTarget, HostRoutePlan, ScriptBinding, ScriptBundle, ScriptLimits, ScriptModule } from '../../src/edge/types.js';
+import type { EdgeCatalog, EdgeTarget, HostRoutePlan, RouteChanges, ScriptBinding, ScriptBundle, ScriptLimits, ScriptModule } from '../../src/edge/types.js';
 import { parseRoutePattern, type RoutePattern } from '../../src/edge/route-match.js';
 
 /** A catalog whose hosts and versions tests set directly. */
@@ -11,6 +11,10 @@ export class MemoryCatalog implements EdgeCatalog {
   readonly bundles = new Map<string, ScriptBundle>();
   private readonly listeners = new Set<() => void>();
   private n = 0;
+  /** Route reads (`hostRoutes`) by hostname, so tests see what a change made the fast path read again. */
+  readonly routeReads = new Map<string, number>();
+  /** Each change: the zones it touched (a hostname's zone is `zone:<hostname>` here), or `all`. */
+  private readonly changes: (string[] | 'all')[] = [];
 
   async resolve(host: string): Promise<EdgeTarget> {
     return this.hosts.get(host) ?? { kind: 'unknown', status: 530, reason: 'This hostname is not served by this edge.' };
@@ -19,16 +23,26 @@ export class MemoryCatalog implements EdgeCatalog {
   /** A script hostname's one route, `<host>/*` (the fast path compiles it). */
   async hostRoutes(host: string): Promise<HostRoutePlan | undefined> {
     const t = this.hosts.get(host);
+    this.routeReads.set(host, (this.routeReads.get(host) ?? 0) + 1);
     if (t?.kind !== 'script') return undefined;
     return {
-      accountId: t.accountId, passThrough: t.passThrough !== undefined, policy: false,
+      accountId: t.accountId, zoneId: `zone:${host}`, passThrough: t.passThrough !== undefined, policy: false,
       routes: [{ pattern: parseRoutePattern(`${host}/*`) as RoutePattern, script: t.scriptName, versions: [{ versionId: t.versionId, percentage: 100 }] }],
     };
   }
 
-  /** Tells the listeners (as a route or deployment change does). */
-  changed(): void {
+  /** Tells the listeners (as a route or deployment change does): of these hostnames' zones, or of anything. */
+  changed(hosts?: string[]): void {
+    this.changes.push(hosts ? hosts.map((h) => `zone:${h}`) : 'all');
     for (const l of this.listeners) l();
+  }
+
+  /** The zones the changes after `cursor` touched. */
+  async routeChanges(cursor: string | undefined): Promise<RouteChanges> {
+    const since = cursor === undefined ? undefined : Number(cursor);
+    const later = since === undefined ? ['all' as const] : this.changes.slice(since);
+    const zones = later.includes('all') ? 'all' : new Set(later.flatMap((c) => (c === 'all' ? [] : c)));
+    return { cursor: String(this.changes.length), zones };
   }
 
   async bundle(versionId: string): Promise<ScriptBundle | null> {
@@ -55,7 +69,7 @@ export class MemoryCatalog implements EdgeCatalog {
     };
     this.bundles.set(versionId, bundle);
     this.hosts.set(host, { kind: 'script', accountId: bundle.accountId, scriptName: bundle.scriptName, versionId });
-    for (const l of this.listeners) l();
+    this.changed([host]);
     return bundle;
   }
 }

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../shared/logger.js';
 import { capnpString, STORE_SECRET_HEADER } from '../workerd/config-text.js';
+import { v8FlagsLine } from '../workerd/gc-flags.js';
 import { WorkerdProcess } from '../workerd/process.js';
 import type { FrontConfig } from '../in-workerd/front/config.js';
 import { CONFIG_MODULE } from '../in-workerd/module-names.js';
@@ -55,6 +56,7 @@ ${slots.map((socket, i) => `    (name = "${slotBinding(i)}", external = (address
     (name = "edge", http = (), service = "front"),
     (name = "internal", address = "127.0.0.1:0", http = (), service = "front"),
   ],
+  ${v8FlagsLine()}
 );
 `;
   const file = path.join(dir, 'front.capnp');

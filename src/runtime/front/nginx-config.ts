@@ -167,6 +167,8 @@ ${s.fast === undefined ? '' : `      if ($stratus_fast != "") { rewrite ^ ${FAST
       proxy_set_header Connection "";
       proxy_set_header Host $http_host;
       proxy_set_header x-stratus-cf '{"clientIp":"$remote_addr"}';
+      # only the fast location sends a ray: one reaching a supervisor marks a fast request nginx's backup sent on
+      proxy_set_header cf-ray "";
 ${front}${headers}${PROXY_COMMON}
     }
 ${s.fast === undefined ? '' : fastLocation(headers)}

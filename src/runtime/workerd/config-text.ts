@@ -13,6 +13,7 @@ import type { ScriptBundle, ScriptModule } from '../../edge/types.js';
 import { effectiveLimits, limitModules, type SubrequestLimits } from './limits-shim.js';
 import { classicScript } from './classic-script.js';
 import { CONFIG_MODULE } from '../in-workerd/module-names.js';
+import { v8FlagsLine } from './gc-flags.js';
 
 /** Addresses and secrets shared by every generation of one runtime. */
 export interface GenerationServices {
@@ -162,6 +163,7 @@ const config :Workerd.Config = (
     (name = "internal", address = "127.0.0.1:0", http = (), service = "supervisor"),${Object.entries(spec.fastSockets ?? {}).map(([v, socket], i) => `
     (name = "fast${i}", address = ${capnpString(`unix:${socket}`)}, http = (cfBlobHeader = "x-stratus-cf", forwardedProtoHeader = "x-stratus-proto"), service = ${capnpString(`s:${v}`)}),`).join('')}
   ],
+  ${v8FlagsLine()}
 );
 `;
   const file = path.join(spec.dir, 'config.capnp');

@@ -8,7 +8,7 @@
  */
 import CONFIG from 'stratus:supervisor-config';
 import { errorPage } from '../../../edge/error-page.js';
-import { clientAddress, forwardingHeaders, newRayId } from '../../../edge/forwarding.js';
+import { clientAddress, fastFallbackRay, forwardingHeaders, newRayId } from '../../../edge/forwarding.js';
 import { closingAnswer, framingFault } from '../../../edge/framing.js';
 import { INTERNAL_HEADER as INTERNAL, RECORD_HEADER as RECORD } from '../headers.js';
 import { cfClientIp } from '../cf.js';
@@ -45,7 +45,7 @@ async function serve(original: Request, env: SupervisorEnv, ray: string, seen: S
     seen.route = 'redirect';
     return new Response(null, { status: target.status, headers: { location: target.location + url.pathname + url.search, 'cf-ray': ray } });
   }
-  const forwarded = forwardingHeaders(request.headers, front.clientIp!, front.scheme!, ray);
+  const forwarded = forwardingHeaders(request.headers, front.clientIp!, front.scheme!, ray, seen.fastFallback === true);
   if (target.kind === 'script') {
     seen.route = 'script:' + target.scriptName;
     seen.accountId = target.accountId;
@@ -69,9 +69,11 @@ export default {
   async fetch(request, env, ctx) {
     if (request.headers.has(INTERNAL)) return internal(request, env, ctx);
     const started = Date.now();
-    const ray = newRayId(CONFIG.colo);
+    // A fast request nginx sent here (its version's socket refused it) keeps nginx's ray and forwarding headers.
+    const fastRay = fastFallbackRay(request.headers, CONFIG.recordHeader === true);
+    const ray = fastRay || newRayId(CONFIG.colo);
     // What the request turned out to be: route label (script:NAME, origin, unserved) and the script's account.
-    const seen: Seen = { route: 'unmatched' };
+    const seen: Seen = { route: 'unmatched', fastFallback: fastRay !== null };
     const record = (status: number, bytesOut?: number, ms?: number) => report(ctx, env, {
       method: request.method, path: pathOf(request.url), route: seen.route, status, ms, accountId: seen.accountId, requestId: ray,
       bytesIn: Number(request.headers.get('content-length')) || 0, bytesOut,

@@ -10,6 +10,8 @@ export interface Seen {
   route: string;
   accountId?: string;
   front?: FrontFacts;
+  /** A fast request that nginx's backup sent here (its version's socket refused it): nginx's ray and forwarding headers stand. */
+  fastFallback?: boolean;
 }
 
 /** The record header's value: the route, the ray, the script's account and the client's address and scheme when vouched for. */
