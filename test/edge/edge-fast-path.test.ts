@@ -206,7 +206,7 @@ describe.skipIf(!nginx)('edge: the fast path', () => {
     // the version's socket goes away (as when its runtime died): nginx's connect fails and it tries the backup
     const config = h.edge.runtime.nginxConfig()!;
     const variable = /fallback\.example\.com \$(stratus_fh\d+);/.exec(config)![1]!;
-    const upstream = new RegExp(String.raw`map \$request_uri \$${variable} \{\n[^\n]* (stratus_v\d+);`).exec(config)![1]!;
+    const upstream = new RegExp(String.raw`map "\$scheme:\$request_uri" \$${variable} \{\n[^\n]* (stratus_v\d+);`).exec(config)![1]!;
     const socket = new RegExp(String.raw`upstream ${upstream} \{ server unix:(\S+) max_fails=0;`).exec(config)![1]!;
     fs.rmSync(socket);
     const sent = { 'x-forwarded-for': '203.0.113.9', 'cdn-loop': 'other', 'x-custom': 'yes' };

@@ -28,6 +28,19 @@ describe('the supervisor: front facts', () => {
     expect(facts.request!.headers.has('x-stratus-client-ip')).toBe(false);
   });
 
+  it('takes the scheme of a fast request nginx\'s backup sent from x-stratus-proto, and a client\'s x-stratus-proto off any other', () => {
+    const headers = { 'x-stratus-proto': 'https', 'x-kept': '1' };
+    const fallback = frontFacts(new Request('http://a.example/p', { headers }), SECRET, true);
+    expect(fallback).toMatchObject({ trusted: false, scheme: 'https' });
+    expect(fallback.request!.url).toBe('https://a.example/p');
+    expect(fallback.request!.headers.has('x-stratus-proto')).toBe(false);
+    const other = frontFacts(new Request('http://a.example/p', { headers }), SECRET);
+    expect(other).toMatchObject({ trusted: false, scheme: 'http' });
+    expect(other.request!.url).toBe('http://a.example/p');
+    expect(other.request!.headers.has('x-stratus-proto')).toBe(false);
+    expect(other.request!.headers.get('x-kept')).toBe('1');
+  });
+
   it('reads the client address from workerd\'s request.cf, and leaves a plain request as it is', () => {
     const request = new Request('http://a.example/');
     Object.defineProperty(request, 'cf', { value: { clientIp: '[2001:db8::1]:5678' } });
@@ -41,5 +54,7 @@ describe('the supervisor: record header', () => {
     expect(JSON.parse(recordText({ route: 'origin' }, 'r1', { trusted: false, clientIp: '192.0.2.1' }))).toEqual({ route: 'origin', requestId: 'r1' });
     expect(JSON.parse(recordText({ route: 'script:s', accountId: 'acc' }, 'r2', { trusted: true, clientIp: '192.0.2.7' })))
       .toEqual({ route: 'script:s', requestId: 'r2', accountId: 'acc', remote: '192.0.2.7' });
+    expect(JSON.parse(recordText({ route: 'origin' }, 'r3', { trusted: true, clientIp: '192.0.2.7', scheme: 'https' })))
+      .toEqual({ route: 'origin', requestId: 'r3', remote: '192.0.2.7', scheme: 'https' });
   });
 });

@@ -16,15 +16,19 @@ export interface FrontFacts {
   request?: Request;
 }
 
-const FRONT = ['x-stratus-front', 'x-stratus-client-ip', 'x-stratus-scheme'];
+const FRONT = ['x-stratus-front', 'x-stratus-client-ip', 'x-stratus-scheme', 'x-stratus-proto'];
 
-/** The request's scheme and client address (see the module comment); `request` is set when headers were taken off. */
-export function frontFacts(request: Request, secret: string): FrontFacts {
+/**
+ * The request's scheme and client address (see the module comment); `request` is set when headers were taken off.
+ * `fastFallback`: a fast request nginx's backup sent here; its scheme is in `x-stratus-proto`, which nginx's fast
+ * location sets for the version's socket (and which is a client's own, dropped, on any other request).
+ */
+export function frontFacts(request: Request, secret: string, fastFallback = false): FrontFacts {
   const trusted = request.headers.get('x-stratus-front') === secret;
   const facts: FrontFacts = trusted
     ? { trusted, scheme: request.headers.get('x-stratus-scheme') === 'https' ? 'https' : 'http', clientIp: request.headers.get('x-stratus-client-ip') || '0.0.0.0' }
-    : { trusted, scheme: 'http', clientIp: clientAddress(cfClientIp(request)) };
-  if (request.headers.has('x-stratus-front') || request.headers.has('x-stratus-scheme') || request.headers.has('x-stratus-client-ip')) {
+    : { trusted, scheme: fastFallback && request.headers.get('x-stratus-proto') === 'https' ? 'https' : 'http', clientIp: clientAddress(cfClientIp(request)) };
+  if (FRONT.some((h) => request.headers.has(h))) {
     const headers = new Headers(request.headers);
     for (const h of FRONT) headers.delete(h);
     // scripts see the URL the client asked for: https:// when it came through the HTTPS listener

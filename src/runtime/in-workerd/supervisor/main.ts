@@ -27,7 +27,7 @@ import { toBucket, toOrigin } from './upstreams.js';
 const UNKNOWN_PAGES: Record<number, [number, string]> = { 530: [1001, 'DNS resolution error'], 403: [1003, 'Direct IP access not allowed'], 409: [1014, 'CNAME Cross-User Banned'], 404: [1001, 'DNS resolution error'] };
 
 async function serve(original: Request, env: SupervisorEnv, ray: string, seen: Seen): Promise<Response> {
-  const front = frontFacts(original, CONFIG.secret);
+  const front = frontFacts(original, CONFIG.secret, seen.fastFallback === true);
   const request = front.request || original;
   seen.front = front;
   const url = new URL(request.url);
