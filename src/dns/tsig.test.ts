@@ -115,10 +115,6 @@ describe('TSIG against kdig and dig', () => {
   };
 
   beforeAll(async () => {
-    udp = dgram.createSocket('udp4');
-    await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
-    port = udp.address().port;
-    udp.on('message', (m, rinfo) => { for (const a of answer(m)) udp.send(a, rinfo.port, rinfo.address); });
     tcp = net.createServer((c) => {
       let buf = Buffer.alloc(0);
       c.on('data', (d) => {
@@ -131,7 +127,20 @@ describe('TSIG against kdig and dig', () => {
       });
       c.on('error', () => c.destroy());
     });
-    await new Promise<void>((r) => tcp.listen(port, '127.0.0.1', () => r()));
+    // UDP takes a port from the kernel; TCP on the same number may be taken by another process: then another pair.
+    for (;;) {
+      udp = dgram.createSocket('udp4');
+      await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
+      port = udp.address().port;
+      const listening = await new Promise<boolean>((r) => {
+        const taken = () => r(false);
+        tcp.once('error', taken);
+        tcp.listen(port, '127.0.0.1', () => { tcp.off('error', taken); r(true); });
+      });
+      if (listening) break;
+      udp.close();
+    }
+    udp.on('message', (m, rinfo) => { for (const a of answer(m)) udp.send(a, rinfo.port, rinfo.address); });
   });
   afterAll(async () => {
     udp.close();
