@@ -127,14 +127,15 @@ describe('TSIG against kdig and dig', () => {
       });
       c.on('error', () => c.destroy());
     });
-    // UDP and TCP on one port number: a UDP port whose number TCP finds taken is given back and another one tried.
+    // UDP takes a port from the kernel; TCP on the same number may be taken by another process: then another pair.
     for (;;) {
       udp = dgram.createSocket('udp4');
       await new Promise<void>((r) => udp.bind(0, '127.0.0.1', () => r()));
       port = udp.address().port;
       const listening = await new Promise<boolean>((r) => {
-        tcp.once('error', () => r(false));
-        tcp.listen(port, '127.0.0.1', () => { tcp.removeAllListeners('error'); r(true); });
+        const taken = () => r(false);
+        tcp.once('error', taken);
+        tcp.listen(port, '127.0.0.1', () => { tcp.off('error', taken); r(true); });
       });
       if (listening) break;
       udp.close();
