@@ -65,6 +65,18 @@ export function zonePolicy(zoneId: string, accountId: string, zoneSettingsText: 
   };
 }
 
+/** The TLS versions a zone's handshakes may use: from its floor (`min_tls_version`) to 1.3, or to 1.2 with `tls_1_3` off (a floor of 1.3 keeps 1.3). */
+export interface TlsRange {
+  min: ZonePolicy['minTls'];
+  max: 'TLSv1.2' | 'TLSv1.3';
+}
+
+/** The {@link TlsRange} of a zone's policy (none: every version); both HTTPS listeners, nginx's and Node's, use it. */
+export function tlsRange(policy: ZonePolicy | undefined): TlsRange {
+  const min = policy?.minTls ?? 'TLSv1';
+  return { min, max: policy && !policy.tls13 && min !== 'TLSv1.3' ? 'TLSv1.2' : 'TLSv1.3' };
+}
+
 /** Whether `version` (a TLS socket's `getProtocol()`) is at least `min`. */
 export function tlsAtLeast(version: string | null, min: ZonePolicy['minTls']): boolean {
   const order = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];

@@ -24,7 +24,7 @@ import tls from 'node:tls';
 import type { Logger } from '../shared/logger.js';
 import type { SecureContextTarget, TlsMaterial } from '../shared/tls-files.js';
 import { clientHelloComplete, clientHelloServerName } from '../edge/client-hello.js';
-import { tlsAtLeast, type ZonePolicies, type ZonePolicy } from '../edge/zone-policy.js';
+import { tlsAtLeast, tlsRange, type ZonePolicies, type ZonePolicy } from '../edge/zone-policy.js';
 import { errorPage } from '../edge/error-page.js';
 import { HttpsRewriter, rewritable } from '../edge/https-rewrites.js';
 import type { CertificateSource, ServedCertificate } from '../edge/certificates.js';
@@ -59,10 +59,10 @@ export interface HttpsEdge {
 /** The version range of a zone's handshakes: its floor, and TLS 1.3 or 1.2 as the ceiling. */
 type Range = `${ZonePolicy['minTls']}/${'TLSv1.2' | 'TLSv1.3'}`;
 
-/** The range of a zone's policy (none: every version); a floor of 1.3 keeps 1.3 whatever `tls_1_3` says. */
+/** The {@link tlsRange} of a zone's policy as a key. */
 function rangeOf(policy: ZonePolicy | undefined): Range {
-  const min = policy?.minTls ?? 'TLSv1';
-  return `${min}/${policy && !policy.tls13 && min !== 'TLSv1.3' ? 'TLSv1.2' : 'TLSv1.3'}`;
+  const { min, max } = tlsRange(policy);
+  return `${min}/${max}`;
 }
 const HELLO_LIMIT = 16 * 1024 + 5;
 const HELLO_TIMEOUT_MS = 10_000;

@@ -18,19 +18,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CertificateSource, ServedCertificate } from '../edge/certificates.js';
-import type { ZonePolicies, ZonePolicy } from '../edge/zone-policy.js';
+import { tlsRange, type ZonePolicies } from '../edge/zone-policy.js';
 import type { Logger } from '../shared/logger.js';
-import type { TlsName, TlsRange } from './front/tls-config.js';
-import type { NginxTlsFront } from './edge-runtime.js';
+import type { TlsName } from './front/tls-config.js';
+import type { NginxTlsFront } from './edge-options.js';
 
 /** How often the names are compiled again without a notice (ms). */
 const REFRESH_MS = 30_000;
-
-/** The version range of a zone's handshakes: its floor, and TLS 1.3 or 1.2 as the ceiling (as `https-edge.ts`). */
-export function tlsRange(policy: ZonePolicy | undefined): TlsRange {
-  const min = policy?.minTls ?? 'TLSv1';
-  return { min, max: policy && !policy.tls13 && min !== 'TLSv1.3' ? 'TLSv1.2' : 'TLSv1.3' };
-}
 
 /** Options of {@link TlsFront}. */
 export interface TlsFrontOptions {

@@ -16,11 +16,10 @@
  *   (`https-edge.ts`), which ends TLS itself as before.
  */
 
-/** A TLS version range: the floor and the ceiling nginx offers. */
-export interface TlsRange {
-  min: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
-  max: 'TLSv1.2' | 'TLSv1.3';
-}
+import type { TlsRange } from '../../edge/zone-policy.js';
+
+/** A zone's TLS version range, the floor and the ceiling nginx offers (edge/zone-policy.ts). */
+export type { TlsRange };
 
 /** One name nginx ends TLS for. */
 export interface TlsName {
