@@ -13,6 +13,7 @@ import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
+import { PERMISSION_GROUPS } from '../../src/accounts/permission-groups.js';
 import { findNginx, findStreamModule } from '../../src/runtime/front/nginx-front.js';
 import { accessLines, captureLogger } from '../ops/capture-logger.js';
 import { eventually } from './harness.js';
@@ -151,6 +152,39 @@ describe.skipIf(!findNginx() || !findStreamModule())('nginx ends TLS for names w
     expect((await get(`www.${ONE}`)).protocol).toBe('TLSv1.3');
     // neither account can change the other's zone
     expect((await v4(second, 'PATCH', `/zones/${zones[ONE]}/settings/min_tls_version`, { value: '1.0' })).success).toBe(false);
+  });
+
+  it("refuses the other account's key and token (404 7003) on every route that shapes the first's TLS names, learning nothing, and the listener keeps serving the first's certificate", async () => {
+    const user = await addUser(server, 'tls-second@example.com', second.key);
+    const group = (name: string) => PERMISSION_GROUPS.find((g) => g.name === name)!.id;
+    const token = ((await user.sdk().user.tokens.create({ name: 'all', policies: [{
+      effect: 'allow', permission_groups: ['Zone Settings Write', 'SSL and Certificates Write', 'Zone Write'].map((name) => ({ id: group(name) })),
+      resources: { 'com.cloudflare.api.account.zone.*': '*' },
+    }] } as never)) as { value: string }).value;
+    const before = await servedNames(`www.${ONE}`);
+    const zone = zones[ONE]!;
+    const calls: Array<[string, string, unknown?]> = [
+      ['GET', `/zones/${zone}`], ['GET', `/zones/${zone}/settings/min_tls_version`], ['PATCH', `/zones/${zone}/settings/min_tls_version`, { value: '1.0' }],
+      ['PATCH', `/zones/${zone}/settings/tls_1_3`, { value: 'off' }], ['PATCH', `/zones/${zone}/settings/ssl`, { value: 'off' }],
+      ['PATCH', `/zones/${zone}/settings/automatic_https_rewrites`, { value: 'on' }], ['GET', `/zones/${zone}/settings/security_header`],
+      ['GET', `/zones/${zone}/ssl/universal/settings`], ['PATCH', `/zones/${zone}/ssl/universal/settings`, { enabled: false }],
+      ['GET', `/zones/${zone}/ssl/certificate_packs?status=all`], ['GET', `/zones/${zone}/custom_certificates`],
+    ];
+    const ways: Record<string, string>[] = [{ 'x-auth-email': second.email, 'x-auth-key': second.key }, { authorization: `Bearer ${token}` }];
+    for (const headers of ways) {
+      for (const [method, p, body] of calls) {
+        const res = await fetch(`${server.apiBase}${p}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const text = await res.text();
+        expect([res.status, (JSON.parse(text) as { errors: { code: number }[] }).errors[0]?.code], `${method} ${p}`).toEqual([404, 7003]);
+        expect(text, `${method} ${p}`).not.toContain(ONE);
+      }
+    }
+    // nothing changed: the first's name is still nginx's, with the same certificate, at TLS 1.3 only
+    const setting = await v4(first, 'GET', `/zones/${zone}/settings/min_tls_version`);
+    expect(setting.result.value).toBe('1.3');
+    expect(await servedNames(`www.${ONE}`)).toBe(before);
+    await expect(servedNames(`www.${ONE}`, { maxVersion: 'TLSv1.2' })).rejects.toThrow(/protocol version|alert/i);
+    expect(nginxConfig()).toContain(`"~*^[^.]+\\.${ONE.replace('.', '\\.')}$" unix:`);
   });
 
   it('adds the zone\'s HSTS header to its HTTPS answers only, in place of the script\'s own', async () => {
