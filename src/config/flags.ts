@@ -141,8 +141,11 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'from', value: 'DIR', default: 'required', help: 'a folder written by stratus backup', commands: ['restore'], env: false },
 ];
 
-/** `STRATUS_*` variables that are not flags (read by the test suite, not by the service). */
-export const OTHER_VARIABLES: readonly string[] = ['STRATUS_TEST_POSTGRES', 'STRATUS_PROPERTY_SEED', 'STRATUS_WRITE_DOCS'];
+/**
+ * `STRATUS_*` variables that are not flags: read by the test suite, and `STRATUS_WORKERD_V8_FLAGS` (the edge's
+ * workerd V8 flags, to measure or tune them: runtime/workerd/gc-flags.ts, docs/edge.md).
+ */
+export const OTHER_VARIABLES: readonly string[] = ['STRATUS_TEST_POSTGRES', 'STRATUS_PROPERTY_SEED', 'STRATUS_WRITE_DOCS', 'STRATUS_WORKERD_V8_FLAGS'];
 
 /** The environment variable of a flag (`data-dir` -> `STRATUS_DATA_DIR`). */
 export function envName(name: string): string {

@@ -91,7 +91,9 @@ describe('stratus serve refuses, in one line with exit 2', () => {
   });
 
   it('warns (and goes on) of an unknown STRATUS_ variable', async () => {
-    const r = await serve(['--log-level', 'nope'], { STRATUS_DATABSE_URL: 'postgres://x', STRATUS_HTTP: '127.0.0.1:0' });
+    const r = await serve(['--log-level', 'nope'], { STRATUS_DATABSE_URL: 'postgres://x', STRATUS_HTTP: '127.0.0.1:0', STRATUS_WORKERD_V8_FLAGS: '' });
     expect(r.stderr).toContain('stratus: warning: unknown environment variable STRATUS_DATABSE_URL is ignored (did you mean STRATUS_DATABASE_URL?)');
+    // the edge's workerd V8 flags are a variable of their own, not a flag: no warning
+    expect(r.stderr).not.toContain('STRATUS_WORKERD_V8_FLAGS');
   });
 });
