@@ -83,10 +83,35 @@ export function tlsAtLeast(version: string | null, min: ZonePolicy['minTls']): b
   return version !== null && order.indexOf(version) >= order.indexOf(min);
 }
 
+/**
+ * What a notice of {@link ZonePolicies.onChange} says changed: the zones whose policies may differ, and whether
+ * zones came, went or changed status (then a hostname's zone may be another one).
+ */
+export interface PolicyChange {
+  zones: ReadonlySet<string>;
+  zonesMoved: boolean;
+}
+
+/** An active zone as {@link ZonePolicies.activeZones} lists it. */
+export interface ActiveZone {
+  id: string;
+  name: string;
+  serial: number;
+}
+
+/** A zone's row as {@link ZonePolicies.readPolicies} reads it: its policy, serial and status. */
+export interface ZonePolicyRow extends ActiveZone {
+  status: string;
+  policy: ZonePolicy;
+}
+
+/** Ids per `IN (...)` list of {@link ZonePolicies.readPolicies}. */
+const READ_CHUNK = 500;
+
 /** Zone policies by hostname, cached per hostname for a second and dropped on this node's settings changes. */
 export class ZonePolicies {
   private readonly hosts = new Map<string, { expires: number; policy: ZonePolicy | undefined }>();
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(change: PolicyChange) => void>();
   private readonly unsubscribe: () => void;
   /** Serial of each zone looked up, as last read. */
   private readonly serials = new Map<string, number>();
@@ -96,15 +121,15 @@ export class ZonePolicies {
   constructor(private readonly db: Kysely<Database>, zoneChanges?: ZoneChangeFeed, pollMs = 1_000) {
     this.unsubscribe = zoneChanges?.subscribe((c) => {
       if (c.kind === 'records') return;
-      this.changed();
+      this.changed({ zones: new Set([c.zoneId]), zonesMoved: c.kind !== 'settings' });
     }) ?? (() => undefined);
     this.timer = setInterval(() => void this.poll(), pollMs);
     this.timer.unref();
   }
 
-  private changed(): void {
+  private changed(change: PolicyChange): void {
     this.hosts.clear();
-    for (const l of [...this.listeners]) l();
+    for (const l of [...this.listeners]) l(change);
   }
 
   /** Compares the watched zones' serials with the database's; a change (on any node) drops the policies. */
@@ -117,7 +142,7 @@ export class ZonePolicies {
       const now = new Map(rows.map((r) => [r.id, Number(r.serial)]));
       const moved = ids.filter((id) => now.get(id) !== this.serials.get(id));
       for (const id of moved) this.serials.delete(id);
-      if (moved.length > 0) this.changed();
+      if (moved.length > 0) this.changed({ zones: new Set(moved), zonesMoved: false });
     } catch { /* the database is away: the one-second cache still bounds staleness of lookups */ } finally {
       this.polling = false;
     }
@@ -138,7 +163,7 @@ export class ZonePolicies {
     if (zone) {
       const before = this.serials.get(zone.id);
       // read here before the poll noticed: answers cached from the older policy must go too
-      if (before !== undefined && before !== Number(zone.serial)) this.changed();
+      if (before !== undefined && before !== Number(zone.serial)) this.changed({ zones: new Set([zone.id]), zonesMoved: false });
       if (before !== undefined || this.serials.size < WATCHED_ZONES) this.serials.set(zone.id, Number(zone.serial));
     }
     if (this.hosts.size >= CACHE_SIZE) this.hosts.clear();
@@ -146,8 +171,25 @@ export class ZonePolicies {
     return policy;
   }
 
-  /** Calls `listener` when a zone's settings changed on this node. Returns an unsubscribe. */
-  onChange(listener: () => void): () => void {
+  /** Every active zone's id, name and serial (one query: no settings text). */
+  async activeZones(): Promise<ActiveZone[]> {
+    const rows = await this.db.selectFrom('zones').select(['id', 'name', 'serial']).where('status', '=', 'active').execute();
+    return rows.map((r) => ({ id: r.id, name: r.name, serial: Number(r.serial) }));
+  }
+
+  /** The rows of the zones `ids` (whatever their status; a deleted zone has none), with their policies. */
+  async readPolicies(ids: readonly string[]): Promise<ZonePolicyRow[]> {
+    const out: ZonePolicyRow[] = [];
+    for (let i = 0; i < ids.length; i += READ_CHUNK) {
+      const rows = await this.db.selectFrom('zones').select(['id', 'name', 'account_id', 'zone_settings', 'serial', 'status'])
+        .where('id', 'in', ids.slice(i, i + READ_CHUNK)).execute();
+      for (const r of rows) out.push({ id: r.id, name: r.name, serial: Number(r.serial), status: r.status, policy: zonePolicy(r.id, r.account_id, r.zone_settings) });
+    }
+    return out;
+  }
+
+  /** Calls `listener` when a zone's settings or status changed (on this node, or a serial another node moved). Returns an unsubscribe. */
+  onChange(listener: (change: PolicyChange) => void): () => void {
     this.listeners.add(listener);
     return () => { this.listeners.delete(listener); };
   }

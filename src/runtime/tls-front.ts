@@ -10,7 +10,9 @@
  *
  * Compiled again when the certificates change (issuance, renewal, upload, deletion, on any node: the source's
  * notice), when a zone's settings change (the policies' notice, this node's changes and the serials they poll)
- * and every {@link REFRESH_MS}; nginx reloads gracefully (new connections get the new certificate, open ones
+ * and every {@link REFRESH_MS}. A compile reads the settings of only the zones that changed
+ * (`edge/zone-policy-index.ts`: the active zones are listed, without their settings, when zones came or went and
+ * every {@link REFRESH_MS}, for changes made on other nodes). nginx reloads gracefully (new connections get the new certificate, open ones
  * finish), so a renewal needs no restart. Each certificate's chain and key are written to a file of nginx's
  * private folder (mode 0600, named by a hash of their content), removed once no configuration names it.
  */
@@ -19,6 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CertificateSource, ServedCertificate } from '../edge/certificates.js';
 import { tlsRange, type ZonePolicies } from '../edge/zone-policy.js';
+import { ZonePolicyIndex } from '../edge/zone-policy-index.js';
 import type { Logger } from '../shared/logger.js';
 import type { TlsName } from './front/tls-config.js';
 import type { NginxTlsFront } from './edge-options.js';
@@ -44,11 +47,16 @@ export class TlsFront {
   private readonly unsubscribe: (() => void)[];
   private readonly timer: NodeJS.Timeout;
   private written = new Set<string>();
+  private readonly index: ZonePolicyIndex;
 
   constructor(private readonly opts: TlsFrontOptions) {
     fs.mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
-    this.unsubscribe = [opts.certificates.onChange(() => void this.compile()), opts.policies.onChange(() => void this.compile())];
-    this.timer = setInterval(() => void this.compile(), REFRESH_MS);
+    this.index = new ZonePolicyIndex(opts.policies);
+    this.unsubscribe = [
+      opts.certificates.onChange(() => void this.compile()),
+      opts.policies.onChange((change) => { this.index.changed(change); void this.compile(); }),
+    ];
+    this.timer = setInterval(() => { this.index.relist(); void this.compile(); }, REFRESH_MS);
     this.timer.unref();
   }
 
@@ -76,12 +84,12 @@ export class TlsFront {
     const keys = [...new Set(source.all().flatMap((c) => c.hosts.map((h) => h.toLowerCase())))].sort();
     const names: TlsName[] = [];
     const files = new Set<string>();
+    const policies = await this.index.resolve(keys);
+    if (this.closed) return;
     for (const name of keys) {
       const cert = source.lookup(name);
       if (!cert) continue;
-      // a wildcard's zone is that of a name one label under it
-      const policy = await this.opts.policies.forHost(name.startsWith('*.') ? `x${name.slice(1)}` : name);
-      if (this.closed) return;
+      const policy = policies.get(name);
       // Node rewrites the zone's HTML; with ssl off the supervisor redirects HTTPS requests (never the fast path)
       if (policy?.httpsRewrites || policy?.ssl === 'off') continue;
       const certFile = this.fileOf(cert);
