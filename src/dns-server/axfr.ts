@@ -1,13 +1,15 @@
 /**
  * Zone transfer (AXFR, RFC 5936): the served zone as a sequence of response messages, SOA first and last.
- * An IXFR request is answered the same way (a full transfer, RFC 1995 §4), which every secondary accepts.
+ * An IXFR request its journal cannot answer (ixfr.ts) is answered the same way (a full transfer, RFC 1995 §4).
  * The records are what queries are answered with (edge addresses, flattened CNAMEs, synthesized HTTPS), so a
  * secondary answers identically.
  *
  * A zone tree is transferred as a stream ({@link axfrStream}): the tree's current version is frozen
  * (zone-tree-transfer.ts: three references per name) and its messages are made a slice at a time, as the
  * connection takes them, so a million-record zone's transfer never holds more than a slice of records and
- * messages (it used to derive and encode the whole zone at once: about 400 MiB at a million records).
+ * messages (it used to derive and encode the whole zone at once: about 400 MiB at a million records). Records
+ * are written into the messages as they come; a plain name's (A, AAAA, TXT as stored) straight from its packed
+ * records (dns/packed-wire.ts), without record objects.
  */
 import type { ZoneSnapshot } from '../dns/snapshot.js';
 import { ZoneTree } from '../dns/zone-tree.js';
