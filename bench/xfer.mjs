@@ -14,6 +14,9 @@
  * Both are measured BENCH_ROUNDS times (default 3), interleaved (Stratus first in odd rounds, Knot first in even
  * ones); the secondaries' log after each change is printed with the time since the call (where the time goes).
  *
+ * Each AXFR also reports the CPU the primary's process spent meanwhile (Linux /proc: every thread, user and
+ * system), which varies far less with the machine's load than the wall time does.
+ *
  * Ratios are Stratus's time over Knot's (below 1: Stratus faster), per round, with their median. The load average
  * is printed before, after and at each round: the machine may be shared, and both primaries are measured in the
  * same run for that reason. Targets (issue 29):
@@ -70,11 +73,25 @@ async function soaSerial(port) {
   return Number(stdout.trim().split(/\s+/)[2] ?? NaN);
 }
 
-/** Wall time of a full AXFR (kdig, output discarded). */
-async function timeAxfr(port) {
+/** CPU seconds (user + system, every thread) a process has used so far (Linux /proc; NaN elsewhere). */
+function cpuSeconds(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Wall time of a full AXFR (kdig, output discarded) and the CPU the primary (process `pid`) spent meanwhile: the
+ * CPU varies far less than wall time with the machine's load.
+ */
+async function timeAxfr(port, pid) {
+  const cpu0 = cpuSeconds(pid);
   const t0 = performance.now();
   await run('sh', ['-c', `kdig @127.0.0.1 -p ${port} ${ZONE} AXFR > /dev/null`], { maxBuffer: 1 << 20 });
-  return performance.now() - t0;
+  return { ms: performance.now() - t0, cpu: cpuSeconds(pid) - cpu0 };
 }
 
 function knotConf(name, port, body, startNow = true) {
@@ -85,9 +102,13 @@ function knotConf(name, port, body, startNow = true) {
   return { dir, child: startNow ? start('knotd', ['-c', path.join(dir, 'knot.conf')]) : undefined };
 }
 
-/** A Knot secondary of the primary at `primaryPort`; resolves once its first AXFR is logged (seconds from its log). */
-async function secondaryOf(name, primaryPort) {
-  const port = await freePort();
+/**
+ * A Knot secondary of the primary at `primaryPort`, listening on `port`; resolves once its first AXFR is logged
+ * (seconds from its log). Both primaries get this same secondary: IXFR from the primary's journal (Knot's default
+ * when the primary answers IXFR), its own journal holding changes only (`journal-content: changes`), no zone file
+ * written (`zonefile-sync: -1`), Knot's default (no) semantic checks.
+ */
+async function secondaryOf(name, primaryPort, port) {
   const k = knotConf(name, port, `remote:\n  - id: primary\n    address: 127.0.0.1@${primaryPort}\nacl:\n  - id: notify\n    address: 127.0.0.1\n    action: notify\nzone:\n  - domain: ${ZONE}\n    master: primary\n    acl: notify\n    zonefile-sync: -1\n    journal-content: changes\n`);
   const axfrSeconds = await waitFor(`${name}'s AXFR`, async () => /AXFR, incoming, [^\n]*finished, ([\d.]+) seconds/.exec(k.child.output)?.[1], 600_000);
   return { ...k, port, axfrSeconds: Number(axfrSeconds) };
@@ -117,11 +138,7 @@ async function main() {
   await waitFor('Stratus to serve the loaded zone', async () => (await soaSerial(sPort)) >= Number(serial), 600_000);
 
   log('Knot secondary of Stratus');
-  const fromStratus = await (async () => {
-    const k = knotConf('knot-s2', s2Port, `remote:\n  - id: primary\n    address: 127.0.0.1@${sPort}\nacl:\n  - id: notify\n    address: 127.0.0.1\n    action: notify\nzone:\n  - domain: ${ZONE}\n    master: primary\n    acl: notify\n    zonefile-sync: -1\n    journal-content: changes\n`);
-    const axfrSeconds = await waitFor('the AXFR from Stratus', async () => /AXFR, incoming, [^\n]*finished, ([\d.]+) seconds/.exec(k.child.output)?.[1], 600_000);
-    return { ...k, port: s2Port, axfrSeconds: Number(axfrSeconds) };
-  })();
+  const fromStratus = await secondaryOf('knot-s2', sPort, s2Port);
 
   log('Knot primary with the same records, and its Knot secondary');
   const { stdout: axfr } = await run('kdig', ['@127.0.0.1', '-p', String(sPort), ZONE, 'AXFR', '+nocomments'], { maxBuffer: 1 << 30 });
@@ -131,16 +148,15 @@ async function main() {
   fs.writeFileSync(path.join(knotPrimary.dir, 'zones', `${ZONE}.zone`), `${rrs.slice(0, -1).join('\n')}\n`);
   const kp = start('knotd', ['-c', path.join(knotPrimary.dir, 'knot.conf')]);
   await waitFor('Knot primary to load', async () => (await soaSerial(kPort)) > 0, 60_000);
-  const k2 = knotConf('knot-k2', k2Port, `remote:\n  - id: primary\n    address: 127.0.0.1@${kPort}\nacl:\n  - id: notify\n    address: 127.0.0.1\n    action: notify\nzone:\n  - domain: ${ZONE}\n    master: primary\n    acl: notify\n    zonefile-sync: -1\n    journal-content: changes\n`);
-  const k2Axfr = Number(await waitFor('the AXFR from Knot', async () => /AXFR, incoming, [^\n]*finished, ([\d.]+) seconds/.exec(k2.child.output)?.[1], 600_000));
+  const k2 = await secondaryOf('knot-k2', kPort, k2Port);
   // Interleaved rounds (the machine is shared): Stratus then Knot, then Knot then Stratus, and so on.
   const axfrRounds = [];
   for (let i = 0; i < ROUNDS; i++) {
     log(`AXFR round ${i + 1} of ${ROUNDS} (load average ${loadavg()})`);
-    const order = i % 2 === 0 ? [sPort, kPort] : [kPort, sPort];
-    const ms = {};
-    for (const port of order) ms[port] = await timeAxfr(port);
-    axfrRounds.push({ stratus: ms[sPort], knot: ms[kPort] });
+    const order = i % 2 === 0 ? [[sPort, stratus.pid], [kPort, kp.pid]] : [[kPort, kp.pid], [sPort, stratus.pid]];
+    const t = {};
+    for (const [port, pid] of order) t[port] = await timeAxfr(port, pid);
+    axfrRounds.push({ stratus: t[sPort].ms, knot: t[kPort].ms, stratusCpu: t[sPort].cpu, knotCpu: t[kPort].cpu });
   }
 
   // The secondary's log after the call (when the bench read each line, since the call; Knot's own time stamp on
@@ -177,7 +193,8 @@ async function main() {
   for (const [i, r] of axfrRounds.entries()) console.log(`| full AXFR, kdig to /dev/null, round ${i + 1} | ${(r.stratus / 1000).toFixed(2)} s | ${(r.knot / 1000).toFixed(2)} s | ${ratio(r.stratus, r.knot)} |`);
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(`| full AXFR, median of the rounds' ratios | | | ${median(axfrRounds.map((r) => r.stratus / r.knot)).toFixed(2)} |`);
-  console.log(`| first AXFR of a Knot secondary (its log) | ${fromStratus.axfrSeconds.toFixed(2)} s | ${k2Axfr.toFixed(2)} s | ${ratio(fromStratus.axfrSeconds, k2Axfr)} |`);
+  for (const [i, r] of axfrRounds.entries()) console.log(`| full AXFR, CPU of the primary process, round ${i + 1} | ${r.stratusCpu.toFixed(2)} s | ${r.knotCpu.toFixed(2)} s | ${ratio(r.stratusCpu, r.knotCpu)} |`);
+  console.log(`| first AXFR of a Knot secondary (its log) | ${fromStratus.axfrSeconds.toFixed(2)} s | ${k2.axfrSeconds.toFixed(2)} s | ${ratio(fromStratus.axfrSeconds, k2.axfrSeconds)} |`);
   for (const [i, r] of changeRounds.entries()) {
     console.log(`| one change, round ${i + 1}: call to secondary serving it | ${r.secondaryMs.toFixed(0)} ms (API call ${r.apiMs.toFixed(0)} ms, Stratus serves it at ${r.servesMs.toFixed(0)} ms) | ${r.knotMs.toFixed(0)} ms (knsupdate) | ${ratio(r.secondaryMs, r.knotMs)} |`);
   }
@@ -186,7 +203,6 @@ async function main() {
     console.log(`\nRound ${i + 1}: the Knot secondary of Stratus after the call:\n${r.stratusSteps}`);
     console.log(`Round ${i + 1}: the Knot secondary of Knot after knsupdate:\n${r.knotSteps}`);
   }
-  void kp;
 }
 
 main().catch((err) => { console.error(err); for (const c of children) console.error(`--- ${c.spawnargs.slice(0, 3).join(' ')}\n${c.output.slice(-3000)}`); process.exitCode = 1; })

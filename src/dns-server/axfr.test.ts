@@ -59,4 +59,39 @@ describe('streamed AXFR of a zone tree', () => {
     // The tree itself moved on.
     expect(lines(axfrMessages(tree, 7, QUESTION)).all).not.toEqual(expected.all);
   });
+
+  it('sends every record as the derived rrsets have it, whether a name is read from its packed form or derived', () => {
+    const tree = new ZoneTree(zone(20, false), EDGE);
+    const r = (i: number, name: string, type: SnapshotRecord['type'], content: string, extra: Partial<SnapshotRecord> = {}): SnapshotRecord =>
+      ({ id: `p${i}`, name: `${name}.${ORIGIN}`, type, content, data: null, priority: null, ttl: 300, proxied: false, settings: {}, ...extra });
+    const records = [
+      r(1, 'a', 'A', '192.0.2.1'), r(2, 'a', 'A', '192.0.2.2', { ttl: 60 }), r(3, 'auto', 'A', '192.0.2.3', { ttl: 1 }),
+      r(4, 'six', 'AAAA', '2001:db8::1'), r(5, 'six', 'A', '192.0.2.4'),
+      r(6, 'txt', 'TXT', '"one" "two words" bare'), r(7, 'txt', 'TXT', ''), r(8, 'esc', 'TXT', '"a\\"b" "\\065"'),
+      r(9, 'long', 'TXT', 'x'.repeat(300)), r(10, 'utf', 'TXT', '"héllo"'),
+      // Types in two runs at one name: the derived rrsets gather them, so this name is derived.
+      r(11, 'mixed', 'A', '192.0.2.5'), r(12, 'mixed', 'TXT', '"between"'), r(13, 'mixed', 'A', '192.0.2.6', { ttl: 120 }),
+      r(14, 'bad', 'A', '999.1.1.1'), r(15, 'bad', 'A', '192.0.2.7'), r(16, 'lead', 'A', '192.0.2.08'),
+      r(17, 'px', 'A', '192.0.2.8', { proxied: true }), r(18, 'mx', 'MX', `mail.${ORIGIN}`, { priority: 10 }),
+      r(19, 'cn', 'CNAME', `a.${ORIGIN}`), r(20, 'caa', 'CAA', '', { data: { flags: 0, tag: 'issue', value: 'ca.example' } }),
+      r(21, 'UPPER', 'A', '192.0.2.9'),
+    ];
+    tree.apply(records.map((x) => ({ id: x.id, before: null, after: x })), 21);
+    const derived = lines(axfrMessages(tree, 7, QUESTION));
+    const messages: Buffer[] = [];
+    const { first, more } = axfrStream(tree, 7, QUESTION, 200, 0); // small messages: owners compressed across many
+    messages.push(...first);
+    for (let part = more!(); part !== undefined; part = more!()) messages.push(...(part as Buffer[]));
+    const streamed = lines(messages);
+    expect(streamed.soaFirstAndLast).toBe(true);
+    expect(streamed.all).toEqual(derived.all);
+    expect(messages.length).toBeGreaterThan(3);
+    // TTLs too: an rrset's is its lowest record's; an automatic TTL is 300.
+    const ttls = messages.flatMap((m) => dnsPacket.decode(m).answers ?? []).map((x) => `${x.name} ${x.type} ${(x as { ttl?: number }).ttl}`);
+    expect(ttls).toContain(`a.${ORIGIN} A 60`);
+    expect(ttls.filter((t) => t === `a.${ORIGIN} A 60`)).toHaveLength(2);
+    expect(ttls).toContain(`auto.${ORIGIN} A 300`);
+    expect(ttls.filter((t) => t.startsWith(`bad.${ORIGIN} `))).toEqual([`bad.${ORIGIN} A 300`]);
+  });
 });
+

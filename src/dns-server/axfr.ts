@@ -1,19 +1,22 @@
 /**
  * Zone transfer (AXFR, RFC 5936): the served zone as a sequence of response messages, SOA first and last.
- * An IXFR request is answered the same way (a full transfer, RFC 1995 §4), which every secondary accepts.
+ * An IXFR request its journal cannot answer (ixfr.ts) is answered the same way (a full transfer, RFC 1995 §4).
  * The records are what queries are answered with (edge addresses, flattened CNAMEs, synthesized HTTPS), so a
  * secondary answers identically.
  *
  * A zone tree is transferred as a stream ({@link axfrStream}): the tree's current version is frozen
  * (zone-tree-transfer.ts: three references per name) and its messages are made a slice at a time, as the
  * connection takes them, so a million-record zone's transfer never holds more than a slice of records and
- * messages (it used to derive and encode the whole zone at once: about 400 MiB at a million records).
+ * messages (it used to derive and encode the whole zone at once: about 400 MiB at a million records). Records
+ * are written into the messages as they come; a plain name's (A, AAAA, TXT as stored) straight from its packed
+ * records (dns/packed-wire.ts), without record objects.
  */
 import type { ZoneSnapshot } from '../dns/snapshot.js';
 import { ZoneTree } from '../dns/zone-tree.js';
-import { FrozenZone } from '../dns/zone-tree-transfer.js';
+import { FrozenZone, type TransferSink } from '../dns/zone-tree-transfer.js';
+import type { PlainRecords } from '../dns/packed-wire.js';
 import { TYPE } from '../dns/wire/constants.js';
-import { encodeMessage, type Question, type WireRecord } from '../dns/wire/message.js';
+import type { Question, WireRecord } from '../dns/wire/message.js';
 import { Writer } from '../dns/wire/writer.js';
 
 /** Every record of the snapshot in transfer order: SOA, the rest, SOA. */
@@ -36,34 +39,106 @@ function estimate(r: WireRecord): number {
   return n;
 }
 
-/** Packs records into response messages of about `maxBytes` each; the first message made echoes the question. */
-class MessagePacker {
+/** The owner, type, class and TTL of a record, and room for its RDATA length (returns where that length goes). */
+function writeHeader(w: Writer, name: string, type: number, ttl: number): number {
+  w.name(name);
+  w.u16(type);
+  w.u16(1);
+  w.u32(ttl);
+  const lenAt = w.pos;
+  w.u16(0);
+  return lenAt;
+}
+
+/**
+ * Writes records into response messages of about `maxBytes` each, as they come (no list of records per
+ * message); the first message made echoes the question. A message is closed before a record whose estimated
+ * size would take it past `maxBytes`, so it holds at least one record.
+ */
+class MessagePacker implements TransferSink {
   private readonly w: Writer;
-  private batch: WireRecord[] = [];
-  private size = 0;
+  private count = 0;
   private made = 0;
+  private open = false;
   out: Buffer[] = [];
 
   constructor(private readonly id: number, private readonly question: Question, private readonly maxBytes: number) {
     this.w = new Writer(maxBytes * 2);
   }
 
-  add(r: WireRecord): void {
-    const e = estimate(r);
-    if (this.batch.length > 0 && this.size + e > this.maxBytes) this.flush();
-    this.batch.push(r);
-    this.size += e;
+  private begin(): void {
+    const w = this.w;
+    w.reset();
+    w.u16(this.id);
+    w.u16(0x8400); // QR, AA
+    w.u16(this.made === 0 ? 1 : 0);
+    w.u16(0); // the answer count, set when the message is closed
+    w.u16(0);
+    w.u16(0);
+    if (this.made === 0) {
+      w.name(this.question.name);
+      w.u16(this.question.type);
+      w.u16(this.question.klass);
+    }
+    this.open = true;
   }
 
+  /** Makes room for a record of about `size` bytes: a message open, with room unless it is empty. */
+  private room(size: number): void {
+    if (this.open && this.count > 0 && this.w.pos + size > this.maxBytes) this.flush();
+    if (!this.open) this.begin();
+  }
+
+  add(r: WireRecord): void {
+    this.room(estimate(r));
+    const w = this.w;
+    const lenAt = writeHeader(w, r.name, r.type, r.ttl);
+    for (const part of r.rdata) {
+      if (part instanceof Uint8Array) w.bytes(part);
+      else w.name(part.name, true);
+    }
+    w.patch16(lenAt, w.pos - lenAt - 2);
+    this.count++;
+  }
+
+  addPlain(name: string, origin: string, records: PlainRecords): void {
+    const w = this.w;
+    // The owner under the zone's name (a pointer to it), then a pointer to the owner for its other records.
+    const prefix = name.length - origin.length - 1;
+    const under = origin !== '' && prefix > 0 && name.endsWith(origin) && name.charCodeAt(prefix) === 0x2e;
+    let ownerAt = -1;
+    for (let i = 0; i < records.count; i++) {
+      const start = records.starts[i]!;
+      const end = records.ends[i]!;
+      const made = this.made;
+      this.room(name.length + 12 + end - start);
+      if (made !== this.made) ownerAt = -1;
+      if (ownerAt >= 0) w.u16(0xc000 | ownerAt);
+      else {
+        if (w.pos < 0x4000) ownerAt = w.pos;
+        if (under) w.labelsThen(name, prefix, origin);
+        else w.name(name);
+      }
+      w.u16(records.types[i]!);
+      w.u16(1);
+      w.u32(records.ttls[i]!);
+      const lenAt = w.pos;
+      w.u16(0);
+      w.copy(records.rdata, start, end);
+      w.patch16(lenAt, end - start);
+      this.count++;
+    }
+  }
+
+  /** Closes the open message (an empty one when none is open). */
   flush(): void {
-    encodeMessage(this.w, {
-      id: this.id, qr: true, opcode: 0, aa: true, rd: false, rcode: 0,
-      question: this.made++ === 0 ? this.question : undefined,
-      answers: this.batch, authorities: [], additionals: [],
-    });
+    if (!this.open) this.begin();
+    if (this.w.pos > 0xffff) throw new RangeError(`a transfer message of ${this.w.pos} bytes`);
+    this.w.patch16(6, this.count);
     this.out.push(this.w.result());
-    this.batch = [];
-    this.size = 0;
+    this.made++;
+    this.count = 0;
+    this.open = false;
   }
 
   /** The messages made since the last call. */
@@ -105,29 +180,43 @@ export function transferView(s: ZoneSnapshot): ZoneSnapshot {
 export function axfrStream(s: ZoneSnapshot, id: number, question: Question, maxBytes = 16_000, partMs = PART_MS): TransferParts {
   if (!(s instanceof ZoneTree)) return { first: axfrMessages(s, id, question, maxBytes) };
   const frozen = new FrozenZone(s);
-  function* batches(): Generator<WireRecord[], void> {
-    yield [frozen.soa];
-    while (frozen.remaining > 0) yield frozen.take(SLICE_NAMES);
-    yield [frozen.soa];
-  }
-  return streamTransfer(id, question, batches(), maxBytes, partMs);
+  // The SOA, the names a slice at a time, the SOA again.
+  let stage: 'first' | 'names' | 'last' | 'done' = 'first';
+  const batch = (sink: TransferSink): boolean => {
+    if (stage === 'done') return false;
+    if (stage === 'names' && frozen.remaining > 0) frozen.writeNext(SLICE_NAMES, sink);
+    else {
+      sink.add(frozen.soa);
+      stage = stage === 'first' ? 'names' : 'done';
+    }
+    return true;
+  };
+  return packTransfer(id, question, batch, maxBytes, partMs);
 }
 
 /** Packs batches of transfer records (SOA first and last) into messages, a part of about `partMs` (at least one message) per call. */
 export function streamTransfer(id: number, question: Question, batches: Iterator<WireRecord[], void>, maxBytes = 16_000, partMs = PART_MS): TransferParts {
+  return packTransfer(id, question, (sink) => {
+    const next = batches.next();
+    if (next.done) return false;
+    for (const r of next.value) sink.add(r);
+    return true;
+  }, maxBytes, partMs);
+}
+
+/** Packs what `batch` writes (a batch per call; false: no more) into messages, a part of about `partMs` per call. */
+function packTransfer(id: number, question: Question, batch: (sink: TransferSink) => boolean, maxBytes: number, partMs: number): TransferParts {
   const packer = new MessagePacker(id, question, maxBytes);
   let done = false;
   const part = (): Buffer[] | undefined => {
     if (done) return undefined;
     const end = performance.now() + partMs;
     do {
-      const next = batches.next();
-      if (next.done) {
+      if (!batch(packer)) {
         packer.flush();
         done = true;
         break;
       }
-      for (const r of next.value) packer.add(r);
     } while (performance.now() < end || packer.out.length === 0);
     return packer.takeOut();
   };

@@ -56,15 +56,19 @@ export type ThreadReport =
   | ({ t: 'bound'; host: string; port: number } & UdpPath)
   | { t: 'bind-failed'; message: string; code?: string }
   | { t: 'unbound' }
-  /** `more`: a streamed zone transfer, whose next parts come as `part` reports when asked for. */
-  | { t: 'reply'; id: number; out: Uint8Array[]; more?: boolean }
-  | { t: 'part'; id: number; out: Uint8Array[]; more: boolean }
+  /**
+   * `more`: a streamed zone transfer, whose next parts come as `part` reports when asked for; `transferOf`: see
+   * Responses (query-types.ts).
+   */
+  | { t: 'reply'; id: number; out: Uint8Array[]; more?: boolean; transferOf?: string }
+  /** `failed`: the transfer is cut short (its stream was dropped, or making the part threw). */
+  | { t: 'part'; id: number; out: Uint8Array[]; more: boolean; failed?: boolean }
   /** `names`: the names of every zone the thread holds. */
   | { t: 'synced'; names: number }
   | { t: 'stats'; counts: QueryCounts }
   /** A NOTIFY taken from a secondary zone's primary (the main thread's refresh loop pulls the zone). */
   | { t: 'notified'; zoneId: string }
-  /** A transfer of a zone with outgoing settings made to its end (the main thread records `last_transferred_time`). */
+  /** An IXFR of a zone with outgoing settings answered over UDP (the main thread records `last_transferred_time`). */
   | { t: 'transferred'; zoneId: string }
   /** An IXFR journal entry a tree of the thread recorded (the main thread keeps it, journal-store.ts). */
   | { t: 'journal'; zoneId: string; entry: JournalEntry };

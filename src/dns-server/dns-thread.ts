@@ -41,9 +41,9 @@ export class DnsThread {
   private told = '';
   private exitedWith: number | undefined;
   private readonly waiting: Array<(m: ThreadReport) => boolean> = [];
-  private readonly asks = new Map<number, (out: Responses, more?: boolean) => void>();
+  private readonly asks = new Map<number, (out: Responses, more?: boolean, transferOf?: string) => void>();
   /** Streamed transfers waiting for their next parts (asked in order, answered in order). */
-  private readonly parts = new Map<number, Array<(out: Buffer[] | undefined, more: boolean) => void>>();
+  private readonly parts = new Map<number, Array<(out: Buffer[] | undefined, more: boolean, failed?: boolean) => void>>();
   private askId = 0;
 
   constructor(
@@ -83,12 +83,12 @@ export class DnsThread {
       if (m.t === 'reply') {
         const done = this.asks.get(m.id);
         this.asks.delete(m.id);
-        done?.(buffers(m.out), m.more);
+        done?.(buffers(m.out), m.more, m.transferOf);
       } else if (m.t === 'part') {
         const waiting = this.parts.get(m.id);
         const done = waiting?.shift();
         if (waiting?.length === 0) this.parts.delete(m.id);
-        done?.(buffers(m.out), m.more);
+        done?.(buffers(m.out), m.more, m.failed);
       } else if (m.t === 'stats') queryStats.add(m.counts);
       else if (m.t === 'notified') requestPull(m.zoneId);
       else if (m.t === 'transferred') transferredOut(m.zoneId);
@@ -189,7 +189,11 @@ export class DnsThread {
     if (this.exited) return Promise.resolve([]);
     const id = ++this.askId;
     return new Promise<Responses>((resolve) => {
-      this.asks.set(id, (out, more) => resolve(more ? Object.assign(out, { more: this.nextParts(id) }) : out));
+      this.asks.set(id, (out, more, transferOf) => {
+        const answer: Responses = more ? Object.assign(out, { more: this.nextParts(id) }) : out;
+        if (transferOf !== undefined) answer.transferOf = transferOf;
+        resolve(answer);
+      });
       this.command({ t: 'ask', id, msg, address: origin.address });
     });
   }
@@ -202,19 +206,25 @@ export class DnsThread {
   private nextParts(id: number): NonNullable<Responses['more']> {
     let finished = false;
     const asked: Array<Promise<Buffer[] | undefined>> = [];
-    const ask = (): Promise<Buffer[] | undefined> => new Promise((resolve) => {
+    // A transfer cut short (the thread ended, or failed to make a part) rejects: it never reached its end.
+    const ask = (): Promise<Buffer[] | undefined> => new Promise((resolve, reject) => {
       let waiting = this.parts.get(id);
       if (!waiting) { waiting = []; this.parts.set(id, waiting); }
-      waiting.push((out, more) => {
+      waiting.push((out, more, failed) => {
         if (!more) finished = true;
-        resolve(finished && out?.length === 0 ? undefined : out);
+        if (out === undefined || failed) reject(new Error('zone transfer cut short in the DNS thread'));
+        else resolve(finished && out.length === 0 ? undefined : out);
       });
       this.command({ t: 'more', id });
     });
     return () => {
-      if (this.exited) return undefined;
+      if (this.exited) return Promise.reject(new Error('zone transfer cut short: the DNS thread ended'));
       if (finished && asked.length === 0) return undefined;
-      while (!finished && asked.length < PARTS_AHEAD) asked.push(ask());
+      while (!finished && asked.length < PARTS_AHEAD) {
+        const part = ask();
+        part.catch(() => {}); // parts asked ahead may never be awaited (the connection closed first)
+        asked.push(part);
+      }
       return asked.shift();
     };
   }

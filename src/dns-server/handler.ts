@@ -97,7 +97,10 @@ export class DnsHandler {
   private policies: TransferPolicies = {};
   /** Told of a NOTIFY accepted from a secondary zone's primary (the refresh loop pulls the zone). */
   onNotify: ((zoneId: string) => void) | undefined;
-  /** Told when a transfer (AXFR, IXFR) of a zone with outgoing settings has been made to its end (`last_transferred_time`). */
+  /**
+   * Told when an IXFR of a zone with outgoing settings is answered over UDP (`last_transferred_time`; sent at
+   * once). A TCP transfer is marked instead ({@link Responses.transferOf}), for its sender to tell when it ends.
+   */
   onTransferred: ((zoneId: string) => void) | undefined;
   /** Set while answering a TSIG-signed query: its answer is signed, never cached. */
   private signed = false;
@@ -239,6 +242,7 @@ export class DnsHandler {
     this.reserve = 64 + check.record.keyName.length + check.record.algorithm.length + check.record.mac.length;
     const out = this.answerZone(msg, from, qname, zone, signer, buf);
     const signed: Responses = out.map((m) => signer.sign(m));
+    if (out.transferOf !== undefined) signed.transferOf = out.transferOf;
     const more = out.more;
     if (more) {
       signed.more = () => {
@@ -270,7 +274,9 @@ export class DnsHandler {
         if (diff === 'current') return soaOnly();
         if (diff && from.transport === 'udp') {
           const out = this.reply(msg, from, RCODE.NOERROR, q, { answers: diff, aa: true });
-          return (out[0]![2]! & 0x02) !== 0 ? soaOnly() : this.transferred(zone, out);
+          if ((out[0]![2]! & 0x02) !== 0) return soaOnly();
+          if (this.hasOutgoing(zone)) this.onTransferred?.(zone.zoneId);
+          return out;
         }
         if (diff) return this.transferred(zone, axfrMessages(zone, msg.id, q, 16_000, diff));
         if (from.transport === 'udp') return soaOnly();
@@ -286,18 +292,15 @@ export class DnsHandler {
     });
   }
 
-  /** A transfer's answer, reported to {@link onTransferred} once its last part is made (zones with outgoing settings). */
-  private transferred(zone: ZoneSnapshot, out: Responses): Responses {
+  /** True when the zone has outgoing settings of its own (its transfers set `last_transferred_time`). */
+  private hasOutgoing(zone: ZoneSnapshot): boolean {
     const policy = this.policies[zone.zoneId];
-    const report = this.onTransferred;
-    if (!report || !policy || policy.defaults === true) return out;
-    const more = out.more;
-    if (!more) { report(zone.zoneId); return out; }
-    const ended = (next: Buffer[] | undefined) => { if (next === undefined) report(zone.zoneId); return next; };
-    out.more = () => {
-      const next = more();
-      return next instanceof Promise ? next.then(ended) : ended(next);
-    };
+    return policy !== undefined && policy.defaults !== true;
+  }
+
+  /** A TCP transfer's answer, marked with its zone when that has outgoing settings (the sender reports its end). */
+  private transferred(zone: ZoneSnapshot, out: Responses): Responses {
+    if (this.hasOutgoing(zone)) out.transferOf = zone.zoneId;
     return out;
   }
 

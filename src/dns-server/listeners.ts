@@ -17,6 +17,11 @@ export interface ListenerOptions {
   port: number;
   /** Close TCP connections idle this long (ms). */
   tcpIdleMs: number;
+  /**
+   * Told when a TCP transfer marked with its zone ({@link Responses.transferOf}) has reached its end: its last
+   * message taken by the connection (handed to the kernel), the connection still open.
+   */
+  onTransferred?: (zoneId: string) => void;
 }
 
 /** Running listeners. */
@@ -86,9 +91,10 @@ function serveTcpConnection(conn: net.Socket, handler: QueryHandler, opts: Liste
   conn.setTimeout(opts.tcpIdleMs, () => conn.destroy());
   conn.on('error', () => conn.destroy());
   const address = conn.remoteAddress ?? '';
-  // One write per answer or transfer part: every message behind its two-byte length, in one buffer.
-  const write = (responses: readonly Buffer[]): boolean => {
-    if (responses.length === 0) return true;
+  // One write per answer or transfer part: every message behind its two-byte length, in one buffer; `taken` is
+  // called once the connection has taken it (with an error when it closed first).
+  const write = (responses: readonly Buffer[], taken?: (err?: Error | null) => void): boolean => {
+    if (responses.length === 0) { taken?.(); return true; }
     let total = 0;
     for (const r of responses) total += 2 + r.length;
     const framed = Buffer.allocUnsafe(total);
@@ -98,26 +104,45 @@ function serveTcpConnection(conn: net.Socket, handler: QueryHandler, opts: Liste
       framed.set(r, at + 2);
       at += 2 + r.length;
     }
-    return conn.write(framed);
+    return conn.write(framed, taken);
+  };
+  // A marked transfer reached its end when its last write has been taken (no error: the connection was open).
+  const ended = (zoneId: string) => (err?: Error | null) => {
+    if (!err) opts.onTransferred?.(zoneId);
   };
   const send = (responses: Responses) => {
     if (conn.destroyed) return;
-    const room = write(responses);
-    if (responses.more) void stream(responses.more, room).catch((err: unknown) => { logger.error({ err }, 'zone transfer failed'); conn.destroy(); });
+    const { more, transferOf } = responses;
+    if (!more) { write(responses, transferOf !== undefined ? ended(transferOf) : undefined); return; }
+    let last = writeTaken(responses);
+    // A streamed transfer: the next part is asked for as soon as one is written (the DNS thread makes it while
+    // the connection sends), and written once the connection has taken the previous ones (at most a part waits
+    // here). It has ended when `more` has no more and the last part written has been taken.
+    const stream = async () => {
+      for (;;) {
+        // Queries of other connections go first (an in-process `more` makes its part synchronously).
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        // Closed: a marked transfer still learns whether what was written was its end (a client closes once
+        // it has the last message).
+        if (conn.destroyed && transferOf === undefined) return;
+        const next = await more();
+        if (!next) {
+          if (transferOf !== undefined) ended(transferOf)(await last.taken);
+          return;
+        }
+        if (conn.destroyed) return;
+        // Whether the connection still owes a drain now (it may have drained while the part was made: waiting
+        // for a drain already past held the transfer until the idle timeout).
+        if (conn.writableNeedDrain) await drained(conn);
+        if (conn.destroyed) return;
+        last = writeTaken(next);
+      }
+    };
+    void stream().catch((err: unknown) => { logger.error({ err }, 'zone transfer failed'); conn.destroy(); });
   };
-  // A streamed transfer: the next part is asked for as soon as one is written (the DNS thread makes it while the
-  // connection sends), and written once the connection has taken the previous ones (at most a part waits here).
-  const stream = async (more: NonNullable<Responses['more']>, room: boolean) => {
-    for (;;) {
-      // Queries of other connections go first (an in-process `more` makes its part synchronously).
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (conn.destroyed) return;
-      const next = await more();
-      if (!next || conn.destroyed) return;
-      if (!room) await drained(conn);
-      if (conn.destroyed) return;
-      room = write(next);
-    }
+  /** A write, and when it is taken (an error: the connection closed first). */
+  const writeTaken = (responses: readonly Buffer[]): { taken: Promise<Error | null | undefined> } => {
+    return { taken: new Promise<Error | null | undefined>((resolve) => { write(responses, resolve); }) };
   };
   conn.on('data', (chunk: Buffer) => {
     pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;

@@ -153,7 +153,8 @@ export async function startDnsServer(opts: DnsServerOptions): Promise<RunningDns
       const zone = cache.get(zoneId);
       if (zone) notifyAll(zone, targetsFor(zone), logger, stopping.signal);
     });
-    const listeners = await startListeners(handler, { host: opts.listen.host, port: opts.listen.port, tcpIdleMs: opts.tcpIdleMs ?? 10_000 }, logger, workers?.udp);
+    // last_transferred_time: TCP transfers are reported by the listener once their last message is taken.
+    const listeners = await startListeners(handler, { host: opts.listen.host, port: opts.listen.port, tcpIdleMs: opts.tcpIdleMs ?? 10_000, onTransferred: transferredOut }, logger, workers?.udp);
     const untrack = trackZoneCache(cache);
     cache.startPolling(opts.pollMs ?? 2000);
     started = true;

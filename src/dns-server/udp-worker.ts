@@ -210,9 +210,9 @@ const STREAM_IDLE_MS = 60_000;
 const streams = new Map<number, { more: NonNullable<Responses['more']>; timer: NodeJS.Timeout }>();
 
 /** Posts a TCP query's reply; a streamed transfer's next parts wait for the main thread's `more`. */
-function replyStreaming(id: number, out: Uint8Array[] & Pick<Responses, 'more'>): void {
+function replyStreaming(id: number, out: Uint8Array[] & Pick<Responses, 'more' | 'transferOf'>): void {
   if (out.more) keepStream(id, out.more);
-  parent.postMessage({ t: 'reply', id, out: [...out], more: out.more !== undefined });
+  parent.postMessage({ t: 'reply', id, out: [...out], more: out.more !== undefined, ...(out.transferOf !== undefined ? { transferOf: out.transferOf } : {}) });
 }
 
 function keepStream(id: number, more: NonNullable<Responses['more']>): void {
@@ -223,7 +223,7 @@ function keepStream(id: number, more: NonNullable<Responses['more']>): void {
 /** Makes and posts the next part of a streamed transfer (no more parts once it returns none). */
 function morePart(id: number): void {
   const s = streams.get(id);
-  if (!s) { parent.postMessage({ t: 'part', id, out: [], more: false }); return; }
+  if (!s) { parent.postMessage({ t: 'part', id, out: [], more: false, failed: true }); return; }
   keepStream(id, s.more);
   Promise.resolve(s.more()).then((out) => {
     if (!out) { clearTimeout(s.timer); streams.delete(id); }
@@ -231,7 +231,7 @@ function morePart(id: number): void {
   }, (err: unknown) => {
     logger.error({ err }, 'zone transfer failed');
     streams.delete(id);
-    parent.postMessage({ t: 'part', id, out: [], more: false });
+    parent.postMessage({ t: 'part', id, out: [], more: false, failed: true });
   });
 }
 

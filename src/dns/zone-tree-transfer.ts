@@ -12,7 +12,15 @@ import type { WireRecord } from './wire/message.js';
 import { TYPE } from './wire/constants.js';
 import { deriveNode } from './node-rrsets.js';
 import { unpackRecords } from './packed-records.js';
+import { readPlainRecords, type PlainRecords } from './packed-wire.js';
 import type { ZoneTree } from './zone-tree.js';
+
+/** Where a transfer's records are written: as records, or a plain name's in wire form (packed-wire.ts). */
+export interface TransferSink {
+  add(r: WireRecord): void;
+  /** The records of a plain name, owned by `name` (under the zone's name `origin`). */
+  addPlain(name: string, origin: string, records: PlainRecords): void;
+}
 
 const NO_RRSETS: Map<number, RRset> = new Map();
 
@@ -53,18 +61,24 @@ export class FrozenZone {
     return this.fixeds[i] ?? (src !== '' ? deriveNode(this.zone, name, unpackRecords(src, name, false), this.edge).rrsets : NO_RRSETS);
   }
 
-  /** The records of the next `count` names in transfer order (the apex SOA left out), or fewer at the end. */
-  take(count: number): WireRecord[] {
-    const out: WireRecord[] = [];
+  /**
+   * Writes the records of the next `count` names to `sink` in transfer order (the apex SOA left out): a plain
+   * name's straight from its packed records (packed-wire.ts), any other as {@link rrsetsAt} derives it.
+   */
+  writeNext(count: number, sink: TransferSink): void {
     const end = Math.min(this.names.length, this.next + count);
     for (; this.next < end; this.next++) {
       const name = this.names[this.next]!;
+      const src = this.srcs[this.next]!;
+      if (this.fixeds[this.next] === undefined && src !== '' && name !== this.zone.name) {
+        const plain = readPlainRecords(src);
+        if (plain) { sink.addPlain(name, this.zone.name, plain); continue; }
+      }
       for (const set of this.rrsetsAt(this.next).values()) {
         if (set.type === TYPE.SOA && name === this.zone.name) continue;
-        for (const r of set.records) out.push(r);
+        for (const r of set.records) sink.add(r);
       }
     }
-    return out;
   }
 
   /** This version as a snapshot (for signing a transfer): its nodes derived when read, never all at once. */

@@ -1,6 +1,7 @@
 /**
  * Records `last_transferred_time` of zones with outgoing settings (production's field of
- * `GET …/secondary_dns/outgoing`): the DNS server reports every transfer it made to its end (handler.ts,
+ * `GET …/secondary_dns/outgoing`): the DNS server reports every transfer that reached its end (a TCP transfer's
+ * last message taken by the connection, dns-server/listeners.ts; an IXFR answered over UDP, handler.ts;
  * {@link transferredOut}), and the time is written to the zone's `secondary_dns_outgoing` row. Writes are
  * gathered: one per zone at a time, the latest time written after one under way.
  */

@@ -69,6 +69,13 @@ export class Writer {
     this.pos += b.length;
   }
 
+  /** Copies `src[start..end)` (no view object made, as {@link bytes} of a subarray would). */
+  copy(src: Buffer, start: number, end: number): void {
+    this.ensure(end - start);
+    src.copy(this.buf, this.pos, start, end);
+    this.pos += end - start;
+  }
+
   /**
    * Writes a domain name (`a.example.com`, '' for the root). With `compress`, known suffixes become pointers;
    * the name's own suffixes are remembered either way so that later compressible names can point at them.
@@ -100,6 +107,34 @@ export class Writer {
       rest = dot < 0 ? '' : rest.slice(dot + 1);
     }
     this.u8(0);
+  }
+
+  /**
+   * Writes `name` as its first `prefixLength` characters' labels followed by `suffix` (the rest of the name, after
+   * a dot), the suffix through {@link name}. The prefix's labels are not remembered as compression targets: a
+   * zone transfer writes each owner name under the zone's name once, and remembering every one of a million
+   * names cost it more than the rare pointer to them saves.
+   */
+  labelsThen(name: string, prefixLength: number, suffix: string): void {
+    let start = 0;
+    while (start < prefixLength) {
+      let dot = name.indexOf('.', start);
+      if (dot < 0 || dot > prefixLength) dot = prefixLength;
+      const len = dot - start;
+      if (len === 0 || len > 63) throw new RangeError(`cannot write label "${name.slice(start, dot)}"`);
+      this.ensure(len + 1);
+      const buf = this.buf;
+      let at = this.pos;
+      buf[at++] = len;
+      for (let i = start; i < dot; i++) {
+        const c = name.charCodeAt(i);
+        if (c === 0x5c) throw new RangeError(`cannot write label "${name.slice(start, dot)}"`);
+        buf[at++] = c & 0xff;
+      }
+      this.pos = at;
+      start = dot + 1;
+    }
+    this.name(suffix);
   }
 
   /** A copy of what was written. */

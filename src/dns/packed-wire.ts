@@ -1,0 +1,177 @@
+/**
+ * The wire form of a name's packed records (packed-records.ts) read straight from the packed bytes, for zone
+ * transfers: a million-record AXFR otherwise unpacks every record into objects, derives rrsets from them
+ * (node-rrsets.ts) and encodes those, and spent about a third of its time collecting that garbage.
+ *
+ * Only names whose served rrsets are exactly their stored records take this path ("plain" names): every record
+ * A, AAAA or TXT, not proxied, without `data`, priority or settings, each type in one run (so the rrsets come
+ * out in the order {@link deriveNode} gives them) and every content encodable. Any other name (the apex, a
+ * proxied record, a CNAME, a record that would be skipped...) answers undefined and is derived as before, so
+ * what is served never depends on the path taken.
+ */
+import { AUTO_TTL_SECONDS } from './record.js';
+import { parseIPv6 } from './ip.js';
+import { TYPE } from './wire/constants.js';
+import { RECORD_TYPES } from './record.js';
+
+const HEX_ID = 1;
+const INDEX_A = RECORD_TYPES.indexOf('A');
+const INDEX_AAAA = RECORD_TYPES.indexOf('AAAA');
+const INDEX_TXT = RECORD_TYPES.indexOf('TXT');
+
+/** The records of the last plain name read by {@link readPlainRecords}; reused (one reader per thread, synchronous). */
+export interface PlainRecords {
+  count: number;
+  /** Per record: type code, TTL (the rrset's: the lowest of its type's run), RDATA start and end in `rdata`. */
+  readonly types: Uint16Array;
+  readonly ttls: Uint32Array;
+  readonly starts: Uint32Array;
+  readonly ends: Uint32Array;
+  rdata: Buffer;
+}
+
+let packed = Buffer.allocUnsafe(4096);
+let capacity = 64;
+const plain: PlainRecords = {
+  count: 0, types: new Uint16Array(capacity), ttls: new Uint32Array(capacity), starts: new Uint32Array(capacity), ends: new Uint32Array(capacity),
+  rdata: Buffer.allocUnsafe(8192),
+};
+
+function grow(): void {
+  capacity *= 2;
+  const more = <T extends Uint16Array | Uint32Array>(a: T, make: new (n: number) => T): T => { const b = new make(capacity); b.set(a); return b; };
+  Object.assign(plain, { types: more(plain.types, Uint16Array), ttls: more(plain.ttls, Uint32Array), starts: more(plain.starts, Uint32Array), ends: more(plain.ends, Uint32Array) });
+}
+
+/** Room for `n` more RDATA bytes at `at`. */
+function rdataRoom(at: number, n: number): void {
+  if (at + n <= plain.rdata.length) return;
+  const next = Buffer.allocUnsafe(Math.max(plain.rdata.length * 2, at + n));
+  plain.rdata.copy(next, 0, 0, at);
+  plain.rdata = next;
+}
+
+/** A strict dotted quad (ip.ts parseIPv4, by bytes) written at `at`; false when the text is not one. */
+function ipv4At(src: Buffer, from: number, to: number, at: number): boolean {
+  let i = from;
+  for (let part = 0; part < 4; part++) {
+    if (part > 0) {
+      if (i >= to || src[i] !== 0x2e) return false;
+      i++;
+    }
+    const start = i;
+    let value = 0;
+    while (i < to && i - start < 4) {
+      const c = src[i]!;
+      if (c < 0x30 || c > 0x39) break;
+      value = value * 10 + (c - 0x30);
+      i++;
+    }
+    const digits = i - start;
+    if (digits === 0 || digits > 3 || (digits > 1 && src[start] === 0x30) || value > 255) return false;
+    plain.rdata[at + part] = value;
+  }
+  return i === to;
+}
+
+/**
+ * TXT character-strings of an ASCII text without escapes (text.ts plainCharacterStrings, by bytes) written at
+ * `at`; the end offset, or -1 when the text needs the general path.
+ */
+function txtAt(src: Buffer, from: number, to: number, at: number): number {
+  rdataRoom(at, (to - from) + 2 * (to - from) + 2);
+  const out = plain.rdata;
+  let i = from;
+  while (i < to) {
+    let c = src[i]!;
+    if (c === 0x20 || c === 0x09) { i++; continue; }
+    const quoted = c === 0x22;
+    if (quoted) i++;
+    const start = i;
+    for (; i < to; i++) {
+      c = src[i]!;
+      if (c === 0x5c || c >= 0x80) return -1;
+      if (quoted ? c === 0x22 : c === 0x20 || c === 0x09 || c === 0x22) break;
+    }
+    if ((!quoted && i < to && c === 0x22) || i - start > 255) return -1;
+    out[at++] = i - start;
+    src.copy(out, at, start, i);
+    at += i - start;
+    if (quoted) i++;
+  }
+  return at;
+}
+
+/** Reads a varint length at `c.at`. */
+function varint(src: Buffer, c: { at: number }): number {
+  let len = 0;
+  for (let shift = 0; ; shift += 7) {
+    const b = src[c.at++]!;
+    len |= (b & 0x7f) << shift;
+    if (b < 0x80) return len;
+  }
+}
+
+/**
+ * The wire RDATA, types and TTLs of a plain name's packed records (see the module comment), in a buffer reused
+ * by the next call; undefined when the name is not plain.
+ */
+export function readPlainRecords(src: string): PlainRecords | undefined {
+  if (src.length > packed.length) packed = Buffer.allocUnsafe(src.length * 2);
+  const end = packed.write(src, 0, 'latin1');
+  const buf = packed;
+  const c = { at: 0 };
+  let n = 0;
+  let at = 0;
+  let runStart = 0;
+  while (c.at < end) {
+    const flags = buf[c.at]!;
+    const index = buf[c.at + 1]!;
+    if ((flags & ~HEX_ID) !== 0) return undefined;
+    const stored = buf.readUInt32BE(c.at + 2);
+    c.at += 6;
+    if (flags & HEX_ID) c.at += 16;
+    else c.at += varint(buf, c);
+    const len = varint(buf, c);
+    const from = c.at;
+    c.at += len;
+    let type: number;
+    if (index === INDEX_A) {
+      rdataRoom(at, 4);
+      if (!ipv4At(buf, from, c.at, at)) return undefined;
+      type = TYPE.A;
+    } else if (index === INDEX_AAAA) {
+      const ip = parseIPv6(buf.toString('latin1', from, c.at));
+      if (!ip || buf.subarray(from, c.at).some((b) => b >= 0x80)) return undefined;
+      rdataRoom(at, 16);
+      plain.rdata.set(ip, at);
+      type = TYPE.AAAA;
+    } else if (index === INDEX_TXT) {
+      type = TYPE.TXT;
+    } else return undefined;
+    if (n === capacity) grow();
+    const ttl = stored === 1 ? AUTO_TTL_SECONDS : stored;
+    if (n > 0 && plain.types[n - 1] !== type) {
+      // A type seen before this run: its rrset would gather records from two runs (the derived path orders them).
+      for (let k = 0; k < n; k++) if (plain.types[k] === type) return undefined;
+      runStart = n;
+    }
+    plain.types[n] = type;
+    plain.starts[n] = at;
+    if (type === TYPE.TXT) {
+      const next = txtAt(buf, from, c.at, at);
+      if (next < 0) return undefined;
+      at = next;
+    } else at += type === TYPE.A ? 4 : 16;
+    plain.ends[n] = at;
+    plain.ttls[n] = ttl;
+    // The rrset's TTL is the lowest of its records' (node-rrsets.ts).
+    for (let k = runStart; k < n; k++) {
+      if (plain.ttls[k]! > ttl) plain.ttls[k] = ttl;
+      else if (plain.ttls[k]! < ttl) plain.ttls[n] = plain.ttls[k]!;
+    }
+    n++;
+  }
+  plain.count = n;
+  return plain;
+}
