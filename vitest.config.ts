@@ -63,12 +63,13 @@ const UNIT_THREADS = { isolate: false, minThreads: 1, maxThreads: 1 };
 /**
  * The integration tests under test/ run in {@link WORKERS} child processes that each run file after file
  * (`isolate: false`), keeping the modules loaded: src/main.ts and its graph, the cloudflare and AWS SDKs. A
- * fresh process per file spent about 3 to 5 s loading them again, a third of the suite's CPU on 2 cores
+ * fresh process per file spent about 3 to 5 s loading them again, more than half of an API file's CPU
  * (measured: collect 599 s summed over 218 files, beside 1,648 s of tests; on test/api and test/tenancy, 40
  * files, kept processes took collect from 149 s to 32 s, CPU from 104 s to 45 s, wall from 84 s to 47 s).
- * vitest still loads each test file, and what it alone imports, afresh. This is safe because no file under test/ mocks modules (vi.mock), stubs globals or
- * the environment (vi.stub*), fakes timers, or installs process listeners; the one that sets process.env
- * (test/cli/hangup.test.ts, TMPDIR for a child) restores it in `finally`. What stays in the process from file
+ * vitest still loads each test file, and what it alone imports, afresh. This is safe because no file under
+ * test/ mocks modules (vi.mock), stubs globals or the environment (vi.stub*), fakes timers, or installs process
+ * listeners; the one that sets process.env (test/cli/hangup.test.ts, TMPDIR for a child) restores it in
+ * `finally`. What stays in the process from file
  * to file is what one file already shares between its own servers: the prom-client registry and the probes
  * (tests read counters as differences), the id generator, each Stratus's own data folder, port and database.
  * A file whose process is what it tests starts a child (the CLI, crashes, signals, workerd), never its own
