@@ -19,6 +19,21 @@ export const SERIAL_TESTS = ['test/faults/postgres-restart.test.ts', 'test/runti
 const WORKERS = 4;
 
 /**
+ * The count `--maxWorkers N` (`--maxWorkers=N`, `--max-workers N`) gives on the command line, for the pool's
+ * minimum to follow (the pool refuses a minimum above its maximum); a percentage is not read.
+ */
+function workersOnCommandLine(): number | undefined {
+  const args = process.argv;
+  for (let i = 0; i < args.length; i++) {
+    const flag = /^--max-?workers(?:=(.*))?$/i.exec(args[i]!);
+    if (!flag) continue;
+    const n = Number(flag[1] ?? args[i + 1]);
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  }
+  return undefined;
+}
+
+/**
  * Files that take long mostly waiting (Terraform's AWS provider polls a lifecycle configuration for about a
  * minute; clients, wrangler and docs run many child processes; the fault tests hold outages): started first,
  * so that they overlap the rest instead of ending the run alone. Measured alone on the 2-core machine
@@ -84,7 +99,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     maxWorkers: WORKERS,
-    minWorkers: WORKERS,
+    minWorkers: workersOnCommandLine() ?? WORKERS,
     poolOptions: { threads: UNIT_THREADS, forks: INTEGRATION_FORKS },
     sequence: { sequencer: LongFirstSequencer },
     projects: [
