@@ -179,7 +179,7 @@ async function helloWorld() {
       ...(peers.workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port } } : {}) }, 'hello.bench');
   }
   if (best.wrangler) log(`  ratio edge/wrangler dev  ${(best.edge.rps / best.wrangler.rps).toFixed(2)}x (target >= 0.8x), p99 ${best.edge.p99.toFixed(2)} against ${best.wrangler.p99.toFixed(2)} ms`);
-  log('  (the Node process line counts the load generator too)');
+  log("  (node: the benchmark's process, where the edge's Node side and the store service run; load: the load generator's process)");
 }
 
 /** p50/p99 at OFFERED requests/s, open loop, rounds interleaved (best p99 of each); the target is a p99 under 5 ms through the edge. */

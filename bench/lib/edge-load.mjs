@@ -1,7 +1,7 @@
 /**
- * The load generators and process meters of bench/edge.mjs: a closed loop in the benchmark's own process
- * (`load`, keep-alive connections, requests/s and p99), the open loop in a process of its own
- * (`bench/lib/open-loop.mjs`), the CPU time each process spends per request (`measured`, from /proc), and small
+ * The load generators and process meters of bench/edge.mjs: a closed loop (`load`, keep-alive connections,
+ * requests/s and p99; `bench/lib/closed-loop.mjs`) and the open loop (`bench/lib/open-loop.mjs`), each in a
+ * process of its own, the CPU time each process spends per request (`measured`, from /proc), and small
  * helpers (a one-off GET, a free port, the load average, RSS and PSS).
  */
 import fs from 'node:fs';
@@ -15,24 +15,16 @@ import { fork } from 'node:child_process';
  * `offered` requests/s and does not count its first `warm` seconds.
  */
 export function loadGenerators({ seconds, concurrency, offered, warm }) {
-  /** Closed-loop load: `concurrency` keep-alive connections for `seconds`; returns { rps, p99, count }. */
-  async function load(port, host) {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-    const latencies = [];
-    const end = Date.now() + seconds * 1000;
-    const one = () => new Promise((resolve, reject) => {
-      const t = performance.now();
-      http.get({ ...(typeof port === 'number' ? { host: '127.0.0.1', port } : port), path: '/', agent, headers: { host } }, (res) => {
-        res.resume();
-        res.on('end', () => { if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`)); else { latencies.push(performance.now() - t); resolve(); } });
-      }).on('error', reject);
+  /** The closed-loop load generator, a process of its own (closed-loop.mjs), started once and reused. */
+  let closedLoopProcess;
+  /** Closed-loop load: `concurrency` keep-alive connections for `seconds`, from the generator's process; returns { rps, p99, count }. */
+  function load(port, host) {
+    closedLoopProcess ??= fork(path.join(import.meta.dirname, 'closed-loop.mjs'), { stdio: 'inherit' });
+    const target = typeof port === 'number' ? { port } : port;
+    return new Promise((resolve, reject) => {
+      closedLoopProcess.once('message', (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
+      closedLoopProcess.send({ ...target, host, seconds, concurrency });
     });
-    const started = Date.now();
-    await Promise.all(Array.from({ length: concurrency }, async () => { while (Date.now() < end) await one(); }));
-    const elapsed = (Date.now() - started) / 1000;
-    agent.destroy();
-    latencies.sort((a, b) => a - b);
-    return { rps: latencies.length / elapsed, p99: latencies[Math.floor(latencies.length * 0.99)], count: latencies.length };
   }
 
   /** The open-loop load generator, a process of its own, started once and reused. */
@@ -51,16 +43,20 @@ export function loadGenerators({ seconds, concurrency, offered, warm }) {
     });
   }
 
-  /** Runs `load` while counting the CPU time of `pids` (process label -> pid); adds µs per request to the result. */
+  /**
+   * Runs `load` while counting the CPU time of `pids` (process label -> pid) and of the load generator (`load`);
+   * adds µs per request to the result.
+   */
   async function measured(target, pids, host = 'hello.bench') {
-    pids = Object.fromEntries(Object.entries(pids).filter(([, p]) => p !== undefined));
+    closedLoopProcess ??= fork(path.join(import.meta.dirname, 'closed-loop.mjs'), { stdio: 'inherit' });
+    pids = Object.fromEntries(Object.entries({ ...pids, load: closedLoopProcess.pid }).filter(([, p]) => p !== undefined));
     const before = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuMs(p)]));
     const m = await load(target, host);
     m.cpu = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, ((cpuMs(p) - before[k]) * 1000) / m.count]));
     return m;
   }
 
-  return { load, openLoop, measured, stop: () => openLoopProcess?.kill() };
+  return { load, openLoop, measured, stop: () => { openLoopProcess?.kill(); closedLoopProcess?.kill(); } };
 }
 
 /** CPU time (ms) a process has used so far. */
