@@ -3,12 +3,17 @@
  * Edge benchmark (prints, never asserts). Run after `npm run build`:
  *
  *   node bench/edge.mjs [--seconds 5] [--concurrency 16] [--rounds 3] [--pairs 2000] [--scripts 20] [--wrangler off]
+ *     [--only hello,read,bucket,deploy,runtimes] [--peers nginx,edge,...] [--front-workers N] [--workers N] [--offered 2000]
  *
- * 1. Hello world: requests/s and p99 of a hello-world script through Stratus's --edge listener (the front
- *    process, then the generation: supervisor worker, route lookup, the script's own worker) against the same
- *    script in workerd alone and in `wrangler dev --local`, in the same run, rounds interleaved, best of each.
- *    Target: at least 0.8x of `wrangler dev` (the peer the issue names first; the ratio to workerd alone is
- *    printed too). Also measured, to show where the time goes: the same runtime with `--edge-front off`
+ * `--peers` keeps only some rows of section 1 (plain, nginx, nginxgc, edge, slowpath, workers, workerdFront, direct,
+ * generation, shimmed, floor, wrangler); `workers` is the edge with `--workers N` nginx workers (default 2) against
+ * the edge's default (`--front-workers`, else one per two cores).
+ *
+ * 1. Hello world: requests/s and p99 of a hello-world script through Stratus's --edge listener (nginx, then the
+ *    script version's own socket with the fast path) against the same script in workerd alone, behind nginx
+ *    (Debian's, one worker) and in `wrangler dev --local`, in the same run, rounds interleaved, best of each.
+ *    Target (issue 28): at least 0.8x of nginx -> workerd in requests/s, and a p99 under 5 ms at `--offered`
+ *    requests/s, open loop (bench/lib/open-loop.mjs). Also measured, to show where the time goes: the same runtime with `--edge-front off`
  *    (generations accept on the edge socket), the generation's own socket behind the front, the two-process
  *    floor (a workerd running no JavaScript forwarding to the script's workerd: the least any front process
  *    costs), and each process's CPU time per request.
@@ -24,17 +29,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import http from 'node:http';
-import net from 'node:net';
-import { fork } from 'node:child_process';
-import { Miniflare } from 'miniflare';
 import { openBucketStore } from '../dist/index.js';
 import { startEdge } from '../dist/runtime/index.js';
 import { silentLogger } from '../dist/shared/logger.js';
 import { limitModules } from '../dist/runtime/workerd/limits-shim.js';
 import { EDGE_V8_FLAGS } from '../dist/runtime/workerd/gc-flags.js';
-import { parseRoutePattern } from '../dist/edge/route-match.js';
 import { NGINX_BINARY, startBucketWorkerd, startShimmedWorkerd, startNginx, startPlainWorkerd, startTwoProcessFloor, startWranglerDev } from './lib/edge-peers.mjs';
+import { BenchCatalog, HELLO, READ_SCRIPT } from './lib/edge-catalog.mjs';
+import { freePort, get, loadAverage, loadGenerators } from './lib/edge-load.mjs';
+import { bucketPairs, deploys, runtimes } from './lib/edge-sections.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
 const SECONDS = Number(args.seconds ?? 5);
@@ -56,136 +59,25 @@ const WITH_WRANGLER = args.wrangler !== 'off' && ONLY.has('hello');
 /** `--shim-limits 0`: the `script + limits entry` peer with both subrequest limits off (no AsyncLocalStorage). */
 /** `--fast-path off`: the edge without its fast path (`--edge-fast-path`, nginx front), as before it. */
 const FAST_PATH = args['fast-path'] !== 'off';
-
-const HELLO = 'export default { fetch() { return new Response("hello world"); } };';
-const PAIRS_SCRIPT = `export default {
-  async fetch(request, env) {
-    const { pairs, concurrency } = await request.json();
-    const value = new Uint8Array(1024).fill(7);
-    let next = 0;
-    const started = Date.now();
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < pairs) {
-        const key = 'k' + (next++ % 500);
-        await env.B.put(key, value);
-        const o = await env.B.get(key);
-        await o.arrayBuffer();
-      }
-    }));
-    return Response.json({ ms: Date.now() - started });
-  },
-};`;
-
-const READ_SCRIPT = `export default {
-  async fetch(request, env) {
-    if (new URL(request.url).pathname === '/init') { await env.B.put('one-k', new Uint8Array(1024).fill(7)); return new Response('ok'); }
-    const o = await env.B.get('one-k');
-    return new Response(o.body);
-  },
-};`;
-
-/** A catalog of fixed hosts, versions added with deploy(). */
-class BenchCatalog {
-  hosts = new Map(); bundles = new Map(); listeners = new Set(); n = 0;
-  async resolve(host) { return this.hosts.get(host) ?? { kind: 'unknown', status: 530, reason: 'unknown' }; }
-  async bundle(v) { return this.bundles.get(v) ?? null; }
-  /** A script hostname's one route, `<host>/*` (the fast path compiles it). */
-  async hostRoutes(host) {
-    const t = this.hosts.get(host);
-    if (t?.kind !== 'script') return undefined;
-    return { accountId: t.accountId, passThrough: false, policy: false, routes: [{ pattern: parseRoutePattern(`${host}/*`), script: t.scriptName, versions: [{ versionId: t.versionId, percentage: 100 }] }] };
-  }
-  onChange(l) { this.listeners.add(l); return () => this.listeners.delete(l); }
-  deploy(host, source, bindings = []) {
-    const versionId = `bench-${++this.n}`;
-    this.bundles.set(versionId, { accountId: 'bench', scriptName: host.split('.')[0], versionId, mainModule: 'index.js',
-      modules: [{ name: 'index.js', type: 'esm', content: new TextEncoder().encode(source) }], compatibilityDate: '2025-01-01', compatibilityFlags: [], bindings });
-    this.hosts.set(host, { kind: 'script', accountId: 'bench', scriptName: host.split('.')[0], versionId });
-    for (const l of this.listeners) l();
-    return versionId;
-  }
-}
-
-/** Closed-loop load: `CONCURRENCY` keep-alive connections for SECONDS; returns { rps, p99 }. */
-async function load(port, host) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const latencies = [];
-  const end = Date.now() + SECONDS * 1000;
-  const one = () => new Promise((resolve, reject) => {
-    const t = performance.now();
-    http.get({ ...(typeof port === 'number' ? { host: '127.0.0.1', port } : port), path: '/', agent, headers: { host } }, (res) => {
-      res.resume();
-      res.on('end', () => { if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`)); else { latencies.push(performance.now() - t); resolve(); } });
-    }).on('error', reject);
-  });
-  const started = Date.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => { while (Date.now() < end) await one(); }));
-  const seconds = (Date.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / seconds, p99: latencies[Math.floor(latencies.length * 0.99)], count: latencies.length };
-}
-
-/** The open-loop load generator, a process of its own (bench/lib/open-loop.mjs), started once and reused. */
-let openLoopProcess;
-/**
- * Open-loop load: OFFERED requests/s for SECONDS (after WARM seconds not counted) over CONCURRENCY keep-alive
- * sockets, from the generator's own process; latency from each request's scheduled start. Returns { p50, p99 }.
- */
-function openLoop(port, host) {
-  openLoopProcess ??= fork(path.join(import.meta.dirname, 'lib/open-loop.mjs'), { stdio: 'inherit' });
-  const target = typeof port === 'number' ? { port } : port;
-  return new Promise((resolve) => {
-    openLoopProcess.once('message', resolve);
-    openLoopProcess.send({ ...target, host, seconds: SECONDS, offered: OFFERED, concurrency: CONCURRENCY, warm: WARM });
-  });
-}
-
-/** CPU time (ms) a process has used so far. */
-function cpuMs(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // utime + stime, in clock ticks of 10 ms
-}
-
-/** Runs `load` while counting the CPU time of `pids` (process label -> pid); adds µs per request to the result. */
-async function measured(target, pids, host = 'hello.bench') {
-  pids = Object.fromEntries(Object.entries(pids).filter(([, p]) => p !== undefined));
-  const before = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuMs(p)]));
-  const m = await load(target, host);
-  m.cpu = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, ((cpuMs(p) - before[k]) * 1000) / m.count]));
-  return m;
-}
-
-function freePort() {
-  return new Promise((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); }); });
-}
-
-/** The 1-minute load average (figures on a shared machine need it). */
-function loadAverage() {
-  return fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-}
-
-function rssMb(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m[1]) / 1024;
-}
-
-async function get(port, host) {
-  return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path: '/', headers: { host }, agent: false }, (res) => {
-      let body = ''; res.on('data', (c) => { body += c; }); res.on('end', () => resolve({ status: res.statusCode, body }));
-    }).on('error', reject);
-  });
-}
+/** `--peers a,b`: only these rows (workerd alone, the denominator, always). */
+const PEERS = args.peers ? new Set(args.peers.split(',')) : undefined;
+const { openLoop, measured, stop: stopOpenLoop } = loadGenerators({ seconds: SECONDS, concurrency: CONCURRENCY, offered: OFFERED, warm: WARM });
 
 const store = await openBucketStore({ dataDir: path.join(root, 'data') });
 const catalog = new BenchCatalog();
 // The pairs script makes 2 x PAIRS bucket calls in one request: a bucket subrequest limit above that (the limit
 // is still counted, so its cost is measured).
-const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000, front: args.front ?? 'auto', fastPath: FAST_PATH });
+// `--front-workers N`: the edge's nginx workers (default: as `stratus serve`, one per two cores)
+const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000, front: args.front ?? 'auto', fastPath: FAST_PATH,
+  ...(args['front-workers'] ? { frontWorkers: Number(args['front-workers']) } : {}) });
 // The same runtime without its fast path (`--peers …,slowpath`), on the same catalog: before and after in one run.
-const slowEdge = ONLY.has('hello') && FAST_PATH && edge.runtime.fastPathOn && (args.peers ?? '').split(',').includes('slowpath')
+const slowEdge = ONLY.has('hello') && FAST_PATH && edge.runtime.fastPathOn && PEERS?.has('slowpath')
   ? await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: args.front ?? 'auto' })
+  : undefined;
+// `--peers …,workers`: the same runtime with `--workers N` nginx workers (default 2), fast path on, on the same catalog.
+const ALT_WORKERS = Number(args.workers ?? 2);
+const altEdge = ONLY.has('hello') && edge.runtime.fastPathOn && PEERS?.has('workers')
+  ? await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: args.front ?? 'auto', fastPath: true, frontWorkers: ALT_WORKERS })
   : undefined;
 // The same runtime with the workerd front (the front door before nginx), on the same catalog.
 const workerdFront = ONLY.has('hello') && edge.runtime.frontKind === 'nginx'
@@ -196,7 +88,7 @@ const direct = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog
 const plain = ONLY.has('hello') ? await startPlainWorkerd(root, HELLO) : undefined;
 const nginx = ONLY.has('hello') && NGINX_BINARY ? await startNginx(root, `127.0.0.1:${plain.port}`) : undefined;
 // `--peers …,nginxgc`: nginx -> workerd alone with the V8 flags the edge's workerd processes run with (gc-flags.ts)
-const plainGc = ONLY.has('hello') && NGINX_BINARY && (args.peers ?? '').split(',').includes('nginxgc') ? await startPlainWorkerd(root, HELLO, { v8Flags: EDGE_V8_FLAGS }) : undefined;
+const plainGc = ONLY.has('hello') && NGINX_BINARY && PEERS?.has('nginxgc') ? await startPlainWorkerd(root, HELLO, { v8Flags: EDGE_V8_FLAGS }) : undefined;
 const nginxGc = plainGc ? await startNginx(root, `127.0.0.1:${plainGc.port}`) : undefined;
 // The script behind the limits entry alone (what a socket per script version would serve, without the supervisor).
 const shimmed = ONLY.has('hello') ? await startShimmedWorkerd(root, HELLO, limitModules('index.js', 'esm', [], args['shim-limits'] === '0' ? { fetch: 0, bucket: 0 } : { fetch: 50, bucket: 1000 }, []), { v8Flags: EDGE_V8_FLAGS }) : undefined;
@@ -206,9 +98,10 @@ try {
   // 1. Hello world.
   if (ONLY.has('hello')) await helloWorld();
   if (ONLY.has('read')) await bucketRead();
-  if (ONLY.has('bucket')) await bucketPairs();
-  if (ONLY.has('deploy')) await deploys();
-  if (ONLY.has('runtimes')) await runtimes();
+  const context = { edge, catalog, store, root, log, rounds: ROUNDS, pairs: PAIRS, scripts: SCRIPTS, accounts: ACCOUNTS };
+  if (ONLY.has('bucket')) await bucketPairs(context);
+  if (ONLY.has('deploy')) await deploys(context);
+  if (ONLY.has('runtimes')) await runtimes(context);
 } finally {
   await nginx?.close();
   await plain?.close();
@@ -219,10 +112,11 @@ try {
   await wranglerDev?.close();
   await edge.close();
   await slowEdge?.close();
+  await altEdge?.close();
   await workerdFront?.close();
   await direct.close();
   await store.close();
-  openLoopProcess?.kill();
+  stopOpenLoop();
   fs.rmSync(root, { recursive: true, force: true });
 }
 
@@ -239,6 +133,7 @@ async function helloWorld() {
   if (workerdFront) await get(workerdFront.port, 'hello.bench');
   // the nginx front learns the hostname's runtime from the first answers (then reloads): wait for it
   for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !routed('hello.bench'); i++) { await get(edge.port, 'hello.bench'); await new Promise((r) => setTimeout(r, 100)); }
+  for (let i = 0; altEdge && i < 50 && !altEdge.runtime.nginxConfig().includes('hello.bench $stratus_fh'); i++) { await get(altEdge.port, 'hello.bench'); await new Promise((r) => setTimeout(r, 100)); }
   for (let i = 0; slowEdge && i < 50 && !slowEdge.runtime.nginxConfig().includes('hello.bench'); i++) { await get(slowEdge.port, 'hello.bench'); await new Promise((r) => setTimeout(r, 100)); }
   await new Promise((r) => setTimeout(r, 500)); // nginx's reload
   const peers = {
@@ -247,6 +142,7 @@ async function helloWorld() {
     ...(nginxGc ? { nginxgc: { label: 'nginx -> workerd, V8 flags', target: nginxGc.port, pids: () => ({ nginx: nginxGc.workerPids()[0], workerd: plainGc.pid, node: process.pid }) } } : {}),
     edge: { label: `Stratus --edge (${edge.runtime.frontKind}${edge.runtime.fastPathOn ? ', fast path' : ''})`, target: edge.port, pids: () => ({ ...Object.fromEntries(edge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: edge.runtime.pid, node: process.pid }) },
     ...(slowEdge ? { slowpath: { label: '--edge, no fast path', target: slowEdge.port, pids: () => ({ ...Object.fromEntries(slowEdge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: slowEdge.runtime.pid, node: process.pid }) } } : {}),
+    ...(altEdge ? { workers: { label: `--edge, ${ALT_WORKERS} nginx workers`, target: altEdge.port, pids: () => ({ ...Object.fromEntries(altEdge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: altEdge.runtime.pid, node: process.pid }) } } : {}),
     ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port, pids: () => ({ front: workerdFront.runtime.frontPid, generation: workerdFront.runtime.pid, node: process.pid }) } } : {}),
     direct: { label: '--edge-front off', target: direct.port, pids: () => ({ generation: direct.runtime.pid, node: process.pid }) },
     // The script generation's own socket, without the front process (where the time goes).
@@ -256,7 +152,7 @@ async function helloWorld() {
     ...(wranglerDev ? { wrangler: { label: 'wrangler dev --local', target: wranglerDev.port, pids: () => ({ node: process.pid }) } } : {}),
   };
   // --peers a,b: only these rows (plain, the denominator, always)
-  if (args.peers) for (const k of Object.keys(peers)) if (k !== 'plain' && !args.peers.split(',').includes(k)) delete peers[k];
+  if (PEERS) for (const k of Object.keys(peers)) if (k !== 'plain' && !PEERS.has(k)) delete peers[k];
   const best = Object.fromEntries(Object.keys(peers).map((k) => [k, { rps: 0, p99: Infinity, cpu: {} }]));
   for (let r = 0; r < ROUNDS; r++) {
     for (const [name, peer] of Object.entries(peers)) {
@@ -277,12 +173,13 @@ async function helloWorld() {
     log(`  ratio edge/nginx -> workerd ${(best.edge.rps / best.nginx.rps).toFixed(2)}x in req/s (target >= 0.8x)`);
     await latencyAt({ edge: { label: `Stratus --edge (${edge.runtime.frontKind})`, target: edge.port }, nginx: { label: 'nginx -> workerd alone', target: nginx.port },
       ...(peers.nginxgc ? { nginxgc: { label: peers.nginxgc.label, target: nginxGc.port } } : {}),
-      ...(slowEdge ? { slowpath: { label: '--edge, no fast path', target: slowEdge.port } } : {}),
+      ...(peers.slowpath ? { slowpath: { label: '--edge, no fast path', target: slowEdge.port } } : {}),
+      ...(peers.workers ? { workers: { label: peers.workers.label, target: altEdge.port } } : {}),
       ...(peers.shimmed ? { shimmed: { label: 'script + limits entry', target: shimmed.port } } : {}),
-      ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port } } : {}) }, 'hello.bench');
+      ...(peers.workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port } } : {}) }, 'hello.bench');
   }
   if (best.wrangler) log(`  ratio edge/wrangler dev  ${(best.edge.rps / best.wrangler.rps).toFixed(2)}x (target >= 0.8x), p99 ${best.edge.p99.toFixed(2)} against ${best.wrangler.p99.toFixed(2)} ms`);
-  log('  (the Node process line counts the load generator too)');
+  log("  (node: the benchmark's process, where the edge's Node side and the store service run; load: the load generator's process)");
 }
 
 /** p50/p99 at OFFERED requests/s, open loop, rounds interleaved (best p99 of each); the target is a p99 under 5 ms through the edge. */
@@ -299,12 +196,11 @@ async function latencyAt(peers, host) {
   if (best.edge && best.nginx) log(`    p99 edge/nginx -> workerd ${(best.edge.p99 / best.nginx.p99).toFixed(2)}x (target: edge under 5 ms)`);
 }
 
-
 /** 1b. A script that reads a 1 KiB object from its bucket: --edge against nginx -> workerd alone (its binding on the same store service). */
 async function bucketRead() {
   if (!NGINX_BINARY) { log('bucket read: nginx is not installed, skipped'); return; }
   catalog.deploy('read.bench', READ_SCRIPT, [{ type: 'r2_bucket', name: 'B', bucketName: 'bench' }]);
-  const init = await new Promise((resolve, reject) => http.get({ host: '127.0.0.1', port: edge.port, path: '/init', headers: { host: 'read.bench' } }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); }).on('error', reject));
+  const init = (await get(edge.port, 'read.bench', '/init')).status;
   if (init !== 200) throw new Error(`read script answered ${init}`);
   for (let i = 0; i < 50 && edge.runtime.nginxConfig() && !routed('read.bench'); i++) { await get(edge.port, 'read.bench'); await new Promise((r) => setTimeout(r, 100)); }
   await new Promise((r) => setTimeout(r, 500)); // nginx's reload
@@ -334,89 +230,5 @@ async function bucketRead() {
   } finally {
     await front.close();
     await alone.close();
-  }
-}
-
-/** 2. Bucket binding pairs. */
-async function bucketPairs() {
-  catalog.deploy('pairs.bench', PAIRS_SCRIPT, [{ type: 'r2_bucket', name: 'B', bucketName: 'bench' }]);
-  const mf = new Miniflare({ modules: true, script: PAIRS_SCRIPT, compatibilityDate: '2025-01-01', r2Buckets: ['B'], r2Persist: path.join(root, 'mf') });
-  await mf.ready;
-  const run = async (fn) => { const { ms } = await fn(); return PAIRS / (ms / 1000); };
-  const body = JSON.stringify({ pairs: PAIRS, concurrency: 8 });
-  const viaEdge = () => new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: edge.port, method: 'POST', path: '/', headers: { host: 'pairs.bench' } }, (res) => {
-      let text = ''; res.on('data', (c) => { text += c; });
-      res.on('end', () => { try { resolve(JSON.parse(text)); } catch { reject(new Error(`pairs script answered ${res.statusCode}: ${text.slice(0, 300)}`)); } });
-    });
-    req.on('error', reject); req.end(body);
-  });
-  const viaMf = async () => (await mf.dispatchFetch('http://x/', { method: 'POST', body })).json();
-  let bestEdge = 0; let bestMf = 0;
-  // One unmeasured round of each first: both sides' JIT compilers and caches warm, as in a running service.
-  await run(viaMf);
-  await run(viaEdge);
-  for (let r = 0; r < ROUNDS; r++) {
-    bestMf = Math.max(bestMf, await run(viaMf));
-    bestEdge = Math.max(bestEdge, await run(viaEdge));
-  }
-  await mf.dispose();
-  log(`bucket put+get pairs from a script, 1 KiB, 8 in flight, ${PAIRS} pairs x ${ROUNDS} rounds (best), load average ${loadAverage()}:`);
-  log(`  Miniflare in-script    ${bestMf.toFixed(0).padStart(7)} pairs/s`);
-  log(`  Stratus edge script    ${bestEdge.toFixed(0).padStart(7)} pairs/s`);
-  log(`  ratio Stratus/Miniflare ${(bestEdge / bestMf).toFixed(2)}x (target >= 5x)`);
-}
-
-/** 3. Deploy to serve, memory per script. */
-async function deploys() {
-  const deployTimes = [];
-  for (let i = 0; i < 5; i++) {
-    const started = performance.now();
-    catalog.deploy('deploy.bench', `export default { fetch() { return new Response("v${i}"); } };`);
-    let res;
-    do { res = await get(edge.port, 'deploy.bench'); } while (res.body !== `v${i}`);
-    deployTimes.push(performance.now() - started);
-  }
-  deployTimes.sort((a, b) => a - b);
-  const before = rssMb(edge.runtime.pid);
-  const versionsBefore = catalog.n;
-  for (let i = 0; i < SCRIPTS; i++) catalog.deploy(`s${i}.bench`, `const big = "x".repeat(1000); export default { fetch() { return new Response(big.slice(0, ${i})); } };`);
-  await Promise.all(Array.from({ length: SCRIPTS }, (_, i) => get(edge.port, `s${i}.bench`)));
-  const after = rssMb(edge.runtime.pid);
-  log(`deploys: new version to first answer, median ${deployTimes[2].toFixed(0)} ms (min ${deployTimes[0].toFixed(0)}, max ${deployTimes[4].toFixed(0)})`);
-  log(`memory: workerd RSS ${before.toFixed(0)} MiB with ${versionsBefore} versions, ${after.toFixed(0)} MiB with ${catalog.n}: ${((after - before) / SCRIPTS).toFixed(2)} MiB per script`);
-}
-
-/** PSS of a process (its share of the pages it shares), MiB. */
-function pssMb(pid) {
-  const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-  return Number(m[1]) / 1024;
-}
-
-/** 4. A runtime per account: start time and memory per runtime process. */
-async function runtimes() {
-  const own = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), runtimes: ACCOUNTS });
-  try {
-    const firsts = [];
-    for (let i = 0; i < ACCOUNTS; i++) {
-      const host = `acct${i}.runtimes.bench`;
-      catalog.deploy(host, `export default { fetch() { return new Response("account ${i}"); } };`);
-      const bundle = catalog.bundles.get(`bench-${catalog.n}`);
-      bundle.accountId = `account-${i}`;
-      catalog.hosts.get(host).accountId = `account-${i}`;
-      const started = performance.now();
-      const res = await get(own.port, host);
-      if (res.body !== `account ${i}`) throw new Error(`account ${i} answered ${res.status}: ${res.body}`);
-      firsts.push(performance.now() - started);
-    }
-    const pids = Array.from({ length: ACCOUNTS }, (_, i) => own.runtime.pidOf(`account-${i}`));
-    const rss = pids.map(rssMb);
-    const pss = pids.map(pssMb);
-    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    log(`account runtimes: ${ACCOUNTS} accounts, one script each, each in its own workerd process, load average ${loadAverage()}:`);
-    log(`  first answer of an account (its runtime started): median ${median(firsts).toFixed(0)} ms (min ${Math.min(...firsts).toFixed(0)}, max ${Math.max(...firsts).toFixed(0)})`);
-    log(`  per runtime process: RSS median ${median(rss).toFixed(1)} MiB, PSS median ${median(pss).toFixed(1)} MiB (total PSS ${pss.reduce((a, b) => a + b, 0).toFixed(0)} MiB)`);
-  } finally {
-    await own.close();
   }
 }

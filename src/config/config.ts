@@ -137,6 +137,8 @@ export interface Config {
   edgeFront: 'auto' | 'nginx' | 'workerd' | 'off';
   /** Script runtimes besides the shared one (`--edge-runtimes`): accounts' scripts are spread over them. */
   edgeRuntimes: number;
+  /** nginx worker processes of the nginx front (`--edge-front-workers`; 0: one per two cores). */
+  edgeFrontWorkers: number;
   /** nginx forwards scripts' requests straight to their version's socket (`--edge-fast-path`; runtime/fast-path.ts). */
   edgeFastPath: boolean;
 }
@@ -270,6 +272,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     ...scriptLimitsConfig(get),
     edgeFront: edgeFrontChoice(get('edge-front')),
     edgeRuntimes: int('edge-runtimes', 4, 0, 64),
+    edgeFrontWorkers: int('edge-front-workers', 0, 0, 1024),
     edgeFastPath: onOff(get('edge-fast-path'), 'edge-fast-path', true),
   };
 }

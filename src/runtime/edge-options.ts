@@ -58,7 +58,7 @@ export interface EdgeRuntimeOptions {
    * script in the shared runtime. Needs the front (without it every script runs in the shared runtime).
    */
   runtimes?: number;
-  /** nginx worker processes with the nginx front (default `auto`: one per core). */
+  /** nginx worker processes with the nginx front (`--edge-front-workers`; default or 0: one per two cores, `frontWorkerCount`). */
   frontWorkers?: number | 'auto';
   /** With the nginx front: size past which its access records' file is rotated (default 64 MiB). */
   accessLogRotateBytes?: number;

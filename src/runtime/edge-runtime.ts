@@ -13,6 +13,7 @@
  */
 import crypto from 'node:crypto';
 import path from 'node:path';
+import { availableParallelism } from 'node:os';
 import type { ScriptBundle } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
 import { startControlService, type ControlService } from './control-service.js';
@@ -24,6 +25,7 @@ import { AddressPolicy } from '../edge/address-policy.js';
 import { FrontDoor } from './front/front-door.js';
 import type { NginxFront } from './front/nginx-front.js';
 import { startNginxDoor } from './front/start-nginx-door.js';
+import { frontWorkerCount } from './front/nginx-config.js';
 import { edgeAccessRecorder } from './edge-access.js';
 import type { NginxAccessLog } from './front/nginx-access.js';
 import { RuntimeSlot, type SlotSettings } from './runtime-slot.js';
@@ -207,7 +209,7 @@ export class EdgeRuntime {
         },
         edgeFd: this.socket.fd, listen: { host: this.socket.host, port: this.socket.port },
         slotSockets: Array.from({ length: this.accounts.slots + 1 }, (_, i) => this.slotSocketPath(i)),
-        maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', workers: this.opts.frontWorkers ?? 'auto',
+        maxRequestBytes: this.opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, colo: 'STR', workers: this.opts.frontWorkers || frontWorkerCount(availableParallelism()),
       });
       this.nginx = door.nginx;
       this.nginxAccess = door.access;

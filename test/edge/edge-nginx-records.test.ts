@@ -52,7 +52,9 @@ describe.skipIf(!findNginx())('the nginx front writes every access record', () =
   const withRay = (id: string | undefined) => records.filter((r) => r.requestId === id);
 
   beforeAll(async () => {
-    h = await startEdgeHarness({ front: 'nginx', access: (r) => records.push(...r), maxRequestBytes: 1000, accessLogRotateBytes: 4096 });
+    // several nginx workers (the default is one per two cores, so one on a small machine): each worker's buffered
+    // records must reach the file across rotations, reloads and restarts
+    h = await startEdgeHarness({ front: 'nginx', access: (r) => records.push(...r), maxRequestBytes: 1000, accessLogRotateBytes: 4096, frontWorkers: 3 });
     h.catalog.deploy('hello.example.com', HELLO, { accountId: 'acct-hello' });
     h.catalog.deploy('forger.example.com', FORGER, { accountId: 'acct-forger' });
     h.catalog.deploy('reader.example.com', READER, { accountId: 'acct-reader', bindings: [{ type: 'r2_bucket', name: 'MARKS', bucketName: 'marks' }] });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nginxConfig, slotUpstream } from './nginx-config.js';
+import { frontWorkerCount, nginxConfig, slotUpstream } from './nginx-config.js';
 import { findNginx } from './nginx-front.js';
 
 const settings = (routes: Map<string, number>) => ({
@@ -12,6 +12,11 @@ const settings = (routes: Map<string, number>) => ({
 });
 
 describe('the nginx front door configuration', () => {
+  it('runs one nginx worker per two cores, at least one', () => {
+    expect([1, 2, 3, 4, 16, 64].map(frontWorkerCount)).toEqual([1, 1, 1, 2, 8, 32]);
+    expect(nginxConfig({ ...settings(new Map()), workers: frontWorkerCount(8) })).toContain('worker_processes 4;');
+  });
+
   it('maps learned hostnames to their slot, leaves out odd names and unknown slots, and sends the rest to slot 0', () => {
     const text = nginxConfig(settings(new Map([['www.a.test', 1], ['b.test', 2], ['bad name;', 1], ['c.test', 7], ['d.test', 0]])));
     expect(text).toContain(`    www.a.test ${slotUpstream(1)};`);
