@@ -14,6 +14,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TEST_S3_ACCESS_KEY_ID, type TestServer } from '../helpers/server.js';
 import { addUser } from '../helpers/users.js';
+import { metricSample } from '../helpers/metrics.js';
 import { ManualClock } from '../helpers/clock.js';
 import { s3Failure, testS3Client } from '../helpers/s3-sdk.js';
 import { SLOW_STEP_MS } from '../../src/limits/auth-throttle.js';
@@ -28,10 +29,8 @@ function fetchFrom(localAddress: string): typeof fetch {
 }
 
 /** The value of one sample of the admin listener's metrics. */
-async function metric(server: TestServer, sample: string): Promise<number> {
-  const text = await (await fetch(`${server.running.adminUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
-  return line === undefined ? 0 : Number(line.slice(sample.length + 1));
+function metric(server: TestServer, sample: string): Promise<number> {
+  return metricSample(server.running.adminUrl!, sample);
 }
 
 describe('failed authentications per client address', () => {

@@ -14,6 +14,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { freshPostgresUrl } from '../helpers/postgres.js';
 import { ManualClock } from '../helpers/clock.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { metricSample } from '../helpers/metrics.js';
 
 const WINDOW = 300;
 const clock = new ManualClock(new Date((Math.floor(Date.now() / 1000 / WINDOW) * WINDOW + 10) * 1000));
@@ -46,10 +47,8 @@ async function get(p: string): Promise<{ status: number; code: number | undefine
   return { status: res.status, code: body.errors[0]?.code, ratelimit: res.headers.get('ratelimit'), retryAfter: res.headers.get('retry-after') };
 }
 
-async function metric(sample: string): Promise<number> {
-  const text = await (await fetch(`${server.running.adminUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
-  return line === undefined ? 0 : Number(line.slice(sample.length + 1));
+function metric(sample: string): Promise<number> {
+  return metricSample(server.running.adminUrl!, sample);
 }
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
