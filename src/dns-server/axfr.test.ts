@@ -93,5 +93,41 @@ describe('streamed AXFR of a zone tree', () => {
     expect(ttls).toContain(`auto.${ORIGIN} A 300`);
     expect(ttls.filter((t) => t.startsWith(`bad.${ORIGIN} `))).toEqual([`bad.${ORIGIN} A 300`]);
   });
-});
 
+  it("keeps a node's records as they were when the transfer began (nodes change in place; plain names are replaced)", () => {
+    const tree = new ZoneTree(zone(30, false), EDGE);
+    const filler = Array.from({ length: 5000 }, (_, i) => a(i, { proxied: false }));
+    const node = { ...a(90_001), name: `n.${ORIGIN}`, proxied: false, content: '192.0.2.1' };
+    const child = { ...a(90_002), name: `c.n.${ORIGIN}`, proxied: false, content: '192.0.2.2' };
+    tree.apply([...filler, node, child].map((r) => ({ id: r.id, before: null, after: r })), 31);
+    const expected = lines(axfrMessages(tree, 7, QUESTION));
+    const { first, more } = axfrStream(tree, 7, QUESTION, 16_000, 0);
+    // `n` has a child, so the tree keeps it as a node: its records change in that node, after the freeze.
+    tree.apply([{ id: node.id, before: node, after: { ...node, content: '192.0.2.99' } }, { id: 'n2', before: null, after: { ...node, id: 'n2', content: '192.0.2.3' } }], 32);
+    const messages = [...first];
+    for (let part = more!(); part !== undefined; part = more!()) messages.push(...(part as Buffer[]));
+    expect(messages.length).toBeGreaterThan(3);
+    const got = lines(messages).all;
+    expect(got).toEqual(expected.all);
+    expect(got).toContain(`n.${ORIGIN} A "192.0.2.1"`);
+    expect(got.some((l) => l.includes('192.0.2.99') || l.includes('192.0.2.3'))).toBe(false);
+  });
+
+  it("points plain owners at the zone's name wherever a message first wrote it", () => {
+    const tree = new ZoneTree(zone(40, false), EDGE);
+    const r = (i: number, name: string, type: SnapshotRecord['type'], content: string): SnapshotRecord =>
+      ({ id: `q${i}`, name: `${name}.${ORIGIN}`, type, content, data: null, priority: null, ttl: 300, proxied: false, settings: {} });
+    // The zone's name first written by the question, by a derived record (the MX, a name in "test" in its RDATA)
+    // or by a plain owner, in messages of every size: each plain owner after it points there.
+    const records = [r(1, 'mx', 'MX', 'mail.other.test'), ...Array.from({ length: 400 }, (_, i) => r(10 + i, `h${i}`, i % 2 ? 'TXT' : 'A', i % 2 ? `"t${i}"` : `192.0.2.${i % 250}`))];
+    tree.apply(records.map((x) => ({ id: x.id, before: null, after: { ...x, priority: x.type === 'MX' ? 10 : null } })), 41);
+    const derived = lines(axfrMessages(tree, 7, QUESTION)).all;
+    for (const maxBytes of [300, 1000, 65_000]) {
+      const { first, more } = axfrStream(tree, 7, QUESTION, maxBytes, 0);
+      const messages = [...first];
+      for (let part = more?.(); part !== undefined; part = more!()) messages.push(...(part as Buffer[]));
+      expect(lines(messages).all).toEqual(derived);
+    }
+    expect(derived.filter((l) => l.includes(` A `) || l.includes(' TXT '))).toHaveLength(400);
+  });
+});

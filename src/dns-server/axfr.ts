@@ -60,6 +60,8 @@ class MessagePacker implements TransferSink {
   private count = 0;
   private made = 0;
   private open = false;
+  /** Where the zone's name is written in the open message (a plain owner's suffix points there), or -1. */
+  private originAt = -1;
   out: Buffer[] = [];
 
   constructor(private readonly id: number, private readonly question: Question, private readonly maxBytes: number) {
@@ -75,6 +77,7 @@ class MessagePacker implements TransferSink {
     w.u16(0); // the answer count, set when the message is closed
     w.u16(0);
     w.u16(0);
+    this.originAt = -1;
     if (this.made === 0) {
       w.name(this.question.name);
       w.u16(this.question.type);
@@ -103,7 +106,7 @@ class MessagePacker implements TransferSink {
 
   addPlain(name: string, origin: string, records: PlainRecords): void {
     const w = this.w;
-    // The owner under the zone's name (a pointer to it), then a pointer to the owner for its other records.
+    // The owner under the zone's name (labels, then a pointer to it), then a pointer to the owner for its other records.
     const prefix = name.length - origin.length - 1;
     const under = origin !== '' && prefix > 0 && name.endsWith(origin) && name.charCodeAt(prefix) === 0x2e;
     let ownerAt = -1;
@@ -116,18 +119,47 @@ class MessagePacker implements TransferSink {
       if (ownerAt >= 0) w.u16(0xc000 | ownerAt);
       else {
         if (w.pos < 0x4000) ownerAt = w.pos;
-        if (under) w.labelsThen(name, prefix, origin);
+        if (under) this.ownerUnder(name, prefix, origin);
         else w.name(name);
       }
-      w.u16(records.types[i]!);
-      w.u16(1);
-      w.u32(records.ttls[i]!);
-      const lenAt = w.pos;
-      w.u16(0);
-      w.copy(records.rdata, start, end);
-      w.patch16(lenAt, end - start);
+      const buf = w.room(10 + end - start);
+      let at = w.pos;
+      const type = records.types[i]!;
+      const ttl = records.ttls[i]!;
+      const len = end - start;
+      buf[at] = type >>> 8;
+      buf[at + 1] = type & 0xff;
+      buf[at + 2] = 0;
+      buf[at + 3] = 1;
+      buf[at + 4] = ttl >>> 24;
+      buf[at + 5] = (ttl >>> 16) & 0xff;
+      buf[at + 6] = (ttl >>> 8) & 0xff;
+      buf[at + 7] = ttl & 0xff;
+      buf[at + 8] = len >>> 8;
+      buf[at + 9] = len & 0xff;
+      at += 10;
+      const rdata = records.rdata;
+      for (let k = start; k < end; k++) buf[at++] = rdata[k]!;
+      w.pos = at;
       this.count++;
     }
+  }
+
+  /** An owner under the zone's name: its first labels, then the zone's name (a pointer once written in this message). */
+  private ownerUnder(name: string, prefix: number, origin: string): void {
+    const w = this.w;
+    w.labelsThen(name, prefix, '');
+    w.pos--; // the root label labelsThen ended with
+    if (this.originAt >= 0) {
+      w.u16(0xc000 | this.originAt);
+      return;
+    }
+    // The zone's name, remembered where it starts (or, written as one pointer, where that points).
+    const at = w.pos;
+    w.name(origin);
+    const b = w.buf;
+    const target = w.pos - at === 2 && b[at]! >= 0xc0 ? ((b[at]! & 0x3f) << 8) | b[at + 1]! : at;
+    if (target < 0x4000) this.originAt = target;
   }
 
   /** Closes the open message (an empty one when none is open). */

@@ -30,7 +30,6 @@ export interface PlainRecords {
   rdata: Buffer;
 }
 
-let packed = Buffer.allocUnsafe(4096);
 let capacity = 64;
 const plain: PlainRecords = {
   count: 0, types: new Uint16Array(capacity), ttls: new Uint32Array(capacity), starts: new Uint32Array(capacity), ends: new Uint32Array(capacity),
@@ -52,23 +51,23 @@ function rdataRoom(at: number, n: number): void {
 }
 
 /** A strict dotted quad (ip.ts parseIPv4, by bytes) written at `at`; false when the text is not one. */
-function ipv4At(src: Buffer, from: number, to: number, at: number): boolean {
+function ipv4At(src: string, from: number, to: number, at: number): boolean {
   let i = from;
   for (let part = 0; part < 4; part++) {
     if (part > 0) {
-      if (i >= to || src[i] !== 0x2e) return false;
+      if (i >= to || src.charCodeAt(i) !== 0x2e) return false;
       i++;
     }
     const start = i;
     let value = 0;
     while (i < to && i - start < 4) {
-      const c = src[i]!;
+      const c = src.charCodeAt(i);
       if (c < 0x30 || c > 0x39) break;
       value = value * 10 + (c - 0x30);
       i++;
     }
     const digits = i - start;
-    if (digits === 0 || digits > 3 || (digits > 1 && src[start] === 0x30) || value > 255) return false;
+    if (digits === 0 || digits > 3 || (digits > 1 && src.charCodeAt(start) === 0x30) || value > 255) return false;
     plain.rdata[at + part] = value;
   }
   return i === to;
@@ -78,35 +77,34 @@ function ipv4At(src: Buffer, from: number, to: number, at: number): boolean {
  * TXT character-strings of an ASCII text without escapes (text.ts plainCharacterStrings, by bytes) written at
  * `at`; the end offset, or -1 when the text needs the general path.
  */
-function txtAt(src: Buffer, from: number, to: number, at: number): number {
+function txtAt(src: string, from: number, to: number, at: number): number {
   rdataRoom(at, (to - from) + 2 * (to - from) + 2);
   const out = plain.rdata;
   let i = from;
   while (i < to) {
-    let c = src[i]!;
+    let c = src.charCodeAt(i);
     if (c === 0x20 || c === 0x09) { i++; continue; }
     const quoted = c === 0x22;
     if (quoted) i++;
     const start = i;
     for (; i < to; i++) {
-      c = src[i]!;
+      c = src.charCodeAt(i);
       if (c === 0x5c || c >= 0x80) return -1;
       if (quoted ? c === 0x22 : c === 0x20 || c === 0x09 || c === 0x22) break;
     }
     if ((!quoted && i < to && c === 0x22) || i - start > 255) return -1;
     out[at++] = i - start;
-    src.copy(out, at, start, i);
-    at += i - start;
+    for (let k = start; k < i; k++) out[at++] = src.charCodeAt(k);
     if (quoted) i++;
   }
   return at;
 }
 
 /** Reads a varint length at `c.at`. */
-function varint(src: Buffer, c: { at: number }): number {
+function varint(src: string, c: { at: number }): number {
   let len = 0;
   for (let shift = 0; ; shift += 7) {
-    const b = src[c.at++]!;
+    const b = src.charCodeAt(c.at++);
     len |= (b & 0x7f) << shift;
     if (b < 0x80) return len;
   }
@@ -114,21 +112,21 @@ function varint(src: Buffer, c: { at: number }): number {
 
 /**
  * The wire RDATA, types and TTLs of a plain name's packed records (see the module comment), in a buffer reused
- * by the next call; undefined when the name is not plain.
+ * by the next call; undefined when the name is not plain. Read from the packed string by character codes (one
+ * byte each: latin1), not written into a buffer first (a call per name).
  */
 export function readPlainRecords(src: string): PlainRecords | undefined {
-  if (src.length > packed.length) packed = Buffer.allocUnsafe(src.length * 2);
-  const end = packed.write(src, 0, 'latin1');
-  const buf = packed;
+  const end = src.length;
+  const buf = src;
   const c = { at: 0 };
   let n = 0;
   let at = 0;
   let runStart = 0;
   while (c.at < end) {
-    const flags = buf[c.at]!;
-    const index = buf[c.at + 1]!;
+    const flags = buf.charCodeAt(c.at);
+    const index = buf.charCodeAt(c.at + 1);
     if ((flags & ~HEX_ID) !== 0) return undefined;
-    const stored = buf.readUInt32BE(c.at + 2);
+    const stored = ((buf.charCodeAt(c.at + 2) << 24) | (buf.charCodeAt(c.at + 3) << 16) | (buf.charCodeAt(c.at + 4) << 8) | buf.charCodeAt(c.at + 5)) >>> 0;
     c.at += 6;
     if (flags & HEX_ID) c.at += 16;
     else c.at += varint(buf, c);
@@ -141,8 +139,9 @@ export function readPlainRecords(src: string): PlainRecords | undefined {
       if (!ipv4At(buf, from, c.at, at)) return undefined;
       type = TYPE.A;
     } else if (index === INDEX_AAAA) {
-      const ip = parseIPv6(buf.toString('latin1', from, c.at));
-      if (!ip || buf.subarray(from, c.at).some((b) => b >= 0x80)) return undefined;
+      const text = buf.slice(from, c.at);
+      const ip = parseIPv6(text);
+      if (!ip || /[^\x00-\x7f]/.test(text)) return undefined;
       rdataRoom(at, 16);
       plain.rdata.set(ip, at);
       type = TYPE.AAAA;

@@ -1,10 +1,11 @@
 /**
  * A zone tree's served rrsets as they are NOW, readable later in slices while the tree keeps changing: what a
  * zone transfer (AXFR, RFC 5936 §2.2: one version of the zone) needs without deriving and encoding every
- * record of a big zone at once. Freezing costs three references per name; it relies on the tree replacing,
- * never mutating, a name's packed records (`src`, a string), its explicit rrsets (`fixed`; the apex SOA is the one
- * exception, which transfers take from the frozen SOA), its SOA RRset and its zone fields, so the references
- * taken keep describing this version. Names are re-derived from them (zone-node.ts) with this version's zone
+ * record of a big zone at once. Freezing copies the tree's names and slots (two arrays, built-in copies; a node's
+ * `src` and `fixed` copied, as nodes change in place); it relies on the tree replacing, never mutating, a name's
+ * packed records (`src`, a string), its explicit rrsets (`fixed`; the apex SOA is the one exception, which
+ * transfers take from the frozen SOA), its SOA RRset and its zone fields, so the references taken keep
+ * describing this version. Names are re-derived from them (zone-node.ts) with this version's zone
  * fields when read.
  */
 import type { RRset, SnapshotZone, ZoneNode, ZoneSnapshot } from './snapshot.js';
@@ -22,6 +23,12 @@ export interface TransferSink {
   addPlain(name: string, origin: string, records: PlainRecords): void;
 }
 
+/** A node's packed records and explicit rrsets at the time of freezing. */
+interface FrozenSlot {
+  readonly src: string;
+  readonly fixed: Map<number, RRset> | undefined;
+}
+
 const NO_RRSETS: Map<number, RRset> = new Map();
 
 /** One version of a tree's names, read in slices. */
@@ -31,9 +38,9 @@ export class FrozenZone {
   private readonly edge: ZoneTree['edgeAddresses'];
   private readonly image: Pick<ZoneSnapshot, 'zoneId' | 'origin' | 'serial' | 'soa' | 'negativeSoa'>;
   private readonly cuts: ReadonlySet<string>;
-  readonly names: string[] = [];
-  private readonly srcs: string[] = [];
-  private readonly fixeds: (Map<number, RRset> | undefined)[] = [];
+  readonly names: string[];
+  /** Per name: its packed records (a plain name), or its records and explicit rrsets copied from its node. */
+  private readonly slots: Array<string | FrozenSlot>;
   private next = 0;
 
   constructor(tree: ZoneTree) {
@@ -42,11 +49,14 @@ export class FrozenZone {
     this.edge = tree.edgeAddresses;
     this.image = { zoneId: tree.zoneId, origin: tree.origin, serial: tree.serial, soa: tree.soa, negativeSoa: tree.negativeSoa };
     this.cuts = new Set(tree.cuts);
-    tree.forEachName((name, src, fixed) => {
-      this.names.push(name);
-      this.srcs.push(src);
-      this.fixeds.push(fixed);
-    });
+    const { names, slots } = tree.slotsNow();
+    // Nodes change in place: their fields are copied now (most names are plain, kept as their packed records).
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
+      if (typeof slot !== 'string') slots[i] = { src: slot.src, fixed: slot.fixed };
+    }
+    this.names = names;
+    this.slots = slots;
   }
 
   /** Names not read by {@link take} yet. */
@@ -56,9 +66,10 @@ export class FrozenZone {
 
   /** The served rrsets of the i-th name. */
   rrsetsAt(i: number): Map<number, RRset> {
-    const src = this.srcs[i]!;
+    const slot = this.slots[i]!;
+    const src = typeof slot === 'string' ? slot : slot.src;
     const name = this.names[i]!;
-    return this.fixeds[i] ?? (src !== '' ? deriveNode(this.zone, name, unpackRecords(src, name, false), this.edge).rrsets : NO_RRSETS);
+    return (typeof slot === 'string' ? undefined : slot.fixed) ?? (src !== '' ? deriveNode(this.zone, name, unpackRecords(src, name, false), this.edge).rrsets : NO_RRSETS);
   }
 
   /**
@@ -69,8 +80,9 @@ export class FrozenZone {
     const end = Math.min(this.names.length, this.next + count);
     for (; this.next < end; this.next++) {
       const name = this.names[this.next]!;
-      const src = this.srcs[this.next]!;
-      if (this.fixeds[this.next] === undefined && src !== '' && name !== this.zone.name) {
+      const slot = this.slots[this.next]!;
+      const src = typeof slot === 'string' ? slot : slot.fixed === undefined ? slot.src : '';
+      if (src !== '' && name !== this.zone.name) {
         const plain = readPlainRecords(src);
         if (plain) { sink.addPlain(name, this.zone.name, plain); continue; }
       }

@@ -131,14 +131,12 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   }
 
   /**
-   * Calls `fn` with every name, its packed records and its explicit rrsets (a zone transfer freezes these:
-   * zone-tree-transfer.ts; both are replaced, never changed, when the name changes, but the apex's SOA).
+   * Every name and its slot as they are now, in two arrays (built-in copies of the map, no call per name): a
+   * slot is the packed records of a plain name (a string, never mutated) or a node (mutated later: read its
+   * `src` and `fixed` at once to keep this version).
    */
-  forEachName(fn: (name: string, src: string, fixed: Map<number, RRset> | undefined) => void): void {
-    for (const [name, slot] of this.slots) {
-      if (typeof slot === 'string') fn(name, slot, undefined);
-      else fn(name, slot.src, slot.fixed);
-    }
+  slotsNow(): { names: string[]; slots: Array<string | { readonly src: string; readonly fixed: Map<number, RRset> | undefined }> } {
+    return { names: [...this.slots.keys()], slots: [...this.slots.values()] };
   }
 
   /** The zone fields the tree was last given. */

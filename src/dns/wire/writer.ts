@@ -29,6 +29,12 @@ export class Writer {
     this.buf = next;
   }
 
+  /** The buffer, with room for `n` more bytes at {@link pos} (for callers writing bytes themselves). */
+  room(n: number): Buffer {
+    this.ensure(n);
+    return this.buf;
+  }
+
   /** Writes one byte. */
   u8(v: number): void {
     this.ensure(1);
@@ -67,13 +73,6 @@ export class Writer {
     this.ensure(b.length);
     this.buf.set(b, this.pos);
     this.pos += b.length;
-  }
-
-  /** Copies `src[start..end)` (no view object made, as {@link bytes} of a subarray would). */
-  copy(src: Buffer, start: number, end: number): void {
-    this.ensure(end - start);
-    src.copy(this.buf, this.pos, start, end);
-    this.pos += end - start;
   }
 
   /**
