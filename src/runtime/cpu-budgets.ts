@@ -24,7 +24,13 @@ export class CpuBudgets {
 
   /** These requests answered. */
   end(rays: Iterable<string>): void {
+    if (this.inFlight.size === 0) return;
     for (const ray of rays) this.inFlight.delete(ray);
+  }
+
+  /** Whether a request with its own CPU limit is in flight (else {@link end} has nothing to do). */
+  get busy(): boolean {
+    return this.inFlight.size > 0;
   }
 
   /** The generation was replaced: its requests are gone. */

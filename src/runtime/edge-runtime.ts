@@ -203,8 +203,8 @@ export class EdgeRuntime {
         runtimeDir: this.dir, rotateBytes: this.opts.accessLogRotateBytes ?? ACCESS_ROTATE_BYTES, logger: this.opts.logger, tls: this.opts.tls, secret: this.secret,
         // nginx writes every request's record; the requests of versions with their own CPU limit end their budget with it.
         receive: (records) => {
-          const rays = records.map((r) => r.requestId);
-          for (const s of this.slots.values()) s.cpuBudgets.end(rays);
+          let rays: string[] | undefined;
+          for (const s of this.slots.values()) if (s.cpuBudgets.busy) s.cpuBudgets.end(rays ??= records.map((r) => r.requestId));
           record(records);
         },
         edgeFd: this.socket.fd, listen: { host: this.socket.host, port: this.socket.port },

@@ -13,6 +13,9 @@
 import fs from 'node:fs';
 import type { Logger } from '../../shared/logger.js';
 import type { EdgeAccessRecord } from '../control-service.js';
+import { parseAccessLine } from './nginx-access-line.js';
+
+export { parseAccessLine };
 
 /** Options of {@link NginxAccessLog}. */
 export interface NginxAccessLogOptions {
@@ -42,55 +45,6 @@ const CHUNK = 256 * 1024;
 /** An old file still held past this long after a rotation is read to its end and deleted anyway (ms). */
 const RELEASE_MS = 60_000;
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v.slice(0, 200) : undefined);
-const num = (v: unknown): number => {
-  const n = typeof v === 'number' ? v : Number(v);
-  return Number.isFinite(n) && n >= 0 ? n : 0;
-};
-
-/**
- * The record of one access log line, or undefined for a line that is not one. The runtime's fields (route
- * label, account, ray id, the HTTPS listener's client address) win over nginx's: they came from the runtime's
- * answer, never from the client. A fast request's account and route come from nginx's own variables.
- */
-export function parseAccessLine(line: string): EdgeAccessRecord | undefined {
-  let o: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(line);
-    if (typeof parsed !== 'object' || parsed === null) return undefined;
-    o = parsed as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-  let r: Record<string, unknown> = {};
-  // A fast request (`ac`: its account, from nginx's compiled routes) went to the script's own socket with no
-  // supervisor behind it: its answer's record header, if any, is the script's own and is not believed.
-  const fastAccount = str(o['ac']);
-  if (fastAccount !== undefined) r = { accountId: fastAccount };
-  else if (typeof o['r'] === 'string' && o['r'] !== '') {
-    try {
-      const parsed: unknown = JSON.parse(o['r']);
-      if (typeof parsed === 'object' && parsed !== null) r = parsed as Record<string, unknown>;
-    } catch { /* not the runtime's: ignored */ }
-  }
-  let status = num(o['s']);
-  // nginx gives up on a request whose client went away while it read the body with a 400 it never sends (its
-  // own 400s go through the framing page, which labels them): production logs such a request as 499.
-  if (status === 400 && r['route'] === undefined && str(o['p']) === undefined) status = 499;
-  const route = str(r['route']) ?? str(o['p']) ?? (status === 499 ? 'aborted' : 'unmatched');
-  const accountId = str(r['accountId']);
-  const remote = str(r['remote']) ?? str(o['a']);
-  // the scheme the supervisor was told by the Node HTTPS listener, else nginx's own (`https` on its TLS servers)
-  const scheme = str(r['scheme']) ?? str(o['sc']);
-  return {
-    method: str(o['m']) ?? 'other', route, status, ms: Math.round(num(o['t']) * 1000), bytesIn: num(o['i']), bytesOut: num(o['o']),
-    requestId: str(r['requestId']) ?? str(o['id']) ?? '',
-    ...(accountId !== undefined ? { accountId } : {}), ...(remote !== undefined ? { remote } : {}),
-    ...(fastAccount !== undefined ? { fast: true } : {}),
-    ...(scheme === 'http' || scheme === 'https' ? { scheme } : {}),
-  };
-}
-
 /** The reader of nginx's access log file. */
 export class NginxAccessLog {
   private current: Source;
@@ -99,6 +53,8 @@ export class NginxAccessLog {
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   private readonly log: Logger;
+  /** The read buffer, one for every read (a fresh 256 KiB per change of the file was garbage for the collector). */
+  private readonly chunk = Buffer.allocUnsafe(CHUNK);
   /** Rotations done so far. */
   rotations = 0;
 
@@ -134,7 +90,7 @@ export class NginxAccessLog {
   }
 
   private drain(src: Source): void {
-    const buf = Buffer.allocUnsafe(CHUNK);
+    const buf = this.chunk;
     for (;;) {
       const n = fs.readSync(src.fd, buf, 0, CHUNK, src.offset);
       if (n <= 0) return;
