@@ -6,29 +6,35 @@
 
 /** The four octets of an IPv4 address, or undefined when the text is not a strict dotted quad. */
 export function parseIPv4(text: string): Uint8Array | undefined {
-  // By character codes (a record read from a transfer parses millions of these): four parts of 1-3 decimal
-  // digits, no leading zero (`010` would be octal to some parsers), each at most 255.
   const out = new Uint8Array(4);
-  const n = text.length;
-  let i = 0;
+  return parseIPv4Into(text, 0, text.length, out, 0) ? out : undefined;
+}
+
+/**
+ * The strict dotted quad `text[from, to)` written into `out` at `at` (four bytes); false when it is not one.
+ * By character codes (a transfer reads and writes millions of these): four parts of 1-3 decimal digits, no
+ * leading zero (`010` would be octal to some parsers), each at most 255.
+ */
+export function parseIPv4Into(text: string, from: number, to: number, out: Uint8Array, at: number): boolean {
+  let i = from;
   for (let part = 0; part < 4; part++) {
     if (part > 0) {
-      if (text.charCodeAt(i) !== 0x2e) return undefined;
+      if (i >= to || text.charCodeAt(i) !== 0x2e) return false;
       i++;
     }
     const start = i;
     let value = 0;
-    while (i < n && i - start < 4) {
+    while (i < to && i - start < 4) {
       const c = text.charCodeAt(i);
       if (c < 0x30 || c > 0x39) break;
       value = value * 10 + (c - 0x30);
       i++;
     }
     const digits = i - start;
-    if (digits === 0 || digits > 3 || (digits > 1 && text.charCodeAt(start) === 0x30) || value > 255) return undefined;
-    out[part] = value;
+    if (digits === 0 || digits > 3 || (digits > 1 && text.charCodeAt(start) === 0x30) || value > 255) return false;
+    out[at + part] = value;
   }
-  return i === n ? out : undefined;
+  return i === to;
 }
 
 /** Dotted-quad text of four octets. */

@@ -10,8 +10,9 @@
  * what is served never depends on the path taken.
  */
 import { AUTO_TTL_SECONDS } from './record.js';
-import { parseIPv6 } from './ip.js';
+import { parseIPv4Into, parseIPv6 } from './ip.js';
 import { TYPE } from './wire/constants.js';
+import { plainCharacterStringsInto } from './wire/text.js';
 import { RECORD_TYPES } from './record.js';
 
 const HEX_ID = 1;
@@ -50,54 +51,15 @@ function rdataRoom(at: number, n: number): void {
   plain.rdata = next;
 }
 
-/** A strict dotted quad (ip.ts parseIPv4, by bytes) written at `at`; false when the text is not one. */
+/** A strict dotted quad (ip.ts) written at `at`; false when the text is not one. */
 function ipv4At(src: string, from: number, to: number, at: number): boolean {
-  let i = from;
-  for (let part = 0; part < 4; part++) {
-    if (part > 0) {
-      if (i >= to || src.charCodeAt(i) !== 0x2e) return false;
-      i++;
-    }
-    const start = i;
-    let value = 0;
-    while (i < to && i - start < 4) {
-      const c = src.charCodeAt(i);
-      if (c < 0x30 || c > 0x39) break;
-      value = value * 10 + (c - 0x30);
-      i++;
-    }
-    const digits = i - start;
-    if (digits === 0 || digits > 3 || (digits > 1 && src.charCodeAt(start) === 0x30) || value > 255) return false;
-    plain.rdata[at + part] = value;
-  }
-  return i === to;
+  return parseIPv4Into(src, from, to, plain.rdata, at);
 }
 
-/**
- * TXT character-strings of an ASCII text without escapes (text.ts plainCharacterStrings, by bytes) written at
- * `at`; the end offset, or -1 when the text needs the general path.
- */
+/** TXT character-strings of an ASCII text without escapes (wire/text.ts) written at `at`; the end offset, or -1 when the text needs the general path. */
 function txtAt(src: string, from: number, to: number, at: number): number {
-  rdataRoom(at, (to - from) + 2 * (to - from) + 2);
-  const out = plain.rdata;
-  let i = from;
-  while (i < to) {
-    let c = src.charCodeAt(i);
-    if (c === 0x20 || c === 0x09) { i++; continue; }
-    const quoted = c === 0x22;
-    if (quoted) i++;
-    const start = i;
-    for (; i < to; i++) {
-      c = src.charCodeAt(i);
-      if (c === 0x5c || c >= 0x80) return -1;
-      if (quoted ? c === 0x22 : c === 0x20 || c === 0x09 || c === 0x22) break;
-    }
-    if ((!quoted && i < to && c === 0x22) || i - start > 255) return -1;
-    out[at++] = i - start;
-    for (let k = start; k < i; k++) out[at++] = src.charCodeAt(k);
-    if (quoted) i++;
-  }
-  return at;
+  rdataRoom(at, 2 * (to - from) + 1);
+  return plainCharacterStringsInto(src, from, to, plain.rdata, at);
 }
 
 /** Reads a varint length at `c.at`. */

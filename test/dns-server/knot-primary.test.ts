@@ -23,6 +23,7 @@ import { encodeMessage } from '../../src/dns/wire/message.js';
 import { Writer } from '../../src/dns/wire/writer.js';
 import { OPCODE, TYPE } from '../../src/dns/wire/constants.js';
 import { knotConfigHead } from './knot.js';
+import { untilDefined } from '../helpers/until.js';
 
 const run = promisify(execFile);
 const ZONE = 'knot-primary.example';
@@ -43,15 +44,9 @@ let nsec3Id: string;
 let tsigId: string;
 let peerId: string;
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 40_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n--- knot\n${knotLog}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Polls `fn` until it gives a value (test/helpers/until.ts). */
+const until = <T>(what: string, fn: () => Promise<T | undefined>, ms = 40_000): Promise<T> =>
+  untilDefined(what, fn, { ms, pollMs: 200, detail: () => `--- knot\n${knotLog}` });
 
 const serialOf = (r: DigResult) => (r.answer[0] ? Number(r.answer[0].split(' ')[6]) : undefined);
 

@@ -12,6 +12,7 @@ import { createZone } from '../helpers/api.js';
 import { dig, type DigResult } from './dig.js';
 import { freePort } from './ports.js';
 import { knotConfigHead } from './knot.js';
+import { untilDefined } from '../helpers/until.js';
 
 const ZONE = 'knot-secondary.example';
 let server: TestServer;
@@ -21,15 +22,9 @@ let dir: string;
 let zoneId: string;
 let knotLog = '';
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${knotLog}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Polls `fn` until it gives a value (test/helpers/until.ts). */
+const until = <T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> =>
+  untilDefined(what, fn, { ms, pollMs: 200, detail: () => `${knotLog}` });
 
 const serialOf = (r: DigResult) => (r.answer[0] ? Number(r.answer[0].split(' ')[6]) : undefined);
 

@@ -17,21 +17,16 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { accountId, api, createZone } from '../helpers/api.js';
 import { addUser } from '../helpers/users.js';
 import { freePort } from './ports.js';
+import { untilDefined } from '../helpers/until.js';
 
 const ACCOUNT_SETTINGS_WRITE = '1af1fa2adc104452b74a9a3364202f20';
 const PROHIBITED = ['127.0.0.1', '10.0.0.1', '::ffff:127.0.0.1'];
 const cleanup: Array<() => Promise<void> | void> = [];
 afterAll(async () => { for (const c of cleanup.reverse()) await c(); });
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 40_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls `fn` until it gives a value (test/helpers/until.ts). */
+const until = <T>(what: string, fn: () => Promise<T | undefined>, ms = 40_000): Promise<T> =>
+  untilDefined(what, fn, { ms, pollMs: 100 });
 
 /** A TCP and a UDP socket on `host:port` that count what reaches them (TCP connections are closed at once). */
 async function listener(host: string, port: number): Promise<{ tcp: number; udp: number }> {

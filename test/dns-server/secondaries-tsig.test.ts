@@ -20,6 +20,7 @@ import { encodeMessage } from '../../src/dns/wire/message.js';
 import { Writer } from '../../src/dns/wire/writer.js';
 import { TYPE } from '../../src/dns/wire/constants.js';
 import { knotConfigHead } from './knot.js';
+import { untilDefined } from '../helpers/until.js';
 
 const ZONE = 'tsig-secondaries.example';
 const KNOT_SECRET = Buffer.from('knot-secondary-secret-0123456789abcdef').toString('base64');
@@ -34,15 +35,9 @@ let bindPort: number;
 let knotLog = '';
 let bindLog = '';
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n--- knot\n${knotLog}\n--- bind\n${bindLog}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls `fn` until it gives a value (test/helpers/until.ts). */
+const until = <T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> =>
+  untilDefined(what, fn, { ms, pollMs: 100, detail: () => `--- knot\n${knotLog}\n--- bind\n${bindLog}` });
 
 const serialOf = (r: DigResult) => (r.answer[0] ? Number(r.answer[0].split(' ')[6]) : undefined);
 

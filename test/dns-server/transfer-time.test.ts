@@ -16,6 +16,7 @@ import { tcpConnect } from './client.js';
 import { encodeMessage } from '../../src/dns/wire/message.js';
 import { Writer } from '../../src/dns/wire/writer.js';
 import { TYPE } from '../../src/dns/wire/constants.js';
+import { untilDefined } from '../helpers/until.js';
 
 const ZONE = 'transfer-time.example';
 const RECORDS = 3998;
@@ -23,15 +24,9 @@ const run = promisify(execFile);
 let server: TestServer;
 let zoneId: string;
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Polls `fn` until it gives a value (test/helpers/until.ts). */
+const until = <T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> =>
+  untilDefined(what, fn, { ms, pollMs: 50 });
 
 /** A query for the zone; an IXFR carries the client's SOA with `serial`. */
 function query(type: number, serial?: number): Buffer {

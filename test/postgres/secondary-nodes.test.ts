@@ -19,6 +19,7 @@ import { projectBuild, startCompiled, type CompiledBuild, type CompiledServer } 
 import { dig } from '../dns-server/dig.js';
 import { freePort } from '../dns-server/ports.js';
 import { knotConfigHead } from '../dns-server/knot.js';
+import { untilDefined } from '../helpers/until.js';
 
 const run = promisify(execFile);
 const ZONE = 'pg-secondary.example';
@@ -35,15 +36,9 @@ let knot: ChildProcess | undefined;
 let knotPort: number;
 let knotLog = '';
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 40_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n--- knot\n${knotLog}\n--- node 2\n${n2?.output().slice(-4000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Polls `fn` until it gives a value (test/helpers/until.ts). */
+const until = <T>(what: string, fn: () => Promise<T | undefined>, ms = 40_000): Promise<T> =>
+  untilDefined(what, fn, { ms, pollMs: 200, detail: () => `--- knot\n${knotLog}\n--- node 2\n${n2?.output().slice(-4000)}` });
 const serialOn = async (port: number) => Number((await dig(port, ZONE, 'SOA')).answer[0]?.split(' ')[6]);
 const startNode2 = () => startCompiled(build, { dataDir: n2Dir, email: TEST_EMAIL, key: TEST_KEY, flags: ['--database-url', url, '--s3', 'off', '--secrets-key', SECRETS_KEY, '--transfer-peer-allow', '127.0.0.0/8'] });
 

@@ -16,6 +16,7 @@ import { accountId, createZone } from '../helpers/api.js';
 import { freshPostgresUrl } from '../helpers/postgres.js';
 import { projectBuild, startCompiled, type CompiledBuild, type CompiledServer } from '../helpers/compiled-server.js';
 import { dig } from '../dns-server/dig.js';
+import { untilDefined } from '../helpers/until.js';
 
 const run = promisify(execFile);
 const ZONE = 'pg-transfers.example';
@@ -36,15 +37,9 @@ const xfr = (port: number, type: string, key?: string): Promise<string> =>
     .then((r) => r.stdout + r.stderr, (e: { stdout?: string; stderr?: string }) => `${e.stdout ?? ''}${e.stderr ?? ''}`);
 const serialOn = async (port: number) => Number((await dig(port, ZONE, 'SOA')).answer[0]?.split(' ')[6]);
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${n2?.output().slice(-4000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls `fn` until it gives a value (test/helpers/until.ts). */
+const until = <T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> =>
+  untilDefined(what, fn, { ms, pollMs: 100, detail: () => `${n2?.output().slice(-4000)}` });
 
 beforeAll(async () => {
   ({ url, drop } = await freshPostgresUrl('transfers'));

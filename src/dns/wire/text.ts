@@ -5,29 +5,39 @@
 import { parseIPv4, parseIPv6 } from '../ip.js';
 
 /**
- * The character-strings of a text without escapes, all ASCII, each at most 255 bytes (the common TXT record:
- * read from the text in one pass, no byte array per string), or undefined to take the general path.
+ * The character-strings of `text[from, to)` without escapes, all ASCII, each at most 255 bytes (the common TXT
+ * record: read in one pass), written into `out` at `at` as RDATA (each behind its length byte); the end offset,
+ * or -1 to take the general path. `out` has room for `2 * (to - from) + 1` bytes from `at`.
  */
-function plainCharacterStrings(text: string): Uint8Array[] | undefined {
-  const out: Uint8Array[] = [];
-  const n = text.length;
-  let i = 0;
-  while (i < n) {
+export function plainCharacterStringsInto(text: string, from: number, to: number, out: Uint8Array, at: number): number {
+  let i = from;
+  while (i < to) {
     let c = text.charCodeAt(i);
     if (c === 0x20 || c === 0x09) { i++; continue; }
     const quoted = c === 0x22;
     if (quoted) i++;
     const start = i;
-    for (; i < n; i++) {
+    for (; i < to; i++) {
       c = text.charCodeAt(i);
-      if (c === 0x5c || c >= 0x80) return undefined;
+      if (c === 0x5c || c >= 0x80) return -1;
       if (quoted ? c === 0x22 : c === 0x20 || c === 0x09 || c === 0x22) break;
     }
     // A quote inside a bare string, or a string of more than 255 bytes: the general path decides.
-    if ((!quoted && i < n && c === 0x22) || i - start > 255) return undefined;
-    out.push(Buffer.from(text.slice(start, i), 'latin1'));
+    if ((!quoted && i < to && c === 0x22) || i - start > 255) return -1;
+    out[at++] = i - start;
+    for (let k = start; k < i; k++) out[at++] = text.charCodeAt(k);
     if (quoted) i++;
   }
+  return at;
+}
+
+/** The character-strings of a plain text ({@link plainCharacterStringsInto}), or undefined to take the general path. */
+function plainCharacterStrings(text: string): Uint8Array[] | undefined {
+  const wire = Buffer.allocUnsafe(2 * text.length + 1);
+  const end = plainCharacterStringsInto(text, 0, text.length, wire, 0);
+  if (end < 0) return undefined;
+  const out: Uint8Array[] = [];
+  for (let p = 0; p < end; p += 1 + wire[p]!) out.push(Uint8Array.prototype.slice.call(wire, p + 1, p + 1 + wire[p]!));
   return out;
 }
 
