@@ -15,6 +15,9 @@ import type { ActiveZone, PolicyChange, ZonePolicies, ZonePolicy } from './zone-
 /** What the index reads zones with (`ZonePolicies`). */
 export type ZonePolicyReader = Pick<ZonePolicies, 'activeZones' | 'readPolicies'>;
 
+/** Most zones marked changed and not read yet (zones without served names); past it every zone is read again. */
+const STALE_BOUND = 10_000;
+
 /** The policies of hostnames, from an in-memory index of the active zones. */
 export class ZonePolicyIndex {
   private byName = new Map<string, ActiveZone>();
@@ -53,9 +56,10 @@ export class ZonePolicyIndex {
         this.listed = false;
         continue;
       }
-      // held and marked only for the zones of these hosts: another zone is read when a host of it comes
+      // held only for the zones of these hosts: another zone is read when a host of it comes
       for (const id of [...this.held.keys()]) if (!wanted.has(id)) this.held.delete(id);
-      this.stale.clear();
+      // marks of zones no host is in stay (a notice may come while this runs); past a bound, every zone is read again
+      if (this.stale.size > STALE_BOUND) { this.stale.clear(); this.held.clear(); }
       return new Map([...zoneOf].map(([h, z]) => [h, z ? this.held.get(z.id)?.policy : undefined]));
     }
   }
