@@ -127,7 +127,7 @@ function serveTcpConnection(conn: net.Socket, handler: QueryHandler, opts: Liste
         if (conn.destroyed && transferOf === undefined) return;
         const next = await more();
         if (!next) {
-          if (transferOf !== undefined) ended(transferOf)(await last.taken);
+          if (transferOf !== undefined) ended(transferOf)(await last);
           return;
         }
         if (conn.destroyed) return;
@@ -140,10 +140,9 @@ function serveTcpConnection(conn: net.Socket, handler: QueryHandler, opts: Liste
     };
     void stream().catch((err: unknown) => { logger.error({ err }, 'zone transfer failed'); conn.destroy(); });
   };
-  /** A write, and when it is taken (an error: the connection closed first). */
-  const writeTaken = (responses: readonly Buffer[]): { taken: Promise<Error | null | undefined> } => {
-    return { taken: new Promise<Error | null | undefined>((resolve) => { write(responses, resolve); }) };
-  };
+  /** A write; resolves when it is taken (with an error when the connection closed first). */
+  const writeTaken = (responses: readonly Buffer[]): Promise<Error | null | undefined> =>
+    new Promise((resolve) => { write(responses, resolve); });
   conn.on('data', (chunk: Buffer) => {
     pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
     if (pending.length > 2 * 65_537) { conn.destroy(); return; }

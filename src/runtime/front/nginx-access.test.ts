@@ -1,6 +1,6 @@
 /** The nginx front's access log lines into the edge's access records (nginx-access.ts). */
 import { describe, expect, it } from 'vitest';
-import { parseAccessLine } from './nginx-access.js';
+import { parseAccessLine } from './nginx-access-line.js';
 
 const line = (o: Record<string, unknown>) => JSON.stringify({ a: '203.0.113.7', m: 'GET', s: 200, t: 0.012, i: '', o: 5, r: '', p: '', id: 'aaaaaaaaaaaaaaaa-STR', ...o });
 

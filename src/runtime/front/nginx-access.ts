@@ -15,8 +15,6 @@ import type { Logger } from '../../shared/logger.js';
 import type { EdgeAccessRecord } from '../control-service.js';
 import { parseAccessLine } from './nginx-access-line.js';
 
-export { parseAccessLine };
-
 /** Options of {@link NginxAccessLog}. */
 export interface NginxAccessLogOptions {
   /** The file nginx's `access_log` names. */
