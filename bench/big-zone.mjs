@@ -27,7 +27,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { freePort, queryPacket, answerCount, waitFor } from './lib/big-zone-dns.mjs';
+import { freePort, queryPacket, answerCount, waitFor, visible, orderedVisibility } from './lib/big-zone-dns.mjs';
+import { rssMiB, anonMiB, rssBreakdown, handlingTimes, handlingPercentile, histogram } from './lib/process-measures.mjs';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -79,50 +80,6 @@ async function api(base, method, p, body, raw) {
   return json.result;
 }
 
-/** RSS (MiB) of a process and its children (the UDP workers). */
-function rssMiB(pid) {
-  const kib = (p) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
-  let total = kib(pid);
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) total += kib(d);
-    } catch { /* gone */ }
-  }
-  return total / 1024;
-}
-
-/** Anonymous RSS (MiB) of a process: its own memory, without the pages of files it maps (SQLite maps its database). */
-function anonMiB(pid) {
-  return Number(/RssAnon:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-}
-
-/**
- * Where a process's resident memory is (MiB), from /proc/<pid>/smaps: anonymous memory (V8 heaps, malloc: the
- * SQLite page cache, buffers), of it the brk heap, the SQLite files mapped (the database, its -shm), the node
- * binary, and other files.
- */
-function rssBreakdown(pid) {
-  const out = { anon: 0, brk: 0, sqlite: 0, node: 0, other: 0 };
-  let kind = 'anon';
-  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
-    if (head) {
-      const file = head[1];
-      kind = !file || file.startsWith('[') ? 'anon' : /stratus\.sqlite/.test(file) ? 'sqlite' : file === process.execPath || /\/node$/.test(file) ? 'node' : 'other';
-      if (file === '[heap]') kind = 'brk';
-      continue;
-    }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss) {
-      out[kind] += Number(rss[1]) / 1024;
-      if (kind === 'brk') out.anon += Number(rss[1]) / 1024;
-    }
-  }
-  return out;
-}
-
 /**
  * Event-loop delay (ms) and GC pauses of the Stratus main thread since the last call, the same for its DNS
  * thread (`dns`), and the V8 heap of each (MiB; used after a full GC, and committed).
@@ -137,21 +94,6 @@ async function loopDelay(pid) {
     return files.length >= main.threads && files.map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
   }, 10_000);
   return { ...main, heap: main.heapMiB, dns: threads[0] };
-}
-
-/** Stratus's own count of UDP answers by handling time (cumulative, per bucket bound in seconds), from /metrics. */
-function handlingTimes(admin) {
-  return histogram(admin, 'stratus_dns_query_duration_seconds', 'transport="udp"');
-}
-
-/** The percentile of what a histogram counted between two {@link histogram} readings: 'under <bound>'. */
-function handlingPercentile(before, after, p) {
-  const total = (after.get('+Inf') ?? 0) - (before.get('+Inf') ?? 0);
-  if (total <= 0) return '-';
-  for (const [le, n] of after) {
-    if ((n - (before.get(le) ?? 0)) / total >= p / 100) return le === '+Inf' ? 'over 1 s' : `under ${Number(le) * 1000} ms`;
-  }
-  return '-';
 }
 
 async function startStratus(dnsPort) {
@@ -237,52 +179,6 @@ async function queryLoad({ port, seconds, qps, names }) {
 
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 const ms = (v) => (Number.isFinite(v) ? `${v < 10 ? v.toFixed(2) : v.toFixed(0)} ms` : v === Infinity ? '> 5 s' : '-');
-
-/** Polls `name` on `port` until it has an answer; the time since `t0` (ms), or NaN after 5 s. */
-async function visible(sock, port, name, t0) {
-  for (let i = 0; performance.now() - t0 < 5000; i++) {
-    if ((await answerCount(sock, port, name)) > 0) return performance.now() - t0;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return NaN;
-}
-
-/** Cumulative bucket counts (le -> count) of a Prometheus histogram on Stratus's admin listener, summed over the series whose labels contain `match`. */
-async function histogram(admin, name, match = '') {
-  const text = await (await fetch(`${admin}/metrics`)).text();
-  const out = new Map();
-  for (const line of text.split('\n')) {
-    const m = new RegExp(`^${name}_bucket\\{([^}]*)\\} (\\S+)$`).exec(line);
-    const le = m && /le="([^"]+)"/.exec(m[1])?.[1];
-    if (le && m[1].includes(match)) out.set(le, (out.get(le) ?? 0) + Number(m[2]));
-  }
-  return out;
-}
-
-/**
- * Write-to-visible for a server that applies writes in the order sent (Knot, fed by one knsupdate): one loop
- * polls the oldest write not seen yet, every 5 ms, and gives up on a write 5 s after it was sent. Polling every
- * write separately would send hundreds of queries per millisecond to a server that falls behind (Knot here),
- * a load of the benchmark's own making on the shared cores that every latency figure would then carry.
- */
-function orderedVisibility(sock, port) {
-  const queue = [];
-  let running = false;
-  const run = async () => {
-    running = true;
-    while (queue.length) {
-      const w = queue[0];
-      if (performance.now() - w.t > 5000) { queue.shift(); w.resolve(NaN); continue; }
-      if ((await answerCount(sock, port, w.name)) > 0) { queue.shift(); w.resolve(performance.now() - w.t); continue; }
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    running = false;
-  };
-  return (name, t) => new Promise((resolve) => {
-    queue.push({ name, t, resolve });
-    if (!running) void run();
-  });
-}
 
 async function underWrites(s, kPort, sPort, names, knsupdate) {
   const load = Promise.all([queries(sPort, SECONDS, QPS, names), queries(kPort, SECONDS, QPS, names)]);

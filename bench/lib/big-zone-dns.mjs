@@ -65,3 +65,37 @@ export async function waitFor(what, fn, ms = 30_000) {
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** Polls `name` on `port` until it has an answer; the time since `t0` (ms), or NaN after 5 s. */
+export async function visible(sock, port, name, t0) {
+  for (let i = 0; performance.now() - t0 < 5000; i++) {
+    if ((await answerCount(sock, port, name)) > 0) return performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return NaN;
+}
+
+/**
+ * Write-to-visible for a server that applies writes in the order sent (Knot, fed by one knsupdate): one loop
+ * polls the oldest write not seen yet, every 5 ms, and gives up on a write 5 s after it was sent. Polling every
+ * write separately would send hundreds of queries per millisecond to a server that falls behind (Knot here),
+ * a load of the benchmark's own making on the shared cores that every latency figure would then carry.
+ */
+export function orderedVisibility(sock, port) {
+  const queue = [];
+  let running = false;
+  const run = async () => {
+    running = true;
+    while (queue.length) {
+      const w = queue[0];
+      if (performance.now() - w.t > 5000) { queue.shift(); w.resolve(NaN); continue; }
+      if ((await answerCount(sock, port, w.name)) > 0) { queue.shift(); w.resolve(performance.now() - w.t); continue; }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    running = false;
+  };
+  return (name, t) => new Promise((resolve) => {
+    queue.push({ name, t, resolve });
+    if (!running) void run();
+  });
+}
