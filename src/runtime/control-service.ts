@@ -35,7 +35,7 @@ export interface ControlHandlers {
   /** The buckets public hostnames read from. */
   bucketFor?: BucketResolver;
   /** Requests in flight of versions with their own CPU limit, per runtime slot (cpu-budgets.ts). */
-  cpuBudgets?: { begin(slot: number, ray: string, ms: number): void; end(rays: string[]): void };
+  cpuBudgets?: { begin(slot: number, ray: string, ms: number, generation: number): void; end(rays: string[]): void };
   /** The runtime slot serving a request for `host` + `path` (opened if it is an account's first). */
   route?(host: string, path: string, scheme: 'http' | 'https'): Promise<number>;
   /** Told of every catalog answer given to a supervisor (the nginx front learns which slot a hostname's scripts run in). */
@@ -151,7 +151,8 @@ export async function startControlService(secretText: string, h: ControlHandlers
       } else if (req.url === '/cpu' && req.method === 'POST') {
         const ms = Number(req.headers['x-ms']);
         const slot = Number(req.headers['x-slot'] ?? 0);
-        if (Number.isInteger(ms) && ms > 0 && Number.isInteger(slot)) h.cpuBudgets?.begin(slot, String(req.headers['x-ray'] ?? ''), ms);
+        const generation = Number(req.headers['x-generation'] ?? 0);
+        if (Number.isInteger(ms) && ms > 0 && Number.isInteger(slot) && Number.isInteger(generation)) h.cpuBudgets?.begin(slot, String(req.headers['x-ray'] ?? ''), ms, generation);
         json(res, 200, { ok: true });
       } else if (req.url === '/ensure') {
         const port = await h.ensure(String(req.headers['x-version'] ?? ''));

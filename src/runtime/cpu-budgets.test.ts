@@ -14,7 +14,17 @@ describe('CPU budgets of requests in flight', () => {
     now = 16 * 60_000;
     b.begin('r3', 800);
     expect(b.smallest()).toBe(800); // r1 went stale
-    b.clear();
+    b.forget(0);
+    expect(b.smallest()).toBeUndefined();
+  });
+
+  it('forgets only the entries of a generation that is gone: a draining generation keeps its requests\' limits', () => {
+    const b = new CpuBudgets(() => 0);
+    b.begin('old-gen', 100, 1);
+    b.begin('new-gen', 300, 2);
+    b.forget(2);
+    expect(b.smallest()).toBe(100);
+    b.forget(1);
     expect(b.smallest()).toBeUndefined();
   });
 });

@@ -5,7 +5,9 @@
  * line nginx writes when the request is done (nginx front, read back within about 100 ms). While any is in flight the watchdog holds
  * the generation to the smallest of their limits: workerd runs every script on one thread, so a request that
  * keeps the runtime busy longer than its own limit is caught the way the node's limit catches any (the
- * generation is replaced and the requests in flight get the 1102 page).
+ * generation is replaced and the requests in flight get the 1102 page). Each entry names the generation serving
+ * it, so a generation that is killed takes only its own entries along: requests still running on a replaced
+ * generation keep their limits while it drains (watchdog.ts holds draining generations to them too).
  */
 
 /** An entry whose access record never came (a lost report) stops counting after this long, ms. */
@@ -13,13 +15,13 @@ const STALE_MS = 15 * 60_000;
 
 /** Budgets of the requests in flight. */
 export class CpuBudgets {
-  private readonly inFlight = new Map<string, { ms: number; since: number }>();
+  private readonly inFlight = new Map<string, { ms: number; since: number; generation: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** A request of a version with its own CPU limit (ms) starts. */
-  begin(ray: string, ms: number): void {
-    if (this.inFlight.size < 100_000) this.inFlight.set(ray, { ms, since: this.now() });
+  /** A request of a version with its own CPU limit (ms) starts, on generation number `generation`. */
+  begin(ray: string, ms: number, generation = 0): void {
+    if (this.inFlight.size < 100_000) this.inFlight.set(ray, { ms, since: this.now(), generation });
   }
 
   /** These requests answered. */
@@ -33,9 +35,9 @@ export class CpuBudgets {
     return this.inFlight.size > 0;
   }
 
-  /** The generation was replaced: its requests are gone. */
-  clear(): void {
-    this.inFlight.clear();
+  /** Generation `generation` was killed or exited: its requests are gone. */
+  forget(generation: number): void {
+    for (const [ray, entry] of this.inFlight) if (entry.generation === generation) this.inFlight.delete(ray);
   }
 
   /** The smallest own limit among the requests in flight, or undefined when none has one. */

@@ -184,7 +184,7 @@ export class EdgeRuntime {
       originPolicy: new AddressPolicy({ allow: this.opts.originAllow ?? [], deny: this.opts.hostAddresses ?? [] }), logger: this.opts.logger, bucketFor: this.opts.bucketFor,
       access: this.opts.access ?? edgeAccessRecorder(this.opts.logger),
       cpuBudgets: {
-        begin: (slot, ray, ms) => this.slots.get(slot)?.cpuBudgets.begin(ray, ms),
+        begin: (slot, ray, ms, generation) => this.slots.get(slot)?.cpuBudgets.begin(ray, ms, generation),
         end: (rays) => { for (const s of this.slots.values()) s.cpuBudgets.end(rays); },
       },
       route: (host, p, scheme) => this.route(host, p, scheme),

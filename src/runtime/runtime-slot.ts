@@ -19,7 +19,7 @@
  *   in a synchronous loop) or grows over the memory limit is killed and replaced at once with the same
  *   versions; the requests in flight on it get the 1102 page from the front process, which holds the client
  *   connections (without the front, their connections close); every later request is served. A draining
- *   generation over the memory limit is killed too.
+ *   generation over the memory or the CPU limit is killed too (not replaced).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -84,8 +84,8 @@ export class RuntimeSlot {
   private tail: Promise<void> = Promise.resolve();
   private readonly wanted = new Set<string>();
   private readonly failed = new Map<string, { at: number; reason: string }>();
-  /** Replaced generations still finishing their requests. */
-  private readonly draining = new Set<WorkerdProcess>();
+  /** Replaced generations still finishing their requests, with their numbers. */
+  private readonly draining = new Map<WorkerdProcess, number>();
   private closed = false;
   private watchdog: Watchdog | undefined;
   private readonly log: Logger;
@@ -107,8 +107,12 @@ export class RuntimeSlot {
     this.watchdog = new Watchdog({
       cpuMs: this.s.cpuMs, memoryMb: this.s.memoryMb, secret: this.s.secret, logger: this.log,
       target: () => this.current?.process, onFailure: (why) => this.replace(why),
-      draining: () => this.draining, budget: () => this.cpuBudgets.smallest(), lowerWhenBusy: this.index > 0,
-      onDrainingFailure: (p, why) => { this.restarts++; this.log.error({ pid: p.pid, reason: why }, 'draining generation failed; killing it'); p.kill(); },
+      draining: () => this.draining.keys(), budget: () => this.cpuBudgets.smallest(), lowerWhenBusy: this.index > 0,
+      onDrainingFailure: (p, why) => {
+        this.restarts++;
+        this.log.error({ pid: p.pid, generation: this.draining.get(p), reason: why }, 'draining generation failed; killing it');
+        p.kill();
+      },
     });
   }
 
@@ -202,7 +206,7 @@ export class RuntimeSlot {
     for (const b of adding) {
       const g = await this.tryLaunch(kept, [b]);
       if (g) {
-        if (best) this.retire(best.process, 0);
+        if (best) this.retire(best, 0);
         best = g;
         kept = new Map(g.versions);
       }
@@ -217,7 +221,7 @@ export class RuntimeSlot {
       versions: Object.fromEntries([...versions.keys()].map((v) => [v, versionBindingName(v)])),
       secret: this.s.secret, cacheMs: 30_000, wallMs: this.s.wallMs,
       maxRequestBytes: this.s.maxRequestBytes, colo: 'STR', exposeErrors: this.s.exposeErrors,
-      cpuMs: ownCpuLimits(versions.values(), this.s.cpuMs), slot: this.index,
+      cpuMs: ownCpuLimits(versions.values(), this.s.cpuMs), slot: this.index, generation: n,
       ...(this.s.recordHeader ? { recordHeader: true } : {}),
     };
     const bundles = [...versions.values()].map((b) => this.clampDate(b));
@@ -233,7 +237,7 @@ export class RuntimeSlot {
     try {
       const process = await WorkerdProcess.start({ configFile: file, edgeFd: this.socketFd, logger: this.s.logger, label: String(n) });
       const g: Generation = { n, process, versions, fast };
-      void process.exited.then((exit) => { removeSockets(); this.onExit(g, exit); });
+      void process.exited.then((exit) => { removeSockets(); this.cpuBudgets.forget(n); this.onExit(g, exit); });
       return g;
     } catch (err) {
       removeSockets();
@@ -255,12 +259,16 @@ export class RuntimeSlot {
     const old = this.current;
     this.setLive(next);
     this.log.info({ generation: next.n, versions: next.versions.size }, 'generation serving');
-    if (old) this.retire(old.process);
+    if (old) this.retire(old);
   }
 
-  /** Lets a replaced generation finish its requests (up to a minute), then it exits. */
-  private retire(p: WorkerdProcess, graceMs = 60_000): void {
-    this.draining.add(p);
+  /**
+   * Lets a replaced generation finish its requests (up to a minute), then it exits. The watchdog holds it to the
+   * memory and CPU limits meanwhile: a script looping in it is stopped at the limit, not at the end of the grace.
+   */
+  private retire(g: Generation, graceMs = 60_000): void {
+    const p = g.process;
+    this.draining.set(p, g.n);
     void (this.s.beforeRetire?.() ?? Promise.resolve()).catch(() => undefined)
       .then(() => this.tellDraining(p))
       .then(() => p.stop(graceMs))
@@ -286,7 +294,7 @@ export class RuntimeSlot {
     this.restarts++;
     this.log.error({ generation: g.n, reason: why }, 'generation failed; replacing it');
     g.process.kill();
-    this.cpuBudgets.clear();
+    this.cpuBudgets.forget(g.n);
     this.current = undefined;
     const relaunch = async (): Promise<void> => {
       for (let delay = 100; !this.closed; delay = Math.min(delay * 2, 5_000)) {
@@ -322,7 +330,7 @@ export class RuntimeSlot {
   /** Stops the generations, letting their requests finish for up to `graceMs` (after {@link quiesce}). */
   async stop(graceMs: number): Promise<void> {
     await this.quiesce();
-    const processes = [...this.draining];
+    const processes = [...this.draining.keys()];
     if (this.current) {
       processes.push(this.current.process);
       await this.tellDraining(this.current.process); // the access records it holds reach the log

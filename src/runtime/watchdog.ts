@@ -2,7 +2,8 @@
  * Watches the live workerd generation: a ping to its internal socket must be answered within the CPU limit
  * (a script in a synchronous loop blocks the whole process, so this is how a runaway script is caught), and
  * its resident memory must stay under the memory limit (read from /proc). A failing check calls `onFailure`.
- * Generations that are draining after a replacement are held to the same memory limit. While requests of
+ * Generations that are draining after a replacement are held to the same memory limit, and to the CPU limit
+ * through the kernel's scheduler statistics (busy-stretch.ts: a draining generation answers no ping). While requests of
  * versions with their own, lower CPU limit are in flight (`budget()`, cpu-budgets.ts), the ping must be answered
  * within the smallest of them, and is sent more often (every half of it, at least every 10 ms).
  *
@@ -17,6 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { Logger } from '../shared/logger.js';
 import type { WorkerdProcess } from './workerd/process.js';
+import { BusyStretch, readMainThread } from './busy-stretch.js';
 
 /** Options of {@link Watchdog}. */
 export interface WatchdogOptions {
@@ -28,7 +30,7 @@ export interface WatchdogOptions {
   onFailure(reason: string): void;
   /** Replaced generations still finishing their requests: memory-checked too (a script can grow while they drain). */
   draining?(): Iterable<WorkerdProcess>;
-  /** A draining generation over the memory limit (the runtime kills it). */
+  /** A draining generation over the memory or the CPU limit (the runtime kills it). */
   onDrainingFailure?(process: WorkerdProcess, reason: string): void;
   /** Lower the CPU priority of a generation busy past {@link STALL_MS} (account runtimes: other accounts' runtimes gain). */
   lowerWhenBusy?: boolean;
@@ -71,13 +73,21 @@ function rssMb(pid: number): number | undefined {
   }
 }
 
-/** Periodic liveness and memory checks of the live generation. */
+/** Whether a ping failed by its deadline (not refused: a generation told to stop closes its sockets). */
+function timedOut(err: unknown): boolean {
+  const name = (err as Error | undefined)?.name;
+  return name === 'AbortError' || name === 'TimeoutError';
+}
+
+/** Periodic liveness and memory checks of the live generation, and memory and CPU checks of draining ones. */
 export class Watchdog {
   private timer: NodeJS.Timeout | undefined;
   private inFlight = false;
   private stopped = false;
   /** Generations running at the stalled priority. */
   private readonly lowered = new WeakSet<WorkerdProcess>();
+  /** How long each draining generation's main thread has been busy without a pause. */
+  private readonly busy = new WeakMap<WorkerdProcess, BusyStretch>();
 
   constructor(private readonly opts: WatchdogOptions) {
     this.schedule();
@@ -97,10 +107,7 @@ export class Watchdog {
   }
 
   private async check(): Promise<void> {
-    for (const d of this.opts.draining?.() ?? []) {
-      const rss = d.alive && d.pid !== undefined ? rssMb(d.pid) : undefined;
-      if (rss !== undefined && rss > this.opts.memoryMb) this.opts.onDrainingFailure?.(d, `memory ${Math.round(rss)} MiB over the limit of ${this.opts.memoryMb} MiB while draining`);
-    }
+    for (const d of this.opts.draining?.() ?? []) this.checkDraining(d);
     if (this.inFlight) return;
     const p = this.opts.target();
     if (!p || !p.alive) return;
@@ -133,11 +140,37 @@ export class Watchdog {
       await res.arrayBuffer();
       if (this.lowered.has(p) && p.pid !== undefined && renice(p.pid, 0)) this.lowered.delete(p);
     } catch (err) {
-      if (p === this.opts.target() && p.alive) this.opts.onFailure(`no answer within the CPU limit of ${limit} ms (${(err as Error).name})`);
+      const why = `no answer within the CPU limit of ${limit} ms (${(err as Error).name})`;
+      if (p === this.opts.target() && p.alive) this.opts.onFailure(why);
+      // Replaced while the ping waited (a deploy swapped generations under a looping script): the loop is still
+      // there, and a draining generation answers no ping: stop it now rather than after its grace.
+      else if (p.alive && timedOut(err) && this.isDraining(p)) this.opts.onDrainingFailure?.(p, `${why}, replaced meanwhile`);
     } finally {
       clearInterval(tick);
       this.inFlight = false;
     }
+  }
+
+  /** A draining generation: over the memory limit, or its main thread busy without a pause past the CPU limit. */
+  private checkDraining(d: WorkerdProcess): void {
+    if (!d.alive || d.pid === undefined) return;
+    const rss = rssMb(d.pid);
+    if (rss !== undefined && rss > this.opts.memoryMb) {
+      this.opts.onDrainingFailure?.(d, `memory ${Math.round(rss)} MiB over the limit of ${this.opts.memoryMb} MiB while draining`);
+      return;
+    }
+    const reading = readMainThread(d.pid, performance.now());
+    if (!reading) return;
+    let stretch = this.busy.get(d);
+    if (!stretch) this.busy.set(d, stretch = new BusyStretch());
+    const limit = this.limitMs();
+    const lasted = stretch.observe(reading, limit);
+    if (lasted !== undefined) this.opts.onDrainingFailure?.(d, `busy for ${Math.round(lasted)} ms without a pause while draining, past the CPU limit of ${limit} ms`);
+  }
+
+  private isDraining(p: WorkerdProcess): boolean {
+    for (const d of this.opts.draining?.() ?? []) if (d === p) return true;
+    return false;
   }
 
   stop(): void {

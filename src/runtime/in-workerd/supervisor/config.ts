@@ -23,6 +23,8 @@ export interface SupervisorConfig {
   cpuMs?: Record<string, number>;
   /** The runtime slot this generation belongs to (runtime-slot.ts), named in its `/cpu` reports. */
   slot?: number;
+  /** This generation's number (runtime-slot.ts), named in its `/cpu` reports: its budgets leave with it. */
+  generation?: number;
   /** Behind the nginx front: no access reports; each answer carries its record's fields in `x-stratus-record`. */
   recordHeader?: boolean;
 }

@@ -25,7 +25,7 @@ export async function runScript(request: Request, env: SupervisorEnv, target: Sc
   try {
     // A version with its own CPU limit: Node's watchdog holds the generation to it while the request runs.
     const cpuMs = CONFIG.cpuMs && CONFIG.cpuMs[target.versionId];
-    if (cpuMs) await (await env.CONTROL.fetch('http://control/cpu', { method: 'POST', headers: { 'x-ray': ray, 'x-ms': String(cpuMs), 'x-slot': String(CONFIG.slot || 0) } })).arrayBuffer();
+    if (cpuMs) await (await env.CONTROL.fetch('http://control/cpu', { method: 'POST', headers: { 'x-ray': ray, 'x-ms': String(cpuMs), 'x-slot': String(CONFIG.slot || 0), 'x-generation': String(CONFIG.generation || 0) } })).arrayBuffer();
     // A fresh nonce per request marks the entry's pass-on answer (limits/): the entry takes it off the request
     // before the script runs, so no script, and no response fetched from elsewhere, can carry it.
     const nonce = crypto.randomUUID();
