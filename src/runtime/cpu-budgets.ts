@@ -20,7 +20,7 @@ export class CpuBudgets {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** A request of a version with its own CPU limit (ms) starts, on generation number `generation`. */
-  begin(ray: string, ms: number, generation = 0): void {
+  begin(ray: string, ms: number, generation: number): void {
     if (this.inFlight.size < 100_000) this.inFlight.set(ray, { ms, since: this.now(), generation });
   }
 
@@ -40,13 +40,13 @@ export class CpuBudgets {
     for (const [ray, entry] of this.inFlight) if (entry.generation === generation) this.inFlight.delete(ray);
   }
 
-  /** The smallest own limit among the requests in flight, or undefined when none has one. */
-  smallest(): number | undefined {
+  /** The smallest own limit among the requests in flight on generation `generation`, or undefined when none has one. */
+  smallest(generation: number): number | undefined {
     let min: number | undefined;
     const now = this.now();
-    for (const [ray, { ms, since }] of this.inFlight) {
+    for (const [ray, { ms, since, generation: g }] of this.inFlight) {
       if (now - since > STALE_MS) this.inFlight.delete(ray);
-      else if (min === undefined || ms < min) min = ms;
+      else if (g === generation && (min === undefined || ms < min)) min = ms;
     }
     return min;
   }

@@ -107,13 +107,19 @@ export class RuntimeSlot {
     this.watchdog = new Watchdog({
       cpuMs: this.s.cpuMs, memoryMb: this.s.memoryMb, secret: this.s.secret, logger: this.log,
       target: () => this.current?.process, onFailure: (why) => this.replace(why),
-      draining: () => this.draining.keys(), budget: () => this.cpuBudgets.smallest(), lowerWhenBusy: this.index > 0,
+      draining: () => this.draining.keys(), budget: (p) => this.budgetOf(p), lowerWhenBusy: this.index > 0,
       onDrainingFailure: (p, why) => {
         this.restarts++;
         this.log.error({ pid: p.pid, generation: this.draining.get(p), reason: why }, 'draining generation failed; killing it');
         p.kill();
       },
     });
+  }
+
+  /** The smallest own CPU limit of the requests in flight on generation process `p` (the live one or a draining one). */
+  private budgetOf(p: WorkerdProcess): number | undefined {
+    const n = p === this.current?.process ? this.current.n : this.draining.get(p);
+    return n === undefined ? undefined : this.cpuBudgets.smallest(n);
   }
 
   /** The live generation, if one serves (undefined while it is being replaced). */

@@ -4,7 +4,7 @@
  * its resident memory must stay under the memory limit (read from /proc). A failing check calls `onFailure`.
  * Generations that are draining after a replacement are held to the same memory limit, and to the CPU limit
  * through the kernel's scheduler statistics (busy-stretch.ts: a draining generation answers no ping). While requests of
- * versions with their own, lower CPU limit are in flight (`budget()`, cpu-budgets.ts), the ping must be answered
+ * versions with their own, lower CPU limit are in flight on a generation (`budget()`, cpu-budgets.ts), its ping must be answered
  * within the smallest of them, and is sent more often (every half of it, at least every 10 ms).
  *
  * A generation whose ping waits longer than {@link STALL_MS} while it spends CPU time meanwhile (a twentieth
@@ -34,8 +34,8 @@ export interface WatchdogOptions {
   onDrainingFailure?(process: WorkerdProcess, reason: string): void;
   /** Lower the CPU priority of a generation busy past {@link STALL_MS} (account runtimes: other accounts' runtimes gain). */
   lowerWhenBusy?: boolean;
-  /** The smallest own CPU limit (ms) of the requests in flight, if any is lower than `cpuMs`. */
-  budget?(): number | undefined;
+  /** The smallest own CPU limit (ms) of the requests in flight on that generation, if any is lower than `cpuMs`. */
+  budget?(process: WorkerdProcess): number | undefined;
 }
 
 const INTERVAL_MS = 100;
@@ -86,6 +86,8 @@ export class Watchdog {
   private stopped = false;
   /** Generations running at the stalled priority. */
   private readonly lowered = new WeakSet<WorkerdProcess>();
+  /** Pings in a row that failed at once (not by their deadline), per generation. */
+  private readonly broken = new WeakMap<WorkerdProcess, number>();
   /** How long each draining generation's main thread has been busy without a pause. */
   private readonly busy = new WeakMap<WorkerdProcess, BusyStretch>();
 
@@ -94,14 +96,16 @@ export class Watchdog {
   }
 
   /** The CPU limit now: the node's, or a lower own limit of a request in flight. */
-  private limitMs(): number {
-    const own = this.opts.budget?.();
+  private limitMs(p: WorkerdProcess | undefined): number {
+    const own = p ? this.opts.budget?.(p) : undefined;
     return own !== undefined && own < this.opts.cpuMs ? own : this.opts.cpuMs;
   }
 
   private schedule(): void {
     if (this.stopped) return;
-    const interval = Math.max(10, Math.min(INTERVAL_MS, Math.floor(this.limitMs() / 2)));
+    let limit = this.limitMs(this.opts.target());
+    for (const d of this.opts.draining?.() ?? []) limit = Math.min(limit, this.limitMs(d));
+    const interval = Math.max(10, Math.min(INTERVAL_MS, Math.floor(limit / 2)));
     this.timer = setTimeout(() => { void this.check(); this.schedule(); }, interval);
     this.timer.unref();
   }
@@ -121,9 +125,9 @@ export class Watchdog {
     const controller = new AbortController();
     const sent = Date.now();
     const cpuAtSend = p.pid !== undefined ? cpuTimeMs(p.pid) : undefined;
-    let limit = this.limitMs();
+    let limit = this.limitMs(p);
     const tick = setInterval(() => {
-      limit = Math.min(limit, this.limitMs());
+      limit = Math.min(limit, this.limitMs(p));
       const waited = Date.now() - sent;
       if (this.opts.lowerWhenBusy && waited >= STALL_MS && !this.lowered.has(p) && p.pid !== undefined && p.alive && cpuAtSend !== undefined
         && (cpuTimeMs(p.pid) ?? 0) - cpuAtSend >= Math.max(20, waited / 20) && renice(p.pid, STALLED_NICE)) {
@@ -138,10 +142,15 @@ export class Watchdog {
         headers: { 'x-stratus-internal': this.opts.secret, 'x-stratus-op': 'ping' }, signal: AbortSignal.any([controller.signal, AbortSignal.timeout(limit)]),
       });
       await res.arrayBuffer();
+      this.broken.delete(p);
       if (this.lowered.has(p) && p.pid !== undefined && renice(p.pid, 0)) this.lowered.delete(p);
     } catch (err) {
       const why = `no answer within the CPU limit of ${limit} ms (${(err as Error).name})`;
-      if (p === this.opts.target() && p.alive) this.opts.onFailure(why);
+      // A ping that failed at once (not by its deadline) may have met a kept-alive connection the generation
+      // closed as it was reused: only the second in a row counts (a generation that died is caught by its exit).
+      const failedAtOnce = !timedOut(err) && (this.broken.get(p) ?? 0) < 1;
+      if (failedAtOnce) this.broken.set(p, (this.broken.get(p) ?? 0) + 1);
+      else if (p === this.opts.target() && p.alive) this.opts.onFailure(why);
       // Replaced while the ping waited (a deploy swapped generations under a looping script): the loop is still
       // there, and a draining generation answers no ping: stop it now rather than after its grace.
       else if (p.alive && timedOut(err) && this.isDraining(p)) this.opts.onDrainingFailure?.(p, `${why}, replaced meanwhile`);
@@ -163,7 +172,7 @@ export class Watchdog {
     if (!reading) return;
     let stretch = this.busy.get(d);
     if (!stretch) this.busy.set(d, stretch = new BusyStretch());
-    const limit = this.limitMs();
+    const limit = this.limitMs(d);
     const lasted = stretch.observe(reading, limit);
     if (lasted !== undefined) this.opts.onDrainingFailure?.(d, `busy for ${Math.round(lasted)} ms without a pause while draining, past the CPU limit of ${limit} ms`);
   }

@@ -51,15 +51,15 @@ describe('edge: a script looping on a replaced, draining generation', () => {
     // another script of the same account: the runtime builds the next generation with it and retires this one
     const fresh = `fresh${++deploys}.example.com`;
     h.catalog.deploy(fresh, 'export default { fetch() { return new Response("fresh"); } };');
-    await eventually(async () => expect((await edgeRequest(h.edge.url, fresh)).body).toBe('fresh'));
+    await eventually(async () => expect((await edgeRequest(h.edge.url, fresh)).body).toBe('fresh'), 60_000);
     gates.open(gate);
     return answer;
   }
 
   beforeAll(async () => {
     await new Promise<void>((r) => gates.server.listen(0, '127.0.0.1', r));
-    // the node's limit (4 s) is far below the minute a draining generation has; `own` has its own, lower limit
-    h = await startEdgeHarness({ cpuMs: 4000, scriptOutbound: ['127.0.0.1/32'] });
+    // the node's limit (8 s) is far below the minute a draining generation has; `own` has its own, lower limit
+    h = await startEdgeHarness({ cpuMs: 8000, scriptOutbound: ['127.0.0.1/32'] });
     h.catalog.deploy('plain.example.com', SCRIPT);
     h.catalog.deploy('own.example.com', SCRIPT, { limits: { cpuMs: 1000 } });
     h.catalog.deploy('other.example.com', 'export default { fetch() { return new Response("other ok"); } };', { accountId: 'acct-2' });
@@ -77,27 +77,31 @@ describe('edge: a script looping on a replaced, draining generation', () => {
     const res = await onDrainingGeneration('plain.example.com', '/wait');
     expect(await res).toMatchObject({ status: 200, body: 'waited' });
     expect(h.edge.runtime.restarts).toBe(0);
-  }, 60_000);
+  }, 120_000);
 
   it("stops a loop on a draining generation at the node's CPU limit with the 1102 page, not at the end of its grace", async () => {
-    const started = Date.now();
+    const restarts = h.edge.runtime.restarts;
     const res = await onDrainingGeneration('plain.example.com', '/loop');
+    const opened = Date.now();
     const answer = await res;
     expect(answer.status).toBe(503);
     expect(answer.body).toContain('1102');
-    expect(Date.now() - started).toBeLessThan(40_000); // the grace is 60 s
-    expect(h.edge.runtime.restarts).toBe(1);
+    expect(Date.now() - opened).toBeLessThan(45_000); // the grace is 60 s
+    expect(h.edge.runtime.restarts).toBeGreaterThan(restarts);
     expect((await edgeRequest(h.edge.url, 'other.example.com')).body).toBe('other ok');
     expect((await edgeRequest(h.edge.url, 'plain.example.com')).body).toBe('ok');
-  }, 60_000);
+  }, 120_000);
 
   it("holds a draining generation to a version's own, lower CPU limit", async () => {
+    const restarts = h.edge.runtime.restarts;
     const res = await onDrainingGeneration('own.example.com', '/loop');
+    const opened = Date.now();
     const answer = await res;
     expect(answer.status).toBe(503);
     expect(answer.body).toContain('1102');
-    expect(h.edge.runtime.restarts).toBe(2);
+    expect(Date.now() - opened).toBeLessThan(45_000);
+    expect(h.edge.runtime.restarts).toBeGreaterThan(restarts);
     expect((await edgeRequest(h.edge.url, 'own.example.com')).body).toBe('ok');
     expect((await edgeRequest(h.edge.url, 'other.example.com')).body).toBe('other ok');
-  }, 60_000);
+  }, 120_000);
 });
