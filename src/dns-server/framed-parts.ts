@@ -35,9 +35,9 @@ export class FramedChunks {
   }
 
   private newChunk(need: number): void {
-    const ab = new ArrayBuffer(Math.max(CHUNK_BYTES, need));
-    owned.add(ab);
-    this.chunk = Buffer.from(ab);
+    // Its own memory (never the shared pool), not zeroed: every byte handed over is written first.
+    this.chunk = Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, need));
+    owned.add(this.chunk.buffer);
     this.at = 0;
   }
 }
