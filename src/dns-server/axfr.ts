@@ -18,6 +18,7 @@ import type { PlainRecords } from '../dns/packed-wire.js';
 import { TYPE } from '../dns/wire/constants.js';
 import type { Question, WireRecord } from '../dns/wire/message.js';
 import { Writer } from '../dns/wire/writer.js';
+import { FramedChunks } from './framed-parts.js';
 
 /** Every record of the snapshot in transfer order: SOA, the rest, SOA. */
 export function transferRecords(s: ZoneSnapshot): WireRecord[] {
@@ -62,6 +63,8 @@ class MessagePacker implements TransferSink {
   private open = false;
   /** Where the zone's name is written in the open message (a plain owner's suffix points there), or -1. */
   private originAt = -1;
+  /** Where closed messages go: behind their TCP length, in chunks handed over without copies (framed-parts.ts). */
+  private readonly chunks = new FramedChunks();
   out: Buffer[] = [];
 
   constructor(private readonly id: number, private readonly question: Question, private readonly maxBytes: number) {
@@ -167,7 +170,7 @@ class MessagePacker implements TransferSink {
     if (!this.open) this.begin();
     if (this.w.pos > 0xffff) throw new RangeError(`a transfer message of ${this.w.pos} bytes`);
     this.w.patch16(6, this.count);
-    this.out.push(this.w.result());
+    this.out.push(this.chunks.push(this.w.buf, this.w.pos));
     this.made++;
     this.count = 0;
     this.open = false;
@@ -177,6 +180,7 @@ class MessagePacker implements TransferSink {
   takeOut(): Buffer[] {
     const out = this.out;
     this.out = [];
+    this.chunks.takeChunk();
     return out;
   }
 }

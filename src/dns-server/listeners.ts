@@ -10,6 +10,7 @@ import dns from 'node:dns';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../shared/logger.js';
 import type { DnsHandler, Responses } from './handler.js';
+import { framedRuns } from './framed-parts.js';
 
 /** Options of {@link startListeners}. */
 export interface ListenerOptions {
@@ -95,6 +96,16 @@ function serveTcpConnection(conn: net.Socket, handler: QueryHandler, opts: Liste
   // called once the connection has taken it (with an error when it closed first).
   const write = (responses: readonly Buffer[], taken?: (err?: Error | null) => void): boolean => {
     if (responses.length === 0) { taken?.(); return true; }
+    // A transfer's messages come framed already (framed-parts.ts): written as slices, without a copy.
+    const runs = framedRuns(responses);
+    if (runs) {
+      if (runs.length === 1) return conn.write(runs[0]!, taken);
+      conn.cork();
+      for (let i = 0; i < runs.length - 1; i++) conn.write(runs[i]!);
+      const ok = conn.write(runs[runs.length - 1]!, taken);
+      conn.uncork();
+      return ok;
+    }
     let total = 0;
     for (const r of responses) total += 2 + r.length;
     const framed = Buffer.allocUnsafe(total);

@@ -32,6 +32,7 @@ import { QueryLog } from './query-log.js';
 import { queryStats } from './query-stats.js';
 import { signingWith } from './signing.js';
 import { loadNativeUdp, NativeUdp, type NativeMiss } from './native-udp.js';
+import { transferList } from './framed-parts.js';
 
 /** A zone tree of this thread; its IXFR journal entries go to the main thread, which keeps them (journal-store.ts). */
 function newTree(zone: SnapshotZone, edge: EdgeAddresses): ZoneTree {
@@ -212,7 +213,7 @@ const streams = new Map<number, { more: NonNullable<Responses['more']>; timer: N
 /** Posts a TCP query's reply; a streamed transfer's next parts wait for the main thread's `more`. */
 function replyStreaming(id: number, out: Uint8Array[] & Pick<Responses, 'more' | 'transferOf'>): void {
   if (out.more) keepStream(id, out.more);
-  parent.postMessage({ t: 'reply', id, out: [...out], more: out.more !== undefined, ...(out.transferOf !== undefined ? { transferOf: out.transferOf } : {}) });
+  parent.postMessage({ t: 'reply', id, out: [...out], more: out.more !== undefined, ...(out.transferOf !== undefined ? { transferOf: out.transferOf } : {}) }, transferList(out));
 }
 
 function keepStream(id: number, more: NonNullable<Responses['more']>): void {
@@ -227,7 +228,7 @@ function morePart(id: number): void {
   keepStream(id, s.more);
   Promise.resolve(s.more()).then((out) => {
     if (!out) { clearTimeout(s.timer); streams.delete(id); }
-    parent.postMessage({ t: 'part', id, out: out ?? [], more: out !== undefined });
+    parent.postMessage({ t: 'part', id, out: out ?? [], more: out !== undefined }, transferList(out ?? []));
   }, (err: unknown) => {
     logger.error({ err }, 'zone transfer failed');
     streams.delete(id);
