@@ -46,20 +46,25 @@ describe('the ray id nginx makes', () => {
         fs.writeFileSync(file, `daemon off; master_process off; pid ${dir}/nginx.pid; error_log stderr error; events {}
 http { access_log off; client_body_temp_path ${dir}/b; proxy_temp_path ${dir}/p; fastcgi_temp_path ${dir}/f; uwsgi_temp_path ${dir}/u; scgi_temp_path ${dir}/s;
 ${rayMap(epoch, 'STR')}
-  server { listen unix:${socket}; location / { return 200 $stratus_ray; } } }
+  split_clients "\${stratus_ray}" $split { 40% a; * b; }
+  server { listen unix:${socket}; location / { return 200 "$stratus_ray $split"; } } }
 `);
         const nginx = spawn(findNginx()!, ['-p', dir, '-c', file, '-e', 'stderr'], { stdio: 'ignore' });
         try {
           await until(socket);
-          seen.push(...await raysOverOneConnection(socket, 3), ...await raysOverOneConnection(socket, 3));
+          seen.push(...await raysOverOneConnection(socket, 100), ...await raysOverOneConnection(socket, 100));
         } finally {
           nginx.kill('SIGKILL');
           await new Promise((r) => nginx.once('exit', r));
         }
       }
-      expect(seen).toHaveLength(12);
-      for (const ray of seen) expect(ray).toMatch(/^[0-9a-f]{16}-STR$/);
-      expect(new Set(seen).size).toBe(12);
+      expect(seen).toHaveLength(400);
+      for (const answer of seen) expect(answer).toMatch(/^[0-9a-f]{16}-STR [ab]$/);
+      expect(new Set(seen.map((answer) => answer.split(' ')[0])).size).toBe(400);
+      // a deployment's split (fast-routes.ts) hashes the ray: consecutive requests still spread by the percentages
+      const share = seen.filter((answer) => answer.endsWith(' a')).length / seen.length;
+      expect(share).toBeGreaterThan(0.3);
+      expect(share).toBeLessThan(0.5);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
