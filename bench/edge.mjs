@@ -12,7 +12,7 @@
  *
  * 1. Hello world: requests/s and p99 of a hello-world script through Stratus's --edge listener (nginx, then the
  *    script version's own socket with the fast path) against the same script in workerd alone, behind nginx
- *    (Debian's, one worker) and in `wrangler dev --local`, in the same run, rounds interleaved, best of each.
+ *    (Debian's, one worker) and in `wrangler dev --local`, in the same run, rounds interleaved, best of each (the open loop: median of `--open-rounds`).
  *    Target (issue 28): at least 0.8x of nginx -> workerd in requests/s, and a p99 under 5 ms at `--offered`
  *    requests/s, open loop (bench/lib/open-loop.mjs). Also measured, to show where the time goes: the same runtime with `--edge-front off`
  *    (generations accept on the edge socket), the generation's own socket behind the front, the two-process
