@@ -9,12 +9,14 @@ import path from 'node:path';
 import http from 'node:http';
 import net from 'node:net';
 import { fork } from 'node:child_process';
+import { wrkLoop } from './wrk-loop.mjs';
 
 /**
  * The generators for a run: `seconds` per measure over `concurrency` keep-alive sockets; the open loop offers
- * `offered` requests/s and does not count its first `warm` seconds.
+ * `offered` requests/s and does not count its first `warm` seconds. `client: 'wrk'` runs the closed loop's TCP
+ * measures with wrk (wrk-loop.mjs) instead of the Node generator.
  */
-export function loadGenerators({ seconds, concurrency, offered, warm }) {
+export function loadGenerators({ seconds, concurrency, offered, warm, client = 'node' }) {
   /** The closed-loop load generator, a process of its own (closed-loop.mjs), started once and reused. */
   let closedLoopProcess;
   /** Closed-loop load: `concurrency` keep-alive connections for `seconds`, from the generator's process; returns { rps, p99, count }. */
@@ -48,6 +50,13 @@ export function loadGenerators({ seconds, concurrency, offered, warm }) {
    * adds µs per request to the result.
    */
   async function measured(target, pids, host = 'hello.bench') {
+    if (client === 'wrk' && typeof target === 'number') {
+      const before = Object.fromEntries(Object.entries(pids).filter(([, p]) => p !== undefined).map(([k, p]) => [k, cpuMs(p)]));
+      const m = await wrkLoop({ port: target, host, seconds, concurrency });
+      m.cpu = Object.fromEntries(Object.entries(before).map(([k, ms]) => [k, ((cpuMs(pids[k]) - ms) * 1000) / m.count]));
+      m.cpu.load = (m.loadMs * 1000) / m.count;
+      return m;
+    }
     closedLoopProcess ??= fork(path.join(import.meta.dirname, 'closed-loop.mjs'), { stdio: 'inherit' });
     pids = Object.fromEntries(Object.entries({ ...pids, load: closedLoopProcess.pid }).filter(([, p]) => p !== undefined));
     const before = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuMs(p)]));

@@ -47,7 +47,7 @@ describe('fast routes', () => {
     const split: HostRoutePlan['routes'][number] = { ...route('a.test/*', 'va'), versions: [{ versionId: 'va', percentage: 33.333 }, { versionId: 'va2', percentage: 66.667 }] };
     const both = new Map(versions).set('va2', { accountId: 'acct-a', socket: '/run/a2.sock', slotSocket: '/run/slot1.sock' });
     const text = fastRoutesConfig({ hosts: new Map([['a.test', plan({ routes: [split] })]]), versions: both });
-    expect(text).toMatch(/split_clients "\$\{request_id\}" \$stratus_split0 \{\s+33\.33% stratus_v0;\s+\* stratus_v1;/);
+    expect(text).toMatch(/split_clients "\$\{stratus_ray\}" \$stratus_split0 \{\s+33\.33% stratus_v0;\s+\* stratus_v1;/);
   });
 
   it('takes only paths the supervisor sees unchanged', () => {

@@ -106,7 +106,8 @@ export function fastRoutesConfig(input: FastRouteInput): string {
         const name = `$stratus_split${splits.length}`;
         const entries = route.versions.map((v, i) => i === route.versions.length - 1
           ? `    * ${upstreamOf(v.versionId, script)};` : `    ${(Math.floor(v.percentage * 100) / 100).toString()}% ${upstreamOf(v.versionId, script)};`);
-        splits.push(`  split_clients "\${request_id}" ${name} {\n${entries.join('\n')}\n  }`);
+        // hashed on the ray id (a request's own, nginx-config.ts's rayMap), not $request_id: no RAND_bytes per request
+        splits.push(`  split_clients "\${stratus_ray}" ${name} {\n${entries.join('\n')}\n  }`);
         value = name;
       }
       lines.push(`    "~${regex}" ${value};`);

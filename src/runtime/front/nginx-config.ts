@@ -19,6 +19,7 @@
  * - with `tls` (`tls-config.ts`), end TLS on the `--edge-tls` socket: a `stream {}` server and HTTPS servers whose
  *   locations are the plain server's (`serverBody`), with the scheme https.
  */
+import { randomBytes } from 'node:crypto';
 import { errorPage } from '../../edge/error-page.js';
 
 /** Everything the configuration is made of. */
@@ -34,6 +35,10 @@ export interface NginxSettings {
   maxRequestBytes: number;
   /** The ray id's location suffix (`STR`). */
   colo: string;
+  /**
+   * 16 random hex characters, fresh for each configuration nginx loads ({@link rayMap}); default: made here.
+   */
+  rayEpoch?: string | undefined;
   /** nginx worker processes (`auto`: one per core; the runtime passes {@link frontWorkerCount}'s). */
   workers: number | 'auto';
   /** Run workers as this user (only when started as root). */
@@ -198,6 +203,20 @@ const HTTPS_HEADERS = `      proxy_hide_header strict-transport-security;
       add_header x-content-type-options $stratus_nosniff_out always;
 `;
 
+/**
+ * The ray id (`$stratus_ray`: production's form, 16 hex characters, `-`, the colo) without a random number per
+ * request: nginx's `$request_id` costs an OpenSSL `RAND_bytes` call per request (about 2 µs, 5% of the worker's
+ * CPU, docs/edge.md). Instead the last 16 characters of `epoch` + `$connection` + `a` + `$connection_requests`:
+ * the connection number is counted across the workers (shared memory) and restarts from 1 with each
+ * configuration nginx loads, so each load gets a fresh random `epoch`; the two decimal numbers with a letter
+ * between them name one request of that load unambiguously (up to 15 digits together, e.g. 10^9 connections of
+ * 10^5 requests each: `keepalive_requests` is 100,000), and the rest of the 16 characters is the epoch's random.
+ */
+export function rayMap(epoch: string, colo: string): string {
+  if (!/^[0-9a-f]{16}$/.test(epoch)) throw new Error(`ray epoch must be 16 hex characters, got ${JSON.stringify(epoch)}`);
+  return `  map "${epoch}\${connection}a\${connection_requests}" $stratus_ray { "~^.*(?<r>.{16})$" "$r-${colo}"; }`;
+}
+
 /** The nginx.conf text. */
 export function nginxConfig(s: NginxSettings): string {
   const listen = s.listen.host.includes(':') ? `[${s.listen.host}]:${s.listen.port}` : `${s.listen.host}:${s.listen.port}`;
@@ -223,7 +242,7 @@ ${s.accessLog ? `  log_format stratus escape=json ${logFormat(s.fast !== undefin
   keepalive_requests 100000;
   # the request line's method: an error page reached through a URI (the 400 page) turns $request_method into GET
   map $request $stratus_method { "~^(?<m>[A-Z_-]+) " $m; default ""; }
-  map $request_id $stratus_ray { "~^(?<r>.{16})" "$r-${s.colo}"; }
+${rayMap(s.rayEpoch ?? randomBytes(8).toString('hex'), s.colo)}
   geo $stratus_dollar { default "$"; }
   # RFC 9112 §3.2: the asterisk-form is for OPTIONS only, and an absolute-form target must be http(s) (nginx would forward both)
   map $request $stratus_bad_target { "~^OPTIONS \\* " 0; "~^\\S+ \\* " 1; "~*^\\S+ (?!https?://)[a-z][a-z0-9+.-]*:" 1; default 0; }

@@ -23,6 +23,8 @@ export interface ServiceWorkerListeners {
 }
 
 type Handler = (request: Request) => unknown;
+/** The Response constructor as it was before any module of the script ran. */
+const ResponseCtor = Response;
 type ScriptFetch = (request: Request, env: unknown, ctx: ExecutionContext) => unknown;
 type EntrypointClass = (new (ctx: ExecutionContext, env: unknown) => { ctx: ExecutionContext; fetch?: Handler }) & { prototype: { fetch?: Handler } };
 
@@ -77,7 +79,8 @@ async function stamped(request: Request, ctx: ExecutionContext, answer: unknown,
   if (res === NO_RESPOND_WITH) return passOn(request, 'no-respond-with', nonce); // the body travels in it
   const unread = unreadBody(request);
   if (unread) await unread.pipeTo(new WritableStream()).catch(() => undefined);
-  const ray = request.headers.get('cf-ray');
+  // on the fast path (no nonce) nginx sets the answer's cf-ray itself (fast location: proxy_hide_header, add_header)
+  const ray = nonce === null ? null : request.headers.get('cf-ray');
   if (ray !== null && res instanceof Response) {
     try {
       res.headers.set('cf-ray', ray);
@@ -87,14 +90,17 @@ async function stamped(request: Request, ctx: ExecutionContext, answer: unknown,
   return res;
 }
 
-/** Runs one request through a handler (call(request)), the nonce taken off first and kept here. */
-function handle(request: Request, ctx: ExecutionContext, pass: PassState, call: Handler): Promise<unknown> {
+/** Runs one request through a handler (call(request)), the nonce taken off first and kept here: its answer, or a promise of it. */
+function handle(request: Request, ctx: ExecutionContext, pass: PassState, call: Handler): unknown {
   const taken = takeNonce(request);
   const inner = taken.request;
   if (taken.nonce !== null) return stamped(inner, ctx, requests.run(fresh(), () => call(inner)), pass, taken.nonce, taken.record);
   // the fast path: what the supervisor does with an exception is done here
   let answer;
   try { answer = requests.run(fresh(), () => call(inner)); } catch (err) { return Promise.resolve(threwPage(inner, err)); }
+  // a Response made at once, for a request without a body: nothing for stamped() to do (no body to drain, no
+  // pass-on, the ray nginx's), so no promise or await per request
+  if (answer instanceof ResponseCtor && unreadBody(inner) === null) return answer as Response;
   return stamped(inner, ctx, answer, pass, null, null).catch((err) => threwPage(inner, err));
 }
 
