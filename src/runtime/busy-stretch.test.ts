@@ -33,10 +33,13 @@ describe('a thread busy without a pause (draining generations)', () => {
   });
 
   it("reads a real process's main thread: a busy loop is runnable nearly throughout, a sleeping process is not", async () => {
-    const run = (code: string) => spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
+    // Each says when it is past its start-up (Node compiling and loading is CPU work: busy, truly).
+    const run = (code: string) => spawn(process.execPath, ['-e', `process.stdout.write('ready\\n'); ${code}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const ready = (child: ReturnType<typeof run>) => new Promise((resolve) => child.stdout!.once('data', resolve));
     const busy = run('for (;;) {}');
     const idle = run('setTimeout(() => {}, 60_000)');
     try {
+      await Promise.all([ready(busy), ready(idle)]);
       const stretches = [new BusyStretch(), new BusyStretch()];
       let found: number | undefined;
       for (let i = 0; i < 200 && found === undefined; i++) {
