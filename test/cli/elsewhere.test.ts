@@ -25,6 +25,9 @@ describe('stratus from a folder outside the clone', () => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STRATUS_|npm_)/.test(k)));
     // The clone's Node.js (the node devDependency) first on the PATH, as docs/install.md says for a machine whose own is older.
     env.PATH = `${path.join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`;
+    // npx --prefix runs the clone's `prepare` (npm run build) first: that would rewrite dist/ under the other
+    // files' spawned servers (one died on a half-written dist/ in a whole run). The suite built it already.
+    env.npm_config_ignore_scripts = 'true';
     const child = spawn('npx', ['--prefix', ROOT, 'stratus', 'dev', '--http', '127.0.0.1:0', '--log-format', 'pretty'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
