@@ -14,6 +14,11 @@
  * Both are measured BENCH_ROUNDS times (default 3), interleaved (Stratus first in odd rounds, Knot first in even
  * ones); the secondaries' log after each change is printed with the time since the call (where the time goes).
  *
+ * A counting client (bench/lib/axfr-probe.mjs) then transfers the zone from each primary once a round: when its
+ * first byte came and when the closing SOA did, with the messages and bytes (kdig's wall time is mostly kdig's own
+ * parsing and printing; this shows the primary's). `XFER_NODE_ARGS` passes Node flags to Stratus's process (for
+ * example `--cpu-prof --cpu-prof-dir=DIR`).
+ *
  * Each AXFR also reports the CPU the primary's process spent meanwhile (Linux /proc: every thread, user and
  * system), which varies far less with the machine's load than the wall time does.
  *
@@ -32,6 +37,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { freePort, waitFor } from './lib/big-zone-dns.mjs';
 import { bulkLoad } from './lib/api-bench.mjs';
+import { probeAxfr } from './lib/axfr-probe.mjs';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -128,7 +134,7 @@ async function main() {
   const sPort = await freePort();
   const s2Port = await freePort();
   const kPort = await freePort();
-  const stratus = start(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'serve', '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--s3', 'off', '--edge', 'off', '--admin', 'off',
+  const stratus = start(process.execPath, [...(process.env.XFER_NODE_ARGS ? process.env.XFER_NODE_ARGS.split(' ') : []), path.join(ROOT, 'dist', 'cli.js'), 'serve', '--data-dir', path.join(tmp, 'stratus'), '--http', '127.0.0.1:0', '--s3', 'off', '--edge', 'off', '--admin', 'off',
     '--dns', `127.0.0.1:${sPort}`, '--auth-email', EMAIL, '--auth-key', KEY, '--rate-limit', '0', '--log-level', 'warn', '--records-per-zone', String(RECORDS + 1000), '--notify', `127.0.0.1:${s2Port}`]);
   const base = (await waitFor('Stratus', async () => /v4 API listening on (\S+)/.exec(stratus.output)?.[1], 60_000)).replace(/\/client\/v4$/, '') + '/client/v4';
   const [account] = await api(base, 'GET', '/accounts');
@@ -158,6 +164,9 @@ async function main() {
     for (const [port, pid] of order) t[port] = await timeAxfr(port, pid);
     axfrRounds.push({ stratus: t[sPort].ms, knot: t[kPort].ms, stratusCpu: t[sPort].cpu, knotCpu: t[kPort].cpu });
   }
+  // Where a transfer's time goes: the first message's wait, then the stream (a client that only counts).
+  const probes = [];
+  for (let i = 0; i < ROUNDS; i++) probes.push({ stratus: await probeAxfr(sPort, ZONE), knot: await probeAxfr(kPort, ZONE) });
 
   // The secondary's log after the call (when the bench read each line, since the call; Knot's own time stamp on
   // the line): NOTIFY taken, the transfer, the zone updated.
@@ -191,6 +200,8 @@ async function main() {
   console.log(`\n| ${RECORDS} records | Stratus primary | Knot primary | Stratus / Knot |`);
   console.log('|---|---|---|---|');
   for (const [i, r] of axfrRounds.entries()) console.log(`| full AXFR, kdig to /dev/null, round ${i + 1} | ${(r.stratus / 1000).toFixed(2)} s | ${(r.knot / 1000).toFixed(2)} s | ${ratio(r.stratus, r.knot)} |`);
+  const probeCell = (p) => `first byte ${p.firstMs.toFixed(1)} ms, last ${(p.lastMs / 1000).toFixed(2)} s, ${p.messages} messages, ${(p.bytes / 1e6).toFixed(1)} MB`;
+  for (const [i, p] of probes.entries()) console.log(`| full AXFR, a counting client, round ${i + 1} | ${probeCell(p.stratus)} | ${probeCell(p.knot)} | ${ratio(p.stratus.lastMs, p.knot.lastMs)} |`);
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(`| full AXFR, median of the rounds' ratios | | | ${median(axfrRounds.map((r) => r.stratus / r.knot)).toFixed(2)} |`);
   for (const [i, r] of axfrRounds.entries()) console.log(`| full AXFR, CPU of the primary process, round ${i + 1} | ${r.stratusCpu.toFixed(2)} s | ${r.knotCpu.toFixed(2)} s | ${ratio(r.stratusCpu, r.knotCpu)} |`);
