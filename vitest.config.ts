@@ -52,8 +52,6 @@ const LONG_FIRST = [
   'test/faults/postgres-refusing.test.ts',
   'test/docs/snippets.test.ts',
   'test/edge/edge-isolation.test.ts',
-  // 62-69 s in whole runs (its cpu_ms case waits about 60 s for the 1102 page when other files run beside it; 0.6 s alone)
-  'test/edge/wrangler-limits.test.ts',
   'test/certs/acme-two-nodes.test.ts',
 ];
 
