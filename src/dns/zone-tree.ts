@@ -136,7 +136,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
    * `src` and `fixed` at once to keep this version).
    */
   slotsNow(): { names: string[]; slots: Array<string | { readonly src: string; readonly fixed: Map<number, RRset> | undefined }> } {
-    return { names: [...this.slots.keys()], slots: [...this.slots.values()] };
+    return { names: Array.from(this.slots.keys()), slots: Array.from(this.slots.values()) };
   }
 
   /** The zone fields the tree was last given. */
