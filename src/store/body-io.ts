@@ -98,9 +98,9 @@ export interface OpenedBody {
 
 /*
  * The generators below are declared once at the top level, never as a closure per call: V8 gives every new
- * generator function its own prototype and map, made in the old generation, so a closure per read filled the
- * old generation at about 1 KiB per request and brought a full collection (a pause of several ms) every few
- * seconds under load (bench/edge.mjs, bucket read).
+ * generator function its own prototype and map, made in the old generation, so a closure per read left about
+ * 750 B there per read of a small object and brought a full collection (a pause of several ms) every few
+ * seconds under load (bench/edge.mjs, bucket read; bench/store.mjs).
  */
 
 /** The one chunk of a body already in memory (none when it is empty). */
