@@ -4,7 +4,7 @@ import { readServingSettings } from '../dns/snapshot-settings.js';
 import type { SnapshotRecord, SnapshotZone } from '../dns/snapshot.js';
 import { ZoneTree } from '../dns/zone-tree.js';
 import { TYPE } from '../dns/wire/constants.js';
-import { axfrMessages, axfrStream } from './axfr.js';
+import { axfrMessages, axfrStream, transferView } from './axfr.js';
 
 const ORIGIN = 'big.test';
 const NS = ['ns1.stratus.invalid', 'ns2.stratus.invalid'];
@@ -111,6 +111,43 @@ describe('streamed AXFR of a zone tree', () => {
     expect(got).toEqual(expected.all);
     expect(got).toContain(`n.${ORIGIN} A "192.0.2.1"`);
     expect(got.some((l) => l.includes('192.0.2.99') || l.includes('192.0.2.3'))).toBe(false);
+  });
+
+  it('reads the names live until the tree changes, and keeps its version when a change comes between two steps of another', () => {
+    const tree = new ZoneTree(zone(50, false), EDGE);
+    const filler = Array.from({ length: 6000 }, (_, i) => a(i, { proxied: false }));
+    tree.apply(filler.map((r) => ({ id: r.id, before: null, after: r })), 51);
+    // A change in steps: the transfer begins after its first step (the version it sends is the tree's then).
+    // It removes and changes names the transfer has not read yet (the last ones of the tree's order).
+    const steps = tree.applySteps([
+      ...Array.from({ length: 1500 }, (_, i) => ({ id: `r${4500 + i}`, before: a(4500 + i, { proxied: false }), after: null })),
+      { id: 'r4000', before: a(4000, { proxied: false }), after: a(4000, { proxied: false, content: '10.9.9.9' }) },
+      { id: 'late', before: null, after: a(30_000, { proxied: false }) },
+    ], 52);
+    expect(steps.next().done).toBe(false);
+    const expected = lines(axfrMessages(tree, 7, QUESTION)).all;
+    const { first, more } = axfrStream(tree, 7, QUESTION, 16_000, 0);
+    const messages = [...first];
+    // A part read live, then the rest of the change's steps, then another change, then the remaining parts.
+    messages.push(...(more!() as Buffer[]));
+    for (let r = steps.next(); !r.done; r = steps.next()) { /* the change goes on */ }
+    tree.setZone(zone(53, true));
+    tree.apply([{ id: 'after', before: null, after: a(40_000, { proxied: false }) }], 54);
+    for (let part = more!(); part !== undefined; part = more!()) messages.push(...(part as Buffer[]));
+    const got = lines(messages).all;
+    expect(got).toEqual(expected);
+    expect(got.some((l) => l.includes('10.0.156.64') || l.includes('10.9.9.9'))).toBe(false); // after the transfer began
+    expect(got.filter((l) => l.startsWith('h5999.'))).toHaveLength(1); // removed after the transfer began
+  });
+
+  it('copies the version whole for a signed transfer read by name, even when the tree changes before the first read', () => {
+    const tree = new ZoneTree(zone(60, false), EDGE);
+    tree.apply([a(1, { proxied: false }), a(2, { proxied: false })].map((r) => ({ id: r.id, before: null, after: r })), 61);
+    const view = transferView(tree);
+    tree.apply([{ id: 'r1', before: a(1, { proxied: false }), after: null }, { id: 'new', before: null, after: a(3, { proxied: false }) }], 62);
+    expect([...view.nodes.keys()].sort()).toEqual([ORIGIN, `h1.${ORIGIN}`, `h2.${ORIGIN}`].sort());
+    expect(view.nodes.get(`h1.${ORIGIN}`)?.rrsets.get(TYPE.A)?.records).toHaveLength(1);
+    expect(view.nodes.has(`h3.${ORIGIN}`)).toBe(false);
   });
 
   it("points plain owners at the zone's name wherever a message first wrote it", () => {

@@ -1,8 +1,9 @@
 /**
  * A zone tree's served rrsets as they are NOW, readable later in slices while the tree keeps changing: what a
  * zone transfer (AXFR, RFC 5936 §2.2: one version of the zone) needs without deriving and encoding every
- * record of a big zone at once. Freezing copies the tree's names and slots (two arrays, built-in copies; a node's
- * `src` and `fixed` copied, as nodes change in place); it relies on the tree replacing, never mutating, a name's
+ * record of a big zone at once. Freezing reads the tree's names and slots live until the tree next changes, and
+ * from a copy of the rest after (slots-reader.ts: a node's `src` and `fixed` copied, as nodes change in place);
+ * it relies on the tree replacing, never mutating, a name's
  * packed records (`src`, a string), its explicit rrsets (`fixed`; the apex SOA is the one exception, which
  * transfers take from the frozen SOA), its SOA RRset and its zone fields, so the references taken keep
  * describing this version. Names are re-derived from them (zone-node.ts) with this version's zone
@@ -15,18 +16,13 @@ import { deriveNode } from './node-rrsets.js';
 import { unpackRecords } from './packed-records.js';
 import { readPlainRecords, type PlainRecords } from './packed-wire.js';
 import type { ZoneTree } from './zone-tree.js';
+import type { FrozenSlot, SlotsReader } from './slots-reader.js';
 
 /** Where a transfer's records are written: as records, or a plain name's in wire form (packed-wire.ts). */
 export interface TransferSink {
   add(r: WireRecord): void;
   /** The records of a plain name, owned by `name` (under the zone's name `origin`). */
   addPlain(name: string, origin: string, records: PlainRecords): void;
-}
-
-/** A node's packed records and explicit rrsets at the time of freezing. */
-interface FrozenSlot {
-  readonly src: string;
-  readonly fixed: Map<number, RRset> | undefined;
 }
 
 const NO_RRSETS: Map<number, RRset> = new Map();
@@ -38,10 +34,10 @@ export class FrozenZone {
   private readonly edge: ZoneTree['edgeAddresses'];
   private readonly image: Pick<ZoneSnapshot, 'zoneId' | 'origin' | 'serial' | 'soa' | 'negativeSoa'>;
   private readonly cuts: ReadonlySet<string>;
-  readonly names: string[];
-  /** Per name: its packed records (a plain name), or its records and explicit rrsets copied from its node. */
-  private readonly slots: Array<string | FrozenSlot>;
-  private next = 0;
+  /** The names and slots of this version, read in order by {@link writeNext}. */
+  private readonly reader: SlotsReader;
+  /** The same, copied whole for reads by index ({@link snapshot}), instead. */
+  private whole: { names: string[]; slots: FrozenSlot[] } | undefined;
 
   constructor(tree: ZoneTree) {
     this.soa = tree.soa.records[0]!;
@@ -49,44 +45,52 @@ export class FrozenZone {
     this.edge = tree.edgeAddresses;
     this.image = { zoneId: tree.zoneId, origin: tree.origin, serial: tree.serial, soa: tree.soa, negativeSoa: tree.negativeSoa };
     this.cuts = new Set(tree.cuts);
-    const { names, slots } = tree.slotsNow();
-    // Nodes change in place: their fields are copied now (most names are plain, kept as their packed records).
-    for (let i = 0; i < slots.length; i++) {
-      const slot = slots[i]!;
-      if (typeof slot !== 'string') slots[i] = { src: slot.src, fixed: slot.fixed };
-    }
-    this.names = names;
-    this.slots = slots;
+    this.reader = tree.readSlots();
   }
 
-  /** Names not read by {@link take} yet. */
+  /** Names not read by {@link writeNext} yet. */
   get remaining(): number {
-    return this.names.length - this.next;
+    return this.reader.remaining;
+  }
+
+  /** Every name, in order (for reads by index: the version is copied whole, and {@link writeNext} is not used). */
+  get names(): string[] {
+    return this.all().names;
+  }
+
+  private all(): { names: string[]; slots: FrozenSlot[] } {
+    this.whole ??= this.reader.takeAll();
+    return this.whole;
   }
 
   /** The served rrsets of the i-th name. */
   rrsetsAt(i: number): Map<number, RRset> {
-    const slot = this.slots[i]!;
+    const { names, slots } = this.all();
+    return this.rrsetsOf(names[i]!, slots[i]!);
+  }
+
+  /** The served rrsets of `name` from its slot. */
+  private rrsetsOf(name: string, slot: FrozenSlot): Map<number, RRset> {
     const src = typeof slot === 'string' ? slot : slot.src;
-    const name = this.names[i]!;
     return (typeof slot === 'string' ? undefined : slot.fixed) ?? (src !== '' ? deriveNode(this.zone, name, unpackRecords(src, name, false), this.edge).rrsets : NO_RRSETS);
   }
 
   /**
    * Writes the records of the next `count` names to `sink` in transfer order (the apex SOA left out): a plain
-   * name's straight from its packed records (packed-wire.ts), any other as {@link rrsetsAt} derives it.
+   * name's straight from its packed records (packed-wire.ts), any other as {@link rrsetsOf} derives it. Each
+   * slot is read at once (a node read live is this version only until the tree next changes).
    */
   writeNext(count: number, sink: TransferSink): void {
-    const end = Math.min(this.names.length, this.next + count);
-    for (; this.next < end; this.next++) {
-      const name = this.names[this.next]!;
-      const slot = this.slots[this.next]!;
+    const reader = this.reader;
+    for (let k = 0; k < count && reader.advance(); k++) {
+      const name = reader.name;
+      const slot = reader.slot;
       const src = typeof slot === 'string' ? slot : slot.fixed === undefined ? slot.src : '';
       if (src !== '' && name !== this.zone.name) {
         const plain = readPlainRecords(src);
         if (plain) { sink.addPlain(name, this.zone.name, plain); continue; }
       }
-      for (const set of this.rrsetsAt(this.next).values()) {
+      for (const set of this.rrsetsOf(name, slot).values()) {
         if (set.type === TYPE.SOA && name === this.zone.name) continue;
         for (const r of set.records) sink.add(r);
       }

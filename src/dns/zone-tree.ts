@@ -26,6 +26,7 @@ import { NodesView, TreeNode, type NodeDeriver, type Slot } from './zone-tree-no
 import { FlattenReads } from './flatten-reads.js';
 import { unpackRecords } from './packed-records.js';
 import { ZoneSources } from './zone-sources.js';
+import { SlotsReader } from './slots-reader.js';
 import { soaSerial, ZoneJournal, type JournalEntry } from './zone-journal.js';
 
 /** One record's change: the record before (null: created) and after (null: deleted). */
@@ -78,6 +79,8 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   serial: number;
   /** Every existing name: its packed records when plain, else its node. */
   private readonly slots = new Map<string, Slot>();
+  /** Transfers reading {@link slots} live (slots-reader.ts). */
+  private readonly readers = new Set<SlotsReader>();
   readonly nodes: NodesView;
   readonly cuts = new Set<string>();
   soa!: RRset;
@@ -131,12 +134,30 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   }
 
   /**
-   * Every name and its slot as they are now, in two arrays (built-in copies of the map, no call per name): a
-   * slot is the packed records of a plain name (a string, never mutated) or a node (mutated later: read its
-   * `src` and `fixed` at once to keep this version).
+   * Every name and its slot as they are now, read in order (slots-reader.ts): live until this tree next
+   * changes, when each reader not finished copies what it has left first.
    */
-  slotsNow(): { names: string[]; slots: Array<string | { readonly src: string; readonly fixed: Map<number, RRset> | undefined }> } {
-    return { names: Array.from(this.slots.keys()), slots: Array.from(this.slots.values()) };
+  readSlots(): SlotsReader {
+    const reader = new SlotsReader(this.slots, (r) => this.readers.delete(r));
+    if (reader.remaining > 0) this.readers.add(reader);
+    return reader;
+  }
+
+  /** Before any change: readers go on from copies of what they have not read. */
+  private beforeChange(): void {
+    if (this.readers.size === 0) return;
+    for (const r of this.readers) r.copyRest();
+    this.readers.clear();
+  }
+
+  /** `steps` run with {@link beforeChange} before each (a reader may begin between two). */
+  private *changing<T>(steps: Generator<void, T>): Generator<void, T> {
+    for (;;) {
+      this.beforeChange();
+      const r = steps.next();
+      if (r.done) return r.value;
+      yield;
+    }
   }
 
   /** The zone fields the tree was last given. */
@@ -163,7 +184,11 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
    * change is idempotent (a record is put by id, a deleted record may already be gone), so replaying changes
    * the tree already holds is harmless.
    */
-  *applySteps(changes: readonly RecordChange[], serial: number): Generator<void, ChangeReport> {
+  applySteps(changes: readonly RecordChange[], serial: number): Generator<void, ChangeReport> {
+    return this.changing(this.changeSteps(changes, serial));
+  }
+
+  private *changeSteps(changes: readonly RecordChange[], serial: number): Generator<void, ChangeReport> {
     const report: ChangeReport = { names: new Set(), wholeZone: false };
     const touched = new Set<string>();
     let work = 0;
@@ -211,7 +236,11 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   }
 
   /** {@link setZone} in steps. */
-  *setZoneSteps(zone: SnapshotZone): Generator<void, ChangeReport> {
+  setZoneSteps(zone: SnapshotZone): Generator<void, ChangeReport> {
+    return this.changing(this.zoneSteps(zone));
+  }
+
+  private *zoneSteps(zone: SnapshotZone): Generator<void, ChangeReport> {
     const report: ChangeReport = { names: new Set(), wholeZone: true };
     this.journal.reset();
     this.zone = { ...zone, name: this.origin, id: this.zoneId, serial: this.serial };
