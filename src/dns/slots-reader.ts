@@ -84,3 +84,34 @@ export class SlotsReader {
     this.release(this);
   }
 }
+
+/** The readers of one tree's slots: each copies what it has left before the tree changes anything. */
+export class SlotReaders {
+  private readonly live = new Set<SlotsReader>();
+
+  /** `slots` is the tree's map of names (the tree changes it only in the steps given to {@link guard}). */
+  constructor(private readonly slots: Map<string, Slot>) {}
+
+  /** A reader of every name and slot as they are now. */
+  open(): SlotsReader {
+    const reader = new SlotsReader(this.slots, (r) => this.live.delete(r));
+    if (reader.remaining > 0) this.live.add(reader);
+    return reader;
+  }
+
+  /** `steps` (a change of the tree), with every open reader's copy made before each step (one may open between two). */
+  *guard<T>(steps: Generator<void, T>): Generator<void, T> {
+    for (;;) {
+      this.copyForReaders();
+      const r = steps.next();
+      if (r.done) return r.value;
+      yield;
+    }
+  }
+
+  private copyForReaders(): void {
+    if (this.live.size === 0) return;
+    for (const r of this.live) r.copyRest();
+    this.live.clear();
+  }
+}

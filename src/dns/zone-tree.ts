@@ -26,7 +26,7 @@ import { NodesView, TreeNode, type NodeDeriver, type Slot } from './zone-tree-no
 import { FlattenReads } from './flatten-reads.js';
 import { unpackRecords } from './packed-records.js';
 import { ZoneSources } from './zone-sources.js';
-import { SlotsReader } from './slots-reader.js';
+import { SlotReaders, type SlotsReader } from './slots-reader.js';
 import { soaSerial, ZoneJournal, type JournalEntry } from './zone-journal.js';
 
 /** One record's change: the record before (null: created) and after (null: deleted). */
@@ -80,7 +80,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
   /** Every existing name: its packed records when plain, else its node. */
   private readonly slots = new Map<string, Slot>();
   /** Transfers reading {@link slots} live (slots-reader.ts). */
-  private readonly readers = new Set<SlotsReader>();
+  private readonly readers = new SlotReaders(this.slots);
   readonly nodes: NodesView;
   readonly cuts = new Set<string>();
   soa!: RRset;
@@ -138,26 +138,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
    * changes, when each reader not finished copies what it has left first.
    */
   readSlots(): SlotsReader {
-    const reader = new SlotsReader(this.slots, (r) => this.readers.delete(r));
-    if (reader.remaining > 0) this.readers.add(reader);
-    return reader;
-  }
-
-  /** Before any change: readers go on from copies of what they have not read. */
-  private beforeChange(): void {
-    if (this.readers.size === 0) return;
-    for (const r of this.readers) r.copyRest();
-    this.readers.clear();
-  }
-
-  /** `steps` run with {@link beforeChange} before each (a reader may begin between two). */
-  private *changing<T>(steps: Generator<void, T>): Generator<void, T> {
-    for (;;) {
-      this.beforeChange();
-      const r = steps.next();
-      if (r.done) return r.value;
-      yield;
-    }
+    return this.readers.open();
   }
 
   /** The zone fields the tree was last given. */
@@ -185,7 +166,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
    * the tree already holds is harmless.
    */
   applySteps(changes: readonly RecordChange[], serial: number): Generator<void, ChangeReport> {
-    return this.changing(this.changeSteps(changes, serial));
+    return this.readers.guard(this.changeSteps(changes, serial));
   }
 
   private *changeSteps(changes: readonly RecordChange[], serial: number): Generator<void, ChangeReport> {
@@ -237,7 +218,7 @@ export class ZoneTree implements ZoneSnapshot, NodeDeriver {
 
   /** {@link setZone} in steps. */
   setZoneSteps(zone: SnapshotZone): Generator<void, ChangeReport> {
-    return this.changing(this.zoneSteps(zone));
+    return this.readers.guard(this.zoneSteps(zone));
   }
 
   private *zoneSteps(zone: SnapshotZone): Generator<void, ChangeReport> {
