@@ -3,11 +3,10 @@
  * zone transfer (AXFR, RFC 5936 §2.2: one version of the zone) needs without deriving and encoding every
  * record of a big zone at once. Freezing reads the tree's names and slots live until the tree next changes, and
  * from a copy of the rest after (slots-reader.ts: a node's `src` and `fixed` copied, as nodes change in place);
- * it relies on the tree replacing, never mutating, a name's
- * packed records (`src`, a string), its explicit rrsets (`fixed`; the apex SOA is the one exception, which
- * transfers take from the frozen SOA), its SOA RRset and its zone fields, so the references taken keep
- * describing this version. Names are re-derived from them (zone-node.ts) with this version's zone
- * fields when read.
+ * it relies on the tree replacing, never mutating, a name's packed records (`src`, a string), its explicit
+ * rrsets (`fixed`; the apex SOA is the one exception, which transfers take from the frozen SOA), its SOA RRset
+ * and its zone fields, so the references taken keep describing this version. Names are re-derived from them
+ * (zone-node.ts) with this version's zone fields when read.
  */
 import type { RRset, SnapshotZone, ZoneNode, ZoneSnapshot } from './snapshot.js';
 import type { WireRecord } from './wire/message.js';

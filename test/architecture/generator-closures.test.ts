@@ -8,17 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const SRC = path.resolve(import.meta.dirname, '../../src');
-
-/** Every source file of `src/` (tests excluded), relative to `src/`. */
-function sourceFiles(dir = SRC): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(p);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [path.relative(SRC, p)] : [];
-  });
-}
+import { SRC, sourceFiles } from '../helpers/source-files.js';
 
 /** `file:line` of each generator function expression in `text` (a `function*` that does not start its statement at the top level). */
 function generatorExpressions(file: string, text: string): string[] {

@@ -7,9 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SRC, sourceFiles } from '../helpers/source-files.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const SRC = path.join(ROOT, 'src');
 
 /** The rooms, lowest first, from the table between the `layers` markers of docs/ARCHITECTURE.md. */
 function layerOrder(): string[] {
@@ -17,15 +17,6 @@ function layerOrder(): string[] {
   const table = /<!-- layers:start -->([\s\S]*?)<!-- layers:end -->/.exec(doc);
   if (!table) throw new Error('docs/ARCHITECTURE.md has no layers table');
   return [...table[1]!.matchAll(/^\| *\d+ *\| *`([^`]+)` *\|/gm)].map((m) => m[1]!);
-}
-
-/** Every source file of `src/` (tests excluded), relative to `src/`. */
-function sourceFiles(dir = SRC): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(p);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [path.relative(SRC, p)] : [];
-  });
 }
 
 /** The `src/` files a file imports (static, type-only, re-exports and dynamic `import()` of relative paths). */
