@@ -235,6 +235,11 @@ export class NginxFront {
 
   /** nginx's worker processes (the master's children) that accept and forward (not those finishing after a reload); the master only manages them. */
   workerPids(): number[] {
+    return this.children(false);
+  }
+
+  /** The master's children: every worker, or (`finishing` false) not those a reload told to finish and exit. */
+  private children(finishing: boolean): number[] {
     const master = this.child.pid;
     const out: number[] = [];
     if (master === undefined || this.exited) return out;
@@ -243,8 +248,7 @@ export class NginxFront {
       try {
         const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
         if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] !== String(master)) continue;
-        // not one that a reload told to finish its requests and exit
-        if (!fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('shutting down')) out.push(Number(entry));
+        if (finishing || !fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('shutting down')) out.push(Number(entry));
       } catch { /* gone meanwhile */ }
     }
     return out;
@@ -256,10 +260,13 @@ export class NginxFront {
     return this.child.kill('SIGUSR1');
   }
 
-  /** nginx's processes: the master and its workers (old ones finishing their requests included). */
+  /**
+   * nginx's processes: the master and its workers, old ones finishing their requests included (an old worker
+   * still holds the access log a rotation set aside, with records in its buffer, until it reopens its logs).
+   */
   processes(): number[] {
     const master = this.child.pid;
-    return master === undefined || this.exited ? [] : [master, ...this.workerPids()];
+    return master === undefined || this.exited ? [] : [master, ...this.children(true)];
   }
 
   /** Kills nginx at once, workers first (a worker outliving its master would keep the edge socket open). */
