@@ -13,9 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareSpecificity, hostMatches, matchRoute, parseRoutePattern, type MatchableRoute, type RoutePattern } from '../../src/edge/route-match.js';
 import type { HostRoutePlan } from '../../src/edge/types.js';
 import { fastRoutesConfig, safeUri, type FastVersion } from '../../src/runtime/front/fast-routes.js';
-import { findNginx, NginxFront } from '../../src/runtime/front/nginx-front.js';
-import { holdListeningSocket, type HeldSocket } from '../../src/runtime/workerd/socket-holder.js';
-import { createLogger } from '../../src/shared/logger.js';
+import { findNginx, type NginxFront } from '../../src/runtime/front/nginx-front.js';
+import { startTestNginxFront, type TestNginxFront } from '../helpers/nginx-front.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 /** GET `target` exactly as written (no URL normalization) with `Host: host`; the body. */
@@ -42,7 +41,7 @@ const LIVE = ['v1', 'v2', 'v3'];
 
 describe.skipIf(!nginx)('fast path routing compiled into nginx', () => {
   let dir: string;
-  let edge: HeldSocket;
+  let door: TestNginxFront;
   let front: NginxFront;
   const servers: http.Server[] = [];
   const versions = new Map<string, FastVersion>();
@@ -61,16 +60,12 @@ describe.skipIf(!nginx)('fast path routing compiled into nginx', () => {
       await serve(socket, `fast:${v}`);
       versions.set(v, { accountId: 'acct', socket, slotSocket: slot });
     }
-    edge = await holdListeningSocket('127.0.0.1', 0);
-    front = await NginxFront.start({
-      binary: nginx!, edgeFd: edge.fd, dir: path.join(dir, 'nginx'), logger: createLogger('silent'),
-      listen: { host: edge.host, port: edge.port }, slotSockets: [slot], maxRequestBytes: 1 << 20, colo: 'STR', workers: 1,
-    });
+    door = await startTestNginxFront(nginx!, dir, [slot]);
+    front = door.front;
   }, 30_000);
 
   afterAll(async () => {
-    await front?.stop(1000);
-    await edge?.close();
+    await door?.close();
     for (const s of servers) s.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -105,7 +100,7 @@ describe.skipIf(!nginx)('fast path routing compiled into nginx', () => {
       for (let i = 0; i < 40; i++) {
         const host = pick(HOSTS);
         const target = pick(REQUEST_PATHS);
-        const body = await rawGet(edge.port, rnd() < 0.2 ? host.toUpperCase() : host, target);
+        const body = await rawGet(door.port, rnd() < 0.2 ? host.toUpperCase() : host, target);
         const [name, uri] = body.split(' ');
         const pathname = target.split('?')[0]!;
         const route = matchRoute(routes, 'http', host, pathname);

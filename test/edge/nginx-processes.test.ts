@@ -10,16 +10,15 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findNginx, NginxFront } from '../../src/runtime/front/nginx-front.js';
-import { holdListeningSocket, type HeldSocket } from '../../src/runtime/workerd/socket-holder.js';
-import { createLogger } from '../../src/shared/logger.js';
+import { findNginx, type NginxFront } from '../../src/runtime/front/nginx-front.js';
+import { startTestNginxFront, type TestNginxFront } from '../helpers/nginx-front.js';
 import { eventually } from './harness.js';
 
 const nginx = findNginx();
 
 describe.skipIf(!nginx)("nginx's processes across a reload", () => {
   let dir: string;
-  let edge: HeldSocket;
+  let door: TestNginxFront;
   let front: NginxFront;
   let slot: http.Server;
   const held: http.ServerResponse[] = [];
@@ -30,17 +29,13 @@ describe.skipIf(!nginx)("nginx's processes across a reload", () => {
     // The slot answers nothing until the test lets it: a request in flight keeps its worker alive after a reload.
     slot = http.createServer((_req, res) => { held.push(res); });
     await new Promise<void>((resolve) => slot.listen(socket, () => resolve()));
-    edge = await holdListeningSocket('127.0.0.1', 0);
-    front = await NginxFront.start({
-      binary: nginx!, edgeFd: edge.fd, dir: path.join(dir, 'nginx'), logger: createLogger('silent'),
-      listen: { host: edge.host, port: edge.port }, slotSockets: [socket], maxRequestBytes: 1 << 20, colo: 'STR', workers: 1,
-    });
+    door = await startTestNginxFront(nginx!, dir, [socket]);
+    front = door.front;
   }, 30_000);
 
   afterAll(async () => {
     for (const res of held) res.end();
-    await front?.stop(1000);
-    await edge?.close();
+    await door?.close();
     slot?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -49,7 +44,7 @@ describe.skipIf(!nginx)("nginx's processes across a reload", () => {
     const [before] = front.workerPids();
     expect(before).toBeDefined();
     const answered = new Promise<number>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: edge.port, path: '/held', headers: { host: 'held.test' }, agent: false }, (res) => {
+      http.get({ host: '127.0.0.1', port: door.port, path: '/held', headers: { host: 'held.test' }, agent: false }, (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
       }).on('error', reject);

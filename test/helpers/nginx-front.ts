@@ -1,0 +1,28 @@
+/** An nginx front door of its own for a test (one worker, silent), on a held loopback socket. */
+import path from 'node:path';
+import { NginxFront } from '../../src/runtime/front/nginx-front.js';
+import { holdListeningSocket } from '../../src/runtime/workerd/socket-holder.js';
+import { createLogger } from '../../src/shared/logger.js';
+
+/** A running test front: `port` is its edge listener's. */
+export interface TestNginxFront {
+  front: NginxFront;
+  port: number;
+  /** Stops nginx and frees the socket. */
+  close(): Promise<void>;
+}
+
+/** Starts nginx (`binary`) with its files under `dir`/nginx, sending the slow path to `slotSockets`. */
+export async function startTestNginxFront(binary: string, dir: string, slotSockets: string[]): Promise<TestNginxFront> {
+  const edge = await holdListeningSocket('127.0.0.1', 0);
+  try {
+    const front = await NginxFront.start({
+      binary, edgeFd: edge.fd, dir: path.join(dir, 'nginx'), logger: createLogger('silent'),
+      listen: { host: edge.host, port: edge.port }, slotSockets, maxRequestBytes: 1 << 20, colo: 'STR', workers: 1,
+    });
+    return { front, port: edge.port, close: async () => { await front.stop(1000); await edge.close(); } };
+  } catch (err) {
+    await edge.close();
+    throw err;
+  }
+}
