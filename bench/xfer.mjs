@@ -17,7 +17,7 @@
  * A counting client (bench/lib/axfr-probe.mjs) then transfers the zone from each primary once a round: when its
  * first byte came and when the closing SOA did, with the messages and bytes (kdig's wall time is mostly kdig's own
  * parsing and printing; this shows the primary's). `XFER_NODE_ARGS` passes Node flags to Stratus's process (for
- * example `--cpu-prof --cpu-prof-dir=DIR`).
+ * example `--cpu-prof --cpu-prof-dir=DIR`), and `XFER_STRATUS_OUTPUT=FILE` keeps the last MB of its output (`--trace-gc`'s, say).
  *
  * Each AXFR also reports the CPU the primary's process spent meanwhile (Linux /proc: every thread, user and
  * system), which varies far less with the machine's load than the wall time does.
@@ -214,6 +214,7 @@ async function main() {
     console.log(`\nRound ${i + 1}: the Knot secondary of Stratus after the call:\n${r.stratusSteps}`);
     console.log(`Round ${i + 1}: the Knot secondary of Knot after knsupdate:\n${r.knotSteps}`);
   }
+  if (process.env.XFER_STRATUS_OUTPUT) fs.writeFileSync(process.env.XFER_STRATUS_OUTPUT, stratus.output);
 }
 
 main().catch((err) => { console.error(err); for (const c of children) console.error(`--- ${c.spawnargs.slice(0, 3).join(' ')}\n${c.output.slice(-3000)}`); process.exitCode = 1; })

@@ -18,7 +18,8 @@ import type { PlainRecords } from '../dns/packed-wire.js';
 import { TYPE } from '../dns/wire/constants.js';
 import type { Question, WireRecord } from '../dns/wire/message.js';
 import { Writer } from '../dns/wire/writer.js';
-import { FramedChunks } from './framed-parts.js';
+import { FramedChunks, pooledChunkIds, sharedChunks, type ChunkPool } from './framed-parts.js';
+import type { TransferPart } from './query-types.js';
 
 /** Every record of the snapshot in transfer order: SOA, the rest, SOA. */
 export function transferRecords(s: ZoneSnapshot): WireRecord[] {
@@ -64,11 +65,13 @@ class MessagePacker implements TransferSink {
   /** Where the zone's name is written in the open message (a plain owner's suffix points there), or -1. */
   private originAt = -1;
   /** Where closed messages go: behind their TCP length, in chunks handed over without copies (framed-parts.ts). */
-  private readonly chunks = new FramedChunks();
+  private readonly chunks: FramedChunks;
   out: Buffer[] = [];
 
-  constructor(private readonly id: number, private readonly question: Question, private readonly maxBytes: number) {
+  /** `pool`: the closed messages' chunks are lent from it (a streamed transfer), each part given back with its `release`. */
+  constructor(private readonly id: number, private readonly question: Question, private readonly maxBytes: number, private readonly pool?: ChunkPool) {
     this.w = new Writer(maxBytes * 2);
+    this.chunks = new FramedChunks(pool);
   }
 
   private begin(): void {
@@ -176,11 +179,13 @@ class MessagePacker implements TransferSink {
     this.open = false;
   }
 
-  /** The messages made since the last call. */
-  takeOut(): Buffer[] {
-    const out = this.out;
+  /** The messages made since the last call (with the `release` of their chunks when lent from a pool). */
+  takeOut(): TransferPart {
+    const out: TransferPart = this.out;
     this.out = [];
     this.chunks.takeChunk();
+    const pool = this.pool;
+    if (pool) out.release = () => pool.give(pooledChunkIds(out));
     return out;
   }
 }
@@ -198,10 +203,13 @@ const SLICE_NAMES = 2000;
 /** Work per part of a streamed transfer (ms): batches are taken until this much time has passed. */
 const PART_MS = 4;
 
-/** A transfer's messages: the first part now, the next ones from `more()` (undefined: complete). */
+/**
+ * A transfer's messages: the first part now, the next ones from `more()` (undefined: complete). Each part's
+ * memory is lent from the thread's pool of shared chunks: its `release` gives it back once sent (query-types.ts).
+ */
 export interface TransferParts {
-  first: Buffer[];
-  more?: () => Buffer[] | undefined;
+  first: TransferPart;
+  more?: () => TransferPart | undefined;
 }
 
 /** The version of `s` a streamed transfer reads: a frozen zone tree, or the snapshot itself (built whole, immutable). */
@@ -213,7 +221,7 @@ export function transferView(s: ZoneSnapshot): ZoneSnapshot {
  * The AXFR response messages of a zone tree's current version, made a part at a time (batches of
  * {@link SLICE_NAMES} names for about {@link PART_MS} per part). Other snapshots are answered at once.
  */
-export function axfrStream(s: ZoneSnapshot, id: number, question: Question, maxBytes = 16_000, partMs = PART_MS): TransferParts {
+export function axfrStream(s: ZoneSnapshot, id: number, question: Question, maxBytes = 16_000, partMs = PART_MS, pool = sharedChunks): TransferParts {
   if (!(s instanceof ZoneTree)) return { first: axfrMessages(s, id, question, maxBytes) };
   const frozen = new FrozenZone(s);
   // The SOA, the names a slice at a time, the SOA again.
@@ -227,24 +235,27 @@ export function axfrStream(s: ZoneSnapshot, id: number, question: Question, maxB
     }
     return true;
   };
-  return packTransfer(id, question, batch, maxBytes, partMs);
+  return packTransfer(id, question, batch, maxBytes, partMs, pool);
 }
 
 /** Packs batches of transfer records (SOA first and last) into messages, a part of about `partMs` (at least one message) per call. */
-export function streamTransfer(id: number, question: Question, batches: Iterator<WireRecord[], void>, maxBytes = 16_000, partMs = PART_MS): TransferParts {
+export function streamTransfer(id: number, question: Question, batches: Iterator<WireRecord[], void>, maxBytes = 16_000, partMs = PART_MS, pool = sharedChunks): TransferParts {
   return packTransfer(id, question, (sink) => {
     const next = batches.next();
     if (next.done) return false;
     for (const r of next.value) sink.add(r);
     return true;
-  }, maxBytes, partMs);
+  }, maxBytes, partMs, pool);
 }
 
-/** Packs what `batch` writes (a batch per call; false: no more) into messages, a part of about `partMs` per call. */
-function packTransfer(id: number, question: Question, batch: (sink: TransferSink) => boolean, maxBytes: number, partMs: number): TransferParts {
-  const packer = new MessagePacker(id, question, maxBytes);
+/**
+ * Packs what `batch` writes (a batch per call; false: no more) into messages, a part of about `partMs` per call,
+ * in chunks lent from `pool` (the thread's own by default).
+ */
+function packTransfer(id: number, question: Question, batch: (sink: TransferSink) => boolean, maxBytes: number, partMs: number, pool: ChunkPool): TransferParts {
+  const packer = new MessagePacker(id, question, maxBytes, pool);
   let done = false;
-  const part = (): Buffer[] | undefined => {
+  const part = (): TransferPart | undefined => {
     if (done) return undefined;
     const end = performance.now() + partMs;
     do {

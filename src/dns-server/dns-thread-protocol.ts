@@ -45,6 +45,8 @@ export type ThreadCommand =
   | { t: 'ask'; id: number; msg: Uint8Array; address: string }
   /** The next part of a streamed zone transfer answering ask `id`. */
   | { t: 'more'; id: number }
+  /** Shared chunks of transfer parts the connection has taken (framed-parts.ts: by number), to be written again. */
+  | { t: 'release'; chunks: number[] }
   /** Answer `synced` once every update posted so far is applied and no zone has work queued. */
   | { t: 'sync' }
   /** The transfer policies of zones with outgoing settings (secondary-dns/transfer-policy.ts). */

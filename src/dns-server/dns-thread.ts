@@ -7,6 +7,8 @@ import { Worker, MessageChannel } from 'node:worker_threads';
 import type { Logger } from '../shared/logger.js';
 import type { ZoneCache, ZoneUpdate } from './zone-cache.js';
 import type { QueryOrigin, Responses } from './handler.js';
+import type { TransferPart } from './query-types.js';
+import { pooledChunkIds } from './framed-parts.js';
 import { queryStats } from './query-stats.js';
 import type { TransferPolicies } from '../secondary-dns/transfer-policy.js';
 import type { ThreadCommand, ThreadInit, ThreadReport, UdpPath, UpdateBatch } from './dns-thread-protocol.js';
@@ -43,7 +45,7 @@ export class DnsThread {
   private readonly waiting: Array<(m: ThreadReport) => boolean> = [];
   private readonly asks = new Map<number, (out: Responses, more?: boolean, transferOf?: string) => void>();
   /** Streamed transfers waiting for their next parts (asked in order, answered in order). */
-  private readonly parts = new Map<number, Array<(out: Buffer[] | undefined, more: boolean, failed?: boolean) => void>>();
+  private readonly parts = new Map<number, Array<(out: TransferPart | undefined, more: boolean, failed?: boolean) => void>>();
   private askId = 0;
 
   constructor(
@@ -83,12 +85,12 @@ export class DnsThread {
       if (m.t === 'reply') {
         const done = this.asks.get(m.id);
         this.asks.delete(m.id);
-        done?.(buffers(m.out), m.more, m.transferOf);
+        done?.(this.received(m.out), m.more, m.transferOf);
       } else if (m.t === 'part') {
         const waiting = this.parts.get(m.id);
         const done = waiting?.shift();
         if (waiting?.length === 0) this.parts.delete(m.id);
-        done?.(buffers(m.out), m.more, m.failed);
+        done?.(this.received(m.out), m.more, m.failed);
       } else if (m.t === 'stats') queryStats.add(m.counts);
       else if (m.t === 'notified') requestPull(m.zoneId);
       else if (m.t === 'transferred') transferredOut(m.zoneId);
@@ -100,6 +102,17 @@ export class DnsThread {
     } catch (err) {
       this.logger.error({ err }, 'DNS thread message failed');
     }
+  }
+
+  /**
+   * Buffers over a report's messages (no copy); those lying in the thread's shared chunks (framed-parts.ts) carry
+   * the `release` that gives the chunks back to the thread.
+   */
+  private received(out: Uint8Array[]): TransferPart {
+    const part: TransferPart = out.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
+    const chunks = pooledChunkIds(part);
+    if (chunks.length > 0) part.release = () => this.command({ t: 'release', chunks });
+    return part;
   }
 
   /** Resolves with the first report `pick` accepts (or a bind failure when the thread exits). */
@@ -205,9 +218,9 @@ export class DnsThread {
    */
   private nextParts(id: number): NonNullable<Responses['more']> {
     let finished = false;
-    const asked: Array<Promise<Buffer[] | undefined>> = [];
+    const asked: Array<Promise<TransferPart | undefined>> = [];
     // A transfer cut short (the thread ended, or failed to make a part) rejects: it never reached its end.
-    const ask = (): Promise<Buffer[] | undefined> => new Promise((resolve, reject) => {
+    const ask = (): Promise<TransferPart | undefined> => new Promise((resolve, reject) => {
       let waiting = this.parts.get(id);
       if (!waiting) { waiting = []; this.parts.set(id, waiting); }
       waiting.push((out, more, failed) => {
@@ -242,9 +255,4 @@ export class DnsThread {
   async terminate(): Promise<void> {
     await this.worker.terminate();
   }
-}
-
-/** Buffers over the bytes of posted replies (no copy). */
-function buffers(out: Uint8Array[]): Buffer[] {
-  return out.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
 }

@@ -5,7 +5,7 @@ import type { SnapshotRecord } from '../dns/snapshot.js';
 import { ZoneTree } from '../dns/zone-tree.js';
 import { TYPE } from '../dns/wire/constants.js';
 import { axfrStream } from './axfr.js';
-import { FramedChunks, framedRuns, transferList } from './framed-parts.js';
+import { ChunkPool, FramedChunks, framedRuns, transferList } from './framed-parts.js';
 
 /** What the TCP listener wrote before framed parts: each message behind its length, copied into one buffer. */
 function framedCopy(messages: readonly Uint8Array[]): Buffer {
@@ -43,26 +43,50 @@ describe('framed transfer parts', () => {
     expect(list).toEqual([mine[0]!.buffer]);
   });
 
-  it('hands a streamed AXFR part to another thread without a copy, the same bytes arriving', () => {
-    const origin = 'framed.test';
-    const ns = ['ns1.stratus.invalid'];
-    const tree = new ZoneTree({ id: 'z', name: origin, serial: 1, nameServers: ns, settings: readServingSettings('{}', '{}', ns) }, { ipv4: ['192.0.2.1'], ipv6: [] });
-    const records: SnapshotRecord[] = Array.from({ length: 3000 }, (_, i) => ({ id: `r${i}`, name: `h${i}.${origin}`, type: 'A', content: `10.0.${i >> 8}.${i & 255}`, data: null, priority: null, ttl: 300, proxied: false, settings: {} }));
-    tree.apply(records.map((r) => ({ id: r.id, before: null, after: r })), 2);
-    const { first, more } = axfrStream(tree, 7, { name: origin, type: TYPE.AXFR, klass: 1 }, 16_000, 0);
+  it('shares a streamed AXFR part with another thread without a copy, and reuses a chunk only once given back', () => {
+    const pool = new ChunkPool();
+    const tree = zoneOf(3000);
+    const q = { name: ORIGIN, type: TYPE.AXFR, klass: 1 };
+    const { first, more } = axfrStream(tree, 7, q, 16_000, 0, pool);
     const parts = [first];
     for (let p = more!(); p; p = more!()) parts.push(p);
+    expect(parts.length).toBeGreaterThan(2);
+    // Every part in chunks of its own: no chunk holds messages of two parts.
+    const chunksOf = parts.map((p) => new Set(p.map((m) => m.buffer)));
+    const all = chunksOf.flatMap((c) => [...c]);
+    expect(new Set(all).size).toBe(all.length);
+    expect(pool.lentCount).toBe(all.length);
     const { port1, port2 } = new MessageChannel();
     for (const part of parts) {
       const expected = framedCopy(part);
-      const list = transferList(part);
-      expect(list.length).toBe(1);
-      port1.postMessage(part, list);
-      expect(list[0]!.byteLength).toBe(0); // moved, not copied
+      expect(transferList(part)).toEqual([]);
+      port1.postMessage([...part]);
       const got = receiveMessageOnPort(port2)!.message as Uint8Array[];
       const arrived = got.map((m) => Buffer.from(m.buffer, m.byteOffset, m.byteLength));
       expect(Buffer.concat(framedRuns(arrived)!).equals(expected)).toBe(true);
+      // The same memory, not a copy: a byte changed on one side is seen on the other.
+      arrived[0]![0]! ^= 0xff;
+      expect(part[0]![0]).toBe(expected[2]! ^ 0xff);
+      arrived[0]![0]! ^= 0xff;
     }
     port1.close();
+    // Given back (twice: the second time changes nothing), the first part's chunks are the next transfer's.
+    parts[0]!.release!();
+    parts[0]!.release!();
+    expect(pool.lentCount).toBe(all.length - chunksOf[0]!.size);
+    const next = axfrStream(tree, 8, q, 16_000, 0, pool).first;
+    expect(chunksOf[0]!.has(next[0]!.buffer)).toBe(true);
+    for (const c of chunksOf.slice(1)) for (const m of next) expect(c.has(m.buffer)).toBe(false);
   });
 });
+
+const ORIGIN = 'framed.test';
+
+/** A zone tree of `n` A records. */
+function zoneOf(n: number): ZoneTree {
+  const ns = ['ns1.stratus.invalid'];
+  const tree = new ZoneTree({ id: 'z', name: ORIGIN, serial: 1, nameServers: ns, settings: readServingSettings('{}', '{}', ns) }, { ipv4: ['192.0.2.1'], ipv6: [] });
+  const records: SnapshotRecord[] = Array.from({ length: n }, (_, i) => ({ id: `r${i}`, name: `h${i}.${ORIGIN}`, type: 'A', content: `10.0.${i >> 8}.${i & 255}`, data: null, priority: null, ttl: 300, proxied: false, settings: {} }));
+  tree.apply(records.map((r) => ({ id: r.id, before: null, after: r })), 2);
+  return tree;
+}

@@ -1,20 +1,90 @@
 /**
  * Transfer messages laid out already framed for TCP (RFC 1035 §4.2.2: each behind its two-byte length), in
- * chunks of their own, so a part of a zone transfer costs no copy after it is made: the DNS thread hands the
- * chunks to the main thread in postMessage's transfer list ({@link transferList}), and the TCP listener writes
- * each run of framed messages as one slice of its chunk ({@link framedRuns}) instead of framing a copy.
+ * chunks of their own, so a part of a zone transfer costs no copy after it is made: the TCP listener writes each
+ * run of framed messages as one slice of its chunk ({@link framedRuns}) instead of framing a copy.
+ *
+ * A streamed transfer's chunks are shared memory from a {@link ChunkPool}: the DNS thread posts the messages
+ * (shared, not copied) and gets each chunk back once the connection has taken its bytes, to write the next
+ * part into. A million-record AXFR used to make a fresh 256 KiB buffer per part and move it to the main thread;
+ * the 28 MB of new memory per transfer, counted against V8's external memory limit, made the main thread run a
+ * full collection every few hundred ms of a transfer (70-100 ms of marking each). Shared memory is not counted,
+ * and the pool's chunks are reused. Other chunks are the thread's own memory, moved by postMessage's transfer
+ * list ({@link transferList}).
  */
 
 /** Bytes of a new chunk (more when one message needs more). */
 const CHUNK_BYTES = 256 * 1024;
+/** A pooled chunk's first bytes: its number in its pool (messages are written after it). */
+const ID_BYTES = 4;
+/** Chunks a pool keeps ready to reuse. */
+const FREE_CHUNKS = 16;
+/** Chunks a pool remembers as lent; past it the oldest is forgotten (never given back: its memory is collected). */
+const LENT_CHUNKS = 64;
 
-/** Chunks made by {@link FramedChunks}: only these are ever handed over (a pooled Buffer's memory never is). */
+/** Chunks made by {@link FramedChunks} in the thread's own memory: only these are ever moved (a pooled Buffer's memory never is). */
 const owned = new WeakSet<ArrayBufferLike>();
 
-/** Writes messages behind their length into chunks of its own; {@link takeChunk} starts a new chunk. */
+/**
+ * Shared chunks lent to transfers and given back by number once written ({@link give}). A number given back twice,
+ * or not lent, is ignored, so a chunk is never in use twice.
+ */
+export class ChunkPool {
+  private readonly free: SharedArrayBuffer[] = [];
+  private readonly lent = new Map<number, SharedArrayBuffer>();
+  private next = 1;
+
+  /** A chunk of at least `need` bytes after its number. */
+  take(need: number): Buffer {
+    const size = ID_BYTES + Math.max(CHUNK_BYTES, need);
+    let memory = size === ID_BYTES + CHUNK_BYTES ? this.free.pop() : undefined;
+    memory ??= new SharedArrayBuffer(size);
+    const id = this.next;
+    this.next = this.next === 0xffffffff ? 1 : this.next + 1;
+    new DataView(memory).setUint32(0, id);
+    this.lent.set(id, memory);
+    if (this.lent.size > LENT_CHUNKS) this.lent.delete(this.lent.keys().next().value!);
+    return Buffer.from(memory, ID_BYTES);
+  }
+
+  /** Takes back the chunks numbered `ids`: their bytes have been sent, they may be written again. */
+  give(ids: readonly number[]): void {
+    for (const id of ids) {
+      const memory = this.lent.get(id);
+      if (!memory) continue;
+      this.lent.delete(id);
+      if (memory.byteLength === ID_BYTES + CHUNK_BYTES && this.free.length < FREE_CHUNKS) this.free.push(memory);
+    }
+  }
+
+  /** Chunks lent and not given back (tests). */
+  get lentCount(): number {
+    return this.lent.size;
+  }
+}
+
+/** This thread's pool of shared chunks, for streamed transfers. */
+export const sharedChunks = new ChunkPool();
+
+/** The numbers of the pooled chunks `messages` lie in, each once (to give them back, in the thread that lent them). */
+export function pooledChunkIds(messages: readonly Uint8Array[]): number[] {
+  const ids: number[] = [];
+  for (const m of messages) {
+    if (!(m.buffer instanceof SharedArrayBuffer) || m.byteOffset < ID_BYTES + 2) continue;
+    const id = new DataView(m.buffer).getUint32(0);
+    if (!ids.includes(id)) ids.push(id);
+  }
+  return ids;
+}
+
+/**
+ * Writes messages behind their length into chunks of its own, from `pool` when given; {@link takeChunk} starts a
+ * new chunk.
+ */
 export class FramedChunks {
-  private chunk = Buffer.alloc(0);
+  private chunk: Buffer = Buffer.alloc(0);
   private at = 0;
+
+  constructor(private readonly pool?: ChunkPool) {}
 
   /** A copy of `bytes[0, len)` behind its two-byte length; the message (without the length) is returned. */
   push(bytes: Uint8Array, len: number): Buffer {
@@ -35,10 +105,11 @@ export class FramedChunks {
   }
 
   private newChunk(need: number): void {
-    // Its own memory (never the shared pool), not zeroed: every byte handed over is written first.
+    this.at = 0;
+    if (this.pool) { this.chunk = this.pool.take(need); return; }
+    // Its own memory (never Buffer's shared pool), not zeroed: every byte handed over is written first.
     this.chunk = Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, need));
     owned.add(this.chunk.buffer);
-    this.at = 0;
   }
 }
 

@@ -57,7 +57,7 @@ function answerDeps(zone: ZoneSnapshot, result: LookupResult): AnswerDeps {
 import { queryStats } from './query-stats.js';
 import type { QueryLog } from './query-log.js';
 
-import type { QueryOrigin, Responses } from './query-types.js';
+import type { QueryOrigin, Responses, TransferPart } from './query-types.js';
 
 export type { QueryOrigin, Responses } from './query-types.js';
 
@@ -241,14 +241,20 @@ export class DnsHandler {
     const signer = check.signer;
     this.reserve = 64 + check.record.keyName.length + check.record.algorithm.length + check.record.mac.length;
     const out = this.answerZone(msg, from, qname, zone, signer, buf);
-    const signed: Responses = out.map((m) => signer.sign(m));
+    // Signed copies: the unsigned messages' memory is given back at once.
+    const signAll = (part: TransferPart): Buffer[] => {
+      const copies = part.map((m) => signer.sign(m));
+      part.release?.();
+      return copies;
+    };
+    const signed: Responses = signAll(out);
     if (out.transferOf !== undefined) signed.transferOf = out.transferOf;
     const more = out.more;
     if (more) {
       signed.more = () => {
         const next = more();
-        if (next === undefined || Array.isArray(next)) return next?.map((m) => signer.sign(m));
-        return next.then((n) => n?.map((m) => signer.sign(m)));
+        if (next === undefined || Array.isArray(next)) return next && signAll(next);
+        return next.then((n) => n && signAll(n));
       };
     }
     return signed;

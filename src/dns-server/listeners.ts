@@ -10,6 +10,7 @@ import dns from 'node:dns';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../shared/logger.js';
 import type { DnsHandler, Responses } from './handler.js';
+import type { TransferPart } from './query-types.js';
 import { framedRuns } from './framed-parts.js';
 
 /** Options of {@link startListeners}. */
@@ -122,9 +123,13 @@ function serveTcpConnection(conn: net.Socket, handler: QueryHandler, opts: Liste
     if (!err) opts.onTransferred?.(zoneId);
   };
   const send = (responses: Responses) => {
-    if (conn.destroyed) return;
+    if (conn.destroyed) { responses.release?.(); return; }
     const { more, transferOf } = responses;
-    if (!more) { write(responses, transferOf !== undefined ? ended(transferOf) : undefined); return; }
+    if (!more) {
+      const end = transferOf !== undefined ? ended(transferOf) : undefined;
+      write(responses, responses.release || end ? (err) => { responses.release?.(); end?.(err); } : undefined);
+      return;
+    }
     let last = writeTaken(responses);
     // A streamed transfer: the next part is asked for as soon as one is written (the DNS thread makes it while
     // the connection sends), and written once the connection has taken the previous ones (at most a part waits
@@ -141,19 +146,19 @@ function serveTcpConnection(conn: net.Socket, handler: QueryHandler, opts: Liste
           if (transferOf !== undefined) ended(transferOf)(await last);
           return;
         }
-        if (conn.destroyed) return;
+        if (conn.destroyed) { next.release?.(); return; }
         // Whether the connection still owes a drain now (it may have drained while the part was made: waiting
         // for a drain already past held the transfer until the idle timeout).
         if (conn.writableNeedDrain) await drained(conn);
-        if (conn.destroyed) return;
+        if (conn.destroyed) { next.release?.(); return; }
         last = writeTaken(next);
       }
     };
     void stream().catch((err: unknown) => { logger.error({ err }, 'zone transfer failed'); conn.destroy(); });
   };
-  /** A write; resolves when it is taken (with an error when the connection closed first). */
-  const writeTaken = (responses: readonly Buffer[]): Promise<Error | null | undefined> =>
-    new Promise((resolve) => { write(responses, resolve); });
+  /** A write; resolves when it is taken (with an error when the connection closed first), its memory given back then. */
+  const writeTaken = (responses: TransferPart): Promise<Error | null | undefined> =>
+    new Promise((resolve) => { write(responses, (err) => { responses.release?.(); resolve(err); }); });
   conn.on('data', (chunk: Buffer) => {
     pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
     if (pending.length > 2 * 65_537) { conn.destroy(); return; }

@@ -7,12 +7,18 @@ export interface QueryOrigin {
 }
 
 /**
+ * Messages whose memory is lent (framed-parts.ts: a streamed transfer's shared chunks): the sender calls `release`
+ * once the connection has taken their bytes (or closed), never before, and reads them no more after it.
+ */
+export type TransferPart = Buffer[] & { release?: () => void };
+
+/**
  * Zero or more response messages (several for AXFR). A streamed zone transfer carries `more`: each call gives
  * the next messages (possibly none yet, possibly after a wait), undefined when the transfer is complete; the
  * sender calls it again once the connection has taken what it has (axfr.ts).
  */
-export type Responses = Buffer[] & {
-  more?: () => Buffer[] | undefined | Promise<Buffer[] | undefined>;
+export type Responses = TransferPart & {
+  more?: () => TransferPart | undefined | Promise<TransferPart | undefined>;
   /**
    * A TCP transfer of a zone with outgoing settings: the zone whose `last_transferred_time` the sender records
    * once the transfer's last message has been taken by the connection (listeners.ts), never before: a client

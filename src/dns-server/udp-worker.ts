@@ -32,7 +32,7 @@ import { QueryLog } from './query-log.js';
 import { queryStats } from './query-stats.js';
 import { signingWith } from './signing.js';
 import { loadNativeUdp, NativeUdp, type NativeMiss } from './native-udp.js';
-import { transferList } from './framed-parts.js';
+import { sharedChunks, transferList } from './framed-parts.js';
 
 /** A zone tree of this thread; its IXFR journal entries go to the main thread, which keeps them (journal-store.ts). */
 function newTree(zone: SnapshotZone, edge: EdgeAddresses): ZoneTree {
@@ -228,7 +228,8 @@ function morePart(id: number): void {
   keepStream(id, s.more);
   Promise.resolve(s.more()).then((out) => {
     if (!out) { clearTimeout(s.timer); streams.delete(id); }
-    parent.postMessage({ t: 'part', id, out: out ?? [], more: out !== undefined }, transferList(out ?? []));
+    // The messages alone (a part's `release` stays here: the main thread gives its chunks back by number).
+    parent.postMessage({ t: 'part', id, out: out ? [...out] : [], more: out !== undefined }, transferList(out ?? []));
   }, (err: unknown) => {
     logger.error({ err }, 'zone transfer failed');
     streams.delete(id);
@@ -329,6 +330,7 @@ parent.on('message', (m: ThreadCommand) => {
   try {
     if (m.t === 'ask') query({ msg: m.msg, address: m.address, transport: 'tcp', reply: (out) => replyStreaming(m.id, out) });
     else if (m.t === 'more') morePart(m.id);
+    else if (m.t === 'release') sharedChunks.give(m.chunks);
     else if (m.t === 'sync') reportSynced();
     else if (m.t === 'bind') bind(m.host, m.port);
     else if (m.t === 'unbind') unbind();
