@@ -91,7 +91,11 @@ export function readPlainRecords(src: string): PlainRecords | undefined {
     const stored = ((buf.charCodeAt(c.at + 2) << 24) | (buf.charCodeAt(c.at + 3) << 16) | (buf.charCodeAt(c.at + 4) << 8) | buf.charCodeAt(c.at + 5)) >>> 0;
     c.at += 6;
     if (flags & HEX_ID) c.at += 16;
-    else c.at += varint(buf, c);
+    else {
+      // (Not `c.at += varint(...)`: that adds to c.at as it was before the varint was read.)
+      const idLength = varint(buf, c);
+      c.at += idLength;
+    }
     const len = varint(buf, c);
     const from = c.at;
     c.at += len;
