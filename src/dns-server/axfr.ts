@@ -112,9 +112,10 @@ class MessagePacker implements TransferSink {
 
   addPlain(name: string, origin: string, records: PlainRecords): void {
     const w = this.w;
-    // The owner under the zone's name (labels, then a pointer to it), then a pointer to the owner for its other records.
+    // The owner under the zone's name (labels, then a pointer to it), then a pointer to the owner for its other
+    // records. A name given here is the zone's or below it (TransferSink), so its end is not compared.
     const prefix = name.length - origin.length - 1;
-    const under = origin !== '' && prefix > 0 && name.endsWith(origin) && name.charCodeAt(prefix) === 0x2e;
+    const under = origin !== '' && prefix > 0 && name.charCodeAt(prefix) === 0x2e;
     let ownerAt = -1;
     for (let i = 0; i < records.count; i++) {
       const start = records.starts[i]!;

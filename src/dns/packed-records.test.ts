@@ -44,6 +44,21 @@ describe('packed records', () => {
     expect(withoutRecord('', 'a1')).toBe('');
   });
 
+  it('keeps an A record\'s strict dotted quad as four bytes, and any other A content as its text, exactly', () => {
+    const quads = ['0.0.0.0', '255.255.255.255', '198.51.100.7', '10.0.0.1'];
+    const texts = ['010.0.0.1', '1.1', '256.0.0.1', '1.2.3.4.5', ' 1.2.3.4', 'not an address', '', '1.2.3.04'];
+    for (const content of [...quads, ...texts]) {
+      const r = rec({ id: `id-${content}`, content });
+      expect(unpackRecords(packRecord(r), NAME)).toEqual([r]);
+      const between = withRecord(withRecord(packRecord(rec({ id: 'x' })), r), rec({ id: 'y', type: 'TXT', content: '"t"' }));
+      expect(unpackRecords(withoutRecord(between, 'x'), NAME).map((u) => u.content)).toEqual([content, '"t"']);
+    }
+    // Four bytes instead of the text and its length: 8 (`0.0.0.0`) to 12 bytes fewer.
+    expect(packRecord(rec({ content: '198.51.100.7' })).length).toBe(packRecord(rec({ type: 'TXT', content: '' })).length + 3);
+    // The same text in another type stays text.
+    expect(unpackRecords(packRecord(rec({ type: 'TXT', content: '10.0.0.1' })), NAME)[0]!.content).toBe('10.0.0.1');
+  });
+
   it('keeps a type the API does not know (a row read from the database), for the zone to leave out', () => {
     const odd = rec({ id: 'odd', type: 'SPF' as never, content: '"v=spf1 -all"' });
     expect(unpackRecords(withRecord(packRecord(SAMPLES[0]!), odd), NAME)).toEqual([SAMPLES[0], odd]);

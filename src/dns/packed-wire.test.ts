@@ -28,6 +28,8 @@ describe('plain records in wire form', () => {
   it('gives an rrset the lowest TTL of its records, and leaves names that are not plain to the general path', () => {
     expect(read([rec({ id: 'a', ttl: 600 }), rec({ id: 'b', content: '192.0.2.2', ttl: 120 })])).toEqual([[TYPE.A, 120, 'c0000201'], [TYPE.A, 120, 'c0000202']]);
     expect(read([rec({ id: 'a', proxied: true })])).toBeUndefined();
+    // A content that is not a strict dotted quad is kept as text (packed-records.ts) and derived as before.
+    expect(read([rec({ id: 'a', content: '010.0.0.1' })])).toBeUndefined();
     expect(read([rec({ id: 'a', type: 'CNAME', content: 'x.example.com' })])).toBeUndefined();
   });
 });

@@ -16,6 +16,8 @@ import { plainCharacterStringsInto } from './wire/text.js';
 import { RECORD_TYPES } from './record.js';
 
 const HEX_ID = 1;
+/** An A record's content kept as its four bytes (packed-records.ts). */
+const IPV4 = 32;
 const INDEX_A = RECORD_TYPES.indexOf('A');
 const INDEX_AAAA = RECORD_TYPES.indexOf('AAAA');
 const INDEX_TXT = RECORD_TYPES.indexOf('TXT');
@@ -51,61 +53,57 @@ function rdataRoom(at: number, n: number): void {
   plain.rdata = next;
 }
 
-/** A strict dotted quad (ip.ts) written at `at`; false when the text is not one. */
-function ipv4At(src: string, from: number, to: number, at: number): boolean {
-  return parseIPv4Into(src, from, to, plain.rdata, at);
-}
-
 /** TXT character-strings of an ASCII text without escapes (wire/text.ts) written at `at`; the end offset, or -1 when the text needs the general path. */
 function txtAt(src: string, from: number, to: number, at: number): number {
   rdataRoom(at, 2 * (to - from) + 1);
   return plainCharacterStringsInto(src, from, to, plain.rdata, at);
 }
 
-/** Reads a varint length at `c.at`. */
-function varint(src: string, c: { at: number }): number {
-  let len = 0;
-  for (let shift = 0; ; shift += 7) {
-    const b = src.charCodeAt(c.at++);
-    len |= (b & 0x7f) << shift;
-    if (b < 0x80) return len;
-  }
-}
-
 /**
  * The wire RDATA, types and TTLs of a plain name's packed records (see the module comment), in a buffer reused
  * by the next call; undefined when the name is not plain. Read from the packed string by character codes (one
- * byte each: latin1), not written into a buffer first (a call per name).
+ * byte each: latin1), not written into a buffer first (a call per name), with the read position in a local (a
+ * transfer calls this for every name of the zone).
  */
 export function readPlainRecords(src: string): PlainRecords | undefined {
   const end = src.length;
-  const buf = src;
-  const c = { at: 0 };
+  let i = 0;
   let n = 0;
   let at = 0;
   let runStart = 0;
-  while (c.at < end) {
-    const flags = buf.charCodeAt(c.at);
-    const index = buf.charCodeAt(c.at + 1);
-    if ((flags & ~HEX_ID) !== 0) return undefined;
-    const stored = ((buf.charCodeAt(c.at + 2) << 24) | (buf.charCodeAt(c.at + 3) << 16) | (buf.charCodeAt(c.at + 4) << 8) | buf.charCodeAt(c.at + 5)) >>> 0;
-    c.at += 6;
-    if (flags & HEX_ID) c.at += 16;
+  while (i < end) {
+    const flags = src.charCodeAt(i);
+    const index = src.charCodeAt(i + 1);
+    if ((flags & ~(HEX_ID | IPV4)) !== 0) return undefined;
+    const stored = ((src.charCodeAt(i + 2) << 24) | (src.charCodeAt(i + 3) << 16) | (src.charCodeAt(i + 4) << 8) | src.charCodeAt(i + 5)) >>> 0;
+    i += 6;
+    // The id (16 bytes, or a varint length and its text), then the content's varint length.
+    if (flags & HEX_ID) i += 16;
     else {
-      // (Not `c.at += varint(...)`: that adds to c.at as it was before the varint was read.)
-      const idLength = varint(buf, c);
-      c.at += idLength;
+      let idLength = 0;
+      for (let shift = 0, b = 0x80; b >= 0x80; shift += 7) { b = src.charCodeAt(i++); idLength |= (b & 0x7f) << shift; }
+      i += idLength;
     }
-    const len = varint(buf, c);
-    const from = c.at;
-    c.at += len;
+    let len = 4;
+    if (!(flags & IPV4)) {
+      len = 0;
+      for (let shift = 0, b = 0x80; b >= 0x80; shift += 7) { b = src.charCodeAt(i++); len |= (b & 0x7f) << shift; }
+    }
+    const from = i;
+    i += len;
     let type: number;
     if (index === INDEX_A) {
       rdataRoom(at, 4);
-      if (!ipv4At(buf, from, c.at, at)) return undefined;
+      const rdata = plain.rdata;
+      if (flags & IPV4) {
+        rdata[at] = src.charCodeAt(from);
+        rdata[at + 1] = src.charCodeAt(from + 1);
+        rdata[at + 2] = src.charCodeAt(from + 2);
+        rdata[at + 3] = src.charCodeAt(from + 3);
+      } else if (!parseIPv4Into(src, from, i, rdata, at)) return undefined;
       type = TYPE.A;
     } else if (index === INDEX_AAAA) {
-      const text = buf.slice(from, c.at);
+      const text = src.slice(from, i);
       const ip = parseIPv6(text);
       if (!ip || /[^\x00-\x7f]/.test(text)) return undefined;
       rdataRoom(at, 16);
@@ -116,24 +114,25 @@ export function readPlainRecords(src: string): PlainRecords | undefined {
     } else return undefined;
     if (n === capacity) grow();
     const ttl = stored === 1 ? AUTO_TTL_SECONDS : stored;
-    if (n > 0 && plain.types[n - 1] !== type) {
+    const { types, ttls } = plain;
+    if (n > 0 && types[n - 1] !== type) {
       // A type seen before this run: its rrset would gather records from two runs (the derived path orders them).
-      for (let k = 0; k < n; k++) if (plain.types[k] === type) return undefined;
+      for (let k = 0; k < n; k++) if (types[k] === type) return undefined;
       runStart = n;
     }
-    plain.types[n] = type;
+    types[n] = type;
     plain.starts[n] = at;
     if (type === TYPE.TXT) {
-      const next = txtAt(buf, from, c.at, at);
+      const next = txtAt(src, from, i, at);
       if (next < 0) return undefined;
       at = next;
     } else at += type === TYPE.A ? 4 : 16;
     plain.ends[n] = at;
-    plain.ttls[n] = ttl;
+    ttls[n] = ttl;
     // The rrset's TTL is the lowest of its records' (node-rrsets.ts).
     for (let k = runStart; k < n; k++) {
-      if (plain.ttls[k]! > ttl) plain.ttls[k] = ttl;
-      else if (plain.ttls[k]! < ttl) plain.ttls[n] = plain.ttls[k]!;
+      if (ttls[k]! > ttl) ttls[k] = ttl;
+      else if (ttls[k]! < ttl) ttls[n] = ttls[k]!;
     }
     n++;
   }

@@ -20,7 +20,10 @@ import type { FrozenSlot, SlotsReader } from './slots-reader.js';
 /** Where a transfer's records are written: as records, or a plain name's in wire form (packed-wire.ts). */
 export interface TransferSink {
   add(r: WireRecord): void;
-  /** The records of a plain name, owned by `name` (under the zone's name `origin`). */
+  /**
+   * The records of a plain name, owned by `name`, which is `origin` (the zone's name) or ends with `.` + `origin`
+   * (a zone tree holds no other names: zone-tree.ts skips them).
+   */
   addPlain(name: string, origin: string, records: PlainRecords): void;
 }
 
