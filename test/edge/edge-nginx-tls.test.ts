@@ -92,8 +92,8 @@ const nginxConfig = (): string => server.running.edge!.runtime.nginxConfig() ?? 
 /**
  * Until the nginx workers of the configuration before a change have stopped taking connections: a reload starts
  * new workers before it tells the old ones to finish, and an old worker routes a handshake by the names as they
- * were (a name moved to another TLS range can then be refused: docs/edge.md, "Where TLS ends"). Called once the
- * change was seen answered, so the workers left are the new ones.
+ * were (a name moved to another TLS range is then served by the range it left, with its old versions:
+ * docs/edge.md, "Where TLS ends"). Called once the change was seen answered, so the workers left are the new ones.
  */
 async function oldWorkersDone(): Promise<void> {
   await eventually(async () => expect(server.running.edge!.runtime.frontPids()).toHaveLength(frontWorkerCount(availableParallelism())));

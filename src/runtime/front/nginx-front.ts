@@ -14,7 +14,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from '../../shared/logger.js';
 import { nginxConfig, serverBody, type NginxSettings } from './nginx-config.js';
-import { tlsConfig, type TlsConfigInput } from './tls-config.js';
+import { rangeSocket, tlsConfig, type TlsConfigInput, type TlsName } from './tls-config.js';
 import { killAtExit } from '../temp-dirs.js';
 
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p));
@@ -45,6 +45,23 @@ export interface NginxTlsOptions {
 /** The names nginx serves itself (`TlsConfigInput` less what the front knows). */
 export type TlsNames = Pick<TlsConfigInput, 'names'>;
 
+/**
+ * The names still served by a TLS range they left (`TlsConfigInput.leaving`): every name of `before` now served
+ * in another range, and those already leaving (`was`) whose name is still served elsewhere than the range it
+ * left; each with the certificate it is served with now (the certificate files of older names may be gone).
+ */
+export function leavingNames(before: readonly TlsName[], now: readonly TlsName[], was: readonly TlsName[], dir: string): TlsName[] {
+  const current = new Map(now.map((n) => [n.name, n]));
+  const out = new Map<string, TlsName>();
+  for (const old of [...was, ...before]) {
+    const n = current.get(old.name);
+    const left = rangeSocket(dir, old.range);
+    if (!n || rangeSocket(dir, n.range) === left) continue;
+    out.set(`${old.name} ${left}`, { ...n, range: old.range });
+  }
+  return [...out.values()];
+}
+
 /** Options of {@link NginxFront.start}. */
 export interface NginxFrontOptions extends Omit<NginxSettings, 'routes' | 'user' | 'dir' | 'fast' | 'tls'> {
   binary: string;
@@ -67,6 +84,11 @@ export class NginxFront {
   private fast: string | undefined;
   /** The names nginx ends TLS for (none at first: Node's listener serves every name). */
   private tlsNames: TlsNames = { names: [] };
+  /** Names served by the TLS range they left until {@link oldWorkers} are gone ({@link leavingNames}). */
+  private tlsLeaving: TlsName[] = [];
+  /** Workers that served before a reload that moved names: they may route a connection by the names as they were. */
+  private readonly oldWorkers = new Set<number>();
+  private leavingTimer: NodeJS.Timeout | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
   private readonly log: Logger;
   private readonly configFile: string;
@@ -98,7 +120,7 @@ export class NginxFront {
     const settings: NginxSettings = { ...this.opts, dir: this.opts.dir, routes: this.routes, fast: this.fast, user: process.getuid?.() === 0 ? os.userInfo().username : undefined, tls: undefined };
     const t = this.opts.tls;
     if (!t) return nginxConfig(settings);
-    const text = tlsConfig({ listen: t.listen, dir: this.opts.dir, nodeSocket: t.nodeSocket, bodyFile: this.httpsBodyFile, ...this.tlsNames });
+    const text = tlsConfig({ listen: t.listen, dir: this.opts.dir, nodeSocket: t.nodeSocket, bodyFile: this.httpsBodyFile, ...this.tlsNames, leaving: this.tlsLeaving });
     return nginxConfig({ ...settings, tls: { module: t.module, ...text } });
   }
 
@@ -116,8 +138,29 @@ export class NginxFront {
   /** Sets the names nginx ends TLS for (within a reload, batched over 100 ms, when they changed). */
   setTls(names: TlsNames): void {
     if (JSON.stringify(names) === JSON.stringify(this.tlsNames)) return;
+    this.tlsLeaving = leavingNames(this.tlsNames.names, names.names, this.tlsLeaving, this.opts.dir);
     this.tlsNames = names;
     this.scheduleReload();
+  }
+
+  /**
+   * Forgets the names leaving their TLS ranges once every worker that served before the reloads that moved them
+   * has exited (from then on no connection is routed by the names as they were), and reloads without them.
+   */
+  private watchLeaving(): void {
+    if (this.leavingTimer) return;
+    this.leavingTimer = setInterval(() => {
+      const alive = new Set(this.children(true));
+      for (const pid of this.oldWorkers) if (!alive.has(pid)) this.oldWorkers.delete(pid);
+      if (this.oldWorkers.size > 0 && !this.exited) return;
+      clearInterval(this.leavingTimer);
+      this.leavingTimer = undefined;
+      this.oldWorkers.clear();
+      if (this.tlsLeaving.length === 0) return;
+      this.tlsLeaving = [];
+      this.scheduleReload();
+    }, 200);
+    this.leavingTimer.unref();
   }
 
   /** Sends `host`'s requests to `slot` from now on (within a reload, batched over 100 ms). */
@@ -177,6 +220,10 @@ export class NginxFront {
   /** Rewrites the configuration and has nginx load it gracefully (SIGHUP). */
   reload(): void {
     if (this.closed || this.exited) return;
+    if (this.tlsLeaving.length > 0) {
+      for (const pid of this.workerPids()) this.oldWorkers.add(pid);
+      this.watchLeaving();
+    }
     this.writeConfig();
     this.child.kill('SIGHUP');
   }
@@ -279,6 +326,7 @@ export class NginxFront {
   async stop(graceMs: number): Promise<void> {
     this.closed = true;
     clearTimeout(this.reloadTimer);
+    clearInterval(this.leavingTimer);
     if (this.exited) return;
     const done = new Promise<void>((resolve) => { if (this.exited) resolve(); else this.child.once('exit', () => resolve()); });
     this.child.kill('SIGQUIT');

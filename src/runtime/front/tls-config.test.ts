@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nginxConfig, serverBody } from './nginx-config.js';
-import { findNginx, findStreamModule } from './nginx-front.js';
+import { findNginx, findStreamModule, leavingNames } from './nginx-front.js';
 import { tlsConfig, rangeSocket, type TlsName } from './tls-config.js';
 
 const names = (certFile: string): TlsName[] => [
@@ -32,6 +32,27 @@ describe('nginx ending TLS: the configuration', () => {
     expect(servers).toContain('real_ip_header proxy_protocol;');
     // a script's own HSTS header passes when its zone sets none, and is replaced when it does
     expect(servers).toContain('map $stratus_hsts $stratus_hsts_out { "" $upstream_http_strict_transport_security; default $stratus_hsts; }');
+  });
+
+  it('serves a name leaving its range by the range it left, without routing new connections there', () => {
+    const narrow = { min: 'TLSv1.2', max: 'TLSv1.2' } as const;
+    const { stream, servers } = tlsConfig({ ...input('/run/x', '/c.pem'), leaving: [{ name: 'a.test', certFile: '/c2.pem', range: narrow }] });
+    expect(servers).toMatch(/listen unix:\/run\/x\/tls-TLSv1\.2-TLSv1\.2\.sock ssl proxy_protocol;\s+server_name a\.test;\s+ssl_certificate \/c2\.pem;/);
+    expect(stream).toContain(`a.test unix:${rangeSocket('/run/x', { min: 'TLSv1', max: 'TLSv1.3' })};`);
+    expect(stream).not.toContain('a.test unix:/run/x/tls-TLSv1.2-TLSv1.2.sock');
+  });
+
+  it('keeps a moved name leaving the range it left, with the certificate it has now, until it is back there or gone', () => {
+    const wide = { min: 'TLSv1', max: 'TLSv1.3' } as const;
+    const narrow = { min: 'TLSv1.2', max: 'TLSv1.3' } as const;
+    const at = (range: typeof wide | typeof narrow, certFile = '/c.pem'): TlsName[] => [{ name: 'a.test', certFile, range }, { name: 'b.test', certFile: '/b.pem', range: wide }];
+    const moved = leavingNames(at(wide), at(narrow, '/new.pem'), [], '/d');
+    expect(moved).toEqual([{ name: 'a.test', certFile: '/new.pem', range: wide }]);
+    // moved back before the old workers were gone: it now leaves the narrow range, and is served as usual by the wide one
+    expect(leavingNames(at(narrow), at(wide), moved, '/d')).toEqual([{ name: 'a.test', certFile: '/c.pem', range: narrow }]);
+    // no longer served by nginx at all: nothing to keep
+    expect(leavingNames(at(narrow), [], moved, '/d')).toEqual([]);
+    expect(leavingNames(at(wide), at(wide), [], '/d')).toEqual([]);
   });
 
   it('is a configuration nginx accepts (its stream module installed)', { skip: !findNginx() || !findStreamModule() }, () => {

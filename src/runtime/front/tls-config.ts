@@ -40,6 +40,12 @@ export interface TlsConfigInput {
   /** Folder of the range listeners' sockets (nginx's private folder). */
   dir: string;
   names: TlsName[];
+  /**
+   * Names a change moved to another TLS range, each with the range it left: that range's listener still serves
+   * them (the stream map routes them to their new range). nginx's old workers, until they have stopped accepting
+   * after a reload, still route by the names as they were (nginx-front.ts keeps these until those workers are gone).
+   */
+  leaving?: TlsName[];
   /** Node's HTTPS listener (a Unix socket), for every other name. */
   nodeSocket: string;
   /** The file of a server's locations (`serverBody(settings, true)`), included by every HTTPS server. */
@@ -72,7 +78,7 @@ export function tlsConfig(input: TlsConfigInput): { stream: string; servers: str
   const names = input.names.filter((n) => NAME.test(n.name));
   const listen = input.listen.host.includes(':') ? `[${input.listen.host}]:${input.listen.port}` : `${input.listen.host}:${input.listen.port}`;
   const ranges = new Map<string, { range: TlsRange; certs: Map<string, string[]> }>();
-  for (const n of names) {
+  for (const n of [...names, ...(input.leaving ?? []).filter((l) => NAME.test(l.name))]) {
     const key = rangeSocket(input.dir, n.range);
     let r = ranges.get(key);
     if (!r) { r = { range: n.range, certs: new Map() }; ranges.set(key, r); }
