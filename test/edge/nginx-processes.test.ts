@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findNginx, type NginxFront } from '../../src/runtime/front/nginx-front.js';
-import { startTestNginxFront, type TestNginxFront } from '../helpers/nginx-front.js';
+import { holdRequest, startTestNginxFront, type TestNginxFront } from '../helpers/nginx-front.js';
 import { eventually } from './harness.js';
 
 const nginx = findNginx();
@@ -43,13 +43,7 @@ describe.skipIf(!nginx)("nginx's processes across a reload", () => {
   it('counts a worker finishing its requests after a reload as a process, not as serving', async () => {
     const [before] = front.workerPids();
     expect(before).toBeDefined();
-    const answered = new Promise<number>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: door.port, path: '/held', headers: { host: 'held.test' }, agent: false }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      }).on('error', reject);
-    });
-    await eventually(async () => expect(held).toHaveLength(1));
+    const { answered } = await holdRequest(door.port, held);
     await front.reloadNow();
     const serving = front.workerPids();
     expect(serving).not.toContain(before);

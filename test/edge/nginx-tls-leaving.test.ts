@@ -18,6 +18,7 @@ import { rangeSocket, type TlsName, type TlsRange } from '../../src/runtime/fron
 import { holdListeningSocket, type HeldSocket } from '../../src/runtime/workerd/socket-holder.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { eventually } from './harness.js';
+import { holdRequest } from '../helpers/nginx-front.js';
 
 const nginx = findNginx();
 const streamModule = findStreamModule();
@@ -86,13 +87,7 @@ describe.skipIf(!nginx || !streamModule)('a name leaving its TLS range', () => {
     expect(await handshake(wide, 'move.test')).toMatch(/^TLSv1\.[23]$/);
     const [before] = front.workerPids();
     // A request in flight on the worker from before the move: it lives on after the reload.
-    const answered = new Promise<number>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: edge.port, path: '/held', headers: { host: 'held.test' }, agent: false }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      }).on('error', reject);
-    });
-    await eventually(async () => expect(held).toHaveLength(1));
+    const { answered } = await holdRequest(edge.port, held);
     front.setTls({ names: names(NARROW) });
     await front.reloadNow();
     expect(front.workerPids()).not.toContain(before);
