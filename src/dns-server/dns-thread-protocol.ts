@@ -62,9 +62,9 @@ export type ThreadReport =
    * `more`: a streamed zone transfer, whose next parts come as `part` reports when asked for; `transferOf`: see
    * Responses (query-types.ts).
    */
-  | { t: 'reply'; id: number; out: Uint8Array[]; more?: boolean; transferOf?: string }
-  /** `failed`: the transfer is cut short (its stream was dropped, or making the part threw). */
-  | { t: 'part'; id: number; out: Uint8Array[]; more: boolean; failed?: boolean }
+  | { t: 'reply'; id: number; out: Uint8Array[]; framed?: true; more?: boolean; transferOf?: string }
+  /** `failed`: the transfer is cut short (its stream was dropped, or making the part threw). `framed`: see TransferPart. */
+  | { t: 'part'; id: number; out: Uint8Array[]; framed?: true; more: boolean; failed?: boolean }
   /** `names`: the names of every zone the thread holds. */
   | { t: 'synced'; names: number }
   | { t: 'stats'; counts: QueryCounts }

@@ -85,12 +85,12 @@ export class DnsThread {
       if (m.t === 'reply') {
         const done = this.asks.get(m.id);
         this.asks.delete(m.id);
-        done?.(this.received(m.out), m.more, m.transferOf);
+        done?.(this.received(m.out, m.framed), m.more, m.transferOf);
       } else if (m.t === 'part') {
         const waiting = this.parts.get(m.id);
         const done = waiting?.shift();
         if (waiting?.length === 0) this.parts.delete(m.id);
-        done?.(this.received(m.out), m.more, m.failed);
+        done?.(this.received(m.out, m.framed), m.more, m.failed);
       } else if (m.t === 'stats') queryStats.add(m.counts);
       else if (m.t === 'notified') requestPull(m.zoneId);
       else if (m.t === 'transferred') transferredOut(m.zoneId);
@@ -105,11 +105,12 @@ export class DnsThread {
   }
 
   /**
-   * Buffers over a report's messages (no copy); those lying in the thread's shared chunks (framed-parts.ts) carry
-   * the `release` that gives the chunks back to the thread.
+   * Buffers over a report's messages, or its framed runs of them (no copy); those lying in the thread's shared
+   * chunks (framed-parts.ts) carry the `release` that gives the chunks back to the thread.
    */
-  private received(out: Uint8Array[]): TransferPart {
+  private received(out: Uint8Array[], framed: boolean | undefined): TransferPart {
     const part: TransferPart = out.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
+    if (framed) part.framed = true;
     const chunks = pooledChunkIds(part);
     if (chunks.length > 0) part.release = () => this.command({ t: 'release', chunks });
     return part;

@@ -65,11 +65,11 @@ export class ChunkPool {
 /** This thread's pool of shared chunks, for streamed transfers. */
 export const sharedChunks = new ChunkPool();
 
-/** The numbers of the pooled chunks `messages` lie in, each once (to give them back, in the thread that lent them). */
+/** The numbers of the pooled chunks `messages` (or runs of them) lie in, each once (to give them back, in the thread that lent them). */
 export function pooledChunkIds(messages: readonly Uint8Array[]): number[] {
   const ids: number[] = [];
   for (const m of messages) {
-    if (!(m.buffer instanceof SharedArrayBuffer) || m.byteOffset < ID_BYTES + 2) continue;
+    if (!(m.buffer instanceof SharedArrayBuffer) || m.byteOffset < ID_BYTES) continue;
     const id = new DataView(m.buffer).getUint32(0);
     if (!ids.includes(id)) ids.push(id);
   }

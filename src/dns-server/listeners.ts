@@ -95,10 +95,11 @@ function serveTcpConnection(conn: net.Socket, handler: QueryHandler, opts: Liste
   const address = conn.remoteAddress ?? '';
   // One write per answer or transfer part: every message behind its two-byte length, in one buffer; `taken` is
   // called once the connection has taken it (with an error when it closed first).
-  const write = (responses: readonly Buffer[], taken?: (err?: Error | null) => void): boolean => {
+  const write = (responses: TransferPart, taken?: (err?: Error | null) => void): boolean => {
     if (responses.length === 0) { taken?.(); return true; }
-    // A transfer's messages come framed already (framed-parts.ts): written as slices, without a copy.
-    const runs = framedRuns(responses);
+    // A transfer's messages come framed already (framed-parts.ts): written as slices, without a copy (from the
+    // DNS thread, as those slices).
+    const runs = responses.framed ? responses : framedRuns(responses);
     if (runs) {
       if (runs.length === 1) return conn.write(runs[0]!, taken);
       conn.cork();

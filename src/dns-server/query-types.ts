@@ -10,7 +10,14 @@ export interface QueryOrigin {
  * Messages whose memory is lent (framed-parts.ts: a streamed transfer's shared chunks): the sender calls `release`
  * once the connection has taken their bytes (or closed), never before, and reads them no more after it.
  */
-export type TransferPart = Buffer[] & { release?: () => void };
+export type TransferPart = Buffer[] & {
+  release?: () => void;
+  /**
+   * The buffers are the TCP stream itself, every message already behind its two-byte length (framed-parts.ts),
+   * not one buffer per message: how the DNS thread hands over a transfer's parts (a view per chunk, not per message).
+   */
+  framed?: boolean;
+};
 
 /**
  * Zero or more response messages (several for AXFR). A streamed zone transfer carries `more`: each call gives

@@ -32,7 +32,7 @@ import { QueryLog } from './query-log.js';
 import { queryStats } from './query-stats.js';
 import { signingWith } from './signing.js';
 import { loadNativeUdp, NativeUdp, type NativeMiss } from './native-udp.js';
-import { sharedChunks, transferList } from './framed-parts.js';
+import { framedRuns, sharedChunks, transferList } from './framed-parts.js';
 
 /** A zone tree of this thread; its IXFR journal entries go to the main thread, which keeps them (journal-store.ts). */
 function newTree(zone: SnapshotZone, edge: EdgeAddresses): ZoneTree {
@@ -210,10 +210,19 @@ const STREAM_IDLE_MS = 60_000;
 /** Streamed zone transfers (axfr.ts) whose next parts the main thread asks for, by the id of their query. */
 const streams = new Map<number, { more: NonNullable<Responses['more']>; timer: NodeJS.Timeout }>();
 
+/**
+ * A reply or part as posted: its messages, or (laid out framed, framed-parts.ts) a view of each run of them,
+ * the TCP stream's bytes; a part's `release` stays here (the main thread gives its chunks back by number).
+ */
+function posted(out: readonly Uint8Array[]): { out: Uint8Array[]; framed?: true } {
+  const runs = out.length > 1 ? framedRuns(out) : undefined;
+  return runs ? { out: runs, framed: true } : { out: [...out] };
+}
+
 /** Posts a TCP query's reply; a streamed transfer's next parts wait for the main thread's `more`. */
 function replyStreaming(id: number, out: Uint8Array[] & Pick<Responses, 'more' | 'transferOf'>): void {
   if (out.more) keepStream(id, out.more);
-  parent.postMessage({ t: 'reply', id, out: [...out], more: out.more !== undefined, ...(out.transferOf !== undefined ? { transferOf: out.transferOf } : {}) }, transferList(out));
+  parent.postMessage({ t: 'reply', id, ...posted(out), more: out.more !== undefined, ...(out.transferOf !== undefined ? { transferOf: out.transferOf } : {}) }, transferList(out));
 }
 
 function keepStream(id: number, more: NonNullable<Responses['more']>): void {
@@ -228,8 +237,7 @@ function morePart(id: number): void {
   keepStream(id, s.more);
   Promise.resolve(s.more()).then((out) => {
     if (!out) { clearTimeout(s.timer); streams.delete(id); }
-    // The messages alone (a part's `release` stays here: the main thread gives its chunks back by number).
-    parent.postMessage({ t: 'part', id, out: out ? [...out] : [], more: out !== undefined }, transferList(out ?? []));
+    parent.postMessage({ t: 'part', id, ...posted(out ?? []), more: out !== undefined }, transferList(out ?? []));
   }, (err: unknown) => {
     logger.error({ err }, 'zone transfer failed');
     streams.delete(id);
