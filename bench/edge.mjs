@@ -30,6 +30,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openBucketStore } from '../dist/index.js';
 import { startEdge } from '../dist/runtime/index.js';
 import { silentLogger } from '../dist/shared/logger.js';
@@ -198,15 +199,23 @@ async function helloWorld() {
 async function latencyAt(peers, host) {
   const runs = Object.fromEntries(Object.keys(peers).map((k) => [k, []]));
   for (let r = 0; r < Math.max(ROUNDS, OPEN_ROUNDS); r++) {
-    for (const [name, peer] of Object.entries(peers)) runs[name].push(await openLoop(peer.target, host));
+    for (const [name, peer] of Object.entries(peers)) {
+      // This process's own stalls meanwhile (its thread answers the store service's bucket operations).
+      const delay = monitorEventLoopDelay({ resolution: 1 });
+      delay.enable();
+      const m = await openLoop(peer.target, host);
+      delay.disable();
+      runs[name].push({ ...m, stall99: delay.percentile(99) / 1e6, stallMax: delay.max / 1e6 });
+    }
   }
   const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
   const summary = Object.fromEntries(Object.entries(runs).map(([name, ms]) => [name, {
-    p50: median(ms.map((m) => m.p50)), p99: median(ms.map((m) => m.p99)), p99s: ms.map((m) => m.p99), late99: Math.max(...ms.map((m) => m.late99)), sent99: median(ms.map((m) => m.sent99)) }]));
+    p50: median(ms.map((m) => m.p50)), p99: median(ms.map((m) => m.p99)), p99s: ms.map((m) => m.p99), late99: Math.max(...ms.map((m) => m.late99)), sent99: median(ms.map((m) => m.sent99)),
+    stall99: median(ms.map((m) => m.stall99)), stallMax: median(ms.map((m) => m.stallMax)) }]));
   log(`  open loop, ${OFFERED} req/s offered over ${CONCURRENCY} keep-alive sockets, ${SECONDS} s x ${runs[Object.keys(runs)[0]].length} rounds (median of the rounds; p99 of each round in brackets), load average ${loadAverage()}:`);
   for (const [name, peer] of Object.entries(peers)) {
     const s = summary[name];
-    log(`    ${peer.label.padEnd(24)} p50 ${s.p50.toFixed(2).padStart(7)} ms  p99 ${s.p99.toFixed(2).padStart(7)} ms  (${s.p99s.map((x) => x.toFixed(1)).join(', ')}; generator late p99 <= ${s.late99.toFixed(2)} ms; p99 from sending ${s.sent99.toFixed(2)} ms)`);
+    log(`    ${peer.label.padEnd(24)} p50 ${s.p50.toFixed(2).padStart(7)} ms  p99 ${s.p99.toFixed(2).padStart(7)} ms  (${s.p99s.map((x) => x.toFixed(1)).join(', ')}; generator late p99 <= ${s.late99.toFixed(2)} ms; p99 from sending ${s.sent99.toFixed(2)} ms; node's event loop delayed p99 ${s.stall99.toFixed(2)}, max ${s.stallMax.toFixed(2)} ms)`);
   }
   if (summary.edge && summary.nginx) log(`    p99 edge/nginx -> workerd ${(summary.edge.p99 / summary.nginx.p99).toFixed(2)}x (target: edge under 5 ms, median of the rounds)`);
 }
