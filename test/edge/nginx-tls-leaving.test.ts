@@ -85,6 +85,7 @@ describe.skipIf(!nginx || !streamModule)('a name leaving its TLS range', () => {
     front.setTls({ names: names(WIDE) });
     await front.reloadNow();
     expect(await handshake(wide, 'move.test')).toMatch(/^TLSv1\.[23]$/);
+    await eventually(async () => expect(front.workerPids()).toHaveLength(1));
     const [before] = front.workerPids();
     // A request in flight on the worker from before the move: it lives on after the reload.
     const { answered } = await holdRequest(edge.port, held);
