@@ -89,6 +89,8 @@ export class NginxFront {
   /** Workers that served before a reload that moved names: they may route a connection by the names as they were. */
   private readonly oldWorkers = new Set<number>();
   private leavingTimer: NodeJS.Timeout | undefined;
+  /** Names moved since the last reload: the next reload records the workers from before it in {@link oldWorkers}. */
+  private movedSinceReload = false;
   private reloadTimer: NodeJS.Timeout | undefined;
   private readonly log: Logger;
   private readonly configFile: string;
@@ -138,7 +140,10 @@ export class NginxFront {
   /** Sets the names nginx ends TLS for (within a reload, batched over 100 ms, when they changed). */
   setTls(names: TlsNames): void {
     if (JSON.stringify(names) === JSON.stringify(this.tlsNames)) return;
-    this.tlsLeaving = leavingNames(this.tlsNames.names, names.names, this.tlsLeaving, this.opts.dir);
+    const leaving = leavingNames(this.tlsNames.names, names.names, this.tlsLeaving, this.opts.dir);
+    // Names moved by this change: the workers serving when it is loaded are the ones to outlive.
+    if (JSON.stringify(leaving) !== JSON.stringify(this.tlsLeaving)) this.movedSinceReload = leaving.length > 0;
+    this.tlsLeaving = leaving;
     this.tlsNames = names;
     this.scheduleReload();
   }
@@ -152,7 +157,7 @@ export class NginxFront {
     this.leavingTimer = setInterval(() => {
       const alive = new Set(this.children(true));
       for (const pid of this.oldWorkers) if (!alive.has(pid)) this.oldWorkers.delete(pid);
-      if (this.oldWorkers.size > 0 && !this.exited) return;
+      if ((this.oldWorkers.size > 0 || this.movedSinceReload) && !this.exited) return;
       clearInterval(this.leavingTimer);
       this.leavingTimer = undefined;
       this.oldWorkers.clear();
@@ -220,7 +225,8 @@ export class NginxFront {
   /** Rewrites the configuration and has nginx load it gracefully (SIGHUP). */
   reload(): void {
     if (this.closed || this.exited) return;
-    if (this.tlsLeaving.length > 0) {
+    if (this.movedSinceReload) {
+      this.movedSinceReload = false;
       for (const pid of this.workerPids()) this.oldWorkers.add(pid);
       this.watchLeaving();
     }
