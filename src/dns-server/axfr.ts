@@ -67,6 +67,8 @@ class MessagePacker implements TransferSink {
   /** Where closed messages go: behind their TCP length, in chunks handed over without copies (framed-parts.ts). */
   private readonly chunks: FramedChunks;
   out: Buffer[] = [];
+  /** Where a message still open at the end of a part goes on being written. */
+  private own: Buffer | undefined;
 
   /** `pool`: the closed messages' chunks are lent from it (a streamed transfer), each part given back with its `release`. */
   constructor(private readonly id: number, private readonly question: Question, private readonly maxBytes: number, private readonly pool?: ChunkPool) {
@@ -76,7 +78,8 @@ class MessagePacker implements TransferSink {
 
   private begin(): void {
     const w = this.w;
-    w.reset();
+    // Written in place in its chunk (flush then adds only its length).
+    w.reset(this.chunks.openRoom(this.maxBytes * 2));
     w.u16(this.id);
     w.u16(0x8400); // QR, AA
     w.u16(this.made === 0 ? 1 : 0);
@@ -174,7 +177,7 @@ class MessagePacker implements TransferSink {
     if (!this.open) this.begin();
     if (this.w.pos > 0xffff) throw new RangeError(`a transfer message of ${this.w.pos} bytes`);
     this.w.patch16(6, this.count);
-    this.out.push(this.chunks.push(this.w.buf, this.w.pos));
+    this.out.push(this.chunks.isRoom(this.w.buf) ? this.chunks.commit(this.w.pos) : this.chunks.push(this.w.buf, this.w.pos));
     this.made++;
     this.count = 0;
     this.open = false;
@@ -184,6 +187,15 @@ class MessagePacker implements TransferSink {
   takeOut(): TransferPart {
     const out: TransferPart = this.out;
     this.out = [];
+    // A message still open goes on in the packer's own buffer (this part's chunks are given back once it is
+    // sent; no chunk is taken for a part not asked for yet), copied into the next part's chunk when closed. Its
+    // offsets are from its own start, so its bytes move as they are.
+    const w = this.w;
+    if (this.open && this.chunks.isRoom(w.buf)) {
+      const own = (this.own ??= Buffer.allocUnsafe(w.buf.length));
+      own.set(w.buf.subarray(0, w.pos));
+      w.buf = own;
+    }
     this.chunks.takeChunk();
     const pool = this.pool;
     if (pool) out.release = () => pool.give(pooledChunkIds(out));

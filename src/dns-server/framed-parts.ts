@@ -98,6 +98,30 @@ export class FramedChunks {
     return msg;
   }
 
+  /**
+   * Room for the next message, written in place (no copy when it is closed with {@link commit}): a view of `size`
+   * bytes after room for its length. A message that outgrows it is written elsewhere and closed with {@link push}.
+   */
+  openRoom(size: number): Buffer {
+    if (this.at + 2 + size > this.chunk.length) this.newChunk(2 + size);
+    return this.chunk.subarray(this.at + 2, this.at + 2 + size);
+  }
+
+  /** Whether `view` is the room {@link openRoom} gave last (the message is still there). */
+  isRoom(view: Uint8Array): boolean {
+    return view.buffer === this.chunk.buffer && view.byteOffset === this.chunk.byteOffset + this.at + 2;
+  }
+
+  /** Closes the message written in place into {@link openRoom}'s view, `len` bytes, behind its length. */
+  commit(len: number): Buffer {
+    const c = this.chunk;
+    c[this.at] = len >>> 8;
+    c[this.at + 1] = len & 0xff;
+    const msg = c.subarray(this.at + 2, this.at + 2 + len);
+    this.at += 2 + len;
+    return msg;
+  }
+
   /** Messages pushed from now on go into a new chunk (the ones before may be handed over). */
   takeChunk(): void {
     this.chunk = Buffer.alloc(0);

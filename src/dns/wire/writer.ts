@@ -14,8 +14,9 @@ export class Writer {
     this.buf = Buffer.allocUnsafe(size);
   }
 
-  /** Starts a new message. */
-  reset(): void {
+  /** Starts a new message (into `buf` when given: written in place, moved to a buffer of its own if it outgrows it). */
+  reset(buf?: Buffer): void {
+    if (buf) this.buf = buf;
     this.pos = 0;
     this.names.clear();
   }
