@@ -122,8 +122,13 @@ export class FramedChunks {
     return msg;
   }
 
-  /** Messages pushed from now on go into a new chunk (the ones before may be handed over). */
+  /**
+   * Messages pushed from now on go into a new chunk (the ones before may be handed over). A pooled chunk that holds
+   * no message yet (taken for a message that was still open when its part ended) goes back to the pool: no part
+   * refers to it, so nothing else would ever give it back.
+   */
   takeChunk(): void {
+    if (this.at === 0 && this.pool && this.chunk.length > 0) this.pool.give(pooledChunkIds([this.chunk]));
     this.chunk = Buffer.alloc(0);
     this.at = 0;
   }
