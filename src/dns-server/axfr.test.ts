@@ -27,6 +27,18 @@ function lines(messages: Buffer[]): { all: string[]; soaFirstAndLast: boolean } 
 }
 
 describe('streamed AXFR of a zone tree', () => {
+  it('answers with its first messages at once, however long a part may take', () => {
+    const tree = new ZoneTree(zone(10, false), EDGE);
+    tree.apply(Array.from({ length: 20_000 }, (_, i) => ({ id: `r${i}`, before: null, after: a(i) })), 11);
+    // A part may take a minute: the whole zone would fit in one, but the first part ends with its first batch.
+    const { first, more } = axfrStream(tree, 7, QUESTION, 16_000, 60_000);
+    const rest: Buffer[] = [];
+    for (let part = more!(); part !== undefined; part = more!()) rest.push(...(part as Buffer[]));
+    expect(first.length).toBeGreaterThan(0);
+    expect(rest.length).toBeGreaterThan(4 * first.length);
+    expect(lines([...first, ...rest]).all).toEqual(lines(axfrMessages(tree, 7, QUESTION)).all);
+  });
+
   it('sends the version of the zone at its start, in slices, whatever changes meanwhile', () => {
     const tree = new ZoneTree(zone(10, false), EDGE);
     const records = [...Array.from({ length: 9000 }, (_, i) => a(i)),

@@ -215,6 +215,12 @@ export function axfrMessages(s: ZoneSnapshot, id: number, question: Question, ma
 const SLICE_NAMES = 2000;
 /** Work per part of a streamed transfer (ms): batches are taken until this much time has passed. */
 const PART_MS = 4;
+/**
+ * Work for a streamed transfer's first part (ms): none past its first message, so the client has bytes within
+ * about a millisecond of its query (a full part first held them back for {@link PART_MS} and a round trip, where
+ * Knot sends at once), while the next parts are made as the first is sent.
+ */
+const FIRST_PART_MS = 0;
 
 /**
  * A transfer's messages: the first part now, the next ones from `more()` (undefined: complete). Each part's
@@ -268,9 +274,9 @@ export function streamTransfer(id: number, question: Question, batches: Iterator
 function packTransfer(id: number, question: Question, batch: (sink: TransferSink) => boolean, maxBytes: number, partMs: number, pool: ChunkPool): TransferParts {
   const packer = new MessagePacker(id, question, maxBytes, pool);
   let done = false;
-  const part = (): TransferPart | undefined => {
+  const part = (ms = partMs): TransferPart | undefined => {
     if (done) return undefined;
-    const end = performance.now() + partMs;
+    const end = performance.now() + ms;
     do {
       if (!batch(packer)) {
         packer.flush();
@@ -280,5 +286,5 @@ function packTransfer(id: number, question: Question, batch: (sink: TransferSink
     } while (performance.now() < end || packer.out.length === 0);
     return packer.takeOut();
   };
-  return { first: part()!, more: part };
+  return { first: part(Math.min(FIRST_PART_MS, partMs))!, more: () => part() };
 }
