@@ -4,6 +4,11 @@
  * deadline), by an `exit` hook: no folder outlives the process. The hook first kills the child processes that
  * write into those folders (workerd binds sockets there, nginx its logs and temporary files), so that none adds a
  * file while the folder is being removed.
+ *
+ * A process killed outright (SIGKILL, the OOM killer, a power cut) runs no hook: its folders stay. Each folder
+ * therefore names the process that made it (an `owner` file: its pid and, on Linux, its start time, so a reused
+ * pid is not taken for it), and making a folder first removes this user's folders of the same prefix whose owner
+ * is gone.
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -35,10 +40,67 @@ function hook(): void {
   process.once('exit', cleanUpAtExit);
 }
 
-/** Makes a fresh folder `<tmpdir>/<prefix>XXXXXX` (mode 0700) that is removed at process exit at the latest. */
+/** The file in each folder naming the process that made it: `<pid> <start time>`. */
+const OWNER_FILE = 'owner';
+
+/** A process's start time as /proc gives it (clock ticks since boot), or '' where there is none to read. */
+function startTime(pid: number): string {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command's closing parenthesis start at the third; the start time is the 22nd.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** Whether the process `owner` names (`<pid> <start time>`) still runs. */
+function ownerRuns(owner: string): boolean {
+  const [pidText, start = ''] = owner.trim().split(' ');
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return start === '' || startTime(pid) === '' || startTime(pid) === start;
+}
+
+/**
+ * Removes the folders `<parent>/<prefix>*` of this user whose owner (the process that made them) is gone; folders
+ * without an owner file, of other users, or of a process still running are left. The folders removed.
+ */
+export function removeStaleTempDirs(prefix: string, parent = os.tmpdir()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(parent).filter((n) => n.startsWith(prefix));
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const dir = path.join(parent, name);
+    if (live.has(dir)) continue;
+    try {
+      if (fs.lstatSync(dir).uid !== process.getuid?.()) continue;
+      if (ownerRuns(fs.readFileSync(path.join(dir, OWNER_FILE), 'utf8'))) continue;
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 10 });
+      removed.push(dir);
+    } catch { /* no owner file, not ours, or gone meanwhile */ }
+  }
+  return removed;
+}
+
+/**
+ * Makes a fresh folder `<tmpdir>/<prefix>XXXXXX` (mode 0700) that is removed at process exit at the latest, after
+ * removing the folders of that prefix that dead processes left ({@link removeStaleTempDirs}).
+ */
 export function makeTempDir(prefix: string): string {
+  removeStaleTempDirs(prefix);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   fs.chmodSync(dir, 0o700);
+  fs.writeFileSync(path.join(dir, OWNER_FILE), `${process.pid} ${startTime(process.pid)}\n`, { mode: 0o600 });
   live.add(dir);
   hook();
   return dir;
