@@ -14,7 +14,8 @@
  *    script version's own socket with the fast path) against the same script in workerd alone, behind nginx
  *    (Debian's, one worker) and in `wrangler dev --local`, in the same run, rounds interleaved, best of each (the open loop: median of `--open-rounds`).
  *    Target (issue 28): at least 0.8x of nginx -> workerd in requests/s, and a p99 under 5 ms at `--offered`
- *    requests/s, open loop (bench/lib/open-loop.mjs). Also measured, to show where the time goes: the same runtime with `--edge-front off`
+ *    requests/s, open loop (bench/lib/open-loop.mjs; the edge's row adds nginx's own time per request, from its
+ *    access records: the latency spent inside the edge). Also measured, to show where the time goes: the same runtime with `--edge-front off`
  *    (generations accept on the edge socket), the generation's own socket behind the front, the two-process
  *    floor (a workerd running no JavaScript forwarding to the script's workerd: the least any front process
  *    costs), and each process's CPU time per request.
@@ -76,7 +77,9 @@ const catalog = new BenchCatalog();
 // The pairs script makes 2 x PAIRS bucket calls in one request: a bucket subrequest limit above that (the limit
 // is still counted, so its cost is measured).
 // `--front-workers N`: the edge's nginx workers (default: as `stratus serve`, one per two cores)
-const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000, front: args.front ?? 'auto', fastPath: FAST_PATH,
+/** While set, nginx's own time (ms, its `$request_time`) of each request the edge serves, from its access records. */
+let edgeTimes;
+const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), access: (records) => { if (edgeTimes) for (const r of records) edgeTimes.push(r.ms); }, bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000, front: args.front ?? 'auto', fastPath: FAST_PATH,
   ...(args['front-workers'] ? { frontWorkers: Number(args['front-workers']) } : {}) });
 // The same runtime without its fast path (`--peers …,slowpath`), on the same catalog: before and after in one run.
 const slowEdge = ONLY.has('hello') && FAST_PATH && edge.runtime.fastPathOn && PEERS?.has('slowpath')
@@ -203,21 +206,37 @@ async function latencyAt(peers, host) {
       // This process's own stalls meanwhile (its thread answers the store service's bucket operations).
       const delay = monitorEventLoopDelay({ resolution: 1 });
       delay.enable();
+      if (name === 'edge') edgeTimes = [];
       const m = await openLoop(peer.target, host);
       delay.disable();
-      runs[name].push({ ...m, stall99: delay.percentile(99) / 1e6, stallMax: delay.max / 1e6 });
+      runs[name].push({ ...m, stall99: delay.percentile(99) / 1e6, stallMax: delay.max / 1e6, inside: name === 'edge' ? await nginxTimes() : undefined });
     }
   }
   const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
   const summary = Object.fromEntries(Object.entries(runs).map(([name, ms]) => [name, {
     p50: median(ms.map((m) => m.p50)), p99: median(ms.map((m) => m.p99)), p99s: ms.map((m) => m.p99), late99: Math.max(...ms.map((m) => m.late99)), sent99: median(ms.map((m) => m.sent99)),
-    stall99: median(ms.map((m) => m.stall99)), stallMax: median(ms.map((m) => m.stallMax)) }]));
+    stall99: median(ms.map((m) => m.stall99)), stallMax: median(ms.map((m) => m.stallMax)),
+    inside: ms[0].inside ? { p99: median(ms.map((m) => m.inside.p99)), p999: median(ms.map((m) => m.inside.p999)) } : undefined }]));
   log(`  open loop, ${OFFERED} req/s offered over ${CONCURRENCY} keep-alive sockets, ${SECONDS} s x ${runs[Object.keys(runs)[0]].length} rounds (median of the rounds; p99 of each round in brackets), load average ${loadAverage()}:`);
   for (const [name, peer] of Object.entries(peers)) {
     const s = summary[name];
     log(`    ${peer.label.padEnd(24)} p50 ${s.p50.toFixed(2).padStart(7)} ms  p99 ${s.p99.toFixed(2).padStart(7)} ms  (${s.p99s.map((x) => x.toFixed(1)).join(', ')}; generator late p99 <= ${s.late99.toFixed(2)} ms; p99 from sending ${s.sent99.toFixed(2)} ms; node's event loop delayed p99 ${s.stall99.toFixed(2)}, max ${s.stallMax.toFixed(2)} ms)`);
+    if (s.inside) log(`      inside the edge (nginx's own time per request, whole ms, warm-up included): p99 ${s.inside.p99} ms, p99.9 ${s.inside.p999} ms`);
   }
   if (summary.edge && summary.nginx) log(`    p99 edge/nginx -> workerd ${(summary.edge.p99 / summary.nginx.p99).toFixed(2)}x (target: edge under 5 ms, median of the rounds)`);
+}
+
+/**
+ * nginx's own times of the edge's requests since `edgeTimes` was set: its access records reach Node after nginx's
+ * buffer is flushed (100 ms) and read (at most 250 ms later), so they are taken once no more arrive.
+ */
+async function nginxTimes() {
+  let seen = -1;
+  while (seen !== edgeTimes.length) { seen = edgeTimes.length; await new Promise((r) => setTimeout(r, 400)); }
+  const sorted = edgeTimes.sort((a, b) => a - b);
+  edgeTimes = undefined;
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN;
+  return { p99: at(0.99), p999: at(0.999) };
 }
 
 /** 1b. A script that reads a 1 KiB object from its bucket: --edge against nginx -> workerd alone (its binding on the same store service). */
