@@ -4,7 +4,7 @@
  *
  *   node bench/edge.mjs [--seconds 5] [--concurrency 16] [--rounds 3] [--pairs 2000] [--scripts 20] [--wrangler off]
  *     [--only hello,read,bucket,deploy,runtimes] [--peers nginx,edge,...] [--front-workers N] [--workers N] [--offered 2000]
- *     [--open-rounds 5] [--client node|wrk]
+ *     [--open-rounds 5] [--client node|wrk] [--open-client node|c]
  *
  * `--peers` keeps only some rows of section 1 (plain, nginx, nginxgc, edge, slowpath, workers, workerdFront, direct,
  * generation, shimmed, floor, wrangler); `workers` is the edge with `--workers N` nginx workers (default 2) against
@@ -70,7 +70,9 @@ const PEERS = args.peers ? new Set(args.peers.split(',')) : undefined;
 /** `--client wrk`: the closed loop's client is wrk (bench/lib/wrk-loop.mjs), else the Node generator (closed-loop.mjs). */
 const CLIENT = args.client === 'wrk' && WRK ? 'wrk' : 'node';
 if (args.client === 'wrk' && !WRK) log('wrk is not installed: the closed loop uses the Node generator');
-const { openLoop, measured, stop: stopOpenLoop } = loadGenerators({ seconds: SECONDS, concurrency: CONCURRENCY, offered: OFFERED, warm: WARM, client: CLIENT });
+/** `--open-client c`: the open loop's client is bench/lib/open-loop.c (compiled with `cc`), else the Node generator (open-loop.mjs). */
+const OPEN_CLIENT = args['open-client'] === 'c' ? 'c' : 'node';
+const { openLoop, measured, stop: stopOpenLoop } = loadGenerators({ seconds: SECONDS, concurrency: CONCURRENCY, offered: OFFERED, warm: WARM, client: CLIENT, openClient: OPEN_CLIENT });
 
 const store = await openBucketStore({ dataDir: path.join(root, 'data') });
 const catalog = new BenchCatalog();
@@ -217,7 +219,7 @@ async function latencyAt(peers, host) {
     p50: median(ms.map((m) => m.p50)), p99: median(ms.map((m) => m.p99)), p99s: ms.map((m) => m.p99), late99: Math.max(...ms.map((m) => m.late99)), sent99: median(ms.map((m) => m.sent99)),
     stall99: median(ms.map((m) => m.stall99)), stallMax: median(ms.map((m) => m.stallMax)),
     inside: ms[0].inside ? { p99: median(ms.map((m) => m.inside.p99)), p999: median(ms.map((m) => m.inside.p999)) } : undefined }]));
-  log(`  open loop, ${OFFERED} req/s offered over ${CONCURRENCY} keep-alive sockets, ${SECONDS} s x ${runs[Object.keys(runs)[0]].length} rounds (median of the rounds; p99 of each round in brackets), load average ${loadAverage()}:`);
+  log(`  open loop, ${OFFERED} req/s offered over ${CONCURRENCY} keep-alive sockets (${OPEN_CLIENT === 'c' ? 'open-loop.c' : 'Node'} client), ${SECONDS} s x ${runs[Object.keys(runs)[0]].length} rounds (median of the rounds; p99 of each round in brackets), load average ${loadAverage()}:`);
   for (const [name, peer] of Object.entries(peers)) {
     const s = summary[name];
     log(`    ${peer.label.padEnd(24)} p50 ${s.p50.toFixed(2).padStart(7)} ms  p99 ${s.p99.toFixed(2).padStart(7)} ms  (${s.p99s.map((x) => x.toFixed(1)).join(', ')}; generator late p99 <= ${s.late99.toFixed(2)} ms; p99 from sending ${s.sent99.toFixed(2)} ms; node's event loop delayed p99 ${s.stall99.toFixed(2)}, max ${s.stallMax.toFixed(2)} ms)`);

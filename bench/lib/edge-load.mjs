@@ -8,15 +8,28 @@ import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
 import net from 'node:net';
-import { fork } from 'node:child_process';
+import os from 'node:os';
+import { execFile, execFileSync, fork } from 'node:child_process';
 import { wrkLoop } from './wrk-loop.mjs';
+
+/** open-loop.c compiled once per run (`cc`), into a folder of its own. */
+let openLoopBinary;
+function compiledOpenLoop() {
+  if (!openLoopBinary) {
+    openLoopBinary = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-open-loop-')), 'open-loop');
+    execFileSync('cc', ['-O2', '-o', openLoopBinary, path.join(import.meta.dirname, 'open-loop.c')]);
+    process.once('exit', () => fs.rmSync(path.dirname(openLoopBinary), { recursive: true, force: true }));
+  }
+  return openLoopBinary;
+}
 
 /**
  * The generators for a run: `seconds` per measure over `concurrency` keep-alive sockets; the open loop offers
  * `offered` requests/s and does not count its first `warm` seconds. `client: 'wrk'` runs the closed loop's TCP
- * measures with wrk (wrk-loop.mjs) instead of the Node generator.
+ * measures with wrk (wrk-loop.mjs) instead of the Node generator; `openClient: 'c'` runs the open loop's TCP
+ * measures with open-loop.c (no JavaScript runtime in the client) instead of open-loop.mjs.
  */
-export function loadGenerators({ seconds, concurrency, offered, warm, client = 'node' }) {
+export function loadGenerators({ seconds, concurrency, offered, warm, client = 'node', openClient = 'node' }) {
   /** The closed-loop load generator, a process of its own (closed-loop.mjs), started once and reused. */
   let closedLoopProcess;
   /** Closed-loop load: `concurrency` keep-alive connections for `seconds`, from the generator's process; returns { rps, p99, count }. */
@@ -37,6 +50,11 @@ export function loadGenerators({ seconds, concurrency, offered, warm, client = '
    * Returns { p50, p99 }.
    */
   function openLoop(port, host) {
+    if (openClient === 'c' && typeof port === 'number') {
+      return new Promise((resolve, reject) => {
+        execFile(compiledOpenLoop(), [String(port), host, String(offered), String(seconds), String(warm), String(concurrency)], (err, out) => (err ? reject(err) : resolve(JSON.parse(out))));
+      });
+    }
     openLoopProcess ??= fork(path.join(import.meta.dirname, 'open-loop.mjs'), { stdio: 'inherit' });
     const target = typeof port === 'number' ? { port } : port;
     return new Promise((resolve) => {
