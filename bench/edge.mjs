@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * Edge benchmark (prints, never asserts). Run after `npm run build`:
+ * Edge benchmark (prints, never asserts). Run after `npm run build` (with `node --max-semi-space-size=1`, as
+ * `stratus serve` runs, for the bucket sections: this process is the store service):
  *
  *   node bench/edge.mjs [--seconds 5] [--concurrency 16] [--rounds 3] [--pairs 2000] [--scripts 20] [--wrangler off]
  *     [--only hello,read,bucket,deploy,runtimes] [--peers nginx,edge,...] [--front-workers N] [--workers N] [--offered 2000]
@@ -50,6 +51,9 @@ const ROUNDS = Number(args.rounds ?? 3);
 const PAIRS = Number(args.pairs ?? 2000);
 const SCRIPTS = Number(args.scripts ?? 20);
 const log = (line) => process.stdout.write(`${line}\n`);
+/** `stratus serve`'s young generation (src/cli.ts's first line): this process answers bucket operations as serve's does. */
+const SERVE_FLAG = '--max-semi-space-size=1';
+if (!process.execArgv.includes(SERVE_FLAG)) log(`note: this process runs without ${SERVE_FLAG}, which stratus serve has: \`node ${SERVE_FLAG} bench/edge.mjs\` measures bucket operations as serve answers them`);
 // each peer process stops with the benchmark (an exit listener each)
 process.setMaxListeners(50);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stratus-bench-edge-'));

@@ -27,8 +27,11 @@ export interface SpawnedStratus {
 /** The CLI entry of the build. */
 export const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js');
 
-/** Starts `stratus serve` with `flags` (plus port-0 listeners and the test credentials). */
-export async function spawnStratus(dataDir: string, flags: Record<string, string> = {}): Promise<SpawnedStratus> {
+/**
+ * Starts `stratus serve` with `flags` (plus port-0 listeners and the test credentials); `viaBin` runs the build's
+ * executable itself (its first line chooses the interpreter and its flags) instead of `node dist/cli.js`.
+ */
+export async function spawnStratus(dataDir: string, flags: Record<string, string> = {}, viaBin = false): Promise<SpawnedStratus> {
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`);
   const all: Record<string, string> = {
     'data-dir': dataDir, http: '127.0.0.1:0', dns: '127.0.0.1:0', s3: '127.0.0.1:0', admin: '127.0.0.1:0', edge: 'off', 'dns-workers': '0',
@@ -37,7 +40,7 @@ export async function spawnStratus(dataDir: string, flags: Record<string, string
     'log-level': 'warn', 'rate-limit': '0', 'auth-failure-limit': '0', ...flags,
   };
   const args = [CLI, 'serve', ...Object.entries(all).flatMap(([k, v]) => [`--${k}`, v])];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = viaBin ? spawn(CLI, args.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
   child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
