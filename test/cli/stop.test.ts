@@ -46,7 +46,9 @@ describe('stopping stratus serve', () => {
 
   it('through npx: SIGTERM to npx stops stratus', async () => {
     const args = await serveArgs();
-    const viaNpx = await startCli(args, { command: ['npx', '--no-install', 'stratus'], cwd: ROOT });
+    // npx runs the clone's `prepare` (npm run build) the first time, --no-install or not: that rewrote dist/ under
+    // the other files' spawned servers (one failed to import a half-written module). The suite built it already.
+    const viaNpx = await startCli(args, { command: ['npx', '--no-install', 'stratus'], cwd: ROOT, env: { npm_config_ignore_scripts: 'true' } });
     // npx -> node dist/cli.js: at least one process below npx.
     await stopAndCheck(viaNpx, 'SIGTERM', 1);
     const again = await startCli(args);
