@@ -286,5 +286,5 @@ function packTransfer(id: number, question: Question, batch: (sink: TransferSink
     } while (performance.now() < end || packer.out.length === 0);
     return packer.takeOut();
   };
-  return { first: part(Math.min(FIRST_PART_MS, partMs))!, more: () => part() };
+  return { first: part(FIRST_PART_MS)!, more: () => part() };
 }

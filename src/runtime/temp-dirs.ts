@@ -14,6 +14,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { procStatFields } from './proc-stat.js';
 
 const live = new Set<string>();
 const children = new Map<ChildProcess, boolean>();
@@ -45,13 +46,7 @@ const OWNER_FILE = 'owner';
 
 /** A process's start time as /proc gives it (clock ticks since boot), or '' where there is none to read. */
 function startTime(pid: number): string {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command's closing parenthesis start at the third; the start time is the 22nd.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
-  } catch {
-    return '';
-  }
+  return procStatFields(pid)?.[19] ?? '';
 }
 
 /** Whether the process `owner` names (`<pid> <start time>`) still runs. */
@@ -64,7 +59,8 @@ function ownerRuns(owner: string): boolean {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  return start === '' || startTime(pid) === '' || startTime(pid) === start;
+  const now = startTime(pid);
+  return start === '' || now === '' || now === start;
 }
 
 /**

@@ -16,6 +16,7 @@ import type { Logger } from '../../shared/logger.js';
 import { nginxConfig, serverBody, type NginxSettings } from './nginx-config.js';
 import { rangeSocket, tlsConfig, type TlsConfigInput, type TlsName } from './tls-config.js';
 import { killAtExit } from '../temp-dirs.js';
+import { procStatFields } from '../proc-stat.js';
 
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p));
 
@@ -299,8 +300,7 @@ export class NginxFront {
     for (const entry of fs.readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
-        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-        if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] !== String(master)) continue;
+        if (procStatFields(entry)?.[1] !== String(master)) continue;
         if (finishing || !fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('shutting down')) out.push(Number(entry));
       } catch { /* gone meanwhile */ }
     }
