@@ -9,7 +9,10 @@
  *
  * `--peers` keeps only some rows of section 1 (plain, nginx, nginxgc, edge, slowpath, workers, workerdFront, direct,
  * generation, shimmed, floor, wrangler); `workers` is the edge with `--workers N` nginx workers (default 2) against
- * the edge's default (`--front-workers`, else one per two cores).
+ * the edge's default (`--front-workers`, else one per two cores). `--edge-limits off` runs the edge with both
+ * subrequest limits off. `BENCH_WORKERD_OUTPUT=FILE` keeps the edge's workerd output (JSON lines; with
+ * `STRATUS_WORKERD_V8_FLAGS="--max-semi-space-size=1 --minor-gc-task-trigger=5 --trace-gc-nvp"`, every collection
+ * of the generation with its phases, as docs/edge.md's figures on workerd's full collections were read).
  *
  * 1. Hello world: requests/s and p99 of a hello-world script through Stratus's --edge listener (nginx, then the
  *    script version's own socket with the fast path) against the same script in workerd alone, behind nginx
@@ -35,6 +38,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openBucketStore } from '../dist/index.js';
 import { startEdge } from '../dist/runtime/index.js';
+import pino from 'pino';
 import { silentLogger } from '../dist/shared/logger.js';
 import { limitModules } from '../dist/runtime/workerd/limits-shim.js';
 import { EDGE_V8_FLAGS } from '../dist/runtime/workerd/gc-flags.js';
@@ -67,6 +71,7 @@ const ACCOUNTS = Number(args.accounts ?? 8);
 const OPEN_ROUNDS = Number(args['open-rounds'] ?? 5);
 const WITH_WRANGLER = args.wrangler !== 'off' && ONLY.has('hello');
 /** `--shim-limits 0`: the `script + limits entry` peer with both subrequest limits off (no AsyncLocalStorage). */
+/** `--edge-limits off`: the edge with both subrequest limits off (no counting, no `AsyncLocalStorage`; `--shim-limits 0` is the same for `script + limits entry`). */
 /** `--fast-path off`: the edge without its fast path (`--edge-fast-path`, nginx front), as before it. */
 const FAST_PATH = args['fast-path'] !== 'off';
 /** `--peers a,b`: only these rows (workerd alone, the denominator, always). */
@@ -85,7 +90,9 @@ const catalog = new BenchCatalog();
 // `--front-workers N`: the edge's nginx workers (default: as `stratus serve`, one per two cores)
 /** While set, nginx's own time (ms, its `$request_time`) of each request the edge serves, from its access records. */
 let edgeTimes;
-const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), access: (records) => { if (edgeTimes) for (const r of records) edgeTimes.push(r.ms); }, bucketFor: (_a, name, o) => store.bucket(name, o), bucketSubrequests: 1_000_000_000, front: args.front ?? 'auto', fastPath: FAST_PATH,
+/** `BENCH_WORKERD_OUTPUT=FILE`: the edge's workerd output (a script's console, `--trace-gc` through `STRATUS_WORKERD_V8_FLAGS`) as JSON lines in FILE. */
+const edgeLogger = process.env.BENCH_WORKERD_OUTPUT ? pino({ level: 'info' }, pino.destination(process.env.BENCH_WORKERD_OUTPUT)) : silentLogger();
+const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: edgeLogger, access: (records) => { if (edgeTimes) for (const r of records) edgeTimes.push(r.ms); }, bucketFor: (_a, name, o) => store.bucket(name, o), ...(args['edge-limits'] === 'off' ? { subrequests: 0, bucketSubrequests: 0 } : { bucketSubrequests: 1_000_000_000 }), front: args.front ?? 'auto', fastPath: FAST_PATH,
   ...(args['front-workers'] ? { frontWorkers: Number(args['front-workers']) } : {}) });
 // The same runtime without its fast path (`--peers …,slowpath`), on the same catalog: before and after in one run.
 const slowEdge = ONLY.has('hello') && FAST_PATH && edge.runtime.fastPathOn && PEERS?.has('slowpath')
