@@ -9,7 +9,8 @@
  *
  * `--peers` keeps only some rows of section 1 (plain, nginx, nginxgc, edge, slowpath, workers, workerdFront, direct,
  * generation, shimmed, floor, wrangler); `workers` is the edge with `--workers N` nginx workers (default 2) against
- * the edge's default (`--front-workers`, else one per two cores). `--edge-limits off` runs the edge with both
+ * the edge's default (`--front-workers`, else one per two cores); `nginx2` (bucket read only) is nginx (`least_conn`) in front
+ * of two workerds reading from the same store. `--edge-limits off` runs the edge with both
  * subrequest limits off. `BENCH_WORKERD_OUTPUT=FILE` keeps the edge's workerd output (JSON lines; with
  * `STRATUS_WORKERD_V8_FLAGS="--max-semi-space-size=1 --minor-gc-task-trigger=5 --trace-gc-nvp"`, every collection
  * of the generation with its phases, as docs/edge.md's figures on workerd's full collections were read).
@@ -262,11 +263,15 @@ async function bucketRead() {
   await new Promise((r) => setTimeout(r, 500)); // nginx's reload
   const alone = await startBucketWorkerd(root, READ_SCRIPT, edge.runtime.storeAddress, edge.runtime.frontSecret, { accountId: 'bench', bucket: 'bench', compatibilityDate: '2025-01-01', compatibilityFlags: [] });
   const front = await startNginx(root, `127.0.0.1:${alone.port}`);
+  // `--peers …,nginx2`: two workerds behind nginx (least_conn), so a collection in one holds only its own requests.
+  const twin = PEERS?.has('nginx2') ? await startBucketWorkerd(root, READ_SCRIPT, edge.runtime.storeAddress, edge.runtime.frontSecret, { accountId: 'bench', bucket: 'bench', compatibilityDate: '2025-01-01', compatibilityFlags: [] }) : undefined;
+  const twinFront = twin ? await startNginx(root, [`127.0.0.1:${alone.port}`, `127.0.0.1:${twin.port}`]) : undefined;
   try {
     const peers = {
       plain: { label: 'workerd alone', target: alone.port, pids: () => ({ workerd: alone.pid, node: process.pid }) },
       nginx: { label: 'nginx -> workerd alone', target: front.port, pids: () => ({ nginx: front.workerPids()[0], workerd: alone.pid, node: process.pid }) },
       edge: { label: `Stratus --edge (${edge.runtime.frontKind}${edge.runtime.fastPathOn ? ', fast path' : ''})`, target: edge.port, pids: () => ({ ...Object.fromEntries(edge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: edge.runtime.pid, node: process.pid }) },
+      ...(twinFront ? { nginx2: { label: 'nginx -> two workerds', target: twinFront.port, pids: () => ({ nginx: twinFront.workerPids()[0], workerd: alone.pid, workerd2: twin.pid, node: process.pid }) } } : {}),
     };
     const best = Object.fromEntries(Object.keys(peers).map((k) => [k, { rps: 0 }]));
     for (let r = 0; r < ROUNDS; r++) {
@@ -282,8 +287,10 @@ async function bucketRead() {
       log(`  ${peer.label.padEnd(24)} ${m.rps.toFixed(0).padStart(7)} req/s  p99 ${m.p99.toFixed(2).padStart(6)} ms  (CPU us/request: ${cpu})`);
     }
     log(`  ratio edge/nginx -> workerd ${(best.edge.rps / best.nginx.rps).toFixed(2)}x in req/s (target >= 0.8x)`);
-    await latencyAt({ edge: peers.edge, nginx: peers.nginx }, 'read.bench');
+    await latencyAt({ edge: peers.edge, nginx: peers.nginx, ...(peers.nginx2 ? { nginx2: peers.nginx2 } : {}) }, 'read.bench');
   } finally {
+    await twinFront?.close();
+    await twin?.close();
     await front.close();
     await alone.close();
   }

@@ -93,8 +93,8 @@ export async function startWranglerDev(root, source, port) {
 export const NGINX_BINARY = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => fs.existsSync(p));
 
 /**
- * nginx in front of `upstream` (`host:port` or `unix:/path`), as a self-hoster runs workerd: one worker process,
- * keep-alive connections to the upstream; resolves its port once it accepts. With `tls` ({ cert, key } files)
+ * nginx in front of `upstream` (`host:port` or `unix:/path`, or several: `least_conn` over them), as a self-hoster
+ * runs workerd: one worker process, keep-alive connections to the upstream; resolves its port once it accepts. With `tls` ({ cert, key } files)
  * it ends TLS (1.2 and 1.3, a shared session cache and tickets: resumption as a self-hoster configures it).
  */
 export async function startNginx(root, upstream, { workers = 1, tls } = {}) {
@@ -111,7 +111,7 @@ events { worker_connections 4096; }
 http {
   access_log off;
   client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  upstream backend { server ${upstream}; keepalive 64; }
+  upstream backend { ${Array.isArray(upstream) ? `least_conn; ${upstream.map((u) => `server ${u};`).join(' ')}` : `server ${upstream};`} keepalive 64; }
   server {
     listen 127.0.0.1:${port}${tls ? ' ssl' : ''};
     ${tls ? `ssl_certificate ${tls.cert}; ssl_certificate_key ${tls.key}; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:SSL:10m; ssl_session_tickets on;` : ''}
