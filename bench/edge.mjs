@@ -5,12 +5,13 @@
  *
  *   node bench/edge.mjs [--seconds 5] [--concurrency 16] [--rounds 3] [--pairs 2000] [--scripts 20] [--wrangler off]
  *     [--only hello,read,bucket,deploy,runtimes] [--peers nginx,edge,...] [--front-workers N] [--workers N] [--offered 2000]
- *     [--open-rounds 5] [--client node|wrk] [--open-client node|c]
+ *     [--open-rounds 5] [--client node|wrk] [--open-client node|c] [--replicas N]
  *
  * `--peers` keeps only some rows of section 1 (plain, nginx, nginxgc, edge, slowpath, workers, workerdFront, direct,
  * generation, shimmed, floor, wrangler); `workers` is the edge with `--workers N` nginx workers (default 2) against
  * the edge's default (`--front-workers`, else one per two cores); `nginx2` (bucket read only) is nginx (`least_conn`) in front
- * of two workerds reading from the same store. `--edge-limits off` runs the edge with both
+ * of two workerds reading from the same store. `--replicas N`: the edge's script runtimes as N workerd processes
+ * each (`--edge-replicas`). `--edge-limits off` runs the edge with both
  * subrequest limits off. `BENCH_WORKERD_OUTPUT=FILE` keeps the edge's workerd output (JSON lines; with
  * `STRATUS_WORKERD_V8_FLAGS="--max-semi-space-size=1 --minor-gc-task-trigger=5 --trace-gc-nvp"`, every collection
  * of the generation with its phases, as docs/edge.md's figures on workerd's full collections were read).
@@ -89,12 +90,14 @@ const catalog = new BenchCatalog();
 // The pairs script makes 2 x PAIRS bucket calls in one request: a bucket subrequest limit above that (the limit
 // is still counted, so its cost is measured).
 // `--front-workers N`: the edge's nginx workers (default: as `stratus serve`, one per two cores)
+/** The edge's generation processes of the bench account (`generation`, then `generation2`… with `--replicas`). */
+const generationPids = () => Object.fromEntries(edge.runtime.pidsOf('bench').map((p, i) => [i === 0 ? 'generation' : `generation${i + 1}`, p]));
 /** While set, nginx's own time (ms, its `$request_time`) of each request the edge serves, from its access records. */
 let edgeTimes;
 /** `BENCH_WORKERD_OUTPUT=FILE`: the edge's workerd output (a script's console, `--trace-gc` through `STRATUS_WORKERD_V8_FLAGS`) as JSON lines in FILE. */
 const edgeLogger = process.env.BENCH_WORKERD_OUTPUT ? pino({ level: 'info' }, pino.destination(process.env.BENCH_WORKERD_OUTPUT)) : silentLogger();
 const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: edgeLogger, access: (records) => { if (edgeTimes) for (const r of records) edgeTimes.push(r.ms); }, bucketFor: (_a, name, o) => store.bucket(name, o), ...(args['edge-limits'] === 'off' ? { subrequests: 0, bucketSubrequests: 0 } : { bucketSubrequests: 1_000_000_000 }), front: args.front ?? 'auto', fastPath: FAST_PATH,
-  ...(args['front-workers'] ? { frontWorkers: Number(args['front-workers']) } : {}) });
+  ...(args['front-workers'] ? { frontWorkers: Number(args['front-workers']) } : {}), ...(args.replicas ? { replicas: Number(args.replicas) } : {}) });
 // The same runtime without its fast path (`--peers …,slowpath`), on the same catalog: before and after in one run.
 const slowEdge = ONLY.has('hello') && FAST_PATH && edge.runtime.fastPathOn && PEERS?.has('slowpath')
   ? await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: args.front ?? 'auto' })
@@ -165,7 +168,7 @@ async function helloWorld() {
     plain: { label: 'workerd alone', target: plain.port, pids: () => ({ workerd: plain.pid, node: process.pid }) },
     ...(nginx ? { nginx: { label: 'nginx -> workerd alone', target: nginx.port, pids: () => ({ nginx: nginx.workerPids()[0], workerd: plain.pid, node: process.pid }) } } : {}),
     ...(nginxGc ? { nginxgc: { label: 'nginx -> workerd, V8 flags', target: nginxGc.port, pids: () => ({ nginx: nginxGc.workerPids()[0], workerd: plainGc.pid, node: process.pid }) } } : {}),
-    edge: { label: `Stratus --edge (${edge.runtime.frontKind}${edge.runtime.fastPathOn ? ', fast path' : ''})`, target: edge.port, pids: () => ({ ...Object.fromEntries(edge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: edge.runtime.pid, node: process.pid }) },
+    edge: { label: `Stratus --edge (${edge.runtime.frontKind}${edge.runtime.fastPathOn ? ', fast path' : ''})`, target: edge.port, pids: () => ({ ...Object.fromEntries(edge.runtime.frontPids().map((p, i) => [`front${i}`, p])), ...generationPids(), node: process.pid }) },
     ...(slowEdge ? { slowpath: { label: '--edge, no fast path', target: slowEdge.port, pids: () => ({ ...Object.fromEntries(slowEdge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: slowEdge.runtime.pid, node: process.pid }) } } : {}),
     ...(altEdge ? { workers: { label: `--edge, ${ALT_WORKERS} nginx workers`, target: altEdge.port, pids: () => ({ ...Object.fromEntries(altEdge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: altEdge.runtime.pid, node: process.pid }) } } : {}),
     ...(workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port, pids: () => ({ front: workerdFront.runtime.frontPid, generation: workerdFront.runtime.pid, node: process.pid }) } } : {}),
@@ -270,7 +273,7 @@ async function bucketRead() {
     const peers = {
       plain: { label: 'workerd alone', target: alone.port, pids: () => ({ workerd: alone.pid, node: process.pid }) },
       nginx: { label: 'nginx -> workerd alone', target: front.port, pids: () => ({ nginx: front.workerPids()[0], workerd: alone.pid, node: process.pid }) },
-      edge: { label: `Stratus --edge (${edge.runtime.frontKind}${edge.runtime.fastPathOn ? ', fast path' : ''})`, target: edge.port, pids: () => ({ ...Object.fromEntries(edge.runtime.frontPids().map((p, i) => [`front${i}`, p])), generation: edge.runtime.pid, node: process.pid }) },
+      edge: { label: `Stratus --edge (${edge.runtime.frontKind}${edge.runtime.fastPathOn ? ', fast path' : ''})`, target: edge.port, pids: () => ({ ...Object.fromEntries(edge.runtime.frontPids().map((p, i) => [`front${i}`, p])), ...generationPids(), node: process.pid }) },
       ...(twinFront ? { nginx2: { label: 'nginx -> two workerds', target: twinFront.port, pids: () => ({ nginx: twinFront.workerPids()[0], workerd: alone.pid, workerd2: twin.pid, node: process.pid }) } } : {}),
     };
     const best = Object.fromEntries(Object.keys(peers).map((k) => [k, { rps: 0 }]));

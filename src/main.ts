@@ -255,7 +255,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
       edge = await startEdge({
         listen: config.edge, catalog: new PolicyCatalog(edgeCatalog ?? control.catalog, policies, ports), logger, originPort: config.originPort, originTlsPort: config.originTlsPort, scriptOutbound: config.scriptOutbound, originAllow: config.originAllow,
         cpuMs: config.scriptCpuMs, memoryMb: config.scriptMemoryMb,
-        subrequests: config.scriptSubrequests, bucketSubrequests: config.scriptBucketSubrequests, front: config.edgeFront, runtimes: config.edgeRuntimes, frontWorkers: config.edgeFrontWorkers, fastPath: config.edgeFastPath, tls: config.edgeTls,
+        subrequests: config.scriptSubrequests, bucketSubrequests: config.scriptBucketSubrequests, front: config.edgeFront, runtimes: config.edgeRuntimes, frontWorkers: config.edgeFrontWorkers, replicas: config.edgeReplicas, fastPath: config.edgeFastPath, tls: config.edgeTls,
         bucketFor: (accountId, bucketName, options) => bindingBucket(store.forAccount(accountId), bucketName, options),
       });
       ports.http = edge.port;

@@ -58,6 +58,11 @@ export interface EdgeRuntimeOptions {
    * script in the shared runtime. Needs the front (without it every script runs in the shared runtime).
    */
   runtimes?: number;
+  /**
+   * workerd processes per generation of the runtimes that run scripts (`--edge-replicas`, default 1), each with the
+   * same versions and sockets of its own: the fast path sends each request to the one with the fewest in flight.
+   */
+  replicas?: number;
   /** nginx worker processes with the nginx front (`--edge-front-workers`; default or 0: one per two cores, `frontWorkerCount`). */
   frontWorkers?: number | 'auto';
   /** With the nginx front: size past which its access records' file is rotated (default 64 MiB). */

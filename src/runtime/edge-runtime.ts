@@ -164,6 +164,12 @@ export class EdgeRuntime {
     return index === undefined ? undefined : this.slots.get(index)?.live?.pid;
   }
 
+  /** The workerd pids of every process of the live generation running `accountId`'s scripts (several with `replicas`). */
+  pidsOf(accountId: string): (number | undefined)[] {
+    const index = this.accounts.assigned(accountId);
+    return (index === undefined ? undefined : this.slots.get(index)?.live?.pids) ?? [];
+  }
+
   /** nginx ending TLS on `--edge-tls`, when it does (else undefined: Node's listener ends it alone). */
   get tlsFront(): NginxTlsFront | undefined {
     const nginx = this.nginx;
@@ -241,6 +247,7 @@ export class EdgeRuntime {
       maxVersions: this.opts.maxVersions ?? 500, recordHeader: this.frontKind === 'nginx',
       fastPath: this.opts.fastPath === true && this.frontKind === 'nginx',
       onLive: () => this.fast?.compile(),
+      replicas: this.opts.replicas ?? 1, scriptsInShared: this.accounts.slots === 0,
       beforeRetire: async () => { await this.fast?.beforeRetire(); },
     };
   }

@@ -153,7 +153,7 @@ export class FastPath {
   private versions(): Map<string, FastVersion> {
     const out = new Map<string, FastVersion>();
     for (const slot of this.d.slots()) {
-      for (const [v, t] of slot.fastTargets()) out.set(v, { accountId: t.accountId, socket: t.socket, slotSocket: this.d.slotSocketPath(slot.index) });
+      for (const [v, t] of slot.fastTargets()) out.set(v, { accountId: t.accountId, sockets: t.sockets, slotSocket: this.d.slotSocketPath(slot.index) });
     }
     return out;
   }

@@ -1,25 +1,24 @@
 /**
  * One script runtime of the edge: a line of workerd generations accepting, one after another, on a listening
- * socket Node holds for the slot's whole life, with its own watchdog. Slot 0 is the shared runtime (hostnames
- * without a script: origins, public buckets, error pages; and every script when the edge runs no account
- * runtimes); slots 1..N each run the scripts of the accounts assigned to them (`account-slots.ts`), so a
- * script that loops or grows stalls and gets replaced only its own slot's process.
+ * socket Node holds for the slot's whole life, each process watched. Slot 0 is the shared runtime (hostnames
+ * without a script, and every script when the edge runs no account runtimes); slots 1..N run the scripts of the
+ * accounts assigned to them (`account-slots.ts`), so a script that loops or grows stalls only its own slot.
  *
- * A generation is one workerd process whose config holds the supervisor worker and a static worker per script
- * version it serves. A request for a version the live generation lacks makes Node build the next generation
- * (the live versions plus the new one) beside it on the same held socket; the old generation hands the
- * request over to the new one, then drains (SIGTERM: it stops accepting and finishes its requests) and exits.
+ * A generation is one workerd process (`replicas` alike in the slots that run scripts, each with version sockets
+ * of its own: nginx sends a fast-path request to the one with the fewest in flight) whose config holds the
+ * supervisor worker and a static worker per script version it serves. A request for a version the live
+ * generation lacks makes Node build the next generation (the live versions plus the new one) beside it on the
+ * same held socket; the old one hands the request over, then drains (SIGTERM: it stops accepting and finishes
+ * its requests) and exits.
  *
  * Invariants:
- * - Builds and replacements run one at a time, in order; a build takes every version wanted so far, so
- *   requests waiting for versions share it.
- * - A version whose worker does not load is left out of the generation and answered as a 1101 page; the
- *   others keep serving.
- * - A generation that exits unexpectedly, stops answering its watchdog ping within the CPU limit (a script
- *   in a synchronous loop) or grows over the memory limit is killed and replaced at once with the same
- *   versions; the requests in flight on it get the 1102 page from the front process, which holds the client
- *   connections (without the front, their connections close); every later request is served. A draining
- *   generation over the memory or the CPU limit is killed too (not replaced).
+ * - Builds and replacements run one at a time, in order; a build takes every version wanted so far.
+ * - A version whose worker does not load is left out of the generation (a 1101 page); the others keep serving.
+ * - A generation process that exits unexpectedly, stops answering its watchdog ping within the CPU limit (a
+ *   synchronous loop) or grows over the memory limit is killed and its generation replaced at once with the same
+ *   versions; the requests in flight on that process get the 1102 page from the front, which holds the client
+ *   connections (without the front, their connections close); its replicas serve until the replacement is live,
+ *   then drain. A draining process over the memory or the CPU limit is killed too (not replaced).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -67,14 +66,29 @@ export interface SlotSettings {
   onLive?: () => void;
   /** Awaited before a replaced generation is told to stop (nginx must stop sending to its sockets first). */
   beforeRetire?: () => Promise<void>;
+  /** workerd processes per generation of the slots that run scripts (`--edge-replicas`; default 1). */
+  replicas?: number;
+  /** Every script runs in slot 0 (no account runtimes): its generations have the replicas. */
+  scriptsInShared?: boolean;
+}
+
+/** One workerd process of a generation. */
+interface Replica {
+  process: WorkerdProcess;
+  /** Version id -> the Unix socket its worker accepts on directly in this process (fast path); empty without it. */
+  fast: Map<string, string>;
 }
 
 interface Generation {
   n: number;
-  process: WorkerdProcess;
+  /** The generation's processes, alike (one unless `replicas`); the first answers the hand-offs and flushes. */
+  replicas: Replica[];
   versions: Map<string, ScriptBundle>;
-  /** Version id -> the Unix socket its worker accepts on directly (fast path); empty without it. */
-  fast: Map<string, string>;
+}
+
+/** Every process of a generation. */
+function processesOf(g: Generation): WorkerdProcess[] {
+  return g.replicas.map((r) => r.process);
 }
 
 /** One slot: its held socket's descriptor, its generations, its watchdog. */
@@ -87,52 +101,58 @@ export class RuntimeSlot {
   /** Replaced generations still finishing their requests, with their numbers. */
   private readonly draining = new Map<WorkerdProcess, number>();
   private closed = false;
-  private watchdog: Watchdog | undefined;
+  /** One watchdog per replica (the first also holds the draining generations to the limits). */
+  private watchdogs: Watchdog[] = [];
+  /** workerd processes per generation of this slot. */
+  private readonly replicaCount: number;
   private readonly log: Logger;
   /** Requests in flight of versions with their own, lower CPU limit (the watchdog holds the generation to it). */
   readonly cpuBudgets = new CpuBudgets();
   /** Generations replaced because one died, hung or grew too large. */
   restarts = 0;
   /** The fast path's targets of the last live generation (kept while it is being replaced: nginx falls back). */
-  private fastLive = new Map<string, { socket: string; accountId: string }>();
+  private fastLive = new Map<string, { sockets: string[]; accountId: string }>();
 
   /** `generations` numbers generations across every slot of the runtime (their config folders and log labels). */
   constructor(readonly index: number, private readonly socketFd: number, private readonly s: SlotSettings, private readonly generations: { next: number }) {
     this.log = s.logger.child({ component: 'edge', slot: index });
+    this.replicaCount = index > 0 || s.scriptsInShared ? Math.max(1, s.replicas ?? 1) : 1;
   }
 
   /** Starts the first generation (with `first` when it loads, else empty) and the watchdog. */
   async start(first?: ScriptBundle): Promise<void> {
     this.setLive((first ? await this.tryLaunch(new Map(), [first]) : undefined) ?? await this.launch(new Map()));
-    this.watchdog = new Watchdog({
+    this.watchdogs = Array.from({ length: this.replicaCount }, (_, r) => new Watchdog({
       cpuMs: this.s.cpuMs, memoryMb: this.s.memoryMb, secret: this.s.secret, logger: this.log,
-      target: () => this.current?.process, onFailure: (why) => this.replace(why),
-      draining: () => this.draining.keys(), budget: (p) => this.budgetOf(p), lowerWhenBusy: this.index > 0,
+      target: () => this.current?.replicas[r]?.process, onFailure: (why) => this.replace(why, this.current?.replicas[r]?.process),
+      draining: () => (r === 0 ? this.draining.keys() : []), budget: (p) => this.budgetOf(p), lowerWhenBusy: this.index > 0,
       onDrainingFailure: (p, why) => {
         this.restarts++;
         this.log.error({ pid: p.pid, generation: this.draining.get(p), reason: why }, 'draining generation failed; killing it');
         p.kill();
       },
-    });
+    }));
   }
 
   /** The smallest own CPU limit of the requests in flight on generation process `p` (the live one or a draining one). */
   private budgetOf(p: WorkerdProcess): number | undefined {
-    const n = p === this.current?.process ? this.current.n : this.draining.get(p);
+    const n = this.current && processesOf(this.current).includes(p) ? this.current.n : this.draining.get(p);
     return n === undefined ? undefined : this.cpuBudgets.smallest(n);
   }
 
-  /** The live generation, if one serves (undefined while it is being replaced). */
-  get live(): { n: number; pid: number | undefined; versions: number; alive: boolean } | undefined {
+  /** The live generation, if one serves (undefined while it is being replaced): `pid` is its first process's, `pids` all. */
+  get live(): { n: number; pid: number | undefined; pids: (number | undefined)[]; versions: number; alive: boolean } | undefined {
     const g = this.current;
-    return g ? { n: g.n, pid: g.process.pid, versions: g.versions.size, alive: g.process.alive } : undefined;
+    if (!g) return undefined;
+    const processes = processesOf(g);
+    return { n: g.n, pid: processes[0]!.pid, pids: processes.map((p) => p.pid), versions: g.versions.size, alive: processes.every((p) => p.alive) };
   }
 
   /**
    * Version id -> its own socket in the live generation, for the versions the fast path may serve: those without
    * their own CPU limit below the node's (the supervisor tells the watchdog about those).
    */
-  fastTargets(): ReadonlyMap<string, { socket: string; accountId: string }> {
+  fastTargets(): ReadonlyMap<string, { sockets: string[]; accountId: string }> {
     return this.fastLive;
   }
 
@@ -144,7 +164,8 @@ export class RuntimeSlot {
   private setLive(g: Generation): void {
     this.current = g;
     const own = ownCpuLimits(g.versions.values(), this.s.cpuMs);
-    this.fastLive = new Map([...g.fast].filter(([v]) => own[v] === undefined).map(([v, socket]) => [v, { socket, accountId: g.versions.get(v)!.accountId }]));
+    this.fastLive = new Map([...g.replicas[0]!.fast.keys()].filter((v) => own[v] === undefined)
+      .map((v) => [v, { sockets: g.replicas.map((r) => r.fast.get(v)!), accountId: g.versions.get(v)!.accountId }]));
     this.s.onLive?.();
   }
 
@@ -153,7 +174,7 @@ export class RuntimeSlot {
     for (let attempt = 0; attempt < 3; attempt++) {
       if (this.closed) return null;
       const live = this.current;
-      if (live?.versions.has(versionId)) return live.process.internalPort;
+      if (live?.versions.has(versionId)) return live.replicas[0]!.process.internalPort;
       const failed = this.failed.get(versionId);
       if (failed !== undefined && Date.now() - failed.at < 10_000) throw new Error(failed.reason);
       const bundle = await this.s.catalog?.bundle(versionId);
@@ -212,7 +233,7 @@ export class RuntimeSlot {
     for (const b of adding) {
       const g = await this.tryLaunch(kept, [b]);
       if (g) {
-        if (best) this.retire(best, 0);
+        if (best) this.retireProcesses(processesOf(best), best.n, 0);
         best = g;
         kept = new Map(g.versions);
       }
@@ -231,22 +252,40 @@ export class RuntimeSlot {
       ...(this.s.recordHeader ? { recordHeader: true } : {}),
     };
     const bundles = [...versions.values()].map((b) => this.clampDate(b));
+    const started = await Promise.allSettled(Array.from({ length: this.replicaCount }, (_, r) => this.startReplica(n, r, config, bundles, [...versions.keys()])));
+    const replicas = started.flatMap((x) => (x.status === 'fulfilled' ? [x.value] : []));
+    const failed = started.find((x): x is PromiseRejectedResult => x.status === 'rejected');
+    if (failed) {
+      for (const r of replicas) r.process.kill();
+      throw failed.reason;
+    }
+    const g: Generation = { n, replicas, versions };
+    for (const r of replicas) {
+      void r.process.exited.then((exit) => {
+        for (const socket of r.fast.values()) fs.rmSync(socket, { force: true });
+        this.cpuBudgets.forget(n);
+        this.onExit(g, r.process, exit);
+      });
+    }
+    return g;
+  }
+
+  /** Starts process `r` of generation `n`, with its own version sockets (the first process's named as without replicas). */
+  private async startReplica(n: number, r: number, config: SupervisorConfig, bundles: ScriptBundle[], versionIds: string[]): Promise<Replica> {
+    const name = r === 0 ? String(n) : `${n}r${r}`;
+    const dir = path.join(this.s.dir, `g${name}`);
     const fast = new Map<string, string>();
     if (this.s.fastPath) {
       const folder = path.join(this.s.dir, 'fast');
       fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-      let k = 0;
-      for (const v of versions.keys()) fast.set(v, path.join(folder, `${this.index}-${n}-${k++}.sock`));
+      versionIds.forEach((v, k) => fast.set(v, path.join(folder, `${this.index}-${name}-${k}.sock`)));
     }
-    const removeSockets = (): void => { for (const socket of fast.values()) fs.rmSync(socket, { force: true }); };
     const file = writeGenerationConfig({ dir, supervisorSource: workerSource('supervisor'), supervisorConfig: config, versions: bundles, services: this.s.services, fastSockets: Object.fromEntries(fast) });
     try {
-      const process = await WorkerdProcess.start({ configFile: file, edgeFd: this.socketFd, logger: this.s.logger, label: String(n) });
-      const g: Generation = { n, process, versions, fast };
-      void process.exited.then((exit) => { removeSockets(); this.cpuBudgets.forget(n); this.onExit(g, exit); });
-      return g;
+      const process = await WorkerdProcess.start({ configFile: file, edgeFd: this.socketFd, logger: this.s.logger, label: name });
+      return { process, fast };
     } catch (err) {
-      removeSockets();
+      for (const socket of fast.values()) fs.rmSync(socket, { force: true });
       throw err;
     } finally {
       // workerd has read its config; the folder held secrets in clear.
@@ -265,20 +304,22 @@ export class RuntimeSlot {
     const old = this.current;
     this.setLive(next);
     this.log.info({ generation: next.n, versions: next.versions.size }, 'generation serving');
-    if (old) this.retire(old);
+    if (old) this.retireProcesses(processesOf(old), old.n);
   }
 
   /**
-   * Lets a replaced generation finish its requests (up to a minute), then it exits. The watchdog holds it to the
-   * memory and CPU limits meanwhile: a script looping in it is stopped at the limit, not at the end of the grace.
+   * Lets replaced processes of generation `n` finish their requests (up to a minute), then they exit. The watchdog
+   * holds them to the memory and CPU limits meanwhile: a script looping in one is stopped at the limit.
    */
-  private retire(g: Generation, graceMs = 60_000): void {
-    const p = g.process;
-    this.draining.set(p, g.n);
-    void (this.s.beforeRetire?.() ?? Promise.resolve()).catch(() => undefined)
-      .then(() => this.tellDraining(p))
-      .then(() => p.stop(graceMs))
-      .finally(() => this.draining.delete(p));
+  private retireProcesses(processes: WorkerdProcess[], n: number, graceMs = 60_000): void {
+    const before = (this.s.beforeRetire?.() ?? Promise.resolve()).catch(() => undefined);
+    for (const p of processes) {
+      this.draining.set(p, n);
+      void before
+        .then(() => this.tellDraining(p))
+        .then(() => p.stop(graceMs))
+        .finally(() => this.draining.delete(p));
+    }
   }
 
   /** Has a generation send the access records it holds, and every later one at once (its requests in flight finish after). */
@@ -288,26 +329,33 @@ export class RuntimeSlot {
       .catch(() => undefined); // a generation that cannot answer is stopped all the same
   }
 
-  private onExit(g: Generation, exit: { code: number | null; signal: NodeJS.Signals | null }): void {
+  private onExit(g: Generation, p: WorkerdProcess, exit: { code: number | null; signal: NodeJS.Signals | null }): void {
     if (this.closed || g !== this.current) return;
-    this.replace(`workerd exited (${exit.signal ?? `code ${exit.code}`})`);
+    this.replace(`workerd exited (${exit.signal ?? `code ${exit.code}`})`, p);
   }
 
-  /** Kills the live generation and starts its replacement with the same versions. */
-  private replace(why: string): void {
+  /**
+   * Kills the live generation's `failed` process (every one when not named) and starts a replacement with the
+   * same versions. Its other processes (replicas) keep serving, held to the limits as draining ones, until the
+   * replacement is live, then drain as after a deploy: only the failed process's requests are lost.
+   */
+  private replace(why: string, failed?: WorkerdProcess): void {
     const g = this.current;
     if (!g || this.closed) return;
     this.restarts++;
-    this.log.error({ generation: g.n, reason: why }, 'generation failed; replacing it');
-    g.process.kill();
+    this.log.error({ generation: g.n, pid: failed?.pid, reason: why }, 'generation failed; replacing it');
+    const survivors = failed ? processesOf(g).filter((p) => p !== failed && p.alive) : [];
+    for (const p of processesOf(g)) if (!survivors.includes(p)) p.kill();
+    for (const p of survivors) this.draining.set(p, g.n);
     this.cpuBudgets.forget(g.n);
     this.current = undefined;
     const relaunch = async (): Promise<void> => {
       for (let delay = 100; !this.closed; delay = Math.min(delay * 2, 5_000)) {
         try {
           const next = await this.launch(g.versions);
-          if (this.closed) { next.process.kill(); return; }
+          if (this.closed) { for (const p of processesOf(next)) p.kill(); return; }
           this.setLive(next);
+          if (survivors.length > 0) this.retireProcesses(survivors, g.n);
           return;
         } catch (err) {
           this.log.error({ err }, 'replacement generation failed to start');
@@ -318,18 +366,18 @@ export class RuntimeSlot {
     void this.enqueue(relaunch);
   }
 
-  /** Tells the live generation to drop its cached routes (after a deploy or a route change). */
+  /** Tells the live generation's processes to drop their cached routes (after a deploy or a route change). */
   async flush(): Promise<void> {
     const g = this.current;
     if (!g) return;
-    await fetch(`http://127.0.0.1:${g.process.internalPort}/`, { headers: { 'x-stratus-internal': this.s.secret, 'x-stratus-op': 'flush' } })
-      .then((r) => r.arrayBuffer(), () => undefined);
+    await Promise.all(processesOf(g).map((p) => fetch(`http://127.0.0.1:${p.internalPort}/`, { headers: { 'x-stratus-internal': this.s.secret, 'x-stratus-op': 'flush' } })
+      .then((r) => r.arrayBuffer(), () => undefined)));
   }
 
   /** Stops the watchdog and waits for the build or replacement under way; the live generation keeps serving. */
   async quiesce(): Promise<void> {
     this.closed = true;
-    this.watchdog?.stop();
+    for (const w of this.watchdogs) w.stop();
     await this.tail;
   }
 
@@ -338,8 +386,9 @@ export class RuntimeSlot {
     await this.quiesce();
     const processes = [...this.draining.keys()];
     if (this.current) {
-      processes.push(this.current.process);
-      await this.tellDraining(this.current.process); // the access records it holds reach the log
+      const live = processesOf(this.current);
+      processes.push(...live);
+      await Promise.all(live.map((p) => this.tellDraining(p))); // the access records they hold reach the log
     }
     await Promise.all(processes.map((p) => p.stop(graceMs)));
   }

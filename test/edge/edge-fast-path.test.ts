@@ -207,8 +207,9 @@ describe.skipIf(!nginx)('edge: the fast path', () => {
     const config = h.edge.runtime.nginxConfig()!;
     const variable = /fallback\.example\.com \$(stratus_fh\d+);/.exec(config)![1]!;
     const upstream = new RegExp(String.raw`map "\$scheme:\$request_uri" \$${variable} \{\n[^\n]* (stratus_v\d+);`).exec(config)![1]!;
-    const socket = new RegExp(String.raw`upstream ${upstream} \{ server unix:(\S+) max_fails=0;`).exec(config)![1]!;
-    fs.rmSync(socket);
+    // its sockets (one per process of the generation; several with EDGE_TEST_REPLICAS), not the backup
+    const servers = new RegExp(String.raw`upstream ${upstream} \{ (?:least_conn; )?((?:server unix:\S+ max_fails=0; )+)server \S+ max_fails=0 backup;`).exec(config)![1]!;
+    for (const [, socket] of servers.matchAll(/server unix:(\S+) max_fails=0;/g)) fs.rmSync(socket!);
     const sent = { 'x-forwarded-for': '203.0.113.9', 'cdn-loop': 'other', 'x-custom': 'yes' };
     const answer = await edgeRequest(h.edge.url, 'fallback.example.com', { path: '/x?y=1', headers: sent });
     const ref = await edgeRequest(slow.edge.url, 'fallback.example.com', { path: '/x?y=1', headers: sent });

@@ -58,7 +58,7 @@ describe.skipIf(!nginx)('fast path routing compiled into nginx', () => {
     for (const v of LIVE) {
       const socket = path.join(dir, `${v}.sock`);
       await serve(socket, `fast:${v}`);
-      versions.set(v, { accountId: 'acct', socket, slotSocket: slot });
+      versions.set(v, { accountId: 'acct', sockets: [socket], slotSocket: slot });
     }
     door = await startTestNginxFront(nginx!, dir, [slot]);
     front = door.front;

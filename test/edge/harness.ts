@@ -28,6 +28,8 @@ export async function startEdgeHarness(opts: Partial<EdgeRuntimeOptions> = {}): 
     front: (process.env.EDGE_TEST_FRONT as EdgeFrontChoice | undefined) ?? 'auto',
     // with the fast path, as `stratus serve` (`--edge-fast-path on`, the default); EDGE_TEST_FAST_PATH=off: without
     fastPath: process.env.EDGE_TEST_FAST_PATH !== 'off',
+    // EDGE_TEST_REPLICAS=2: every script runtime as two workerd processes (`--edge-replicas`)
+    ...(process.env.EDGE_TEST_REPLICAS ? { replicas: Number(process.env.EDGE_TEST_REPLICAS) } : {}),
     ...opts,
   });
   return {

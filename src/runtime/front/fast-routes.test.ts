@@ -8,8 +8,8 @@ const route = (raw: string, versionId: string | null): HostRoutePlan['routes'][n
   versions: versionId === null ? [] : [{ versionId, percentage: 100 }],
 });
 const versions = new Map<string, FastVersion>([
-  ['va', { accountId: 'acct-a', socket: '/run/a.sock', slotSocket: '/run/slot1.sock' }],
-  ['vb', { accountId: 'acct-b', socket: '/run/b.sock', slotSocket: '/run/slot2.sock' }],
+  ['va', { accountId: 'acct-a', sockets: ['/run/a.sock'], slotSocket: '/run/slot1.sock' }],
+  ['vb', { accountId: 'acct-b', sockets: ['/run/b.sock'], slotSocket: '/run/slot2.sock' }],
 ]);
 const plan = (over: Partial<HostRoutePlan> = {}): HostRoutePlan => ({ accountId: 'acct-a', routes: [route('a.test/*', 'va')], passThrough: false, policy: false, ...over });
 const compile = (hosts: Record<string, HostRoutePlan>) => fastRoutesConfig({ hosts: new Map(Object.entries(hosts)), versions });
@@ -22,6 +22,13 @@ describe('fast routes', () => {
     expect(text).toContain('upstream stratus_v0 { server unix:/run/a.sock max_fails=0; server unix:/run/slot1.sock max_fails=0 backup;');
     expect(text).toMatch(/\$stratus_account \{\s+default "";\s+stratus_v0 "acct-a";/);
     expect(text).toMatch(/\$stratus_route \{\s+default "";\s+stratus_v0 "script:worker";/);
+  });
+
+  it("sends a version served by several processes to the one with the fewest requests in flight (least_conn), its slot's socket still the backup", () => {
+    const twins = new Map(versions).set('va', { accountId: 'acct-a', sockets: ['/run/a.sock', '/run/a-r1.sock'], slotSocket: '/run/slot1.sock' });
+    const text = fastRoutesConfig({ hosts: new Map([['a.test', plan()]]), versions: twins });
+    expect(text).toContain('upstream stratus_v0 { least_conn; server unix:/run/a.sock max_fails=0; server unix:/run/a-r1.sock max_fails=0; server unix:/run/slot1.sock max_fails=0 backup;');
+    expect(compile({ 'a.test': plan() })).not.toContain('least_conn');
   });
 
   it('leaves to the slow path: something behind the routes, another account\'s version, a version not live', () => {
@@ -45,7 +52,7 @@ describe('fast routes', () => {
 
   it('splits a percentage deployment with split_clients', () => {
     const split: HostRoutePlan['routes'][number] = { ...route('a.test/*', 'va'), versions: [{ versionId: 'va', percentage: 33.333 }, { versionId: 'va2', percentage: 66.667 }] };
-    const both = new Map(versions).set('va2', { accountId: 'acct-a', socket: '/run/a2.sock', slotSocket: '/run/slot1.sock' });
+    const both = new Map(versions).set('va2', { accountId: 'acct-a', sockets: ['/run/a2.sock'], slotSocket: '/run/slot1.sock' });
     const text = fastRoutesConfig({ hosts: new Map([['a.test', plan({ routes: [split] })]]), versions: both });
     expect(text).toMatch(/split_clients "\$\{stratus_ray\}" \$stratus_split0 \{\s+33\.33% stratus_v0;\s+\* stratus_v1;/);
   });

@@ -26,11 +26,11 @@
  */
 import type { HostRoutePlan } from '../../edge/types.js';
 
-/** A script version the fast path may forward to: its own socket in its slot's live generation. */
+/** A script version the fast path may forward to: its own socket in each process of its slot's live generation. */
 export interface FastVersion {
   accountId: string;
-  /** The version's socket. */
-  socket: string;
+  /** The version's sockets, one per process of the generation (several: nginx picks the one with the fewest requests in flight). */
+  sockets: readonly string[];
   /** Its slot's held socket (the supervisor): nginx's backup when the version's socket refuses a connection. */
   slotSocket: string;
 }
@@ -119,7 +119,8 @@ export function fastRoutesConfig(input: FastRouteInput): string {
   }
   const upstreamText = [...upstreams].map(([versionId, name]) => {
     const v = input.versions.get(versionId)!;
-    return `  upstream ${name} { server unix:${v.socket} max_fails=0; server unix:${v.slotSocket} max_fails=0 backup; keepalive 16; keepalive_requests 100000; keepalive_timeout 60s; }`;
+    const servers = v.sockets.map((socket) => `server unix:${socket} max_fails=0;`).join(' ');
+    return `  upstream ${name} { ${v.sockets.length > 1 ? 'least_conn; ' : ''}${servers} server unix:${v.slotSocket} max_fails=0 backup; keepalive 16; keepalive_requests 100000; keepalive_timeout 60s; }`;
   });
   return `  # The fast path (src/runtime/front/fast-routes.ts): requests straight to a script version's own socket.
   map $request_uri $stratus_uri_fast { "~${SAFE_URI}" 1; default 0; }
