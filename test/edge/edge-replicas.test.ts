@@ -6,6 +6,7 @@
  * scripts never run in the first account's processes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
 import { findNginx } from '../../src/runtime/front/nginx-front.js';
 import { eventually, startEdgeHarness, type EdgeHarness } from './harness.js';
 import { edgeRequest } from './request.js';
@@ -25,6 +26,15 @@ export default { async fetch(request, env) {
 const MARKS = [{ type: 'r2_bucket' as const, name: 'MARKS', bucketName: 'marks' }];
 
 const nginx = findNginx();
+
+describe('--edge-replicas', () => {
+  it('is 1 unless set, by flag or environment, to 1-16', () => {
+    expect(loadConfig({}, {}).edgeReplicas).toBe(1);
+    expect(loadConfig({ 'edge-replicas': '2' }, {}).edgeReplicas).toBe(2);
+    expect(loadConfig({}, { STRATUS_EDGE_REPLICAS: '3' }).edgeReplicas).toBe(3);
+    for (const bad of ['0', '17', 'two']) expect(() => loadConfig({ 'edge-replicas': bad }, {}), bad).toThrow();
+  });
+});
 
 describe.skipIf(!nginx)('edge: two processes per runtime (--edge-replicas 2)', () => {
   let h: EdgeHarness;
