@@ -34,7 +34,9 @@ import { TempCredentials } from './s3/temp-credentials.js';
 import type { EdgeCatalog } from './edge/types.js';
 import { startControlPlane, type ControlPlane } from './scripts/control-plane.js';
 import { resolveSecretsKey } from './shared/secret-box.js';
+import { availableParallelism } from 'node:os';
 import { startEdge, type RunningEdge } from './runtime/start-edge.js';
+import { replicaCount } from './runtime/edge-options.js';
 import type { HttpsEdge } from './runtime/https-edge.js';
 import { startEdgeTls } from './runtime/edge-tls.js';
 import { ZonePolicies } from './edge/zone-policy.js';
@@ -255,7 +257,7 @@ async function startServices(config: Config, logger: Logger, clock: Clock, readi
       edge = await startEdge({
         listen: config.edge, catalog: new PolicyCatalog(edgeCatalog ?? control.catalog, policies, ports), logger, originPort: config.originPort, originTlsPort: config.originTlsPort, scriptOutbound: config.scriptOutbound, originAllow: config.originAllow,
         cpuMs: config.scriptCpuMs, memoryMb: config.scriptMemoryMb,
-        subrequests: config.scriptSubrequests, bucketSubrequests: config.scriptBucketSubrequests, front: config.edgeFront, runtimes: config.edgeRuntimes, frontWorkers: config.edgeFrontWorkers, replicas: config.edgeReplicas, fastPath: config.edgeFastPath, tls: config.edgeTls,
+        subrequests: config.scriptSubrequests, bucketSubrequests: config.scriptBucketSubrequests, front: config.edgeFront, runtimes: config.edgeRuntimes, frontWorkers: config.edgeFrontWorkers, replicas: config.edgeReplicas || replicaCount(availableParallelism()), fastPath: config.edgeFastPath, tls: config.edgeTls,
         bucketFor: (accountId, bucketName, options) => bindingBucket(store.forAccount(accountId), bucketName, options),
       });
       ports.http = edge.port;

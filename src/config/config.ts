@@ -139,7 +139,7 @@ export interface Config {
   edgeRuntimes: number;
   /** nginx worker processes of the nginx front (`--edge-front-workers`; 0: one per two cores). */
   edgeFrontWorkers: number;
-  /** workerd processes per script runtime (`--edge-replicas`). */
+  /** workerd processes per script runtime (`--edge-replicas`; 0: two on two cores or more, `replicaCount`). */
   edgeReplicas: number;
   /** nginx forwards scripts' requests straight to their version's socket (`--edge-fast-path`; runtime/fast-path.ts). */
   edgeFastPath: boolean;
@@ -275,7 +275,7 @@ export function loadConfig(flags: Source = {}, env: Source = {}): Config {
     edgeFront: edgeFrontChoice(get('edge-front')),
     edgeRuntimes: int('edge-runtimes', 4, 0, 64),
     edgeFrontWorkers: int('edge-front-workers', 0, 0, 1024),
-    edgeReplicas: int('edge-replicas', 1, 1, 16),
+    edgeReplicas: int('edge-replicas', 0, 0, 16),
     edgeFastPath: onOff(get('edge-fast-path'), 'edge-fast-path', true),
   };
 }

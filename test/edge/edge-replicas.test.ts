@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { findNginx } from '../../src/runtime/front/nginx-front.js';
+import { replicaCount } from '../../src/runtime/edge-options.js';
 import { eventually, startEdgeHarness, type EdgeHarness } from './harness.js';
 import { edgeRequest } from './request.js';
 
@@ -28,11 +29,12 @@ const MARKS = [{ type: 'r2_bucket' as const, name: 'MARKS', bucketName: 'marks' 
 const nginx = findNginx();
 
 describe('--edge-replicas', () => {
-  it('is 1 unless set, by flag or environment, to 1-16', () => {
-    expect(loadConfig({}, {}).edgeReplicas).toBe(1);
-    expect(loadConfig({ 'edge-replicas': '2' }, {}).edgeReplicas).toBe(2);
+  it('is 0 (two on two cores or more, one on one) unless set, by flag or environment, to 1-16', () => {
+    expect(loadConfig({}, {}).edgeReplicas).toBe(0);
+    expect([1, 2, 3, 64].map(replicaCount)).toEqual([1, 2, 2, 2]);
+    expect(loadConfig({ 'edge-replicas': '1' }, {}).edgeReplicas).toBe(1);
     expect(loadConfig({}, { STRATUS_EDGE_REPLICAS: '3' }).edgeReplicas).toBe(3);
-    for (const bad of ['0', '17', 'two']) expect(() => loadConfig({ 'edge-replicas': bad }, {}), bad).toThrow();
+    for (const bad of ['-1', '17', 'two']) expect(() => loadConfig({ 'edge-replicas': bad }, {}), bad).toThrow();
   });
 });
 
