@@ -55,7 +55,7 @@ describe.skipIf(!nginx)('the fast path, two accounts through the v4 API', () => 
     const config = server.running.edge!.runtime.nginxConfig()!;
     const variable = new RegExp(`\\n\\s+${host.replace(/\./g, '\\.')} (\\$stratus_fh\\d+);`).exec(config)![1]!;
     const upstream = new RegExp(`map "\\$scheme:\\$request_uri" \\${variable} \\{\\s+"~\\^https\\?:/" (stratus_v\\d+);`).exec(config)![1]!;
-    return new RegExp(`upstream ${upstream} \\{ server unix:(\\S+) `).exec(config)![1]!;
+    return new RegExp(`upstream ${upstream} \\{ (?:least_conn; )?server unix:(\\S+) `).exec(config)![1]!;
   };
 
   it("serves each account's hostname from its own version's socket, in its own runtime", async () => {

@@ -25,7 +25,9 @@ describe('Service Worker scripts as classic scripts', () => {
   const catalog = new MemoryCatalog();
 
   beforeAll(async () => {
-    server = await startTestServer({ flags: { edge: '127.0.0.1:0' }, edgeCatalog: catalog });
+    // one process per runtime: the second request must reach the isolate the first one changed (with two, as in
+    // production, consecutive requests may run in different isolates)
+    server = await startTestServer({ flags: { edge: '127.0.0.1:0', 'edge-replicas': '1' }, edgeCatalog: catalog });
     catalog.deploy('classic.example.com', SCRIPT, { mainType: 'commonjs', bindings: [{ type: 'plain_text', name: 'GREETING', text: 'hello' }] });
   }, 60_000);
   afterAll(async () => {
