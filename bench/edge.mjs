@@ -11,7 +11,7 @@
  * generation, shimmed, floor, wrangler); `workers` is the edge with `--workers N` nginx workers (default 2) against
  * the edge's default (`--front-workers`, else one per two cores); `nginx2` (bucket read only) is nginx (`least_conn`) in front
  * of two workerds reading from the same store. `--replicas N`: the edge's script runtimes as N workerd processes
- * each (`--edge-replicas`). `--edge-limits off` runs the edge with both
+ * each (`--edge-replicas`; default as `stratus serve`: two on two cores or more). `--edge-limits off` runs the edge with both
  * subrequest limits off. `BENCH_WORKERD_OUTPUT=FILE` keeps the edge's workerd output (JSON lines; with
  * `STRATUS_WORKERD_V8_FLAGS="--max-semi-space-size=1 --minor-gc-task-trigger=5 --trace-gc-nvp"`, every collection
  * of the generation with its phases, as docs/edge.md's figures on workerd's full collections were read).
@@ -44,6 +44,7 @@ import pino from 'pino';
 import { silentLogger } from '../dist/shared/logger.js';
 import { limitModules } from '../dist/runtime/workerd/limits-shim.js';
 import { EDGE_V8_FLAGS } from '../dist/runtime/workerd/gc-flags.js';
+import { replicaCount } from '../dist/runtime/edge-options.js';
 import { NGINX_BINARY, startBucketWorkerd, startShimmedWorkerd, startNginx, startPlainWorkerd, startTwoProcessFloor, startWranglerDev } from './lib/edge-peers.mjs';
 import { BenchCatalog, HELLO, READ_SCRIPT } from './lib/edge-catalog.mjs';
 import { freePort, get, loadAverage, loadGenerators } from './lib/edge-load.mjs';
@@ -97,7 +98,7 @@ let edgeTimes;
 /** `BENCH_WORKERD_OUTPUT=FILE`: the edge's workerd output (a script's console, `--trace-gc` through `STRATUS_WORKERD_V8_FLAGS`) as JSON lines in FILE. */
 const edgeLogger = process.env.BENCH_WORKERD_OUTPUT ? pino({ level: 'info' }, pino.destination(process.env.BENCH_WORKERD_OUTPUT)) : silentLogger();
 const edge = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: edgeLogger, access: (records) => { if (edgeTimes) for (const r of records) edgeTimes.push(r.ms); }, bucketFor: (_a, name, o) => store.bucket(name, o), ...(args['edge-limits'] === 'off' ? { subrequests: 0, bucketSubrequests: 0 } : { bucketSubrequests: 1_000_000_000 }), front: args.front ?? 'auto', fastPath: FAST_PATH,
-  ...(args['front-workers'] ? { frontWorkers: Number(args['front-workers']) } : {}), ...(args.replicas ? { replicas: Number(args.replicas) } : {}) });
+  ...(args['front-workers'] ? { frontWorkers: Number(args['front-workers']) } : {}), replicas: args.replicas ? Number(args.replicas) : replicaCount(os.availableParallelism()) });
 // The same runtime without its fast path (`--peers …,slowpath`), on the same catalog: before and after in one run.
 const slowEdge = ONLY.has('hello') && FAST_PATH && edge.runtime.fastPathOn && PEERS?.has('slowpath')
   ? await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), front: args.front ?? 'auto' })
