@@ -256,7 +256,10 @@ export class RuntimeSlot {
     const replicas = started.flatMap((x) => (x.status === 'fulfilled' ? [x.value] : []));
     const failed = started.find((x): x is PromiseRejectedResult => x.status === 'rejected');
     if (failed) {
-      for (const r of replicas) r.process.kill();
+      for (const r of replicas) {
+        r.process.kill();
+        for (const socket of r.fast.values()) fs.rmSync(socket, { force: true });
+      }
       throw failed.reason;
     }
     const g: Generation = { n, replicas, versions };
