@@ -130,7 +130,7 @@ try {
   const context = { edge, catalog, store, root, log, rounds: ROUNDS, pairs: PAIRS, scripts: SCRIPTS, accounts: ACCOUNTS };
   if (ONLY.has('bucket')) await bucketPairs(context);
   if (ONLY.has('deploy')) await deploys(context);
-  if (ONLY.has('runtimes')) await runtimes(context);
+  if (ONLY.has('runtimes')) await runtimes({ ...context, replicas: args.replicas ? Number(args.replicas) : replicaCount(os.availableParallelism()) });
 } finally {
   await nginx?.close();
   await plain?.close();

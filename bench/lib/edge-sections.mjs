@@ -61,9 +61,9 @@ export async function deploys({ edge, catalog, log, scripts }) {
   log(`memory: workerd RSS ${before.toFixed(0)} MiB with ${versionsBefore} versions, ${after.toFixed(0)} MiB with ${catalog.n}: ${((after - before) / scripts).toFixed(2)} MiB per script`);
 }
 
-/** 4. A runtime per account: start time and memory per runtime process. */
-export async function runtimes({ catalog, store, log, accounts }) {
-  const own = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), runtimes: accounts });
+/** 4. A runtime per account: start time and memory per runtime process (`replicas` processes per runtime). */
+export async function runtimes({ catalog, store, log, accounts, replicas = 1 }) {
+  const own = await startEdge({ listen: { host: '127.0.0.1', port: 0 }, catalog, logger: silentLogger(), bucketFor: (_a, name, o) => store.bucket(name, o), runtimes: accounts, replicas });
   try {
     const firsts = [];
     for (let i = 0; i < accounts; i++) {
@@ -77,13 +77,13 @@ export async function runtimes({ catalog, store, log, accounts }) {
       if (res.body !== `account ${i}`) throw new Error(`account ${i} answered ${res.status}: ${res.body}`);
       firsts.push(performance.now() - started);
     }
-    const pids = Array.from({ length: accounts }, (_, i) => own.runtime.pidOf(`account-${i}`));
+    const pids = Array.from({ length: accounts }, (_, i) => own.runtime.pidsOf(`account-${i}`)).flat();
     const rss = pids.map(rssMb);
     const pss = pids.map(pssMb);
     const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    log(`account runtimes: ${accounts} accounts, one script each, each in its own workerd process, load average ${loadAverage()}:`);
+    log(`account runtimes: ${accounts} accounts, one script each, each in its own runtime of ${replicas} workerd process${replicas === 1 ? '' : 'es'}, load average ${loadAverage()}:`);
     log(`  first answer of an account (its runtime started): median ${median(firsts).toFixed(0)} ms (min ${Math.min(...firsts).toFixed(0)}, max ${Math.max(...firsts).toFixed(0)})`);
-    log(`  per runtime process: RSS median ${median(rss).toFixed(1)} MiB, PSS median ${median(pss).toFixed(1)} MiB (total PSS ${pss.reduce((a, b) => a + b, 0).toFixed(0)} MiB)`);
+    log(`  per runtime process: RSS median ${median(rss).toFixed(1)} MiB, PSS median ${median(pss).toFixed(1)} MiB (total PSS ${pss.reduce((a, b) => a + b, 0).toFixed(0)} MiB, ${(pss.reduce((a, b) => a + b, 0) / accounts).toFixed(1)} MiB per account)`);
   } finally {
     await own.close();
   }
