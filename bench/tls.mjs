@@ -25,6 +25,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
+import { cpuTimeMs } from '../dist/runtime/proc-stat.js';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
 const SECONDS = Number(args.seconds ?? 5);
@@ -78,8 +79,9 @@ async function client({ port, mode, seconds, concurrency, caFile }) {
 }
 
 function cpuOfPid(pid) {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) * (1000 / 100); // ms (USER_HZ 100)
+  const ms = cpuTimeMs(pid);
+  if (ms === undefined) throw new Error(`no CPU time for process ${pid}`);
+  return ms;
 }
 
 async function main() {

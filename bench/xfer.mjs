@@ -38,6 +38,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, waitFor } from './lib/big-zone-dns.mjs';
 import { bulkLoad } from './lib/api-bench.mjs';
 import { probeAxfr } from './lib/axfr-probe.mjs';
+import { cpuTimeMs } from '../dist/runtime/proc-stat.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -81,12 +82,7 @@ async function soaSerial(port) {
 
 /** CPU seconds (user + system, every thread) a process has used so far (Linux /proc; NaN elsewhere). */
 function cpuSeconds(pid) {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-  } catch {
-    return NaN;
-  }
+  return (cpuTimeMs(pid) ?? NaN) / 1000;
 }
 
 /**

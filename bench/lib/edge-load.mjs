@@ -11,6 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import { execFile, execFileSync, fork } from 'node:child_process';
 import { wrkLoop } from './wrk-loop.mjs';
+import { cpuTimeMs } from '../../dist/runtime/proc-stat.js';
 
 /** open-loop.c compiled once per run (`cc`), into a folder of its own. */
 let openLoopBinary;
@@ -88,8 +89,9 @@ export function loadGenerators({ seconds, concurrency, offered, warm, client = '
 
 /** CPU time (ms) a process has used so far. */
 export function cpuMs(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // utime + stime, in clock ticks of 10 ms
+  const ms = cpuTimeMs(pid);
+  if (ms === undefined) throw new Error(`no CPU time for process ${pid}`);
+  return ms;
 }
 
 /** A free TCP port on 127.0.0.1. */

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { procStatFields } from '../../dist/runtime/proc-stat.js';
 
 const require = createRequire(import.meta.url);
 const workerdBin = require('workerd').default;
@@ -133,7 +134,7 @@ http {
     const out = [];
     for (const p of fs.readdirSync('/proc')) {
       if (!/^\d+$/.test(p)) continue;
-      try { if (fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(child.pid)) out.push(Number(p)); } catch { /* gone */ }
+      if (procStatFields(p)?.[1] === String(child.pid)) out.push(Number(p));
     }
     return out;
   };

@@ -1,5 +1,6 @@
 /** Memory and handling-time readings of a running Stratus for the DNS benches: RSS from /proc, smaps breakdown, /metrics histograms. */
 import fs from 'node:fs';
+import { procStatFields } from '../../dist/runtime/proc-stat.js';
 
 /** RSS (MiB) of a process and its children (the UDP workers). */
 export function rssMiB(pid) {
@@ -8,8 +9,7 @@ export function rssMiB(pid) {
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) total += kib(d);
+      if (Number(procStatFields(d)?.[1]) === pid) total += kib(d);
     } catch { /* gone */ }
   }
   return total / 1024;

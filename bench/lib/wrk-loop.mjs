@@ -5,8 +5,8 @@
  * of the cores from the servers, and more from a slower server (fewer answers per wake-up): wrk shows the servers'
  * ratio with less of the client in it. TCP targets only (a Unix socket falls back to the Node generator).
  */
-import fs from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
+import { cpuTimeMs } from '../../dist/runtime/proc-stat.js';
 
 /** Whether `wrk` is installed. */
 export const WRK = spawnSync('wrk', ['--version']).error === undefined;
@@ -18,14 +18,6 @@ function ms(text) {
   return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
 }
 
-/** CPU time (ms) of a live process, or undefined once it is gone. */
-function cpuOf(pid) {
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch { return undefined; }
-}
-
 /**
  * `concurrency` connections for `seconds` against 127.0.0.1:`port` with Host `host`; resolves { rps, p99, count,
  * loadMs } (loadMs: wrk's own CPU time, sampled every 50 ms until it exits, so up to 50 ms short).
@@ -35,7 +27,7 @@ export function wrkLoop({ port, host, seconds, concurrency }) {
     const child = spawn('wrk', ['-t1', `-c${concurrency}`, `-d${seconds}s`, '--latency', '-H', `Host: ${host}`, `http://127.0.0.1:${port}/`], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     let loadMs = 0;
-    const sampler = setInterval(() => { loadMs = cpuOf(child.pid) ?? loadMs; }, 50);
+    const sampler = setInterval(() => { loadMs = cpuTimeMs(child.pid) ?? loadMs; }, 50);
     child.stdout.on('data', (d) => { out += d; });
     child.on('error', reject);
     child.on('exit', (code) => {

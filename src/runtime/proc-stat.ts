@@ -15,3 +15,9 @@ export function procStatFields(pid: number | string): string[] | undefined {
     return undefined;
   }
 }
+
+/** CPU time (user + system, every thread) process `pid` has used, ms; undefined when it cannot be read. */
+export function cpuTimeMs(pid: number): number | undefined {
+  const fields = procStatFields(pid);
+  return fields ? (Number(fields[11]) + Number(fields[12])) * 10 : undefined; // clock ticks of 10 ms (USER_HZ 100)
+}

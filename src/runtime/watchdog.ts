@@ -19,7 +19,7 @@ import os from 'node:os';
 import type { Logger } from '../shared/logger.js';
 import type { WorkerdProcess } from './workerd/process.js';
 import { BusyStretch, readMainThread } from './busy-stretch.js';
-import { procStatFields } from './proc-stat.js';
+import { cpuTimeMs } from './proc-stat.js';
 
 /** Options of {@link Watchdog}. */
 export interface WatchdogOptions {
@@ -44,12 +44,6 @@ const INTERVAL_MS = 100;
 export const STALL_MS = 100;
 /** The nice value of a stalled generation (the lowest priority). */
 const STALLED_NICE = 19;
-
-/** CPU time (user + system) a process has used, ms; undefined when it cannot be read. */
-function cpuTimeMs(pid: number): number | undefined {
-  const fields = procStatFields(pid);
-  return fields ? (Number(fields[11]) + Number(fields[12])) * 10 : undefined; // utime + stime, in clock ticks of 10 ms
-}
 
 /** Sets a process's nice value; false when the system refuses (raising it back needs privileges). */
 function renice(pid: number, nice: number): boolean {
