@@ -10,13 +10,13 @@ import { fail } from './errors.js';
 import { run } from './run.js';
 import { checkKey, coerceKey } from './keys.js';
 import { conditionHolds, parseConditional } from './conditional.js';
-import { parseRange, resolveRange } from './range.js';
+import { parseRange, resolveRange, type ResolvedRange } from './range.js';
 import { Digester, EXTRA_CHECKSUMS, parseHashOptions } from './checksums.js';
 import { checkCustomMetadataSize, parseCustomMetadata, parseHttpMetadata } from './metadata.js';
 import { checkReadKey, newIv, parseSsecKey } from './ssec.js';
 import { classifyValue, requireKnownLength, type ValueSource } from './value/input.js';
 import { GetResult, HeadResult } from './value/object.js';
-import { openBody, storeBody } from './body-io.js';
+import { openBody, storeBody, type OpenedBody } from './body-io.js';
 import { listObjects } from './list.js';
 import { createUpload, MultipartHandle } from './multipart.js';
 import type { ObjectRecord } from './ports.js';
@@ -33,6 +33,26 @@ import type {
   StorePutValue,
 } from './types.js';
 
+/**
+ * The key of a bucket's record reads: `head` and `get` answered as the stored record, its range and its opened
+ * body, for a caller that encodes them itself (the store service answering workerd's binding) and would only
+ * take the script-facing value apart again. A symbol, so the binding's own surface stays the runtime's.
+ */
+export const READ_RECORD = Symbol('stratus.bucket.readRecord');
+
+/** What a `head` or `get` read: the record and range its value shows, and the body when every condition held (a `get`'s). */
+export interface RecordRead {
+  record: ObjectRecord;
+  range: ResolvedRange;
+  /** Absent for a `head`, and for a `get` whose condition failed (its value has no body). */
+  body?: OpenedBody;
+}
+
+/** A bucket that reads records ({@link READ_RECORD}); every bucket the store opens does. */
+export interface RecordReads {
+  [READ_RECORD](action: 'head' | 'get', key: string, opts?: StoreGetOptions): Promise<RecordRead | null>;
+}
+
 /** Most keys one delete call takes. */
 export const MAX_DELETE_KEYS = 1000;
 
@@ -43,7 +63,7 @@ function options(value: unknown, name: string): Record<string, unknown> {
 }
 
 /** The binding over one bucket name. */
-export class Bucket implements StoreBucket {
+export class Bucket implements StoreBucket, RecordReads {
   constructor(
     private readonly ctx: StoreContext,
     private readonly settings: BucketSettings,
@@ -51,29 +71,45 @@ export class Bucket implements StoreBucket {
 
   head(key: string): Promise<StoreObject | null> {
     return run(this.ctx, 'head', async () => {
-      const k = coerceKey(key);
-      checkKey(k);
-      const rec = await this.ctx.meta.getObject(this.settings.name, k);
-      return rec ? new HeadResult(rec, { offset: 0, length: rec.size }) : null;
+      const read = await this.readHead(key);
+      return read ? new HeadResult(read.record, read.range) : null;
     });
   }
 
   get(key: string, opts?: StoreGetOptions): Promise<StoreObjectBody | StoreObject | null> {
     return run(this.ctx, 'get', async () => {
-      const o = options(opts, 'get');
-      const cond = parseConditional(o.onlyIf);
-      const rangeReq = parseRange(o.range);
-      const ssec = parseSsecKey(o.ssecKey);
-      const k = coerceKey(key);
-      checkKey(k);
-      const rec = await this.ctx.meta.getObject(this.settings.name, k);
-      if (!rec) return null;
-      if (!conditionHolds(cond, rec)) return new HeadResult(rec, { offset: 0, length: rec.size });
-      checkReadKey(rec.ssec?.keyMd5, ssec);
-      const range = resolveRange(rangeReq, rec.size);
-      const body = await openBody(this.ctx.meta, this.ctx.blobs, this.settings.name, rec, range, ssec?.key);
-      return new GetResult(rec, range, body.chunks, body.release, body.whole);
+      const read = await this.readGet(key, opts);
+      if (!read) return null;
+      return read.body ? new GetResult(read.record, read.range, read.body.chunks, read.body.release, read.body.whole) : new HeadResult(read.record, read.range);
     });
+  }
+
+  /** `head` and `get` as records ({@link RecordReads}): the same checks and errors, no script-facing value built. */
+  [READ_RECORD](action: 'head' | 'get', key: string, opts?: StoreGetOptions): Promise<RecordRead | null> {
+    return run(this.ctx, action, () => (action === 'head' ? this.readHead(key) : this.readGet(key, opts)));
+  }
+
+  private async readHead(key: string): Promise<RecordRead | null> {
+    const k = coerceKey(key);
+    checkKey(k);
+    const rec = await this.ctx.meta.getObject(this.settings.name, k);
+    return rec ? { record: rec, range: { offset: 0, length: rec.size } } : null;
+  }
+
+  private async readGet(key: string, opts: StoreGetOptions | undefined): Promise<RecordRead | null> {
+    const o = options(opts, 'get');
+    const cond = parseConditional(o.onlyIf);
+    const rangeReq = parseRange(o.range);
+    const ssec = parseSsecKey(o.ssecKey);
+    const k = coerceKey(key);
+    checkKey(k);
+    const rec = await this.ctx.meta.getObject(this.settings.name, k);
+    if (!rec) return null;
+    if (!conditionHolds(cond, rec)) return { record: rec, range: { offset: 0, length: rec.size } };
+    checkReadKey(rec.ssec?.keyMd5, ssec);
+    const range = resolveRange(rangeReq, rec.size);
+    const body = await openBody(this.ctx.meta, this.ctx.blobs, this.settings.name, rec, range, ssec?.key);
+    return { record: rec, range, body };
   }
 
   put(key: string, value: StorePutValue, opts?: StorePutOptions): Promise<StoreObject | null> {

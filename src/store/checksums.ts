@@ -129,10 +129,8 @@ export class Checksums implements StoreChecksums {
     STORED.set(this, hex);
   }
 
-  /** A digest of the whole object; a composite S3 checksum of a multipart object (`<hex>-<parts>`) is not one. */
   #whole(field: HashField): string | undefined {
-    const hex = this.#hex[field];
-    return hex !== undefined && /^[0-9a-f]*$/.test(hex) ? hex : undefined;
+    return wholeDigest(this.#hex, field);
   }
 
   #get(field: HashField): ArrayBuffer | undefined {
@@ -165,11 +163,22 @@ export class Checksums implements StoreChecksums {
 
   /** Present checksums in lowercase hex. */
   toJSON(): StoreStringChecksums {
-    const out: StoreStringChecksums = {};
-    for (const { field } of HASH_ALGORITHMS) {
-      const hex = this.#whole(field);
-      if (hex !== undefined) out[field] = hex;
-    }
-    return out;
+    return wholeChecksums(this.#hex);
   }
+}
+
+/** A digest of the whole object; a composite S3 checksum of a multipart object (`<hex>-<parts>`) is not one. */
+function wholeDigest(hex: Record<string, string>, field: HashField): string | undefined {
+  const value = hex[field];
+  return value !== undefined && /^[0-9a-f]*$/.test(value) ? value : undefined;
+}
+
+/** The checksums the binding shows of stored ones (`toJSON()`'s value): whole-object digests in lowercase hex, in the runtime's order. */
+export function wholeChecksums(hex: Record<string, string>): StoreStringChecksums {
+  const out: StoreStringChecksums = {};
+  for (const { field } of HASH_ALGORITHMS) {
+    const value = wholeDigest(hex, field);
+    if (value !== undefined) out[field] = value;
+  }
+  return out;
 }

@@ -72,9 +72,15 @@ export function checkCustomMetadataSize(meta: Record<string, string>): void {
 
 /** The public `httpMetadata` value of a stored form (a fresh object). */
 export function toHttpMetadata(stored: StoredHttpMetadata): StoreHTTPMetadata {
-  const out: StoreHTTPMetadata = {};
+  const out = knownHttpFields(stored);
+  return (typeof out.cacheExpiry === 'number' ? { ...out, cacheExpiry: new Date(out.cacheExpiry) } : out) as StoreHTTPMetadata;
+}
+
+/** The known fields of a stored form (a fresh object, in the runtime's order; cacheExpiry stays epoch ms). */
+export function knownHttpFields(stored: StoredHttpMetadata): StoredHttpMetadata {
+  const out: StoredHttpMetadata = {};
   for (const field of STRING_FIELDS) if (typeof stored[field] === 'string') out[field] = stored[field];
-  if (typeof stored.cacheExpiry === 'number') out.cacheExpiry = new Date(stored.cacheExpiry);
+  if (typeof stored.cacheExpiry === 'number') out.cacheExpiry = stored.cacheExpiry;
   return out;
 }
 

@@ -3,22 +3,60 @@
  * ../shared/reference/workerd-bucket-protocol.md "Answers"): objects, list pages and errors.
  */
 import { StoreCodes, bindingErrorParts } from '../../store/errors.js';
-import type { StoreObject, StoreObjects } from '../../store/types.js';
+import type { StoreObject, StoreObjects, StoreStringChecksums } from '../../store/types.js';
+import type { ObjectRecord } from '../../store/ports.js';
+import { wholeChecksums } from '../../store/checksums.js';
+import { knownHttpFields } from '../../store/metadata.js';
 
-/** Object JSON as workerd reads it (R2HeadResponse). */
+/** The fields of an object's JSON, from either form of an object (a binding value or a stored record). */
+interface ObjectFields {
+  key: string;
+  version: string;
+  size: number;
+  etag: string;
+  /** Epoch ms. */
+  uploaded: number;
+  /** Known HTTP fields, cacheExpiry as epoch ms (`knownHttpFields`). */
+  httpFields: Record<string, string | number> | undefined;
+  customMetadata: Record<string, string> | undefined;
+  range: { offset: number; length: number } | undefined;
+  /** Whole-object digests in hex (`wholeChecksums`). */
+  checksums: StoreStringChecksums;
+  storageClass: string | undefined;
+  ssecKeyMd5: string | undefined;
+}
+
+function fieldsJson(f: ObjectFields): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: f.key, version: f.version, size: f.size, etag: f.etag, uploaded: f.uploaded };
+  if (f.httpFields !== undefined) out.httpFields = f.httpFields;
+  if (f.customMetadata !== undefined) out.customFields = Object.entries(f.customMetadata).map(([k, v]) => ({ k, v }));
+  if (f.range) out.range = { offset: f.range.offset, length: f.range.length };
+  const sums = f.checksums;
+  out.checksums = { 0: sums.md5, 1: sums.sha1, 2: sums.sha256, 3: sums.sha384, 4: sums.sha512 };
+  if (f.storageClass) out.storageClass = f.storageClass;
+  if (f.ssecKeyMd5) out.ssec = { algorithm: 'AES256', keyMd5: f.ssecKeyMd5 };
+  return out;
+}
+
+/** Object JSON as workerd reads it (R2HeadResponse), of a binding value (a put's result, a list entry). */
 export function objectJson(o: StoreObject): Record<string, unknown> {
-  const out: Record<string, unknown> = { name: o.key, version: o.version, size: o.size, etag: o.etag, uploaded: o.uploaded.getTime() };
+  let httpFields: Record<string, string | number> | undefined;
   if (o.httpMetadata !== undefined) {
     const { cacheExpiry, ...rest } = o.httpMetadata;
-    out.httpFields = cacheExpiry ? { ...rest, cacheExpiry: cacheExpiry.getTime() } : rest;
+    httpFields = cacheExpiry ? { ...rest, cacheExpiry: cacheExpiry.getTime() } : rest;
   }
-  if (o.customMetadata !== undefined) out.customFields = Object.entries(o.customMetadata).map(([k, v]) => ({ k, v }));
-  if (o.range) out.range = { offset: o.range.offset, length: o.range.length };
-  const sums = o.checksums.toJSON();
-  out.checksums = { 0: sums.md5, 1: sums.sha1, 2: sums.sha256, 3: sums.sha384, 4: sums.sha512 };
-  if (o.storageClass) out.storageClass = o.storageClass;
-  if (o.ssecKeyMd5) out.ssec = { algorithm: 'AES256', keyMd5: o.ssecKeyMd5 };
-  return out;
+  return fieldsJson({
+    key: o.key, version: o.version, size: o.size, etag: o.etag, uploaded: o.uploaded.getTime(), httpFields, customMetadata: o.customMetadata,
+    range: o.range, checksums: o.checksums.toJSON(), storageClass: o.storageClass, ssecKeyMd5: o.ssecKeyMd5,
+  });
+}
+
+/** The same JSON of a stored record read by `head` or `get` (`READ_RECORD`), as `objectJson` gives of its value. */
+export function recordJson(rec: ObjectRecord, range: { offset: number; length: number }): Record<string, unknown> {
+  return fieldsJson({
+    key: rec.key, version: rec.version, size: rec.size, etag: rec.etag, uploaded: rec.uploaded, httpFields: knownHttpFields(rec.httpMetadata),
+    customMetadata: rec.customMetadata, range, checksums: wholeChecksums(rec.checksums), storageClass: rec.storageClass, ssecKeyMd5: rec.ssec?.keyMd5,
+  });
 }
 
 /** A list page as workerd reads it (R2ListResponse). */

@@ -15,16 +15,21 @@
  */
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { BucketOptions, StoreBucket, StoreObjectBody } from '../../store/types.js';
+import type { BucketOptions, StoreBucket } from '../../store/types.js';
+import { READ_RECORD, type RecordReads } from '../../store/bucket.js';
+import type { OpenedBody } from '../../store/body-io.js';
 import type { Logger } from '../../shared/logger.js';
 import { STORE_BINDING_HEADER, STORE_SECRET_HEADER } from '../workerd/config-text.js';
 import { SMALL_VALUE, splitBody } from './body.js';
 import * as dec from './decode.js';
 import { createWireServer, type WireRequest, type WireResponse } from './wire.js';
-import { errorHeader, listJson, NO_SUCH_KEY, objectJson, PRECONDITION_FAILED, protocolError, type ProtocolError } from './encode.js';
+import { errorHeader, listJson, NO_SUCH_KEY, objectJson, PRECONDITION_FAILED, protocolError, recordJson, type ProtocolError } from './encode.js';
 
 /** Resolves the bucket of a binding: the account that owns the script and the bucket name it binds, with the bucket's settings. */
 export type BucketResolver = (accountId: string, bucketName: string, options: BucketOptions) => StoreBucket | Promise<StoreBucket>;
+
+/** A bucket as the service uses it: the binding's methods and the record reads of `head` and `get`. */
+type ServedBucket = StoreBucket & RecordReads;
 
 /** A running store service. */
 export interface StoreService {
@@ -41,23 +46,31 @@ interface Binding {
 }
 
 /** A binding as the service keeps it: its header parsed, and its bucket until `until` (ms). */
-interface KnownBinding { binding: Binding; bucket?: StoreBucket; until: number }
+interface KnownBinding { binding: Binding; bucket?: ServedBucket; until: number }
 
-type Answer = { status: number; json?: unknown; error?: ProtocolError; body?: StoreObjectBody; meta?: unknown };
+/** An answer: its status, and a JSON body, an error, or an object's JSON with its opened body (released by `send`). */
+type Answer = { status: number; json?: unknown; error?: ProtocolError; meta?: unknown; body?: OpenedBody; bodyLength?: number };
+
+/** A `head` or `get` answered from the record read ({@link READ_RECORD}): no script-facing value is built only to be encoded. */
+async function readAnswer(bucket: ServedBucket, action: 'head' | 'get', req: any): Promise<Answer> {
+  const read = await bucket[READ_RECORD](action, req.object, action === 'get' ? dec.getOptions(req) : undefined);
+  if (!read) return { status: 404, error: NO_SUCH_KEY };
+  try {
+    const meta = recordJson(read.record, read.range);
+    if (action === 'get' && !read.body) return { status: 412, error: PRECONDITION_FAILED, meta };
+    return read.body ? { status: 200, meta, body: read.body, bodyLength: read.range.length } : { status: 200, meta };
+  } catch (err) {
+    await read.body?.release();
+    throw err;
+  }
+}
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-async function runGet(bucket: StoreBucket, req: any): Promise<Answer> {
+async function runGet(bucket: ServedBucket, req: any): Promise<Answer> {
   switch (req.method) {
-    case 'head': {
-      const o = await bucket.head(req.object);
-      return o ? { status: 200, meta: objectJson(o) } : { status: 404, error: NO_SUCH_KEY };
-    }
-    case 'get': {
-      const o = await bucket.get(req.object, dec.getOptions(req));
-      if (!o) return { status: 404, error: NO_SUCH_KEY };
-      if (!('body' in o)) return { status: 412, error: PRECONDITION_FAILED, meta: objectJson(o) };
-      return { status: 200, meta: objectJson(o), body: o };
-    }
+    case 'head':
+    case 'get':
+      return readAnswer(bucket, req.method, req);
     case 'list': {
       const include = Array.isArray(req.include) ? req.include.map((i: number) => (i === 0 ? 'httpMetadata' : 'customMetadata')) : undefined;
       // workerd sends the limit as an unsigned 32-bit number: -2 arrives as 4294967294.
@@ -108,26 +121,47 @@ async function runPut(bucket: StoreBucket, req: any, value: ReadableStream<Uint8
 async function send(res: WireResponse, a: Answer): Promise<void> {
   const headers: Record<string, string> = {};
   if (a.error) headers['cf-r2-error'] = errorHeader(a.error);
-  if (a.meta !== undefined) {
-    const meta = Buffer.from(JSON.stringify(a.meta));
-    headers['cf-r2-metadata-size'] = String(meta.length);
-    const bodyLength = a.body ? a.body.range?.length ?? a.body.size : 0;
-    if (a.body && bodyLength <= SMALL_VALUE) {
-      res.send(a.status, headers, Buffer.concat([meta, new Uint8Array(await a.body.arrayBuffer())]));
-    } else if (a.body) {
-      await res.stream(a.status, headers, meta.length + bodyLength, prefixed(meta, a.body.body));
-    } else {
-      res.send(a.status, headers, meta);
-    }
+  if (a.meta === undefined) {
+    res.send(a.status, headers, a.json !== undefined ? Buffer.from(JSON.stringify(a.json)) : undefined);
     return;
   }
-  res.send(a.status, headers, a.json !== undefined ? Buffer.from(JSON.stringify(a.json)) : undefined);
+  const meta = Buffer.from(JSON.stringify(a.meta));
+  headers['cf-r2-metadata-size'] = String(meta.length);
+  const body = a.body;
+  if (!body) {
+    res.send(a.status, headers, meta);
+    return;
+  }
+  const length = a.bodyLength ?? 0;
+  try {
+    if (length <= SMALL_VALUE) res.send(a.status, headers, body.whole ? [meta, body.whole] : [meta, ...(await allChunks(body.chunks))]);
+    else await res.stream(a.status, headers, meta.length + length, prefixed(meta, body.chunks));
+  } finally {
+    await body.release();
+  }
 }
 
-/** `first`, then the chunks of `rest`. */
-async function* prefixed(first: Uint8Array, rest: ReadableStream<Uint8Array>): AsyncIterable<Uint8Array> {
+/** Every chunk of `chunks`. */
+async function allChunks(chunks: AsyncIterator<Uint8Array>): Promise<Uint8Array[]> {
+  const parts: Uint8Array[] = [];
+  for (let next = await chunks.next(); !next.done; next = await chunks.next()) parts.push(next.value);
+  return parts;
+}
+
+/** `first`, then the chunks of `rest` (ended with `return()` when the reader stops early, which closes its blobs). */
+async function* prefixed(first: Uint8Array, rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
   yield first;
-  yield* rest;
+  try {
+    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+  } finally {
+    await rest.return?.();
+  }
+}
+
+/** A header value as workerd sent it: raw UTF-8 bytes, which the wire reads as latin1 (as Node does). */
+function utf8Header(value: string | undefined): string {
+  const text = value ?? '';
+  return /[^\x00-\x7f]/.test(text) ? Buffer.from(text, 'latin1').toString('utf8') : text;
 }
 
 /** How many bindings are kept (a binding is one script version's bucket). */
@@ -163,14 +197,16 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Stor
     }
     return known;
   };
-  const bucketOf = async (known: KnownBinding): Promise<StoreBucket> => {
+  const bucketOf = async (known: KnownBinding): Promise<ServedBucket> => {
     const now = Date.now();
     if (known.bucket && known.until > now) return known.bucket;
     const { binding } = known;
     const bucketOptions: BucketOptions = {};
     if (binding.compatibilityDate) bucketOptions.compatibilityDate = binding.compatibilityDate;
     if (binding.compatibilityFlags) bucketOptions.compatibilityFlags = binding.compatibilityFlags;
-    known.bucket = await opts.bucketFor(binding.accountId, binding.bucket, bucketOptions);
+    const bucket: StoreBucket & Partial<RecordReads> = await opts.bucketFor(binding.accountId, binding.bucket, bucketOptions);
+    if (typeof bucket[READ_RECORD] !== 'function') throw new Error('the store service serves buckets of the store only (they read records)');
+    known.bucket = bucket as ServedBucket;
     known.until = now + BUCKET_KEPT_MS;
     return known.bucket;
   };
@@ -187,8 +223,7 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Stor
     try {
       const bucket = await bucketOf(known);
       if (req.method === 'GET') {
-        // Node reads header values as latin1; workerd sends raw UTF-8.
-        const json = JSON.parse(Buffer.from(String(req.headers['cf-r2-request'] ?? ''), 'latin1').toString('utf8'));
+        const json = JSON.parse(utf8Header(req.headers['cf-r2-request']));
         action = json.method;
         answer = await runGet(bucket, json);
       } else {
