@@ -13,8 +13,8 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await new Promise<void>((resolve) => s.close(() => resolve()));
 });
 
-async function serve(handler: WireHandler, maxHeaderBytes = 64 * 1024): Promise<number> {
-  const server = createWireServer(handler, { maxHeaderBytes, idleTimeoutMs: 60_000 });
+async function serve(handler: WireHandler, maxHeaderBytes = 64 * 1024, idleTimeoutMs = 60_000): Promise<number> {
+  const server = createWireServer(handler, { maxHeaderBytes, idleTimeoutMs });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   return (server.address() as AddressInfo).port;
@@ -141,5 +141,36 @@ describe('store service wire', () => {
     expect(await exchange(port, ['NOT A REQUEST\r\n\r\n'])).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(await exchange(port, ['PUT / HTTP/1.1\r\ncontent-length: 12abc\r\n\r\n'])).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(await exchange(port, [`GET / HTTP/1.1\r\nx-big: ${'a'.repeat(2000)}\r\n\r\n`])).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+  });
+
+  it('writes an answer given in parts as one, with its headers in order', async () => {
+    const port = await serve(async (_req, res) => res.send(200, { 'x-one': '1', 'x-two': '2' }, [Buffer.from('{"a":1}'), new Uint8Array([104, 105])]));
+    const text = await exchange(port, ['GET / HTTP/1.1\r\nconnection: close\r\n\r\n']);
+    expect(text).toBe('HTTP/1.1 200 OK\r\nx-one: 1\r\nx-two: 2\r\ncontent-length: 9\r\nconnection: close\r\n\r\n{"a":1}hi');
+    expect(await exchange(port, ['GET / HTTP/1.1\r\nno colon here\r\n\r\n'])).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+  });
+
+  it('closes a connection idle since its last answer, never one whose request is still being answered', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    let answered = 0;
+    const port = await serve(async (req, res) => {
+      if (req.headers['x-hold'] !== undefined) await held;
+      res.send(200, {}, Buffer.from(String(++answered)));
+    }, 64 * 1024, 200);
+    const socket = net.connect(port, '127.0.0.1');
+    let text = '';
+    let closedAfter: string | undefined;
+    socket.on('data', (d) => { text += d.toString('latin1'); });
+    const closed = new Promise<void>((resolve) => socket.on('close', () => { closedAfter = text; resolve(); }));
+    await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
+    socket.write('GET / HTTP/1.1\r\nx-hold: 1\r\n\r\n');
+    // Held for more than the idle timeout: the connection stays open while the request is in flight.
+    const heldSince = Date.now();
+    while (Date.now() - heldSince < 600) await new Promise((r) => setTimeout(r, 50));
+    expect(closedAfter).toBeUndefined();
+    release();
+    await closed;
+    expect(answers(closedAfter!).map((a) => a.slice(a.indexOf('\r\n\r\n') + 4))).toEqual(['1']);
   });
 });

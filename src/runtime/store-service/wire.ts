@@ -31,8 +31,8 @@ export interface WireRequest {
 
 /** How a handler answers: once, with the whole body or a stream of it. */
 export interface WireResponse {
-  /** Sends the answer with `body` (Content-Length set from it). */
-  send(status: number, headers: Record<string, string>, body?: Buffer): void;
+  /** Sends the answer with `body`, given whole or in parts (Content-Length set from it), in one write. */
+  send(status: number, headers: Record<string, string>, body?: Uint8Array | Uint8Array[]): void;
   /** Sends the head with `contentLength`, then streams `body` (exactly that many bytes), waiting on the socket. */
   stream(status: number, headers: Record<string, string>, contentLength: number, body: AsyncIterable<Uint8Array>): Promise<void>;
   /** True once the answer has started. */
@@ -55,6 +55,7 @@ export interface WireServerOptions {
 /** Bytes of a body held while the handler has not taken them, before the socket is paused. */
 const BODY_BUFFER = 1024 * 1024;
 const HEAD_END = Buffer.from('\r\n\r\n');
+const EMPTY = Buffer.alloc(0);
 const REASONS: Record<number, string> = { 200: 'OK', 206: 'Partial Content', 304: 'Not Modified', 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 412: 'Precondition Failed', 416: 'Range Not Satisfiable', 431: 'Request Header Fields Too Large', 500: 'Internal Server Error', 501: 'Not Implemented' };
 
 class BadRequest extends Error {
@@ -63,18 +64,22 @@ class BadRequest extends Error {
   }
 }
 
+const REQUEST_LINE = /^([A-Z]+) \S+ HTTP\/1\.[01]$/;
+
 /** Parses a request head (without its final blank line). */
 function parseHead(head: string): { method: string; headers: Record<string, string> } {
-  const lines = head.split('\r\n');
-  const requestLine = /^([A-Z]+) \S+ HTTP\/1\.[01]$/.exec(lines[0] ?? '');
+  let lineEnd = head.indexOf('\r\n');
+  if (lineEnd < 0) lineEnd = head.length;
+  const requestLine = REQUEST_LINE.exec(head.slice(0, lineEnd));
   if (!requestLine) throw new BadRequest(400, 'bad request line');
   const headers: Record<string, string> = {};
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const colon = line.indexOf(':');
-    if (colon <= 0) throw new BadRequest(400, 'bad header line');
-    const name = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim();
+  for (let start = lineEnd + 2; start < head.length; start = lineEnd + 2) {
+    lineEnd = head.indexOf('\r\n', start);
+    if (lineEnd < 0) lineEnd = head.length;
+    const colon = head.indexOf(':', start);
+    if (colon <= start || colon > lineEnd) throw new BadRequest(400, 'bad header line');
+    const name = head.slice(start, colon).trim().toLowerCase();
+    const value = head.slice(colon + 1, lineEnd).trim();
     headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
   return { method: requestLine[1]!, headers };
@@ -93,9 +98,59 @@ function writable(socket: net.Socket): Promise<void> {
   });
 }
 
+/** The answer to one request: its head and body written with one socket write, or its body streamed. */
+class Answer implements WireResponse {
+  started = false;
+
+  constructor(private readonly socket: net.Socket, private readonly keepAlive: boolean) {}
+
+  private head(status: number, headers: Record<string, string>, contentLength: number): string {
+    let text = `HTTP/1.1 ${status} ${REASONS[status] ?? 'Status'}\r\n`;
+    for (const name in headers) text += `${name}: ${headers[name]}\r\n`;
+    return `${text}content-length: ${contentLength}\r\n${this.keepAlive ? '' : 'connection: close\r\n'}\r\n`;
+  }
+
+  private start(): void {
+    if (this.started) throw new Error('the answer was already sent');
+    this.started = true;
+  }
+
+  send(status: number, headers: Record<string, string>, body?: Uint8Array | Uint8Array[]): void {
+    this.start();
+    const parts = body === undefined ? [] : Array.isArray(body) ? body : [body];
+    let length = 0;
+    for (const part of parts) length += part.byteLength;
+    const head = this.head(status, headers, length);
+    const out = Buffer.allocUnsafe(head.length + length);
+    let at = out.write(head, 0, 'latin1');
+    for (const part of parts) {
+      out.set(part, at);
+      at += part.byteLength;
+    }
+    this.socket.write(out);
+  }
+
+  async stream(status: number, headers: Record<string, string>, contentLength: number, body: AsyncIterable<Uint8Array>): Promise<void> {
+    this.start();
+    const socket = this.socket;
+    socket.write(Buffer.from(this.head(status, headers, contentLength), 'latin1'));
+    let sent = 0;
+    for await (const chunk of body) {
+      if (socket.destroyed) throw new Error('the connection closed while the answer was sent');
+      sent += chunk.byteLength;
+      if (!socket.write(chunk)) await writable(socket);
+    }
+    if (sent !== contentLength) throw new Error(`the answer's body had ${sent} of ${contentLength} bytes`);
+  }
+
+  abort(): void {
+    this.socket.destroy();
+  }
+}
+
 /** Serves one connection: parses requests in order and runs the handler on each. */
 class Connection {
-  private buffered: Buffer = Buffer.alloc(0);
+  private buffered: Buffer = EMPTY;
   /** The body in progress: bytes left to arrive, chunks not yet taken, and the waiting reader. */
   private bodyLeft = 0;
   private bodyChunks: Buffer[] = [];
@@ -107,7 +162,10 @@ class Connection {
 
   constructor(private readonly socket: net.Socket, private readonly handler: WireHandler, private readonly opts: WireServerOptions) {
     socket.setNoDelay(true);
-    socket.setTimeout(opts.idleTimeoutMs, () => {
+    // One timer for the connection's life: every read and write restarts it (and re-arms it after it fired while a
+    // request was busy). The listener stays: `setTimeout`'s own callback would be a `once` listener.
+    socket.setTimeout(opts.idleTimeoutMs);
+    socket.on('timeout', () => {
       if (!this.busy) socket.destroy();
     });
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -166,24 +224,30 @@ class Connection {
     const lengthHeader = head.headers['content-length'];
     if (lengthHeader !== undefined && !/^\d{1,15}$/.test(lengthHeader)) return this.fail(400);
     const contentLength = lengthHeader === undefined ? 0 : Number(lengthHeader);
-    const rest = this.buffered.subarray(end + HEAD_END.length);
-    this.buffered = Buffer.alloc(0);
+    const restAt = end + HEAD_END.length;
+    const rest = restAt < this.buffered.length ? this.buffered.subarray(restAt) : EMPTY;
+    this.buffered = EMPTY;
     this.busy = true;
     this.dropBody = false;
     this.bodyLeft = contentLength;
-    this.bodyChunks = [];
+    this.bodyChunks.length = 0;
     this.bodyQueued = 0;
     const take = Math.min(contentLength, rest.length);
     if (take > 0) this.takeBody(rest.subarray(0, take));
     if (take < rest.length) this.buffered = rest.subarray(take);
     const keepAlive = head.headers.connection?.toLowerCase() !== 'close';
-    const response = this.response(keepAlive);
-    this.handler({ method: head.method, headers: head.headers, body: this.bodyIterator(), contentLength }, response)
-      .catch(() => {
-        if (!response.started) response.send(500, {});
-        else this.socket.destroy();
-      })
-      .finally(() => this.finished(keepAlive));
+    void this.serve({ method: head.method, headers: head.headers, body: this.bodyIterator(), contentLength }, new Answer(this.socket, keepAlive), keepAlive);
+  }
+
+  /** Runs the handler on one request; a handler that fails gets a 500 (or the connection closed mid-answer). */
+  private async serve(request: WireRequest, answer: Answer, keepAlive: boolean): Promise<void> {
+    try {
+      await this.handler(request, answer);
+    } catch {
+      if (!answer.started) answer.send(500, {});
+      else this.socket.destroy();
+    }
+    this.finished(keepAlive);
   }
 
   private bodyIterator(): AsyncIterator<Buffer> {
@@ -217,40 +281,6 @@ class Connection {
     if (this.socket.isPaused()) this.socket.resume();
   }
 
-  private response(keepAlive: boolean): WireResponse {
-    const socket = this.socket;
-    let started = false;
-    const head = (status: number, headers: Record<string, string>, contentLength: number): string => {
-      let text = `HTTP/1.1 ${status} ${REASONS[status] ?? 'Status'}\r\n`;
-      for (const [name, value] of Object.entries(headers)) text += `${name}: ${value}\r\n`;
-      return `${text}content-length: ${contentLength}\r\n${keepAlive ? '' : 'connection: close\r\n'}\r\n`;
-    };
-    return {
-      get started() {
-        return started;
-      },
-      send: (status, headers, body) => {
-        if (started) throw new Error('the answer was already sent');
-        started = true;
-        const h = Buffer.from(head(status, headers, body?.length ?? 0), 'latin1');
-        socket.write(body && body.length > 0 ? Buffer.concat([h, body]) : h);
-      },
-      stream: async (status, headers, contentLength, body) => {
-        if (started) throw new Error('the answer was already sent');
-        started = true;
-        socket.write(Buffer.from(head(status, headers, contentLength), 'latin1'));
-        let sent = 0;
-        for await (const chunk of body) {
-          if (socket.destroyed) throw new Error('the connection closed while the answer was sent');
-          sent += chunk.byteLength;
-          if (!socket.write(chunk)) await writable(socket);
-        }
-        if (sent !== contentLength) throw new Error(`the answer's body had ${sent} of ${contentLength} bytes`);
-      },
-      abort: () => socket.destroy(),
-    };
-  }
-
   private finished(keepAlive: boolean): void {
     if (!keepAlive) {
       this.socket.end();
@@ -259,7 +289,7 @@ class Connection {
     // The next request starts after this one's body has been read to its end (dropped if the handler left it).
     if (this.bodyLeft > 0) this.dropRest();
     this.busy = false;
-    this.socket.setTimeout(this.opts.idleTimeoutMs); // idle from now on
+    // Idle from the answer's last write on (the write restarted the connection's timer).
     this.next();
   }
 
