@@ -102,6 +102,7 @@ describe.skipIf(!nginx)('edge: two processes per runtime (--edge-replicas 2)', (
 
   it("a process killed outright: only its requests are lost (1102), the other's finish; a new generation of two takes over", async () => {
     const [first, second] = h.edge.runtime.pidsOf('acct-1');
+    const sentAt = Date.now();
     const held = Promise.all(Array.from({ length: 12 }, () => edgeRequest(h.edge.url, 'twin.test', { path: '/held' })));
     const marks = await h.store.bucket('acct-1--marks');
     // both processes hold requests in flight
@@ -110,6 +111,9 @@ describe.skipIf(!nginx)('edge: two processes per runtime (--edge-replicas 2)', (
       expect(seen.size).toBe(2);
       return seen;
     });
+    // nginx passes a GET whose upstream failed to the next server within 100 ms of sending it
+    // (`proxy_next_upstream_timeout`, docs/runtime.md): the requests are older than that when their process dies.
+    while (Date.now() - sentAt < 300) await new Promise((r) => setTimeout(r, 20));
     process.kill(second!, 'SIGKILL');
     const answers = await held;
     const served = answers.filter((a) => a.status === 200);
