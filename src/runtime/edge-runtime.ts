@@ -256,6 +256,8 @@ export class EdgeRuntime {
   private openSlot(index: number, first?: ScriptBundle): Promise<RuntimeSlot> {
     const open = this.slots.get(index);
     if (open) return Promise.resolve(open);
+    // A slot opened once close() has begun would outlive it (close waits only for the openings it saw).
+    if (this.closed) return Promise.reject(new Error('the edge runtime is closed'));
     let opening = this.opening.get(index);
     if (!opening) {
       opening = (async () => {

@@ -21,6 +21,7 @@
  *   then drain. A draining process over the memory or the CPU limit is killed too (not replaced).
  */
 import fs from 'node:fs';
+import { makeSubfolder } from './temp-dirs.js';
 import path from 'node:path';
 import type { EdgeCatalog, ScriptBundle } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
@@ -280,7 +281,7 @@ export class RuntimeSlot {
     const fast = new Map<string, string>();
     if (this.s.fastPath) {
       const folder = path.join(this.s.dir, 'fast');
-      fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+      makeSubfolder(folder);
       versionIds.forEach((v, k) => fast.set(v, path.join(folder, `${this.index}-${name}-${k}.sock`)));
     }
     const file = writeGenerationConfig({ dir, supervisorSource: workerSource('supervisor'), supervisorConfig: config, versions: bundles, services: this.s.services, fastSockets: Object.fromEntries(fast) });

@@ -102,6 +102,18 @@ export function makeTempDir(prefix: string): string {
   return dir;
 }
 
+/**
+ * Makes folder `dir` (mode 0700) inside a folder that must exist, never its parents: once a runtime's folder has
+ * been removed (the runtime closed), work still under way fails here instead of making it again, unowned.
+ */
+export function makeSubfolder(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+}
+
 /** Removes a folder made by {@link makeTempDir} (and forgets it). */
 export function removeTempDir(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 10 });

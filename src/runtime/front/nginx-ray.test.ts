@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,9 +25,17 @@ async function raysOverOneConnection(socketPath: string, count: number): Promise
   return rays;
 }
 
-/** Waits until `file` exists (nginx's socket). */
-async function until(file: string): Promise<void> {
-  for (let i = 0; i < 500 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 10));
+/** Waits until nginx accepts on `socket` (its file appears at bind, before nginx listens: a connection then is refused). */
+async function until(socket: string): Promise<void> {
+  for (const deadline = Date.now() + 30_000; ;) {
+    const accepted = await new Promise<boolean>((resolve) => {
+      const c = net.connect(socket, () => { c.destroy(); resolve(true); });
+      c.on('error', () => resolve(false));
+    });
+    if (accepted) return;
+    if (Date.now() > deadline) throw new Error(`nothing accepts on ${socket}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 describe('the ray id nginx makes', () => {

@@ -8,6 +8,7 @@
  * embedded, never spliced into the config text; names in the text are escaped.
  */
 import fs from 'node:fs';
+import { makeSubfolder } from '../temp-dirs.js';
 import path from 'node:path';
 import type { ScriptBundle, ScriptModule } from '../../edge/types.js';
 import { effectiveLimits, limitModules, type SubrequestLimits } from './limits-shim.js';
@@ -138,9 +139,9 @@ function versionService(bundle: ScriptBundle, files: FileWriter, services: Gener
     `bindings = [${bindings.join(', ')}], globalOutbound = "script-network"))`;
 }
 
-/** Writes the generation's files into `spec.dir` (created, mode 0700) and returns the config file's path. */
+/** Writes the generation's files into `spec.dir` (created, mode 0700, in a folder that exists) and returns the config file's path. */
 export function writeGenerationConfig(spec: GenerationSpec): string {
-  fs.mkdirSync(spec.dir, { recursive: true, mode: 0o700 });
+  makeSubfolder(spec.dir);
   const files = new FileWriter(spec.dir);
   const extra: string[] = [];
   const tenants = spec.versions.map((v) => versionService(v, files, spec.services, extra));
