@@ -5,7 +5,7 @@
  *
  *   node bench/edge.mjs [--seconds 5] [--concurrency 16] [--rounds 3] [--pairs 2000] [--scripts 20] [--wrangler off]
  *     [--only hello,read,bucket,deploy,runtimes] [--peers nginx,edge,...] [--front-workers N] [--workers N] [--offered 2000]
- *     [--open-rounds 5] [--client node|wrk] [--open-client node|c] [--replicas N]
+ *     [--open-rounds 5] [--client node|wrk] [--open-client node|c] [--replicas N] [--halt-poll NS]
  *
  * `--peers` keeps only some rows of section 1 (plain, nginx, nginxgc, edge, slowpath, workers, workerdFront, direct,
  * generation, shimmed, floor, wrangler); `workers` is the edge with `--workers N` nginx workers (default 2) against
@@ -24,7 +24,10 @@
  *    access records: the latency spent inside the edge). Also measured, to show where the time goes: the same runtime with `--edge-front off`
  *    (generations accept on the edge socket), the generation's own socket behind the front, the two-process
  *    floor (a workerd running no JavaScript forwarding to the script's workerd: the least any front process
- *    costs), and each process's CPU time per request.
+ *    costs), and each process's CPU time per request. Each open loop has the machine's floor beside it: nginx
+ *    answering a constant itself (one hop, no script), the least p99 this machine shows through the same client at
+ *    the same load. On a KVM guest whose idle vCPUs halt at once (the header's cpuidle line), that floor is the
+ *    host's wake-up latency; `--halt-poll NS` sets the guest's halt polling for the run (root; written back at exit).
  * 2. Bucket binding: put+get pairs/s (1 KiB values, 8 in flight) measured inside a script deployed on the edge
  *    (workerd's own binding -> Stratus's store service -> store) against the same script in Miniflare.
  *    Target: at least 5x.
@@ -50,6 +53,7 @@ import { BenchCatalog, HELLO, READ_SCRIPT } from './lib/edge-catalog.mjs';
 import { freePort, get, loadAverage, loadGenerators } from './lib/edge-load.mjs';
 import { bucketPairs, deploys, runtimes } from './lib/edge-sections.mjs';
 import { WRK } from './lib/wrk-loop.mjs';
+import { haltPollLine, setHaltPoll } from './lib/halt-poll.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
 const SECONDS = Number(args.seconds ?? 5);
@@ -60,6 +64,8 @@ const SCRIPTS = Number(args.scripts ?? 20);
 const log = (line) => process.stdout.write(`${line}\n`);
 /** `stratus serve`'s young generation (src/cli.ts's first line): this process answers bucket operations as serve's does. */
 const SERVE_FLAG = '--max-semi-space-size=1';
+if (args['halt-poll'] !== undefined) setHaltPoll(Number(args['halt-poll']));
+log(`machine: ${os.availableParallelism()} cores, ${haltPollLine()}`);
 if (!process.execArgv.includes(SERVE_FLAG)) log(`note: this process runs without ${SERVE_FLAG}, which stratus serve has: \`node ${SERVE_FLAG} bench/edge.mjs\` measures bucket operations as serve answers them`);
 // each peer process stops with the benchmark (an exit listener each)
 process.setMaxListeners(50);
@@ -122,6 +128,9 @@ const nginxGc = plainGc ? await startNginx(root, `127.0.0.1:${plainGc.port}`) : 
 // The script behind the limits entry alone (what a socket per script version would serve, without the supervisor).
 const shimmed = ONLY.has('hello') ? await startShimmedWorkerd(root, HELLO, limitModules('index.js', 'esm', [], args['shim-limits'] === '0' ? { fetch: 0, bucket: 0 } : { fetch: 50, bucket: 1000 }, []), { v8Flags: EDGE_V8_FLAGS }) : undefined;
 const floor = ONLY.has('hello') ? await startTwoProcessFloor(root, HELLO) : undefined;
+/** The open loop's machine floor: nginx answering a constant itself (no upstream, no script). */
+const constant = NGINX_BINARY && (ONLY.has('hello') || ONLY.has('read')) ? await startNginx(root, null) : undefined;
+const machineFloor = constant ? { machine: { label: 'nginx constant (floor)', target: constant.port } } : {};
 const wranglerDev = WITH_WRANGLER ? await startWranglerDev(root, HELLO, await freePort()) : undefined;
 try {
   // 1. Hello world.
@@ -138,6 +147,7 @@ try {
   await plainGc?.close();
   await shimmed?.close();
   await floor?.close();
+  await constant?.close();
   await wranglerDev?.close();
   await edge.close();
   await slowEdge?.close();
@@ -205,7 +215,7 @@ async function helloWorld() {
       ...(peers.slowpath ? { slowpath: { label: '--edge, no fast path', target: slowEdge.port } } : {}),
       ...(peers.workers ? { workers: { label: peers.workers.label, target: altEdge.port } } : {}),
       ...(peers.shimmed ? { shimmed: { label: 'script + limits entry', target: shimmed.port } } : {}),
-      ...(peers.workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port } } : {}) }, 'hello.bench');
+      ...(peers.workerdFront ? { workerdFront: { label: '--edge-front workerd', target: workerdFront.port } } : {}), ...machineFloor }, 'hello.bench');
   }
   if (best.wrangler) log(`  ratio edge/wrangler dev  ${(best.edge.rps / best.wrangler.rps).toFixed(2)}x (target >= 0.8x), p99 ${best.edge.p99.toFixed(2)} against ${best.wrangler.p99.toFixed(2)} ms`);
   log("  (node: the benchmark's process, where the edge's Node side and the store service run; load: the load generator's process)");
@@ -242,6 +252,7 @@ async function latencyAt(peers, host) {
     if (s.inside) log(`      inside the edge (nginx's own time per request, whole ms, warm-up included): p99 ${s.inside.p99} ms, p99.9 ${s.inside.p999} ms`);
   }
   if (summary.edge && summary.nginx) log(`    p99 edge/nginx -> workerd ${(summary.edge.p99 / summary.nginx.p99).toFixed(2)}x (target: edge under 5 ms, median of the rounds)`);
+  if (summary.machine) log(`    machine floor p99 ${summary.machine.p99.toFixed(2)} ms (${haltPollLine()}): ${summary.machine.p99 >= 5 ? 'over the target itself: this run cannot show it' : `the edge's p99 less the floor ${(summary.edge.p99 - summary.machine.p99).toFixed(2)} ms`}`);
 }
 
 /**
@@ -291,7 +302,7 @@ async function bucketRead() {
       log(`  ${peer.label.padEnd(24)} ${m.rps.toFixed(0).padStart(7)} req/s  p99 ${m.p99.toFixed(2).padStart(6)} ms  (CPU us/request: ${cpu})`);
     }
     log(`  ratio edge/nginx -> workerd ${(best.edge.rps / best.nginx.rps).toFixed(2)}x in req/s (target >= 0.8x)`);
-    await latencyAt({ edge: peers.edge, nginx: peers.nginx, ...(peers.nginx2 ? { nginx2: peers.nginx2 } : {}) }, 'read.bench');
+    await latencyAt({ edge: peers.edge, nginx: peers.nginx, ...(peers.nginx2 ? { nginx2: peers.nginx2 } : {}), ...machineFloor }, 'read.bench');
   } finally {
     await twinFront?.close();
     await twin?.close();

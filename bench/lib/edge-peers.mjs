@@ -97,6 +97,8 @@ export const NGINX_BINARY = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => fs
  * nginx in front of `upstream` (`host:port` or `unix:/path`, or several: `least_conn` over them), as a self-hoster
  * runs workerd: one worker process, keep-alive connections to the upstream; resolves its port once it accepts. With `tls` ({ cert, key } files)
  * it ends TLS (1.2 and 1.3, a shared session cache and tickets: resumption as a self-hoster configures it).
+ * With `upstream` null it answers every request itself with a constant "hello world" (no upstream, no script: the
+ * least one HTTP hop costs on this machine, the open loop's machine floor).
  */
 export async function startNginx(root, upstream, { workers = 1, tls } = {}) {
   if (!NGINX_BINARY) throw new Error('nginx is not installed');
@@ -112,11 +114,11 @@ events { worker_connections 4096; }
 http {
   access_log off;
   client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  upstream backend { ${Array.isArray(upstream) ? `least_conn; ${upstream.map((u) => `server ${u};`).join(' ')}` : `server ${upstream};`} keepalive 64; }
+  ${upstream === null ? '' : `upstream backend { ${Array.isArray(upstream) ? `least_conn; ${upstream.map((u) => `server ${u};`).join(' ')}` : `server ${upstream};`} keepalive 64; }`}
   server {
     listen 127.0.0.1:${port}${tls ? ' ssl' : ''};
     ${tls ? `ssl_certificate ${tls.cert}; ssl_certificate_key ${tls.key}; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:SSL:10m; ssl_session_tickets on;` : ''}
-    location / { proxy_pass http://backend; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $host; proxy_buffering off; }
+    location / { ${upstream === null ? 'return 200 "hello world";' : 'proxy_pass http://backend; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $host; proxy_buffering off;'} }
   }
 }
 `);
