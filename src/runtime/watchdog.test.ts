@@ -44,6 +44,6 @@ describe('watchdog pings', () => {
     watch(g.process, failures);
     await until(() => failures.length > 0);
     expect(g.pings()).toBeGreaterThanOrEqual(2);
-    expect(failures[0]).toMatch(/TypeError/);
+    expect(failures[0]).toMatch(/PingLost/);
   });
 });

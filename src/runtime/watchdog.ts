@@ -20,6 +20,7 @@ import type { Logger } from '../shared/logger.js';
 import type { WorkerdProcess } from './workerd/process.js';
 import { BusyStretch, readMainThread } from './busy-stretch.js';
 import { cpuTimeMs } from './proc-stat.js';
+import { PingClient } from './ping-client.js';
 
 /** Options of {@link Watchdog}. */
 export interface WatchdogOptions {
@@ -81,6 +82,8 @@ export class Watchdog {
   private readonly broken = new WeakMap<WorkerdProcess, number>();
   /** How long each draining generation's main thread has been busy without a pause. */
   private readonly busy = new WeakMap<WorkerdProcess, BusyStretch>();
+  /** The connection the live generation is pinged over, and that generation. */
+  private pinger: { process: WorkerdProcess; client: PingClient } | undefined;
 
   constructor(private readonly opts: WatchdogOptions) {
     this.schedule();
@@ -128,11 +131,10 @@ export class Watchdog {
       if (waited >= limit) controller.abort();
     }, Math.max(5, Math.min(50, Math.floor(limit / 4), STALL_MS / 4)));
     tick.unref();
+    const deadline = setTimeout(() => controller.abort(new DOMException('the ping timed out', 'TimeoutError')), limit);
+    deadline.unref();
     try {
-      const res = await fetch(`http://127.0.0.1:${p.internalPort}/`, {
-        headers: { 'x-stratus-internal': this.opts.secret, 'x-stratus-op': 'ping' }, signal: AbortSignal.any([controller.signal, AbortSignal.timeout(limit)]),
-      });
-      await res.arrayBuffer();
+      await this.pingerOf(p).ping(controller.signal);
       this.broken.delete(p);
       if (this.lowered.has(p) && p.pid !== undefined && renice(p.pid, 0)) this.lowered.delete(p);
     } catch (err) {
@@ -147,8 +149,18 @@ export class Watchdog {
       else if (p.alive && timedOut(err) && this.isDraining(p)) this.opts.onDrainingFailure?.(p, `${why}, replaced meanwhile`);
     } finally {
       clearInterval(tick);
+      clearTimeout(deadline);
       this.inFlight = false;
     }
+  }
+
+  /** The ping client of generation `p` (a new connection once the live generation changed). */
+  private pingerOf(p: WorkerdProcess): PingClient {
+    if (this.pinger?.process !== p) {
+      this.pinger?.client.close();
+      this.pinger = { process: p, client: new PingClient(p.internalPort, this.opts.secret) };
+    }
+    return this.pinger.client;
   }
 
   /** A draining generation: over the memory limit, or its main thread busy without a pause past the CPU limit. */
@@ -176,5 +188,7 @@ export class Watchdog {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.pinger?.client.close();
+    this.pinger = undefined;
   }
 }
