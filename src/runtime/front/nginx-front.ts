@@ -20,6 +20,13 @@ import { procStatFields } from '../proc-stat.js';
 
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p));
 
+/** Replaces `file` with `text` whole (a new file renamed over it): a reader that opened it reads the old one to its end. */
+function writeWhole(file: string, text: string): void {
+  const next = `${file}.next`;
+  fs.writeFileSync(next, text, { mode: 0o600 });
+  fs.renameSync(next, file);
+}
+
 /** The nginx binary: `STRATUS_NGINX`, else Debian's `/usr/sbin/nginx`, else `nginx` on the PATH; undefined when none. */
 export function findNginx(): string | undefined {
   const candidates = [process.env['STRATUS_NGINX'], '/usr/sbin/nginx', '/usr/bin/nginx', ...(process.env['PATH'] ?? '').split(':').map((d) => d && path.join(d, 'nginx'))];
@@ -93,6 +100,8 @@ export class NginxFront {
   /** Names moved since the last reload: the next reload records the workers from before it in {@link oldWorkers}. */
   private movedSinceReload = false;
   private reloadTimer: NodeJS.Timeout | undefined;
+  /** Configurations written so far (names each one's HTTPS locations file). */
+  private writings = 0;
   private readonly log: Logger;
   private readonly configFile: string;
 
@@ -127,15 +136,30 @@ export class NginxFront {
     return nginxConfig({ ...settings, tls: { module: t.module, ...text } });
   }
 
-  /** The locations every HTTPS server includes. */
+  /** The locations every HTTPS server includes: a file of each writing's own, named by the configuration that includes it. */
   private get httpsBodyFile(): string {
-    return path.join(this.opts.dir, 'https-locations.conf');
+    return this.httpsBodyFileOf(this.writings);
   }
 
-  /** Writes the configuration (and the HTTPS servers' locations) for nginx to read. */
+  private httpsBodyFileOf(writing: number): string {
+    return path.join(this.opts.dir, `https-locations-${writing}.conf`);
+  }
+
+  /**
+   * Writes the configuration (and the HTTPS servers' locations) for nginx to read, each file whole: nginx's master
+   * may still be parsing the last one (it reads a file 4 KiB at a time), and a file rewritten in place under it
+   * would splice two configurations into one that can parse, with one's host maps naming the other's upstreams
+   * (a request for one script answered by another's, seen once in a fresh-clone run under load). The locations
+   * file is a new one each time, so a configuration always includes the locations written with it.
+   */
   private writeConfig(): void {
-    if (this.opts.tls) fs.writeFileSync(this.httpsBodyFile, serverBody({ ...this.opts, dir: this.opts.dir, routes: this.routes, fast: this.fast, tls: undefined }, true), { mode: 0o600 });
-    fs.writeFileSync(this.configFile, this.config(), { mode: 0o600 });
+    if (this.opts.tls) {
+      this.writings++;
+      writeWhole(this.httpsBodyFile, serverBody({ ...this.opts, dir: this.opts.dir, routes: this.routes, fast: this.fast, tls: undefined }, true));
+      // the one before the last writing's: a parse of the previous configuration may still include that one
+      fs.rmSync(this.httpsBodyFileOf(this.writings - 2), { force: true });
+    }
+    writeWhole(this.configFile, this.config());
   }
 
   /** Sets the names nginx ends TLS for (within a reload, batched over 100 ms, when they changed). */
