@@ -284,8 +284,9 @@ export class NginxFront {
       if (/\[(notice|info)\]/.test(line)) this.log.debug(line); else this.log.warn(line);
     });
     const exit = new Promise<void>((resolve) => child.once('exit', () => { this.exited = true; resolve(); }));
-    // Ready once the master wrote its pid file (the configuration was read and the listener taken).
-    for (let waited = 0; !fs.existsSync(pidFile); waited += 20) {
+    // Ready once the master wrote its pid file (the configuration was read and the listener taken) and forked its
+    // workers: a reload just after start must see them leave (reloadNow), or the first would pass for the new ones.
+    for (let waited = 0; !fs.existsSync(pidFile) || this.workerPids().length === 0; waited += 20) {
       if (this.exited) throw new Error(`nginx exited before serving:\n${stderr.join('\n')}`);
       if (waited > 15_000) { this.kill(); throw new Error('nginx did not start within 15 s'); }
       await new Promise((r) => setTimeout(r, 20));
