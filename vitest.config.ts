@@ -105,7 +105,7 @@ export default defineConfig({
     sequence: { sequencer: LongFirstSequencer },
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'], pool: 'threads' } },
-      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', ...SERIAL_TESTS], pool: 'forks' } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', ...SERIAL_TESTS], pool: 'forks', setupFiles: ['test/setup/temp-dirs.ts'] } },
     ],
   },
 });

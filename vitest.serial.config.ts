@@ -9,5 +9,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     fileParallelism: false,
+    setupFiles: ['test/setup/temp-dirs.ts'],
   },
 });

@@ -1,20 +1,11 @@
 /** Helpers for store tests: a fresh data folder per test and an opened store on it. */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll } from 'vitest';
+import { madeTempDir } from '../helpers/temp-dirs.js';
 import { openBucketStore, type OpenBucketStoreOptions } from '../../src/store/open.js';
 import type { BucketStore } from '../../src/store/types.js';
 
-const made: string[] = [];
-// Each test file removes the folders it made once its tests are done, whatever the tests did with them.
-afterAll(() => { for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true }); });
-
 /** A new empty temporary folder, removed after the test file's tests. */
 export function tempDir(prefix = 'stratus-store-'): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  made.push(dir);
-  return dir;
+  return madeTempDir(prefix);
 }
 
 /** Opens a store on a new folder; remember to close it. */
