@@ -21,8 +21,8 @@
  *   then drain. A draining process over the memory or the CPU limit is killed too (not replaced).
  */
 import fs from 'node:fs';
-import { makeSubfolder } from './temp-dirs.js';
 import path from 'node:path';
+import { makeSubfolder } from './temp-dirs.js';
 import type { EdgeCatalog, ScriptBundle } from '../edge/types.js';
 import type { Logger } from '../shared/logger.js';
 import type { SupervisorConfig } from './in-workerd/supervisor/config.js';

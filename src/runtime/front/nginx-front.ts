@@ -100,7 +100,7 @@ export class NginxFront {
   /** Names moved since the last reload: the next reload records the workers from before it in {@link oldWorkers}. */
   private movedSinceReload = false;
   private reloadTimer: NodeJS.Timeout | undefined;
-  /** Configurations written so far (names each one's HTTPS locations file). */
+  /** Configurations written so far with TLS (names each one's HTTPS locations file). */
   private writings = 0;
   private readonly log: Logger;
   private readonly configFile: string;

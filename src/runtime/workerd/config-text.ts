@@ -8,8 +8,8 @@
  * embedded, never spliced into the config text; names in the text are escaped.
  */
 import fs from 'node:fs';
-import { makeSubfolder } from '../temp-dirs.js';
 import path from 'node:path';
+import { makeSubfolder } from '../temp-dirs.js';
 import type { ScriptBundle, ScriptModule } from '../../edge/types.js';
 import { effectiveLimits, limitModules, type SubrequestLimits } from './limits-shim.js';
 import { classicScript } from './classic-script.js';
