@@ -14,7 +14,7 @@
  * each (`--edge-replicas`; default as `stratus serve`: two on two cores or more). `--edge-limits off` runs the edge with both
  * subrequest limits off. `BENCH_WORKERD_OUTPUT=FILE` keeps the edge's workerd output (JSON lines; with
  * `STRATUS_WORKERD_V8_FLAGS="--max-semi-space-size=1 --minor-gc-task-trigger=5 --trace-gc-nvp"`, every collection
- * of the generation with its phases, as docs/edge.md's figures on workerd's full collections were read).
+ * of the generation with its phases, as docs/edge-performance.md's figures on workerd's full collections were read).
  *
  * 1. Hello world: requests/s and p99 of a hello-world script through Stratus's --edge listener (nginx, then the
  *    script version's own socket with the fast path) against the same script in workerd alone, behind nginx

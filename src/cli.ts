@@ -7,7 +7,7 @@
  * Node runs it with a young generation of at most 1 MiB per semi-space (the first line; `npm start` passes the
  * same flag): the main thread answers the edge's bucket operations, and Node's default young generation (up to
  * 16 MiB per semi-space) stopped it for 3-7 ms at each collection, most of a bucket read's p99 that the edge's
- * workerd did not cause (docs/edge.md, "Where the read's tail is"). Measured costs and gains: docs/configuration.md.
+ * workerd did not cause (docs/edge-performance.md, "Where the read's tail is"). Measured costs and gains: docs/configuration.md.
  */
 import { unsupportedNode } from './cli/node-version.js';
 

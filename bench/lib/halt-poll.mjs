@@ -2,8 +2,8 @@
  * The guest's halt polling (Linux's cpuidle-haltpoll driver in a KVM guest): how long an idle vCPU polls for work
  * before it halts. At 0 an idle vCPU halts at once, and a thread woken on it (a timer, a packet, another process's
  * write) waits until the host runs the vCPU again: on a busy host, milliseconds. That wait is in every hop of a
- * request, so the open loop's p99 on such a guest measures the host as much as the software (docs/edge.md,
- * "The machine's floor").
+ * request, so the open loop's p99 on such a guest measures the host as much as the software (docs/edge-performance.md,
+ * "Reading a run: the machine's floor").
  */
 import fs from 'node:fs';
 

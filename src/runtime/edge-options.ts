@@ -14,7 +14,7 @@ export const DEFAULT_RUNTIMES = 4;
 /**
  * workerd processes per script runtime for `--edge-replicas 0` (the default of `stratus serve`): two where there
  * are at least two cores, so a process stopped by a full garbage collection leaves its requests' successors to
- * the other (docs/edge.md, "Many cores": at 2,000 hello-world requests/s p99 4.7-5.5 ms against 7.5-10.2 ms with
+ * the other (docs/edge-performance.md, "Many cores": at 2,000 hello-world requests/s p99 4.7-5.5 ms against 7.5-10.2 ms with
  * one); one on a single core, where a second would only take turns with the first.
  */
 export function replicaCount(cores: number): number {

@@ -4,7 +4,7 @@
  *
  * Why not `fetch`: the watchdog pings every generation ten times a second, too rarely for undici's code to be
  * compiled, so each ping cost about 1.5 ms of Node's main thread (4-5% of a core on an idle edge with three
- * generations) and made objects that lived past two young collections (docs/edge.md, "Session 20").
+ * generations) and made objects that lived past two young collections (docs/edge-performance.md, "Session 20").
  */
 import net from 'node:net';
 

@@ -1,5 +1,5 @@
 /**
- * The nginx front's worker processes (`--edge-front-workers`, docs/edge.md "Many cores"): by default one per two
+ * The nginx front's worker processes (`--edge-front-workers`, docs/edge-performance.md, "Many cores"): by default one per two
  * usable cores (at least one), else the number given; both serve. The flag parses from the command line and the
  * environment.
  */

@@ -44,7 +44,7 @@ const CHUNK = 256 * 1024;
  * Most records handed to `receive` at a time. Each line is decoded and parsed on its own and its records passed on
  * in small batches, so what a batch makes dies before Node's next young collection but one: a whole flush decoded
  * as one string, split, and parsed into one array outlived two of them (`stratus serve`'s young generation is
- * 1 MiB) and was promoted, most of what the old generation collected under load (docs/edge.md, "Session 20").
+ * 1 MiB) and was promoted, most of what the old generation collected under load (docs/edge-performance.md, "Session 20").
  */
 const BATCH = 64;
 /** An old file still held past this long after a rotation is read to its end and deleted anyway (ms). */

@@ -69,7 +69,7 @@ function logFormat(fast: boolean): string {
 }
 
 /**
- * nginx workers for a machine with `cores` usable cores (docs/edge.md, "Many cores"): one per two cores, at least
+ * nginx workers for a machine with `cores` usable cores (docs/edge-performance.md, "Many cores"): one per two cores, at least
  * one. nginx spends about a third of the CPU workerd does on a request (15 against 40 µs for a hello world), so
  * half the cores never make it the bottleneck; a worker per core costs more per request where cores are few (on 2
  * cores, 2 workers: nginx 19-27 µs and the generation 42-54 µs per request against 16 and 40 with 1, measured):
