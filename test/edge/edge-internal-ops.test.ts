@@ -4,23 +4,10 @@
  * requests. A client of the edge and a local process at a generation's internal port, each with a guessed secret,
  * are refused (403, a body naming nothing), and a hand-off naming another account's version runs nothing of it.
  */
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { edgeRequest } from './request.js';
 import { eventually, startEdgeHarness, type EdgeHarness } from './harness.js';
-
-/** The TCP ports process `pid` listens on (its sockets' inodes matched in /proc/net/tcp). */
-function listeningPorts(pid: number): number[] {
-  const inodes = new Set<string>();
-  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (m) inodes.add(m[1]!);
-    } catch { /* closed meanwhile */ }
-  }
-  return fs.readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1).map((l) => l.trim().split(/\s+/))
-    .filter((f) => f[3] === '0A' && inodes.has(f[9]!)).map((f) => parseInt(f[1]!.split(':')[1]!, 16));
-}
+import { listeningPorts } from './listening-ports.js';
 
 describe('the generations\' internal operations, asked without the secret', () => {
   let h: EdgeHarness;
